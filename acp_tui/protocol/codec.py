@@ -1,0 +1,488 @@
+"""Decoders and encoders for ACP params and results, built once (STYLE lesson 2).
+
+The JSON-RPC envelope is decoded elsewhere with `params`/`result` left as raw bytes; this module
+turns those bytes into the typed Structs of `v2`, `v1` and `methods`.
+
+Two paths: the fast path decodes bytes straight into the tagged unions. msgspec raises on an
+unknown tag, so when the fast path fails the fallback decodes to builtins, replaces every unknown
+variant (update kind, content `type`, tool-content `type`, plan `type`, config option `type`,
+permission subject `type`) by its `Unknown*` Struct keeping the raw payload, drops invalid items of
+the lists the schema marks `x-deserialize-skip-invalid-items`, and converts. Whatever still fails
+is a malformed *known* variant: `MalformedMessage`, which the caller reports as a protocol error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import msgspec
+from msgspec import UNSET
+
+import acp_tui
+from acp_tui.protocol import methods, v1, v2
+from acp_tui.protocol.common import ErrorObject
+
+T = TypeVar("T")
+
+#: The protocol versions this client speaks, newest first.
+SUPPORTED_VERSIONS = (2, 1)
+
+
+class MalformedMessage(Exception):
+    """A known message or variant whose payload does not match its schema."""
+
+    def __init__(self, reason: str, raw: bytes) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.raw = raw
+
+
+class UnsupportedVersion(Exception):
+    """The agent answered `initialize` with a protocol version this client does not speak."""
+
+
+# --- encoding -------------------------------------------------------------------------------------
+
+_encoder = msgspec.json.Encoder()
+
+
+def encode(obj: Any) -> bytes:
+    """Compact JSON for a Struct (or builtins); omitted fields are not sent."""
+    return _encoder.encode(obj)
+
+
+def to_builtins(obj: Any) -> Any:
+    """A Struct as plain JSON-ready builtins, with every `Unknown*` value put back as its raw payload."""
+    return _restore_unknown(msgspec.to_builtins(obj))
+
+
+def _restore_unknown(value: Any) -> Any:
+    if isinstance(value, dict):
+        if value.get("type") == v2.UNKNOWN_TAG and "raw" in value:
+            return value["raw"]
+        return {key: _restore_unknown(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_restore_unknown(item) for item in value]
+    return value
+
+
+# --- repairing unknown variants (fallback path) ---------------------------------------------------
+
+_CONTENT_TYPES = frozenset({"text", "image", "audio", "resource_link", "resource"})
+_TOOL_CONTENT_TYPES = frozenset({"content", "diff", "terminal"})
+_CONFIG_TYPES = frozenset({"select", "boolean"})
+_SUBJECT_TYPES = frozenset({"tool_call", "command"})
+
+
+def _tag(value: dict[str, Any], field: str = "type") -> str:
+    tag = value.get(field)
+    return tag if isinstance(tag, str) else repr(tag)
+
+
+def _fix_block(block: Any) -> Any:
+    if isinstance(block, dict) and "type" in block and block["type"] not in _CONTENT_TYPES:
+        return v2.UnknownContent(type=_tag(block), raw=block)
+    return block
+
+
+def _fix_blocks(blocks: Any) -> Any:
+    return [_fix_block(block) for block in blocks] if isinstance(blocks, list) else blocks
+
+
+def _fix_tool_content(item: Any) -> Any:
+    if not isinstance(item, dict) or "type" not in item:
+        return item
+    if item["type"] not in _TOOL_CONTENT_TYPES:
+        return v2.UnknownToolContent(type=_tag(item), raw=item)
+    if item["type"] == "content" and "content" in item:
+        return {**item, "content": _fix_block(item["content"])}
+    return item
+
+
+def _fix_tool_contents(items: Any) -> Any:
+    return [_fix_tool_content(item) for item in items] if isinstance(items, list) else items
+
+
+def _fix_config_option(option: Any) -> Any:
+    if isinstance(option, dict) and "type" in option and option["type"] not in _CONFIG_TYPES:
+        key = option.get("configId", option.get("id", ""))
+        name = option.get("name", "")
+        return v2.UnknownConfigOption(
+            type=_tag(option),
+            config_id=key if isinstance(key, str) else "",
+            name=name if isinstance(name, str) else "",
+            raw=option,
+        )
+    return option
+
+
+def _fix_config_options(options: Any) -> Any:
+    return [_fix_config_option(option) for option in options] if isinstance(options, list) else options
+
+
+def _fix_plan(plan: Any) -> Any:
+    if isinstance(plan, dict) and "type" in plan and plan["type"] != "items":
+        plan_id = plan.get("planId", "")
+        return v2.UnknownPlan(type=_tag(plan), plan_id=plan_id if isinstance(plan_id, str) else "", raw=plan)
+    return plan
+
+
+def _fix_tool_call(tool_call: Any) -> Any:
+    if isinstance(tool_call, dict) and "content" in tool_call:
+        return {**tool_call, "content": _fix_tool_contents(tool_call["content"])}
+    return tool_call
+
+
+#: Per update kind: field -> repair function.
+_UPDATE_FIXERS: dict[str, dict[str, Callable[[Any], Any]]] = {
+    "user_message_chunk": {"content": _fix_block},
+    "agent_message_chunk": {"content": _fix_block},
+    "agent_thought_chunk": {"content": _fix_block},
+    "compaction_summary_chunk": {"content": _fix_block},
+    "user_message": {"content": _fix_blocks},
+    "agent_message": {"content": _fix_blocks},
+    "agent_thought": {"content": _fix_blocks},
+    "compaction_update": {"summary": _fix_blocks},
+    "tool_call": {"content": _fix_tool_contents},
+    "tool_call_update": {"content": _fix_tool_contents},
+    "tool_call_content_chunk": {"content": _fix_tool_content},
+    "plan_update": {"plan": _fix_plan},
+    "config_option_update": {"configOptions": _fix_config_options},
+}
+
+#: Lists whose invalid items are dropped, not fatal (schema `x-deserialize-skip-invalid-items`).
+_SKIP_INVALID_V2: dict[str, Any] = {
+    "content": list[v2.ToolCallContent],
+    "locations": list[v2.ToolCallLocation],
+    "availableCommands": list[v2.AvailableCommand],
+    "configOptions": list[v2.SessionConfigOption],
+    "summary": list[v2.ContentBlock],
+}
+_SKIP_INVALID_V1: dict[str, Any] = {**_SKIP_INVALID_V2, "content": list[v1.V1ToolCallContent]}
+#: Kinds whose `content` is a list of content blocks rather than tool content.
+_BLOCK_LIST_KINDS = frozenset({"user_message", "agent_message", "agent_thought"})
+
+
+def _drop_invalid_items(update: dict[str, Any], kind: str, version: int) -> dict[str, Any]:
+    table = _SKIP_INVALID_V2 if version >= 2 else _SKIP_INVALID_V1
+    fixed = dict(update)
+    for field, list_type in table.items():
+        items = fixed.get(field)
+        if not isinstance(items, list):
+            continue
+        if field == "content" and kind in _BLOCK_LIST_KINDS:
+            list_type = list[v2.ContentBlock]
+        elif field == "content" and kind not in ("tool_call", "tool_call_update"):
+            continue
+        kept = []
+        for item in items:
+            try:
+                msgspec.convert([item], list_type)
+            except msgspec.ValidationError:
+                continue
+            kept.append(item)
+        fixed[field] = kept
+    return fixed
+
+
+# --- session/update -------------------------------------------------------------------------------
+
+
+class _V2UpdateParams(msgspec.Struct, rename="camel"):
+    session_id: str
+    update: v2.KnownSessionUpdate
+
+
+class _V1UpdateParams(msgspec.Struct, rename="camel"):
+    session_id: str
+    update: v1.V1KnownSessionUpdate
+
+
+def _tags(union: Any) -> frozenset[str]:
+    return frozenset(member.__struct_config__.tag for member in union.__args__)
+
+
+_V2_KINDS = _tags(v2.KnownSessionUpdate)
+_V1_KINDS = _tags(v1.V1KnownSessionUpdate)
+_v2_update_params = msgspec.json.Decoder(_V2UpdateParams)
+_v1_update_params = msgspec.json.Decoder(_V1UpdateParams)
+_any_decoder = msgspec.json.Decoder()
+
+
+def decode_update(params: bytes, version: int) -> tuple[str, v2.SessionUpdate | v1.V1SessionUpdate]:
+    """Decode `session/update` params into (session id, update) for the negotiated version.
+
+    Unknown `sessionUpdate` kinds become `UnknownUpdate`; unknown nested variants become their
+    `Unknown*` Struct; a malformed known variant raises `MalformedMessage`.
+    """
+    decoder = _v2_update_params if version >= 2 else _v1_update_params
+    try:
+        decoded = decoder.decode(params)
+    except msgspec.DecodeError:
+        return _decode_update_slow(params, version)
+    return decoded.session_id, decoded.update
+
+
+def _decode_update_slow(params: bytes, version: int) -> tuple[str, Any]:
+    obj = _parse(params)
+    session_id = obj.get("sessionId")
+    update = obj.get("update")
+    if not isinstance(session_id, str):
+        raise MalformedMessage("session/update without a string sessionId", params)
+    if not isinstance(update, dict) or not isinstance(update.get("sessionUpdate"), str):
+        raise MalformedMessage("session/update without an update object carrying sessionUpdate", params)
+    kind: str = update["sessionUpdate"]
+    known = _V2_KINDS if version >= 2 else _V1_KINDS
+    if kind not in known:
+        return session_id, v2.UnknownUpdate(kind=kind, raw=update)
+    union: Any = v2.KnownSessionUpdate if version >= 2 else v1.V1KnownSessionUpdate
+    fixed = dict(update)
+    for field, fix in _UPDATE_FIXERS.get(kind, {}).items():
+        if field in fixed:
+            fixed[field] = fix(fixed[field])
+    try:
+        return session_id, msgspec.convert(fixed, union)
+    except msgspec.ValidationError:
+        pass
+    try:
+        return session_id, msgspec.convert(_drop_invalid_items(fixed, kind, version), union)
+    except msgspec.ValidationError as exc:
+        raise MalformedMessage(f"malformed {kind}: {exc}", params) from exc
+
+
+def _parse(data: bytes) -> dict[str, Any]:
+    try:
+        obj = _any_decoder.decode(data)
+    except msgspec.DecodeError as exc:
+        raise MalformedMessage(f"invalid JSON: {exc}", data) from exc
+    if not isinstance(obj, dict):
+        raise MalformedMessage("expected a JSON object", data)
+    return obj
+
+
+# --- results and agent requests -------------------------------------------------------------------
+
+
+def _make(target: type[T], fix: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> Callable[[bytes], T]:
+    """A decoder for `target` with the fast path and, when `fix` is given, the repairing fallback."""
+    decoder = msgspec.json.Decoder(target)
+
+    def decode(data: bytes) -> T:
+        try:
+            return decoder.decode(data)
+        except msgspec.DecodeError as exc:
+            if fix is None:
+                raise MalformedMessage(f"malformed {target.__name__}: {exc}", data) from exc
+        obj = fix(_parse(data))
+        try:
+            return msgspec.convert(obj, target)
+        except msgspec.ValidationError as exc:
+            raise MalformedMessage(f"malformed {target.__name__}: {exc}", data) from exc
+
+    decode.__name__ = f"decode_{target.__name__}"
+    return decode
+
+
+def _fix_session_result(obj: dict[str, Any]) -> dict[str, Any]:
+    if "configOptions" in obj:
+        obj["configOptions"] = _fix_config_options(obj["configOptions"])
+    if isinstance(obj.get("configOptions"), list):
+        obj["configOptions"] = [
+            option for option in obj["configOptions"] if _converts(option, v2.SessionConfigOption)
+        ]
+    if isinstance(obj.get("availableCommands"), list):
+        obj["availableCommands"] = [
+            command for command in obj["availableCommands"] if _converts(command, v2.AvailableCommand)
+        ]
+    return obj
+
+
+def _converts(value: Any, target: Any) -> bool:
+    try:
+        msgspec.convert(value, target)
+    except msgspec.ValidationError:
+        return False
+    return True
+
+
+def _fix_v2_permission(obj: dict[str, Any]) -> dict[str, Any]:
+    subject = obj.get("subject")
+    if isinstance(subject, dict) and "type" in subject:
+        if subject["type"] not in _SUBJECT_TYPES:
+            obj["subject"] = methods.UnknownPermissionSubject(type=_tag(subject), raw=subject)
+        elif subject["type"] == "tool_call":
+            obj["subject"] = {**subject, "toolCall": _fix_tool_call(subject.get("toolCall"))}
+    return obj
+
+
+def _fix_v1_permission(obj: dict[str, Any]) -> dict[str, Any]:
+    obj["toolCall"] = _fix_tool_call(obj.get("toolCall"))
+    return obj
+
+
+decode_initialize_result = _make(methods.InitializeResponse)
+decode_new_session_result = _make(methods.NewSessionResponse, _fix_session_result)
+decode_resume_session_result = _make(methods.ResumeSessionResponse, _fix_session_result)
+decode_set_config_option_result = _make(methods.SetSessionConfigOptionResponse, _fix_session_result)
+decode_empty_result = _make(methods.EmptyResponse)
+_decode_v2_prompt_result = _make(methods.PromptResponse)
+_decode_v1_prompt_result = _make(methods.V1PromptResponse)
+_decode_v2_permission = _make(methods.RequestPermissionRequest, _fix_v2_permission)
+_decode_v1_permission = _make(methods.V1RequestPermissionRequest, _fix_v1_permission)
+decode_cancel_notification = _make(methods.CancelSessionNotification)
+decode_prompt_request = _make(methods.PromptRequest)
+decode_permission_response = _make(methods.RequestPermissionResponse)
+decode_error = _make(ErrorObject)
+
+
+def decode_prompt_result(result: bytes, version: int) -> methods.PromptResponse | methods.V1PromptResponse:
+    """The `session/prompt` result: `{messageId}` in v2, `{stopReason, usage?}` in v1.
+
+    A v1-shaped answer in a v2 session is decoded as v1 (see `is_v1_prompt_result`), so an agent
+    that claims v2 but speaks v1 still ends its turn.
+    """
+    if version >= 2 and not is_v1_prompt_result(result):
+        return _decode_v2_prompt_result(result)
+    return _decode_v1_prompt_result(result)
+
+
+def decode_permission_request(
+    params: bytes, version: int
+) -> methods.RequestPermissionRequest | methods.V1RequestPermissionRequest:
+    """`session/request_permission` params of the negotiated version."""
+    return _decode_v2_permission(params) if version >= 2 else _decode_v1_permission(params)
+
+
+# --- version negotiation --------------------------------------------------------------------------
+
+
+class _PromptShape(msgspec.Struct, rename="camel"):
+    message_id: Any = UNSET
+    stop_reason: Any = UNSET
+
+
+_prompt_shape = msgspec.json.Decoder(_PromptShape)
+
+
+def is_v1_prompt_result(result: bytes) -> bool:
+    """True for a v1-shaped prompt result: `stopReason` present, no `messageId`."""
+    try:
+        shape = _prompt_shape.decode(result)
+    except msgspec.DecodeError:
+        return False
+    return shape.stop_reason is not UNSET and shape.message_id is UNSET
+
+
+def is_v1_shaped(response: methods.InitializeResponse) -> bool:
+    """True when an initialize result looks like v1 (`agentCapabilities`, no `info`/`capabilities`)."""
+    return (
+        response.agent_capabilities is not UNSET
+        and response.info is UNSET
+        and response.capabilities is UNSET
+    )
+
+
+def negotiated_version(result: bytes) -> tuple[int, methods.InitializeResponse]:
+    """The version to speak, from the `initialize` result bytes, and the decoded result.
+
+    v2 needs `protocolVersion: 2` and a v2-shaped answer (`info`, which v2 requires); an answer of
+    1, or an answer that says 2 but is v1-shaped or lacks `info` (the Python SDK echo agent answers
+    a bare `{"protocolVersion": 2}` and then speaks v1), means v1. Anything else raises
+    `UnsupportedVersion` naming both versions and what the agent said.
+    """
+    try:
+        response = decode_initialize_result(result)
+    except MalformedMessage as exc:
+        raise UnsupportedVersion(
+            f"The agent's initialize answer is not valid ACP v2 or v1 ({exc.reason})."
+        ) from exc
+    version = response.protocol_version
+    if version == 2 and response.info is not UNSET and not is_v1_shaped(response):
+        return 2, response
+    if version in (1, 2):
+        return 1, response
+    raise UnsupportedVersion(
+        f"The agent answered protocolVersion {version}; acp-tui speaks ACP v2 and v1 only."
+    )
+
+
+# --- builders for what the client sends -----------------------------------------------------------
+
+CLIENT_INFO = methods.Implementation(name="acp-tui", title="ACP TUI", version=acp_tui.__version__)
+
+
+def build_initialize() -> methods.InitializeRequest:
+    """Hybrid `initialize` params: version 2 with v2 fields and their v1 twins, advertising nothing unimplemented."""
+    return methods.InitializeRequest(
+        protocol_version=2,
+        info=CLIENT_INFO,
+        capabilities={},
+        client_info=CLIENT_INFO,
+        client_capabilities={"fs": {"readTextFile": False, "writeTextFile": False}, "terminal": False},
+    )
+
+
+def build_new_session(cwd: str) -> methods.NewSessionRequest:
+    """`session/new` params for an absolute `cwd`, no MCP servers."""
+    return methods.NewSessionRequest(cwd=cwd, mcp_servers=[])
+
+
+def build_resume_session(session_id: str, cwd: str, version: int, replay: bool = True) -> methods.ResumeSessionRequest:
+    """`session/resume` params; in v2, `replay` asks for history from the start."""
+    replay_from: Any = {"type": "start"} if replay and version >= 2 else UNSET
+    return methods.ResumeSessionRequest(session_id=session_id, cwd=cwd, mcp_servers=[], replay_from=replay_from)
+
+
+def text_block(text: str) -> v2.TextContent:
+    """A text content block."""
+    return v2.TextContent(text=text)
+
+
+def resource_block(uri: str, text: str, mime_type: str | None = None) -> v2.EmbeddedResource:
+    """An embedded text resource (e.g. a file the user attached)."""
+    resource = v2.TextResourceContents(uri=uri, text=text, mime_type=mime_type if mime_type else UNSET)
+    return v2.EmbeddedResource(resource=resource)
+
+
+def build_prompt(session_id: str, text: str, resources: list[v2.EmbeddedResource] | None = None) -> methods.PromptRequest:
+    """`session/prompt` params: the text block, then any resource blocks."""
+    blocks: list[v2.ContentBlock] = [text_block(text)]
+    blocks.extend(resources or [])
+    return methods.PromptRequest(session_id=session_id, prompt=blocks)
+
+
+def build_cancel(session_id: str) -> methods.CancelSessionNotification:
+    """`session/cancel` params."""
+    return methods.CancelSessionNotification(session_id=session_id)
+
+
+def build_set_config_option(
+    session_id: str, config_id: str, value: str | bool, version: int
+) -> methods.SetSessionConfigOptionRequest:
+    """`session/set_config_option` params: a select value id or a boolean, tagged as each version wants."""
+    if isinstance(value, bool):
+        kind: Any = "boolean"
+    else:
+        kind = "id" if version >= 2 else UNSET
+    return methods.SetSessionConfigOptionRequest(session_id=session_id, config_id=config_id, value=value, type=kind)
+
+
+def build_cancel_tool_call(session_id: str, tool_call_id: str) -> methods.CancelToolCallRequest:
+    """v2 `tool_call/cancel` params."""
+    return methods.CancelToolCallRequest(session_id=session_id, tool_call_id=tool_call_id)
+
+
+def build_permission_selected(option_id: str) -> methods.RequestPermissionResponse:
+    """The answer to `session/request_permission` when the user chose `option_id`."""
+    return methods.RequestPermissionResponse(outcome=methods.SelectedOutcome(option_id=option_id))
+
+
+def build_permission_cancelled() -> methods.RequestPermissionResponse:
+    """The answer to `session/request_permission` when it was cancelled or dismissed."""
+    return methods.RequestPermissionResponse(outcome=methods.CancelledOutcome())
+
+
+def build_error(code: int, message: str, data: Any = UNSET) -> ErrorObject:
+    """A JSON-RPC error object for answering an agent request we cannot serve."""
+    return ErrorObject(code=code, message=message, data=data)
