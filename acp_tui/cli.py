@@ -1,0 +1,332 @@
+"""The `acp-tui` command: argv -> `Launch`, checked before any UI starts, then `acp_tui.ui.app.run`.
+
+Options come first; the first non-option word (or everything after `--`) is the agent command, and the
+rest is passed to the agent verbatim, so `acp-tui gemini --acp` gives `--acp` to gemini, not to us.
+Problems the user can fix (missing command, bad directory) print one line on stderr and exit with the
+shell's conventional code (127 not found, 126 not executable, 2 usage) instead of a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import shutil
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Literal, TextIO
+
+from acp_tui import __version__, paths
+from acp_tui.config import NamedAgent, Settings, load_settings
+
+__all__ = ["Launch", "LaunchError", "main", "parse_argv", "build_launch", "demo_argv"]
+
+Protocol = Literal["auto", 1, 2]
+
+EXIT_USAGE = 2
+EXIT_NOT_EXECUTABLE = 126
+EXIT_NOT_FOUND = 127
+EXIT_INTERRUPTED = 130
+
+
+@dataclass(frozen=True, slots=True)
+class Launch:
+    """Everything the UI needs to start one agent; built and validated by the CLI."""
+
+    agent_argv: tuple[str, ...]
+    agent_name: str
+    env: Mapping[str, str]  # overrides on top of os.environ
+    cwd: Path  # absolute
+    protocol: Protocol
+    theme: str | None
+    log_path: Path | None
+    init_timeout: float
+    warnings: tuple[str, ...]
+    is_demo: bool = False
+
+
+class LaunchError(Exception):
+    """A problem the user must fix; `str()` is the one line to print, `code` the exit status."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+_EPILOG = """\
+examples:
+  acp-tui                                   the built-in demo agent (or default_agent from config)
+  acp-tui claude-agent-acp                  Claude Code through its ACP adapter
+  acp-tui npx @agentclientprotocol/claude-agent-acp
+                                            the same adapter, fetched by npx
+  acp-tui codex-acp                         OpenAI Codex through its ACP adapter
+  acp-tui gemini --acp                      Gemini CLI (--acp goes to gemini)
+  acp-tui opencode acp                      opencode
+  acp-tui --cwd ~/src/app -- npx @zed-industries/claude-code-acp --foo
+                                            everything after -- is the agent command
+  acp-tui claude                            a named agent from config.toml
+
+Named agents, the default agent, theme and init_timeout live in config.toml (see --paths):
+  default_agent = "claude"
+  [agents.claude]
+  command = ["npx", "@agentclientprotocol/claude-agent-acp"]
+  env = { ANTHROPIC_LOG = "debug" }
+
+environment: ACP_TUI_LOG (log file), ACP_TUI_CONFIG_DIR, ACP_TUI_DATA_DIR, ACP_TUI_STATE_DIR
+"""
+
+# Options that take a value; the splitter must know them to find where the agent command starts.
+_VALUE_OPTIONS = frozenset({"--cwd", "--protocol", "--theme", "--log", "--init-timeout"})
+_LAUNCHERS = frozenset(
+    {"npx", "bunx", "pnpx", "uvx", "pipx", "yarn", "pnpm", "bun", "deno", "node", "python", "python3"}
+)
+_LAUNCHER_VERBS = frozenset({"run", "exec", "dlx", "x"})
+
+
+def _positive_seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    if not seconds > 0 or seconds == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {value!r}")
+    return seconds
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="acp-tui",
+        usage="acp-tui [OPTIONS] [--] [AGENT [ARGS...]]",
+        description="A terminal chat client for AI coding agents that speak the Agent Client Protocol.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,
+    )
+    parser.add_argument("--cwd", metavar="DIR", help="working directory for the agent's session (default: here)")
+    parser.add_argument(
+        "--protocol",
+        choices=("auto", "1", "2"),
+        default="auto",
+        help="ACP version to speak: auto negotiates (default), 1 or 2 forces one",
+    )
+    parser.add_argument("--theme", metavar="NAME", help="colour theme (default: from config, else built-in)")
+    parser.add_argument("--log", metavar="FILE", help="write a debug log (also env ACP_TUI_LOG)")
+    parser.add_argument(
+        "--init-timeout",
+        metavar="SECONDS",
+        type=_positive_seconds,
+        help="how long to wait for the agent to answer initialize (default: 30)",
+    )
+    parser.add_argument("--list-agents", action="store_true", help="list the named agents from config.toml")
+    parser.add_argument("--paths", action="store_true", help="print the config, data and state paths")
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    return parser
+
+
+def _split(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Our options (values joined as `--opt=value`) and the agent command, split at the first word."""
+    options: list[str] = []
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        if token == "--":
+            return options, list(argv[i + 1 :])
+        if not token.startswith("-") or token == "-":
+            return options, list(argv[i:])
+        if token in _VALUE_OPTIONS and i + 1 < len(argv):
+            options.append(f"{token}={argv[i + 1]}")
+            i += 2
+            continue
+        options.append(token)
+        i += 1
+    return options, []
+
+
+def parse_argv(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
+    """Parse our options; returns (options, agent argv). Exits via SystemExit for -h and usage errors."""
+    options, agent = _split(argv)
+    namespace = _parser().parse_args(options)
+    return namespace, agent
+
+
+def demo_argv() -> list[str]:
+    """The built-in demo agent, run with this interpreter."""
+    return [sys.executable, "-m", "acp_tui.demo"]
+
+
+def _display_name(argv: Sequence[str]) -> str:
+    """A short label for the agent: the program name, or the package a launcher such as npx runs."""
+    program = Path(argv[0]).name.removesuffix(".exe") or argv[0]
+    if program not in _LAUNCHERS:
+        return program
+    for word in argv[1:]:
+        if word.startswith("-") or word in _LAUNCHER_VERBS:
+            continue
+        package = word.rsplit("/", 1)[-1]  # "@scope/name@1.2" -> "name@1.2", "dir/a.js" -> "a.js"
+        if not package.startswith("@"):
+            package = package.split("@", 1)[0]
+        return package or program
+    return program
+
+
+def _check_executable(program: str, env: Mapping[str, str]) -> None:
+    """Raise LaunchError (127/126) unless `program` can be executed as the agent's argv[0]."""
+    quoted = f"'{program}'"
+    if os.sep in program or (os.altsep is not None and os.altsep in program):
+        path = Path(program)
+        if not path.exists():
+            raise LaunchError(f"cannot run {quoted}: no such file", EXIT_NOT_FOUND)
+        if path.is_dir():
+            raise LaunchError(f"cannot run {quoted}: is a directory", EXIT_NOT_EXECUTABLE)
+        if not os.access(path, os.X_OK):
+            raise LaunchError(f"cannot run {quoted}: permission denied", EXIT_NOT_EXECUTABLE)
+        return
+    search_path = env.get("PATH", os.environ.get("PATH", os.defpath))
+    if shutil.which(program, path=search_path) is not None:
+        return
+    for directory in search_path.split(os.pathsep):
+        candidate = Path(directory or ".") / program
+        if candidate.is_file():
+            raise LaunchError(f"cannot run {quoted}: permission denied", EXIT_NOT_EXECUTABLE)
+    raise LaunchError(f"cannot run {quoted}: command not found", EXIT_NOT_FOUND)
+
+
+def _directory(value: str, what: str, base: Path) -> Path:
+    path = Path(value).expanduser()
+    if not path.is_absolute():
+        path = base / path
+    path = Path(os.path.normpath(path))
+    if not path.is_dir():
+        raise LaunchError(f"{what} '{value}': not a directory", EXIT_USAGE)
+    return path
+
+
+def build_launch(
+    options: argparse.Namespace,
+    agent: Sequence[str],
+    settings: Settings,
+    warnings: Sequence[str],
+    environ: Mapping[str, str] | None = None,
+) -> Launch:
+    """Resolve the agent (named, default, demo or literal argv) and validate it; raises LaunchError."""
+    environ = os.environ if environ is None else environ
+    here = Path.cwd()
+    named: NamedAgent | None = None
+    name: str | None = None
+    is_demo = False
+    if agent:
+        if agent[0] in settings.agents:
+            name = agent[0]
+            named = settings.agents[name]
+            argv = [*named.command, *agent[1:]]
+        else:
+            argv = list(agent)
+    elif settings.default_agent is not None and settings.default_agent in settings.agents:
+        name = settings.default_agent
+        named = settings.agents[name]
+        argv = list(named.command)
+    else:
+        argv = demo_argv()
+        name = "demo"
+        is_demo = True
+
+    env: dict[str, str] = dict(named.env) if named is not None else {}
+    if options.cwd is not None:
+        cwd = _directory(options.cwd, "--cwd", here)
+    elif named is not None and named.cwd is not None:
+        cwd = _directory(named.cwd, f"cwd of agent '{name}'", here)
+    else:
+        cwd = here
+
+    program = argv[0]
+    if os.sep in program or (os.altsep is not None and os.altsep in program):
+        program = str(Path(os.path.normpath(here / Path(program).expanduser())))
+        argv[0] = program
+    _check_executable(program, {**environ, **env})
+
+    log_value = options.log or environ.get("ACP_TUI_LOG") or None
+    log_path = Path(os.path.normpath(here / Path(log_value).expanduser())) if log_value else None
+    protocol: Protocol = "auto" if options.protocol == "auto" else (1 if options.protocol == "1" else 2)
+    return Launch(
+        agent_argv=tuple(argv),
+        agent_name=name or _display_name(argv),
+        env=MappingProxyType(env),
+        cwd=cwd,
+        protocol=protocol,
+        theme=options.theme or settings.theme,
+        log_path=log_path,
+        init_timeout=options.init_timeout if options.init_timeout is not None else settings.init_timeout,
+        warnings=tuple(warnings),
+        is_demo=is_demo,
+    )
+
+
+def _print_paths(out: TextIO) -> None:
+    rows = (
+        ("config", paths.config_file()),
+        ("data", paths.data_dir()),
+        ("state", paths.state_dir()),
+        ("logs", paths.log_dir()),
+    )
+    for label, path in rows:
+        print(f"{label:<7} {path}", file=out)
+
+
+def _print_agents(settings: Settings, out: TextIO) -> None:
+    if not settings.agents:
+        print(f"No named agents. Define them in {paths.config_file()}, for example:", file=out)
+        print('  [agents.claude]\n  command = ["npx", "@agentclientprotocol/claude-agent-acp"]', file=out)
+        return
+    width = max(len(name) for name in settings.agents)
+    for name, agent in settings.agents.items():
+        details = shlex.join(agent.command)
+        if agent.cwd is not None:
+            details += f"  (cwd {agent.cwd})"
+        if agent.env:
+            details += f"  (env {', '.join(sorted(agent.env))})"
+        marker = "*" if name == settings.default_agent else " "
+        print(f"{marker} {name:<{width}}  {details}", file=out)
+    if settings.default_agent is not None:
+        print("(* = default_agent)", file=out)
+
+
+def _default_runner() -> Callable[[Launch], int]:
+    """The UI entry point, imported only when a UI is actually started (keeps the CLI light)."""
+    from acp_tui.ui.app import run
+
+    return run
+
+
+def main(argv: Sequence[str] | None = None, *, runner: Callable[[Launch], int] | None = None) -> int:
+    """Run acp-tui; returns the process exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        options, agent = parse_argv(args)
+    except SystemExit as exc:  # argparse: -h or a usage error, already printed
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    if options.version:
+        print(f"acp-tui {__version__}")
+        return 0
+    if options.paths:
+        _print_paths(sys.stdout)
+        return 0
+    settings, warnings = load_settings(paths.config_file())
+    if options.list_agents:
+        for warning in warnings:
+            print(f"acp-tui: warning: {warning}", file=sys.stderr)
+        _print_agents(settings, sys.stdout)
+        return 0
+    try:
+        launch = build_launch(options, agent, settings, warnings)
+    except LaunchError as exc:
+        for warning in warnings:
+            print(f"acp-tui: warning: {warning}", file=sys.stderr)
+        print(f"acp-tui: {exc}", file=sys.stderr)
+        return exc.code
+    try:
+        return (runner or _default_runner())(launch)
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED

@@ -1,0 +1,239 @@
+"""User settings from `config.toml`: a broken file never stops the app, it yields warnings and defaults.
+
+Example::
+
+    theme = "nord"
+    default_agent = "claude"
+    init_timeout = 30
+
+    [agents.claude]
+    command = ["npx", "@agentclientprotocol/claude-agent-acp"]
+    env = { ANTHROPIC_LOG = "debug" }
+    cwd = "~/src"
+
+    [agents.gemini]
+    command = "gemini --acp"     # a string is split like a shell would (no shell is run)
+
+A TOML syntax error discards the whole file (the message names the file, line and column). A value of
+the wrong type discards only that key (the message names the file and the key). Unknown keys are
+reported and ignored, so typos do not pass silently. A relative agent `cwd` is taken from the
+directory acp-tui is started in.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+
+__all__ = ["NamedAgent", "Settings", "load_settings", "parse_settings"]
+
+
+@dataclass(frozen=True, slots=True)
+class NamedAgent:
+    """An agent defined in the config: `acp-tui NAME [ARGS...]` runs `command + ARGS`."""
+
+    command: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Everything `config.toml` can set; the defaults are what an absent file means."""
+
+    theme: str | None = None
+    default_agent: str | None = None
+    agents: Mapping[str, NamedAgent] = field(default_factory=lambda: MappingProxyType({}))
+    init_timeout: float = 30.0
+
+
+_TOP_KEYS = ("theme", "default_agent", "init_timeout", "agents")
+_AGENT_KEYS = ("command", "env", "cwd")
+_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
+_AT_END = "(at end of document)"
+
+
+def load_settings(path: Path) -> tuple[Settings, list[str]]:
+    """Read settings from `path`; a missing file is not an error. Never raises."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return Settings(), []
+    except OSError as exc:
+        return Settings(), [f"{path}: cannot read settings ({exc.strerror or exc}); using defaults"]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        return Settings(), [f"{path}:{line}: settings file is not valid UTF-8; using defaults"]
+    return parse_settings(text, str(path))
+
+
+def parse_settings(text: str, source: str) -> tuple[Settings, list[str]]:
+    """Parse TOML settings text; `source` names the file in warnings. Never raises."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        position = _POSITION.search(message)
+        if position is not None:
+            where = f"{source}:{position.group(1)}:{position.group(2)}"
+            message = message[: position.start()]
+        elif message.endswith(_AT_END):
+            where = f"{source}:{text.count(chr(10)) + 1}:{len(text) - text.rfind(chr(10))}"
+            message = message.removesuffix(_AT_END).rstrip()
+        else:
+            where = source
+        return Settings(), [f"{where}: invalid TOML: {message}; using default settings"]
+    warnings: list[str] = []
+
+    def bad(key: str, expected: str, value: object) -> None:
+        line = _line_of(text, key)
+        where = f"{source}:{line}" if line else source
+        warnings.append(f"{where}: '{key}' must be {expected}, not {_type_name(value)}; ignoring it")
+
+    for key in data:
+        if key not in _TOP_KEYS:
+            warnings.append(f"{source}: unknown setting '{key}' ignored")
+
+    theme = data.get("theme")
+    if theme is not None and not isinstance(theme, str):
+        bad("theme", "a string", theme)
+        theme = None
+
+    default_agent = data.get("default_agent")
+    if default_agent is not None and not isinstance(default_agent, str):
+        bad("default_agent", "a string", default_agent)
+        default_agent = None
+
+    init_timeout = 30.0
+    value = data.get("init_timeout")
+    if value is not None:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            bad("init_timeout", "a positive number of seconds", value)
+        else:
+            init_timeout = float(value)
+
+    agents: dict[str, NamedAgent] = {}
+    table = data.get("agents", {})
+    if not isinstance(table, dict):
+        bad("agents", "a table", table)
+        table = {}
+    for name, entry in table.items():
+        agent = _parse_agent(f"agents.{name}", entry, bad, warnings, source)
+        if agent is not None:
+            agents[name] = agent
+
+    if default_agent is not None and default_agent not in agents:
+        warnings.append(f"{source}: default_agent '{default_agent}' is not defined under [agents]")
+        default_agent = None
+
+    settings = Settings(
+        theme=theme,
+        default_agent=default_agent,
+        agents=MappingProxyType(agents),
+        init_timeout=init_timeout,
+    )
+    return settings, warnings
+
+
+def _parse_agent(
+    key: str,
+    entry: object,
+    bad: Callable[[str, str, object], None],
+    warnings: list[str],
+    source: str,
+) -> NamedAgent | None:
+    """One `[agents.NAME]` table, or None (with a warning) if it cannot be used."""
+    if not isinstance(entry, dict):
+        bad(key, "a table", entry)
+        return None
+    for sub in entry:
+        if sub not in _AGENT_KEYS:
+            warnings.append(f"{source}: unknown setting '{key}.{sub}' ignored")
+    command = entry.get("command")
+    argv: list[str] | None = None
+    if isinstance(command, str):
+        try:
+            argv = shlex.split(command)
+        except ValueError as exc:
+            warnings.append(f"{source}: '{key}.command' cannot be split ({exc}); agent ignored")
+            return None
+    elif isinstance(command, list) and all(isinstance(part, str) for part in command):
+        argv = list(command)
+    elif command is None:
+        warnings.append(f"{source}: '{key}' has no 'command'; agent ignored")
+        return None
+    else:
+        bad(f"{key}.command", "a string or a list of strings", command)
+        return None
+    if not argv or not argv[0]:
+        warnings.append(f"{source}: '{key}.command' is empty; agent ignored")
+        return None
+
+    env: dict[str, str] = {}
+    raw_env = entry.get("env", {})
+    if not isinstance(raw_env, dict):
+        bad(f"{key}.env", "a table of strings", raw_env)
+    else:
+        for name, value in raw_env.items():
+            if isinstance(value, str):
+                env[name] = value
+            else:
+                bad(f"{key}.env.{name}", "a string", value)
+
+    cwd = entry.get("cwd")
+    if cwd is not None and not isinstance(cwd, str):
+        bad(f"{key}.cwd", "a string", cwd)
+        cwd = None
+    return NamedAgent(command=argv, env=env, cwd=cwd)
+
+
+_HEADER = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(?:#.*)?$")
+
+
+def _line_of(text: str, key: str) -> int | None:
+    """Best-effort line of `key` (dotted path) for warnings: its `name =` line inside its table.
+
+    A key inside an inline table (`env = { B = 2 }`) is reported at its parent's line.
+    """
+    line = _assignment_line(text, key)
+    if line is None and "." in key:
+        return _line_of(text, key.rsplit(".", 1)[0])
+    return line
+
+
+def _assignment_line(text: str, key: str) -> int | None:
+    *table_parts, name = key.split(".")
+    table = ".".join(table_parts)
+    assignment = re.compile(rf"^\s*[\"']?{re.escape(name)}[\"']?\s*=")
+    current = ""
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _HEADER.match(line)
+        if header is not None:
+            current = re.sub(r"\s*\.\s*", ".", header.group(1)).replace('"', "").replace("'", "")
+            if current == key:
+                return number
+            continue
+        if current == table and assignment.match(line):
+            return number
+    return None
+
+
+def _type_name(value: object) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array" if all(isinstance(v, str) for v in value) else "an array with non-string items"
+    if isinstance(value, dict):
+        return "a table"
+    return type(value).__name__
