@@ -1,0 +1,414 @@
+"""The JSON-RPC peer (ACP §1.2): our requests and their futures, the agent's requests and their answers.
+
+Lines are framed and routed synchronously as stdout chunks arrive. Notifications go to their
+handler in receive order with no task per message (the hot path: thousands of updates a
+second). Each agent→client request runs in its own task, so a permission dialog left open never
+blocks the update stream, and is answered exactly once: the answer is written when its task ends,
+whatever way it ends. When the agent exits every pending request fails at once with `AgentExited`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import msgspec
+from msgspec import UNSET
+
+from acp_tui.agent.process import AgentNotRunning, ExitInfo
+from acp_tui.agent.trace import TraceSink
+from acp_tui.protocol.common import ErrorObject
+from acp_tui.protocol.framing import LineFramer
+from acp_tui.protocol.jsonrpc import (
+    CANCEL_REQUEST_METHOD,
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    REQUEST_CANCELLED,
+    ErrorResponse,
+    FrameError,
+    Message,
+    Notification,
+    Request,
+    RequestId,
+    Response,
+    decode_frame,
+    encode_batch,
+    encode_error,
+    encode_notification,
+    encode_request,
+    encode_response,
+)
+
+
+class Transport(Protocol):
+    """A byte pipe to the agent: `AgentProcess`, or an in-memory pair in tests."""
+
+    def start_reading(self, on_data: Callable[[bytes], None], on_close: Callable[[ExitInfo], None]) -> None: ...
+
+    async def write(self, data: bytes) -> None: ...
+
+
+class RpcError(Exception):
+    """The agent answered a request with a JSON-RPC error (or a handler wants to answer with one)."""
+
+    def __init__(self, code: int, message: str, data: Any = UNSET) -> None:
+        super().__init__(f"{message} ({code})")
+        self.code = code
+        self.message = message
+        self.data = data
+
+    @classmethod
+    def from_object(cls, error: ErrorObject) -> RpcError:
+        """The exception for an error object received on the wire."""
+        return cls(error.code, error.message, error.data)
+
+    def to_object(self) -> ErrorObject:
+        """The error object to send or to keep in the model."""
+        return ErrorObject(self.code, self.message, self.data)
+
+
+class AgentExited(Exception):
+    """The agent exited (or its output ended) while a request was pending, or before it was sent."""
+
+    def __init__(self, info: ExitInfo | None) -> None:
+        super().__init__(f"the agent {info.describe()}" if info else "the agent is not running")
+        self.info = info
+
+
+@dataclass(frozen=True, slots=True)
+class ProtocolProblem:
+    """Something the agent sent that breaks the protocol; logged and shown, never fatal."""
+
+    reason: str
+    raw: bytes
+
+
+#: Answers one agent→client request; returns the result (a Struct, dict or pre-encoded bytes)
+#: or raises `RpcError`. If cancelled by `$/cancel_request` it may still return a result (a
+#: permission handler answers `cancelled`); if it lets the cancellation through, -32800 is sent.
+RequestHandler = Callable[[Request], Awaitable[Any]]
+#: Applies one notification's raw params, synchronously.
+NotificationHandler = Callable[[msgspec.Raw], None]
+
+
+class _Batch:
+    """Collects the answers to one received batch and sends them as one array when all are in."""
+
+    __slots__ = ("frames", "waiting")
+
+    def __init__(self) -> None:
+        self.frames: list[bytes] = []
+        self.waiting = 0
+
+
+class Connection:
+    """A JSON-RPC 2.0 peer over a `Transport`."""
+
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        on_problem: Callable[[ProtocolProblem], None] | None = None,
+        on_close: Callable[[ExitInfo], None] | None = None,
+        trace: TraceSink | None = None,
+    ) -> None:
+        self._transport = transport
+        self._on_problem = on_problem
+        self._on_close = on_close
+        self.trace = trace
+        self._framer = LineFramer()
+        self._ids = itertools.count(1)
+        self._pending: dict[int, asyncio.Future[msgspec.Raw]] = {}
+        self._answered: set[RequestId] = set()
+        self._abandoned: set[RequestId] = set()
+        self._incoming: dict[RequestId, asyncio.Task[Any]] = {}
+        self._request_handlers: dict[str, RequestHandler] = {}
+        self._notification_handlers: dict[str, NotificationHandler] = {}
+        self._background: set[asyncio.Task[Any]] = set()
+        self._exit: ExitInfo | None = None
+        self._closed = False
+        self._closed_event = asyncio.Event()
+        self._started = False
+
+    # -- setup -------------------------------------------------------------------------
+
+    def on_request(self, method: str, handler: RequestHandler) -> None:
+        """Answer agent requests for `method` with `handler` (unregistered methods get -32601)."""
+        self._request_handlers[method] = handler
+
+    def on_notification(self, method: str, handler: NotificationHandler) -> None:
+        """Deliver notifications for `method` to `handler`, in receive order."""
+        self._notification_handlers[method] = handler
+
+    def start(self) -> None:
+        """Begin reading the agent's output; call once, after registering handlers."""
+        if self._started:
+            raise RuntimeError("connection already started")
+        self._started = True
+        self._transport.start_reading(self._on_data, self._on_transport_closed)
+
+    @property
+    def closed(self) -> bool:
+        """True once the agent's side has ended."""
+        return self._closed
+
+    @property
+    def exit_info(self) -> ExitInfo | None:
+        """How the agent ended, once it has."""
+        return self._exit
+
+    async def wait_closed(self) -> ExitInfo | None:
+        """Wait until the agent's side has ended."""
+        await self._closed_event.wait()
+        return self._exit
+
+    # -- outgoing ----------------------------------------------------------------------
+
+    def reserve_id(self) -> int:
+        """A fresh request id, for callers that must name a request before sending it."""
+        return next(self._ids)
+
+    async def request(self, method: str, params: Any = UNSET, *, request_id: int | None = None) -> msgspec.Raw:
+        """Send a request and wait for its result (raw JSON); raises `RpcError` or `AgentExited`.
+
+        `request_id` is one from `reserve_id()`, else a fresh one is used. Cancelling the awaiting
+        task sends `$/cancel_request` for it; its late answer is dropped.
+        """
+        if self._closed:
+            raise AgentExited(self._exit)
+        if request_id is None:
+            request_id = next(self._ids)
+        future: asyncio.Future[msgspec.Raw] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        try:
+            await self._send(encode_request(request_id, method, params))
+            return await future
+        except asyncio.CancelledError:
+            if self._pending.pop(request_id, None) is not None and not self._closed:
+                self._abandoned.add(request_id)
+                self._spawn(self._send(encode_notification(CANCEL_REQUEST_METHOD, {"requestId": request_id})))
+            raise
+        except AgentNotRunning:
+            self._pending.pop(request_id, None)
+            await self._closed_event.wait()
+            raise AgentExited(self._exit) from None
+
+    async def notify(self, method: str, params: Any = UNSET) -> None:
+        """Send a notification; raises `AgentExited` if the agent is gone."""
+        if self._closed:
+            raise AgentExited(self._exit)
+        try:
+            await self._send(encode_notification(method, params))
+        except AgentNotRunning:
+            raise AgentExited(self._exit) from None
+
+    async def _send(self, frame: bytes) -> None:
+        if self.trace is not None:
+            self.trace.record("->", frame)
+        await self._transport.write(frame + b"\n")
+
+    # -- incoming ----------------------------------------------------------------------
+
+    def _on_data(self, data: bytes) -> None:
+        for line in self._framer.feed(data):
+            self._on_line(line)
+
+    def _on_line(self, line: bytes) -> None:
+        if self.trace is not None:
+            self.trace.record("<-", line)
+        decoded = decode_frame(line)
+        if isinstance(decoded, list):
+            self._on_batch(decoded, line)
+        elif isinstance(decoded, FrameError):
+            self._problem(decoded.reason, decoded.raw)
+            if decoded.reason == "empty batch array":
+                self._spawn(self._send_quietly(encode_error(None, INVALID_REQUEST, "Invalid Request: empty batch")))
+        else:
+            self._dispatch(decoded, line, None)
+
+    def _on_batch(self, entries: list[Message | FrameError], line: bytes) -> None:
+        batch = _Batch()
+        for entry in entries:
+            if isinstance(entry, FrameError):
+                self._problem(f"batch entry: {entry.reason}", entry.raw)
+                batch.frames.append(encode_error(None, INVALID_REQUEST, "Invalid Request"))
+            else:
+                self._dispatch(entry, line, batch)
+        if batch.waiting == 0 and batch.frames:
+            self._spawn(self._send_quietly(encode_batch(batch.frames)))
+
+    def _dispatch(self, message: Message, line: bytes, batch: _Batch | None) -> None:
+        if isinstance(message, Notification):
+            self._on_notification(message, line)
+        elif isinstance(message, Request):
+            self._on_request(message, line, batch)
+        elif isinstance(message, Response):
+            future = self._take_pending(message.id, line)
+            if future is not None:
+                future.set_result(message.result)
+        elif isinstance(message, ErrorResponse):
+            if message.id is None:
+                self._problem(f"error from agent: {message.error.message} ({message.error.code})", line)
+                return
+            future = self._take_pending(message.id, line)
+            if future is not None:
+                future.set_exception(RpcError.from_object(message.error))
+
+    def _take_pending(self, request_id: RequestId, line: bytes) -> asyncio.Future[msgspec.Raw] | None:
+        future = self._pending.pop(request_id, None) if isinstance(request_id, int) else None
+        if future is None:
+            if request_id in self._abandoned:
+                self._abandoned.discard(request_id)
+            elif request_id in self._answered:
+                self._problem(f"second response to request {request_id!r}", line)
+            else:
+                self._problem(f"response to unknown request id {request_id!r}", line)
+            return None
+        self._answered.add(request_id)
+        if future.done():
+            return None
+        return future
+
+    def _on_notification(self, message: Notification, line: bytes) -> None:
+        handler = self._notification_handlers.get(message.method)
+        if handler is not None:
+            try:
+                handler(message.params)
+            except Exception as exc:  # a bad handler must not stop the reader
+                self._problem(f"{message.method}: {exc.__class__.__name__}: {exc}", line)
+            return
+        if message.method == CANCEL_REQUEST_METHOD:
+            self._on_cancel_request(message.params, line)
+        elif message.method.startswith("_"):
+            if self.trace is not None:
+                self.trace.record("event", {"ignored": message.method})
+        else:
+            self._problem(f"unknown notification {message.method!r} ignored", line)
+
+    def _on_cancel_request(self, params: msgspec.Raw, line: bytes) -> None:
+        try:
+            request_id = msgspec.json.decode(params, type=_CancelParams).request_id
+        except msgspec.DecodeError as exc:
+            self._problem(f"malformed $/cancel_request: {exc}", line)
+            return
+        task = self._incoming.get(request_id)
+        if task is not None and not task.done():
+            # Queued behind the task's first step, so the handler has started (and can answer
+            # with a result of its choosing) even when the cancel arrives in the same read.
+            asyncio.get_running_loop().call_soon(task.cancel)
+
+    def _on_request(self, message: Request, line: bytes, batch: _Batch | None) -> None:
+        handler = self._request_handlers.get(message.method)
+        if handler is None:
+            frame = encode_error(message.id, METHOD_NOT_FOUND, f"Method not found: {message.method}")
+            self._answer(frame, batch)
+            return
+        if message.id in self._incoming:
+            self._problem(f"duplicate request id {message.id!r} while the first is pending", line)
+            self._answer(encode_error(message.id, INVALID_REQUEST, "Duplicate request id"), batch)
+            return
+        task = asyncio.get_running_loop().create_task(self._run_handler(handler, message))
+        self._incoming[message.id] = task
+        if batch is not None:
+            batch.waiting += 1
+
+        def finished(done: asyncio.Task[bytes | None]) -> None:
+            if self._incoming.get(message.id) is task:
+                del self._incoming[message.id]
+            frame = None if done.cancelled() else done.result()
+            if frame is None:
+                return
+            if batch is None:
+                self._answer(frame, None)
+                return
+            batch.frames.append(frame)
+            batch.waiting -= 1
+            if batch.waiting == 0:
+                self._answer(encode_batch(batch.frames), None)
+
+        task.add_done_callback(finished)
+
+    async def _run_handler(self, handler: RequestHandler, message: Request) -> bytes | None:
+        """Run one handler to its single answer frame (`None` once the agent is gone)."""
+        try:
+            result = await handler(message)
+        except RpcError as exc:
+            frame = encode_error(message.id, exc.code, exc.message, exc.data)
+        except asyncio.CancelledError:
+            if self._closed:
+                return None
+            frame = encode_error(message.id, REQUEST_CANCELLED, "Request cancelled")
+        except Exception as exc:
+            self._problem(f"{message.method} handler failed: {exc.__class__.__name__}: {exc}", b"")
+            frame = encode_error(message.id, INTERNAL_ERROR, f"Internal error: {exc.__class__.__name__}")
+        else:
+            try:
+                frame = encode_response(message.id, result)
+            except (TypeError, msgspec.EncodeError) as exc:
+                self._problem(f"{message.method} result could not be encoded: {exc}", b"")
+                frame = encode_error(message.id, INTERNAL_ERROR, "Internal error: unencodable result")
+        return None if self._closed else frame
+
+    def _answer(self, frame: bytes, batch: _Batch | None) -> None:
+        if batch is not None:
+            batch.frames.append(frame)
+        else:
+            self._spawn(self._send_quietly(frame))
+
+    async def _send_quietly(self, frame: bytes) -> None:
+        """Send an answer; if the agent is gone the exit event already says so."""
+        if self._closed:
+            return
+        try:
+            await self._send(frame)
+        except AgentNotRunning:
+            pass
+
+    def _spawn(self, coro: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def _problem(self, reason: str, raw: bytes) -> None:
+        if self.trace is not None:
+            self.trace.record("event", {"problem": reason})
+        if self._on_problem is not None:
+            self._on_problem(ProtocolProblem(reason, raw))
+
+    # -- end ---------------------------------------------------------------------------
+
+    def _on_transport_closed(self, info: ExitInfo) -> None:
+        for line in self._framer.finish():
+            self._on_line(line)
+        self._closed = True
+        self._exit = info
+        if self.trace is not None:
+            self.trace.record("event", {"exit": info.describe(), "code": info.code, "signal": info.signal})
+        pending, self._pending = self._pending, {}
+        for future in pending.values():
+            if not future.done():
+                future.set_exception(AgentExited(info))
+        for task in list(self._incoming.values()):
+            task.cancel()
+        self._closed_event.set()
+        if self._on_close is not None:
+            self._on_close(info)
+
+
+class _CancelParams(msgspec.Struct, rename="camel"):
+    request_id: int | str | None
+
+
+__all__ = [
+    "AgentExited",
+    "Connection",
+    "NotificationHandler",
+    "ProtocolProblem",
+    "RequestHandler",
+    "RpcError",
+    "Transport",
+]

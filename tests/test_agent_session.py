@@ -1,0 +1,220 @@
+"""AgentSession end to end: a local v2 fake agent, and the official TypeScript SDK example agents (v2 and v1).
+
+Every frame the session sends is validated against the negotiated version's JSON Schema.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from acp_tui.agent.events import AgentStopped, PermissionAsked, SessionEvent
+from acp_tui.agent.session import AgentSession, HandshakeTimeout, SessionError
+from acp_tui.agent.trace import Direction
+from acp_tui.protocol.v2 import TextContent
+from tests.peers import TsSdkPeers
+from tests.schema_check import validate_client_message
+
+V2_AGENT = str(Path(__file__).parent / "agents" / "rpc_v2_agent.py")
+
+
+class Recorder:
+    """Trace sink keeping what the session sent, and an event sink with a condition wait."""
+
+    def __init__(self) -> None:
+        self.sent: list[bytes] = []
+        self.events: list[SessionEvent] = []
+        self._changed = asyncio.Event()
+
+    def record(self, direction: Direction, payload: Any) -> None:
+        if direction == "->":
+            self.sent.append(bytes(payload))
+
+    def emit(self, event: SessionEvent) -> None:
+        self.events.append(event)
+        self._changed.set()
+
+    def permissions(self) -> list[PermissionAsked]:
+        return [e for e in self.events if isinstance(e, PermissionAsked)]
+
+    async def until(self, condition: Callable[[], bool], timeout: float = 30) -> None:
+        async def wait() -> None:
+            while not condition():
+                self._changed.clear()
+                await self._changed.wait()
+
+        await asyncio.wait_for(wait(), timeout)
+
+    def validate_sent(self, version: int, hybrid_initialize: bool = True) -> int:
+        """Check every sent frame against the schema; return how many were checked."""
+        for line in self.sent:
+            msg = json.loads(line)
+            if msg.get("method") == "initialize" and hybrid_initialize:
+                validate_client_message(msg, 2)
+            elif "method" in msg:
+                validate_client_message(msg, version)
+            else:
+                validate_client_message(msg, version, answering="session/request_permission")
+        return len(self.sent)
+
+
+def idle_with(session: AgentSession, reason: str) -> Callable[[], bool]:
+    fg = session.state.foreground
+    return lambda: fg.state == "idle" and not fg.busy and fg.stop_reason == reason
+
+
+@pytest.fixture
+async def recorder() -> Recorder:
+    return Recorder()
+
+
+def make_session(argv: list[str], recorder: Recorder, tmp_path: Path, **kwargs: Any) -> AgentSession:
+    return AgentSession(argv, cwd=tmp_path, trace=recorder, emit=recorder.emit, **kwargs)
+
+
+@pytest.fixture
+async def v2_session(recorder: Recorder, tmp_path: Path) -> AsyncIterator[AgentSession]:
+    session = make_session([sys.executable, V2_AGENT], recorder, tmp_path)
+    await session.start()
+    yield session
+    await session.shutdown()
+
+
+# -- local v2 fake agent --------------------------------------------------------------------------
+
+
+async def test_v2_turn_with_update_racing_session_new(v2_session: AgentSession, recorder: Recorder) -> None:
+    assert v2_session.version == 2 and v2_session.session_id == "sess-1"
+    assert [c.name for c in v2_session.state.commands] == ["help"]  # buffered before session/new answered
+    message_id = await v2_session.prompt([TextContent(text="hi")])
+    assert message_id == "u1"
+    await recorder.until(idle_with(v2_session, "end_turn"))
+    texts = [e.text for e in v2_session.state.entities.values() if hasattr(e, "text")]
+    assert "hi" in texts and "Hello" in texts
+    assert recorder.validate_sent(2) == 3
+    new_params = json.loads(recorder.sent[1])["params"]
+    assert new_params == {"cwd": v2_session.cwd, "mcpServers": []} and Path(new_params["cwd"]).is_absolute()
+
+
+async def test_v2_permission_answered_by_the_user(v2_session: AgentSession, recorder: Recorder) -> None:
+    await v2_session.prompt([TextContent(text="ask")])
+    await recorder.until(lambda: len(recorder.permissions()) == 1)
+    asked = recorder.permissions()[0]
+    assert asked.request_id == 0 and asked.request.title == "Allow writing?"
+    assert v2_session.state.permissions
+    asked.outcome.set_result("allow")
+    await recorder.until(idle_with(v2_session, "end_turn"))
+    assert v2_session.state.tool_call("call-0").status == "completed"
+    assert not v2_session.state.permissions
+    answer = json.loads(recorder.sent[-1])
+    assert answer == {"jsonrpc": "2.0", "id": 0, "result": {"outcome": {"outcome": "selected", "optionId": "allow"}}}
+    recorder.validate_sent(2)
+
+
+async def test_v2_cancel_answers_every_pending_permission(v2_session: AgentSession, recorder: Recorder) -> None:
+    await v2_session.prompt([TextContent(text="ask twice")])
+    await recorder.until(lambda: len(recorder.permissions()) == 2)
+    await v2_session.cancel()
+    assert all(p.outcome.done() and p.outcome.result() == "cancelled" for p in recorder.permissions())
+    await recorder.until(idle_with(v2_session, "cancelled"))
+    sent = [json.loads(line) for line in recorder.sent]
+    assert {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "sess-1"}} in sent
+    answers = [m for m in sent if "result" in m]
+    assert sorted(m["id"] for m in answers) == [0, 1]
+    assert all(m["result"] == {"outcome": {"outcome": "cancelled"}} for m in answers)
+    assert v2_session.state.tool_call("call-0").status == "cancelled"
+    recorder.validate_sent(2)
+
+
+async def test_handshake_timeout_is_a_clear_error(recorder: Recorder, tmp_path: Path) -> None:
+    session = make_session([sys.executable, V2_AGENT, "--hang"], recorder, tmp_path, handshake_timeout=0.5)
+    with pytest.raises(HandshakeTimeout, match="initialize within 0.5 s"):
+        await session.start()
+    await session.shutdown()
+
+
+async def test_agent_exit_is_an_event(v2_session: AgentSession, recorder: Recorder) -> None:
+    await v2_session.shutdown()
+    await recorder.until(lambda: any(isinstance(e, AgentStopped) for e in recorder.events))
+    stopped = next(e for e in recorder.events if isinstance(e, AgentStopped))
+    assert stopped.info.code == 0
+
+
+async def test_forcing_v2_against_a_v1_answer_fails_naming_both(recorder: Recorder, tmp_path: Path,
+                                                                ts_sdk_peers: TsSdkPeers,
+                                                                peer_home_env: dict[str, str]) -> None:
+    session = make_session(ts_sdk_peers.agent, recorder, tmp_path, env=peer_home_env, protocol=2)
+    with pytest.raises(SessionError, match="protocolVersion 1"):
+        await session.start()
+    await session.shutdown()
+
+
+# -- the official TypeScript SDK example agents ----------------------------------------------------
+
+
+async def test_sdk_dual_agent_v2_turn_and_cancel(recorder: Recorder, tmp_path: Path, ts_sdk_peers: TsSdkPeers,
+                                                 peer_home_env: dict[str, str]) -> None:
+    session = make_session(ts_sdk_peers.dual_version_agent, recorder, tmp_path, env=peer_home_env)
+    try:
+        await session.start()
+        assert session.version == 2
+        message_id = await session.prompt([TextContent(text="Hello, who are you?")])
+        assert message_id
+        await recorder.until(idle_with(session, "end_turn"))
+        assert session.state.message("user_message", message_id) is not None
+        await session.prompt([TextContent(text="Second")])
+        await recorder.until(lambda: session.state.foreground.busy)
+        await session.cancel()
+        await recorder.until(idle_with(session, "cancelled"))
+        recorder.validate_sent(2)
+    finally:
+        await session.shutdown()
+
+
+async def test_sdk_dual_agent_v1_turn_and_cancel(recorder: Recorder, tmp_path: Path, ts_sdk_peers: TsSdkPeers,
+                                                 peer_home_env: dict[str, str]) -> None:
+    session = make_session(ts_sdk_peers.dual_version_agent, recorder, tmp_path, env=peer_home_env, protocol=1)
+    try:
+        await session.start()
+        assert session.version == 1
+        message_id = await session.prompt([TextContent(text="Hello, who are you?")])
+        assert message_id.startswith("local:")
+        await recorder.until(idle_with(session, "end_turn"))
+        texts = [getattr(e, "text", "") for e in session.state.entities.values()]
+        assert any("v1" in t for t in texts)
+        await session.prompt([TextContent(text="again")])
+        await session.cancel()
+        await recorder.until(lambda: not session.state.foreground.busy and session.state.foreground.stop_reason
+                             in ("cancelled", "end_turn"))
+        recorder.validate_sent(1, hybrid_initialize=False)
+    finally:
+        await session.shutdown()
+
+
+async def test_sdk_agent_v1_tool_calls_and_permission_id_zero(recorder: Recorder, tmp_path: Path,
+                                                               ts_sdk_peers: TsSdkPeers,
+                                                               peer_home_env: dict[str, str]) -> None:
+    session = make_session(ts_sdk_peers.agent, recorder, tmp_path, env=peer_home_env)
+    try:
+        await session.start()
+        assert session.version == 1
+        await session.prompt([TextContent(text="Hello, who are you?")])
+        await recorder.until(lambda: len(recorder.permissions()) == 1)
+        asked = recorder.permissions()[0]
+        assert asked.request_id == 0 and type(asked.request_id) is int
+        assert session.state.foreground.state == "requires_action"
+        asked.outcome.set_result(asked.request.options[0].option_id)
+        await recorder.until(idle_with(session, "end_turn"))
+        calls = [e for e in session.state.entities.values() if type(e).__name__ == "ToolCall"]
+        assert [c.status for c in calls] == ["completed", "completed"]
+        answer = next(json.loads(line) for line in recorder.sent if b'"result"' in line)
+        assert answer["id"] == 0 and answer["result"]["outcome"]["outcome"] == "selected"
+        recorder.validate_sent(1)
+    finally:
+        await session.shutdown()

@@ -1,0 +1,261 @@
+"""Connection: a JSON-RPC peer over a real subprocess (the stdlib fake agent `agents/rpc_agent.py`)."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import sys
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from acp_tui.agent.connection import AgentExited, Connection, ProtocolProblem, RpcError
+from acp_tui.agent.process import AgentProcess
+from acp_tui.agent.trace import WireTrace
+from acp_tui.protocol.jsonrpc import Request
+
+AGENT = str(Path(__file__).parent / "agents" / "rpc_agent.py")
+
+
+class Peer:
+    """A started fake agent with its connection and everything it reported."""
+
+    def __init__(self, proc: AgentProcess, conn: Connection) -> None:
+        self.proc = proc
+        self.conn = conn
+        self.problems: list[ProtocolProblem] = []
+        self.notes: list[tuple[str, Any]] = []
+        self.changed = asyncio.Event()
+
+    def collect(self, method: str) -> None:
+        def handler(params: msgspec.Raw) -> None:
+            self.notes.append((method, msgspec.json.decode(params) if params else None))
+            self.changed.set()
+
+        self.conn.on_notification(method, handler)
+
+    async def call(self, method: str, params: Any = None) -> Any:
+        return msgspec.json.decode(await asyncio.wait_for(self.conn.request(method, params or {}), 20))
+
+    async def until(self, condition: Callable[[], bool]) -> None:
+        async def wait() -> None:
+            while not condition():
+                self.changed.clear()
+                await self.changed.wait()
+
+        await asyncio.wait_for(wait(), 20)
+
+
+@pytest.fixture
+async def peer(tmp_path: Path) -> AsyncIterator[Peer]:
+    proc = AgentProcess([sys.executable, AGENT])
+    await proc.start()
+    holder: list[Peer] = []
+    conn = Connection(
+        proc,
+        on_problem=lambda p: (holder[0].problems.append(p), holder[0].changed.set()),
+        trace=WireTrace(tmp_path / "trace.jsonl"),
+    )
+    peer = Peer(proc, conn)
+    holder.append(peer)
+    for method in ("test/n", "test/seen", "test/cancelled", "test/big", "test/note"):
+        peer.collect(method)
+    conn.start()
+    yield peer
+    await proc.shutdown(stdin_grace=2, term_grace=1)
+
+
+def raw_pieces(*pieces: bytes) -> dict[str, list[str]]:
+    return {"pieces": [base64.b64encode(p).decode() for p in pieces]}
+
+
+async def test_request_round_trip(peer: Peer) -> None:
+    assert await peer.call("echo", {"a": [1, "two", None]}) == {"a": [1, "two", None]}
+
+
+async def test_partial_crlf_blank_garbage_lines(peer: Peer) -> None:
+    result = await peer.call(
+        "test/emit_raw",
+        raw_pieces(
+            b'{"jsonrpc":"2.0","meth',
+            b'od":"test/n","params":{"k":1}}\r\n\n  \n',
+            b'{"jsonrpc":"2.0","method":"test/n","params":{"t":"\xff"}}\n',
+            b"not json at all\n",
+            b'{"jsonrpc":"2.0","method":"test/n","params":{"k":2}}\n',
+        ),
+    )
+    assert result == {"ok": True}
+    assert peer.notes == [("test/n", {"k": 1}), ("test/n", {"k": 2})]
+    reasons = [p.reason for p in peer.problems]
+    assert len(reasons) == 2
+    assert "invalid UTF-8" in reasons[0] and peer.problems[0].raw.endswith(b'"\xff"}}')
+    assert "invalid JSON" in reasons[1] and peer.problems[1].raw == b"not json at all"
+
+
+async def test_fifty_megabyte_line(peer: Peer) -> None:
+    size = 50 * 1024 * 1024
+    assert await peer.call("test/big", {"size": size}) == {"sent": size}
+    assert len(peer.notes) == 1 and len(peer.notes[0][1]["data"]) == size
+
+
+async def test_notifications_arrive_in_order(peer: Peer) -> None:
+    lines = b"".join(b'{"jsonrpc":"2.0","method":"test/n","params":{"i":%d}}\n' % i for i in range(2000))
+    await peer.call("test/emit_raw", raw_pieces(lines[:777], lines[777:]))
+    assert [params["i"] for _, params in peer.notes] == list(range(2000))
+
+
+async def test_crash_mid_stream_fails_pending_request_and_reports_exit(peer: Peer) -> None:
+    with pytest.raises(AgentExited) as info:
+        await peer.call("test/exit", {"code": 7, "stderr": "fatal: out of cheese\n", "partial": True})
+    assert info.value.info is not None and info.value.info.code == 7
+    assert "out of cheese" in info.value.info.stderr_tail
+    assert peer.conn.closed
+    assert any("invalid JSON" in p.reason and p.raw.startswith(b'{"jsonrpc"') for p in peer.problems)
+    with pytest.raises(AgentExited):
+        await peer.conn.request("echo", {})
+    with pytest.raises(AgentExited):
+        await peer.conn.notify("session/cancel", {})
+
+
+async def test_exit_while_a_child_holds_stdout_still_fails_every_pending_request(peer: Peer) -> None:
+    await peer.call("test/spawn_child")
+    held = asyncio.ensure_future(peer.conn.request("test/hold", {}))
+    await peer.call("echo")  # the agent has read the held request
+    with pytest.raises(AgentExited):
+        await peer.call("test/exit", {"code": 0})
+    with pytest.raises(AgentExited):
+        await asyncio.wait_for(held, 5)
+
+
+@pytest.mark.parametrize("agent_id", [0, "0", "perm-1", -5])
+async def test_agent_ids_are_echoed_exactly(peer: Peer, agent_id: int | str) -> None:
+    seen: list[Request] = []
+
+    async def handler(request: Request) -> dict[str, Any]:
+        seen.append(request)
+        return {"echo": msgspec.json.decode(request.params)}
+
+    peer.conn.on_request("client/echo", handler)
+    result = await peer.call("test/ask", {"id": agent_id, "method": "client/echo", "params": {"x": 1}})
+    answer = result["answer"]
+    assert answer["id"] == agent_id and type(answer["id"]) is type(agent_id)
+    assert answer["result"] == {"echo": {"x": 1}}
+    assert seen[0].id == agent_id
+
+
+@pytest.mark.parametrize("method", ["fs/read_text_file", "terminal/create", "_vendor/thing", "session/fork"])
+async def test_unknown_agent_request_gets_method_not_found(peer: Peer, method: str) -> None:
+    result = await peer.call("test/ask", {"id": 0, "method": method})
+    assert result["answer"]["id"] == 0
+    assert result["answer"]["error"]["code"] == -32601
+
+
+async def test_agent_cancel_request_lets_the_handler_answer_once(peer: Peer) -> None:
+    started = asyncio.Event()
+
+    async def permission(request: Request) -> dict[str, Any]:
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            return {"outcome": {"outcome": "cancelled"}}
+        raise AssertionError("unreachable")
+
+    peer.conn.on_request("session/request_permission", permission)
+    result = await peer.call("test/ask", {"id": 0, "method": "session/request_permission", "cancel": True})
+    assert started.is_set()
+    assert result["answer"] == {"jsonrpc": "2.0", "id": 0, "result": {"outcome": {"outcome": "cancelled"}}}
+
+
+async def test_agent_cancel_request_without_a_result_answers_minus_32800(peer: Peer) -> None:
+    async def slow(request: Request) -> None:
+        await asyncio.Event().wait()
+
+    peer.conn.on_request("elicitation/create", slow)
+    result = await peer.call("test/ask", {"id": "e1", "method": "elicitation/create", "cancel": True})
+    assert result["answer"]["error"]["code"] == -32800 and result["answer"]["id"] == "e1"
+
+
+async def test_cancelling_our_request_sends_cancel_request(peer: Peer) -> None:
+    held = asyncio.ensure_future(peer.conn.request("test/hold", {}))
+    await peer.call("echo")
+    held.cancel()
+    await peer.until(lambda: any(method == "test/cancelled" for method, _ in peer.notes))
+    # The agent's late -32800 answer to the cancelled request is dropped quietly.
+    assert await peer.call("echo", {"after": True}) == {"after": True}
+    assert peer.problems == []
+
+
+async def test_batch_requests_answered_as_one_array(peer: Peer) -> None:
+    async def echo(request: Request) -> Any:
+        return msgspec.json.decode(request.params)
+
+    peer.conn.on_request("client/echo", echo)
+    batch = [
+        {"jsonrpc": "2.0", "id": "b1", "method": "client/echo", "params": {"n": 1}},
+        {"jsonrpc": "2.0", "method": "test/note", "params": {"n": 2}},
+        {"jsonrpc": "2.0", "id": 0, "method": "nope/unknown", "params": {}},
+        5,
+    ]
+    result = await peer.call("test/batch", {"batch": batch})
+    reply = json.loads(result["reply"])
+    assert isinstance(reply, list) and len(reply) == 3
+    by_id = {json.dumps(entry["id"]): entry for entry in reply}
+    assert by_id['"b1"']["result"] == {"n": 1}
+    assert by_id["0"]["error"]["code"] == -32601
+    assert by_id["null"]["error"]["code"] == -32600
+    assert peer.notes == [("test/note", {"n": 2})]
+
+
+async def test_all_notification_batch_gets_no_reply(peer: Peer) -> None:
+    batch = [{"jsonrpc": "2.0", "method": "test/note", "params": {"n": i}} for i in range(3)]
+    assert await peer.call("test/batch", {"batch": batch, "expect_reply": False}) == {"reply": None}
+    # Had we replied, the agent would read our reply as its next message and fail this call.
+    assert await peer.call("echo", {"x": 1}) == {"x": 1}
+    assert [params["n"] for _, params in peer.notes] == [0, 1, 2]
+
+
+async def test_unknown_and_duplicate_responses_are_problems(peer: Peer) -> None:
+    await peer.call("echo")  # our request id 1
+    await peer.call(
+        "test/emit_raw",
+        raw_pieces(b'{"jsonrpc":"2.0","id":1,"result":{}}\n', b'{"jsonrpc":"2.0","id":999,"result":{}}\n'),
+    )
+    reasons = [p.reason for p in peer.problems]
+    assert reasons == ["second response to request 1", "response to unknown request id 999"]
+
+
+async def test_extension_notifications_ignored_unknown_ones_reported(peer: Peer) -> None:
+    await peer.call(
+        "test/emit_raw",
+        raw_pieces(
+            b'{"jsonrpc":"2.0","method":"_auth/status_update","params":{}}\n',
+            b'{"jsonrpc":"2.0","method":"future/thing","params":{}}\n',
+        ),
+    )
+    assert [p.reason for p in peer.problems] == ["unknown notification 'future/thing' ignored"]
+
+
+async def test_rpc_error_carries_code_message_data(peer: Peer) -> None:
+    with pytest.raises(RpcError) as info:
+        await peer.conn.request("no/such", {})
+    assert info.value.code == -32601 and "no/such" in info.value.message
+
+
+async def test_trace_is_json_lines_without_raw_escapes(peer: Peer, tmp_path: Path) -> None:
+    await peer.call("echo", {"text": "\x1b[31mred\x1b[0m ünï"})
+    await peer.call("test/emit_raw", raw_pieces(b"plain \x1b]0;title\x07 noise\n"))
+    assert peer.conn.trace is not None
+    peer.conn.trace.close()  # type: ignore[attr-defined]
+    data = (tmp_path / "trace.jsonl").read_bytes()
+    assert b"\x1b" not in data and b"\x07" not in data and data.isascii()
+    records = [json.loads(line) for line in data.splitlines()]
+    assert all(set(r) == {"t", "dir", "msg"} for r in records)
+    sent = [r["msg"] for r in records if r["dir"] == "->"]
+    assert sent[0]["params"] == {"text": "\x1b[31mred\x1b[0m ünï"}
+    assert any(r["dir"] == "<-" and r["msg"] == "plain \x1b]0;title\x07 noise" for r in records)
+    assert any(r["dir"] == "event" and "problem" in r["msg"] for r in records)
