@@ -1,0 +1,155 @@
+"""What `reducer.apply` reports: one small immutable record per thing that changed.
+
+The UI renders the model by listening to these alone. Every entity change names its `EntityKey`, so the
+UI touches exactly one widget; the new values are read from `state.entities[key]` (the change says
+*what* changed, the model holds *the value*), except for appends, which carry the appended piece so a
+streaming widget never re-reads the whole text.
+
+Rendering guide:
+- `EntityAdded(key, index)`: mount a widget for `state.entities[key]` at timeline position `index`
+  (always the end: positions are first-seen order and never move), rendered from the model as it is
+  now. No other change for that key follows in the same `apply` result. A UI that coalesces several
+  `apply` results into one frame must, for a key added in that batch, skip that key's later changes in
+  the batch (the model already contains them).
+- `TextAppended(key, text)`: append `text` to the message / thought / compaction summary stream.
+- `ContentAppended(key, item)`: append one non-text content block (messages, compaction summaries) or
+  one `ToolCallContent` item (tool calls).
+- `BytesAppended(key, data)`: feed raw terminal bytes to that terminal's incremental decoder.
+- `ContentReplaced(key)`: re-render the content (message/thought blocks, compaction summary, tool-call
+  content, terminal output) from the model; for a terminal, reset the decoder first.
+- `EntityChanged(key, fields)`: re-render only the named fields (attribute names on the entity).
+- `EntityRemoved(key)`: unmount that widget (rare: the unstable `plan_removed`).
+- The rest concern state beside the timeline; each names what to re-read.
+
+The records are frozen msgspec Structs rather than dataclasses only for speed: one is made per streamed
+chunk, and a frozen dataclass costs several times more to construct. They never go on the wire.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+import msgspec
+
+from acp_tui.session.model import EntityKey
+
+if TYPE_CHECKING:
+    from acp_tui.protocol.v2 import Notice
+
+
+class _Change(msgspec.Struct, frozen=True, gc=False):
+    """Base of every change record: immutable, slotted, compared by value."""
+
+
+class EntityAdded(_Change):
+    """A new timeline entity appeared at `index` (its permanent, first-seen position)."""
+
+    key: EntityKey
+    index: int
+
+
+class EntityRemoved(_Change):
+    """The entity left the timeline (only the unstable `plan_removed` does this): unmount its widget."""
+
+    key: EntityKey
+
+
+class TextAppended(_Change):
+    """`text` was appended to the entity's text (a message/thought, or a compaction's summary)."""
+
+    key: EntityKey
+    text: str
+
+
+class ContentAppended(_Change):
+    """One content item was appended: a non-text `ContentBlock`, or a tool call's `ToolCallContent`."""
+
+    key: EntityKey
+    item: Any
+
+
+class BytesAppended(_Change):
+    """Raw output bytes were appended to a terminal (already base64-decoded)."""
+
+    key: EntityKey
+    data: bytes
+
+
+class ContentReplaced(_Change):
+    """The entity's whole content (or terminal output, or compaction summary) was replaced or cleared."""
+
+    key: EntityKey
+
+
+class EntityChanged(_Change):
+    """Scalar fields of the entity changed; `fields` are its attribute names (e.g. "status", "title")."""
+
+    key: EntityKey
+    fields: frozenset[str]
+
+
+class StateChanged(_Change):
+    """The foreground state (`state.foreground`) changed: state, stop reason, error or background."""
+
+    state: str
+    busy: bool
+
+
+class UsageChanged(_Change):
+    """`state.usage` was replaced."""
+
+
+class NoticeRaised(_Change):
+    """A live notice arrived: show it once (toast). It is not history."""
+
+    notice: Notice
+
+
+class CommandsChanged(_Change):
+    """`state.commands` (the available slash commands) was replaced."""
+
+
+class ConfigChanged(_Change):
+    """`state.config_options` was replaced."""
+
+
+class InfoChanged(_Change):
+    """`state.info` fields changed (names as in `SessionInfo`)."""
+
+    fields: frozenset[str]
+
+
+class PermissionsChanged(_Change):
+    """A permission request was added or resolved; `state.permissions` holds the ones still open.
+
+    `resolved` maps each request id resolved by this step to its outcome ("cancelled" or an option id),
+    so the agent layer can answer the wire exactly once.
+    """
+
+    resolved: tuple[tuple[int | str, str], ...] = ()
+
+
+class SubmissionChanged(_Change):
+    """The submission with this request id changed (added, failed, or left `state.submissions`)."""
+
+    request_id: int | str
+
+
+class ProblemAdded(_Change):
+    """A protocol problem was recorded (`state.problems[-1]`)."""
+
+    reason: str
+    detail: str
+
+
+Change: TypeAlias = (
+    EntityAdded | EntityRemoved | TextAppended | ContentAppended | BytesAppended | ContentReplaced | EntityChanged
+    | StateChanged | UsageChanged | NoticeRaised | CommandsChanged | ConfigChanged | InfoChanged
+    | PermissionsChanged | SubmissionChanged | ProblemAdded
+)
+
+__all__ = [
+    "EntityAdded", "EntityRemoved", "TextAppended", "ContentAppended", "BytesAppended", "ContentReplaced",
+    "EntityChanged", "StateChanged", "UsageChanged", "NoticeRaised", "CommandsChanged",
+    "ConfigChanged", "InfoChanged", "PermissionsChanged", "SubmissionChanged", "ProblemAdded", "Change",
+]

@@ -1,0 +1,98 @@
+"""Local events: things the client itself did or saw that change the session model but are not updates.
+
+The agent layer feeds these to `reducer.apply` next to decoded `session/update`s, so every state rule
+still lives in the reducer. They never go on the wire.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+if TYPE_CHECKING:
+    from acp_tui.protocol.common import ErrorObject
+    from acp_tui.protocol.v2 import ContentBlock
+
+
+@dataclass(frozen=True, slots=True)
+class PromptSubmitted:
+    """The client sent `session/prompt` with JSON-RPC id `request_id`: show a pending bubble."""
+
+    request_id: int | str
+    blocks: list[ContentBlock]
+
+
+@dataclass(frozen=True, slots=True)
+class PromptAccepted:
+    """The prompt response arrived: the submission was inserted as user message `message_id` (§4.1)."""
+
+    request_id: int | str
+    message_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class PromptRejected:
+    """The prompt got an error response: never inserted. `cancelled` for -32800 ("not sent")."""
+
+    request_id: int | str
+    error: ErrorObject | None
+    cancelled: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CancelRequested:
+    """The client sent `session/cancel`: pending permissions resolve `cancelled`, tool calls show cancelling."""
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionRequested:
+    """`session/request_permission` arrived (`request` is its decoded params).
+
+    A v2 request whose `subject` is a tool call also patches that tool call; for v1, pass the request to
+    `V1Adapter.permission_requested`, which does the same with its `toolCall`.
+    """
+
+    request_id: int | str
+    request: Any
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionResolved:
+    """The user (or a policy) answered a permission request: `outcome` is an option id or "cancelled"."""
+
+    request_id: int | str
+    outcome: str
+
+
+@dataclass(frozen=True, slots=True)
+class ProtocolProblem:
+    """Something the agent sent could not be used (e.g. a malformed update); recorded, never raised."""
+
+    reason: str
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AgentExited:
+    """The agent process went away: foreground work is over, nothing pending can be answered."""
+
+    returncode: int | None = None
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SubmissionDismissed:
+    """The user dismissed a failed/cancelled submission bubble: drop it from `state.submissions`."""
+
+    request_id: int | str
+
+
+LocalEvent: TypeAlias = (
+    PromptSubmitted | PromptAccepted | PromptRejected | CancelRequested | PermissionRequested
+    | PermissionResolved | ProtocolProblem | AgentExited | SubmissionDismissed
+)
+
+__all__ = [
+    "PromptSubmitted", "PromptAccepted", "PromptRejected", "CancelRequested", "PermissionRequested",
+    "PermissionResolved", "ProtocolProblem", "AgentExited", "SubmissionDismissed", "LocalEvent",
+]

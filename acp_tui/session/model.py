@@ -1,0 +1,427 @@
+"""The session state model: everything the UI shows about one ACP session, as plain mutable objects.
+
+Only `acp_tui.session.reducer.apply` mutates these objects; everyone else reads them and listens to the
+`Change`s that `apply` returns (see `acp_tui.session.changes`). Entities live in one dict keyed by
+`(entity type, id)` (ACP §5.1: ids are unique per type, not across types); Python dicts keep insertion
+order, so that dict *is* the timeline in first-seen order and nothing ever moves or gets copied.
+
+Patch fields follow the wire rule: omitted = unchanged, `null` = cleared (stored as `None`), value =
+replaced. Live-only things (notices, usage, commands, config, session info, foreground state,
+permissions, submissions, problems) sit beside the timeline, never in it.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
+
+from acp_tui.protocol.v2 import TextContent
+
+if TYPE_CHECKING:
+    from acp_tui.protocol.common import ErrorObject, Meta
+    from acp_tui.protocol.v2 import (
+        AvailableCommand,
+        ContentBlock,
+        Cost,
+        Notice,
+        PlanItems,
+        SessionConfigOption,
+        TerminalExitStatus,
+        ToolCallContent,
+        ToolCallLocation,
+        UnknownPlan,
+    )
+
+# -- entity types and keys ---------------------------------------------------------------------------
+
+USER_MESSAGE: Final = "user_message"
+AGENT_MESSAGE: Final = "agent_message"
+AGENT_THOUGHT: Final = "agent_thought"
+TOOL_CALL: Final = "tool_call"
+TERMINAL: Final = "terminal"
+PLAN: Final = "plan"
+COMPACTION: Final = "compaction"
+UNKNOWN: Final = "unknown"
+
+#: The timeline entity types (the first element of every `EntityKey`).
+EntityType: TypeAlias = Literal[
+    "user_message", "agent_message", "agent_thought", "tool_call", "terminal", "plan", "compaction", "unknown"
+]
+#: `(entity type, id)`: the only way an entity is ever looked up. Unknown updates get ids `"1"`, `"2"`, ...
+EntityKey: TypeAlias = tuple[str, str]
+
+#: Tool-call statuses after which the call is finished (anything else, unknown values included, is not).
+FINISHED_TOOL_STATUSES: Final = frozenset({"completed", "failed", "cancelled"})
+
+#: Foreground states as the wire names them; an unknown string is kept as sent (ACP §9.1).
+RUNNING: Final = "running"
+REQUIRES_ACTION: Final = "requires_action"
+IDLE: Final = "idle"
+
+
+class ContentBuffer:
+    """An ordered list of content blocks plus their text, where appending costs O(len(chunk)).
+
+    `blocks` is the content as received (each chunk is one block, so a chunk's own `_meta` stays on its
+    block). `text` is the concatenation of the text blocks; it is built on demand from a list of parts
+    and the joined result is cached (and the parts collapsed into it), so streaming never re-joins.
+    Reading `text` costs O(total) after a change: a streaming widget should consume `TextAppended`
+    instead of re-reading `text` per chunk.
+    """
+
+    __slots__ = ("blocks", "_parts", "_text")
+
+    def __init__(self) -> None:
+        self.blocks: list[ContentBlock] = []
+        self._parts: list[str] = []
+        self._text: str | None = ""
+
+    def append(self, block: ContentBlock) -> str | None:
+        """Append one block; return its text if it is a text block (else `None`)."""
+        self.blocks.append(block)
+        if type(block) is not TextContent:
+            return None
+        text = block.text
+        if text:
+            self._parts.append(text)
+            self._text = None
+        return text
+
+    def replace(self, blocks: list[ContentBlock] | None) -> None:
+        """Replace everything (a full-content update); `None` or `[]` clears."""
+        self.blocks = list(blocks) if blocks else []
+        self._parts = [b.text for b in self.blocks if type(b) is TextContent and b.text]
+        self._text = None
+
+    @property
+    def text(self) -> str:
+        """All text blocks joined, in order (other block types contribute nothing)."""
+        if self._text is None:
+            joined = "".join(self._parts)
+            self._parts = [joined] if joined else []
+            self._text = joined
+        return self._text
+
+    def __len__(self) -> int:
+        return len(self.blocks)
+
+
+# -- timeline entities -------------------------------------------------------------------------------
+
+
+class Message:
+    """A user message, agent message or agent thought (which one is `key[0]`).
+
+    `local_echo` is true while a user message shows the blocks the client submitted because the agent has
+    not reported that message yet; the agent's first update or chunk for it then replaces the echo.
+    `submission_id` is the JSON-RPC request id of the prompt that inserted it, when known.
+    """
+
+    __slots__ = ("key", "content", "meta", "local_echo", "submission_id")
+
+    def __init__(self, key: EntityKey) -> None:
+        self.key: EntityKey = key
+        self.content: ContentBuffer = ContentBuffer()
+        self.meta: Meta | None = None
+        self.local_echo: bool = False
+        self.submission_id: int | str | None = None
+
+    @property
+    def id(self) -> str:
+        return self.key[1]
+
+    @property
+    def text(self) -> str:
+        return self.content.text
+
+
+class ToolCall:
+    """A tool call (ACP §6). Defaults on creation: status "pending", kind "other".
+
+    `cancelling` is a display-only flag set when the user cancels while this call is unfinished; it
+    clears as soon as the agent reports a finished status (the agent's word wins).
+    """
+
+    __slots__ = (
+        "key", "title", "kind", "status", "content", "locations",
+        "raw_input", "raw_output", "name", "meta", "cancelling", "turn",
+    )
+
+    def __init__(self, key: EntityKey, turn: int = 0) -> None:
+        self.key: EntityKey = key
+        self.title: str | None = None
+        self.kind: str = "other"
+        self.status: str = "pending"
+        self.content: list[ToolCallContent] = []
+        self.locations: list[ToolCallLocation] = []
+        self.raw_input: Any = None
+        self.raw_output: Any = None
+        self.name: str | None = None
+        self.meta: Meta | None = None
+        self.cancelling: bool = False
+        #: the foreground-work counter (`SessionState.turn`) when this call was first seen
+        self.turn: int = turn
+
+    @property
+    def id(self) -> str:
+        return self.key[1]
+
+    @property
+    def finished(self) -> bool:
+        return self.status in FINISHED_TOOL_STATUSES
+
+
+class Terminal:
+    """An agent-owned display-only terminal (ACP §6.4): raw bytes, bounded to the newest `limit` bytes.
+
+    `dropped` counts bytes discarded from the front to honour the bound. `exit_status` is `None` while
+    running; a concrete object means exited (even with neither code nor signal).
+    """
+
+    __slots__ = ("key", "command", "cwd", "output", "dropped", "limit", "exit_status", "meta")
+
+    def __init__(self, key: EntityKey, limit: int) -> None:
+        self.key: EntityKey = key
+        self.command: str | None = None
+        self.cwd: str | None = None
+        self.output: bytearray = bytearray()
+        self.dropped: int = 0
+        self.limit: int = limit
+        self.exit_status: TerminalExitStatus | None = None
+        self.meta: Meta | None = None
+
+    @property
+    def id(self) -> str:
+        return self.key[1]
+
+    def append(self, data: bytes) -> None:
+        """Append bytes, then trim the front to the bound (amortised O(len(data)))."""
+        self.output += data
+        excess = len(self.output) - self.limit
+        if excess > 0:
+            del self.output[:excess]
+            self.dropped += excess
+
+    def replace(self, data: bytes) -> None:
+        """Replace all bytes with an authoritative snapshot (kept within the bound)."""
+        self.output = bytearray()
+        self.dropped = 0
+        self.append(data)
+
+
+class Plan:
+    """One plan by `planId` (ACP §7): the latest `PlanItems` or an unsupported `UnknownPlan`, replaced whole."""
+
+    __slots__ = ("key", "plan")
+
+    def __init__(self, key: EntityKey, plan: PlanItems | UnknownPlan) -> None:
+        self.key: EntityKey = key
+        self.plan: PlanItems | UnknownPlan = plan
+
+    @property
+    def id(self) -> str:
+        return self.key[1]
+
+
+class Compaction:
+    """A context compaction (ACP §5.5): fixed timeline slot, status (open string), summary, error."""
+
+    __slots__ = ("key", "status", "summary", "error", "meta")
+
+    def __init__(self, key: EntityKey) -> None:
+        self.key: EntityKey = key
+        self.status: str = "in_progress"
+        self.summary: ContentBuffer = ContentBuffer()
+        self.error: str | None = None
+        self.meta: Meta | None = None
+
+    @property
+    def id(self) -> str:
+        return self.key[1]
+
+
+class UnknownEntry:
+    """An update variant this client does not understand, kept in timeline order with its raw payload."""
+
+    __slots__ = ("key", "kind", "raw")
+
+    def __init__(self, key: EntityKey, kind: str, raw: dict[str, Any]) -> None:
+        self.key: EntityKey = key
+        self.kind: str = kind
+        self.raw: dict[str, Any] = raw
+
+    @property
+    def id(self) -> str:
+        return self.key[1]
+
+
+Entity: TypeAlias = Message | ToolCall | Terminal | Plan | Compaction | UnknownEntry
+
+
+# -- beside the timeline -----------------------------------------------------------------------------
+
+
+class Usage:
+    """Context-window usage (tokens) and optional cumulative cost; replaced whole on each update."""
+
+    __slots__ = ("used", "size", "cost")
+
+    def __init__(self, used: int, size: int, cost: Cost | None) -> None:
+        self.used: int = used
+        self.size: int = size
+        self.cost: Cost | None = cost
+
+
+class SessionInfo:
+    """Session metadata from `session_info_update` (patch fields; `None` = no value)."""
+
+    __slots__ = ("title", "updated_at", "meta")
+
+    def __init__(self) -> None:
+        self.title: str | None = None
+        self.updated_at: str | None = None
+        self.meta: Meta | None = None
+
+
+class Foreground:
+    """The foreground work state (ACP §9).
+
+    `state` is "running", "requires_action", "idle", "unknown" before anything was reported, or an
+    unknown string kept as sent. `busy` is the last *known* busy/idle judgement, which an unknown state
+    leaves as it was. `stop_reason`/`error` describe how the last foreground work ended (`error` only
+    with the "error" stop reason); `background` is the last background-work snapshot, kept as decoded.
+    """
+
+    __slots__ = ("state", "busy", "stop_reason", "error", "background")
+
+    def __init__(self) -> None:
+        self.state: str = "unknown"
+        self.busy: bool = False
+        self.stop_reason: str | None = None
+        self.error: ErrorObject | None = None
+        self.background: Any = None
+
+
+class PendingPermission:
+    """A `session/request_permission` waiting for the user. The future lives in the agent layer."""
+
+    __slots__ = ("request_id", "request")
+
+    def __init__(self, request_id: int | str, request: Any) -> None:
+        self.request_id: int | str = request_id
+        #: the decoded request params (v1 or v2 Struct), shown by the dialog
+        self.request: Any = request
+
+
+SubmissionStatus: TypeAlias = Literal["pending", "failed", "cancelled", "unknown"]
+
+
+class Submission:
+    """A prompt the user sent that the agent has not inserted (yet, or ever).
+
+    "pending": waiting for insertion (show a greyed bubble). "failed": error response (show it red with
+    `error`). "cancelled": -32800, "not sent". "unknown": the agent went away before answering.
+    Accepted submissions leave this table: they are user messages in the timeline then.
+    """
+
+    __slots__ = ("request_id", "blocks", "status", "error")
+
+    def __init__(self, request_id: int | str, blocks: list[ContentBlock]) -> None:
+        self.request_id: int | str = request_id
+        self.blocks: list[ContentBlock] = blocks
+        self.status: SubmissionStatus = "pending"
+        self.error: ErrorObject | None = None
+
+
+class Problem:
+    """A protocol problem seen in this session (malformed data, bad base64, ...), for a debug view."""
+
+    __slots__ = ("reason", "detail")
+
+    def __init__(self, reason: str, detail: str) -> None:
+        self.reason: str = reason
+        self.detail: str = detail
+
+    def __repr__(self) -> str:
+        return f"Problem({self.reason!r}, {self.detail!r})"
+
+
+#: Default bound on one terminal's retained output bytes.
+DEFAULT_TERMINAL_LIMIT: Final = 8 * 1024 * 1024
+
+
+class SessionState:
+    """Everything known about one session. Mutated only by `reducer.apply`."""
+
+    __slots__ = (
+        "entities", "notices", "usage", "commands", "config_options", "info", "foreground",
+        "permissions", "submissions", "problems", "problem_count", "turn", "terminal_limit",
+        "unknown_count",
+    )
+
+    def __init__(
+        self,
+        *,
+        terminal_limit: int = DEFAULT_TERMINAL_LIMIT,
+        max_notices: int = 50,
+        max_problems: int = 100,
+    ) -> None:
+        #: the timeline: every entity by (type, id), in first-seen order
+        self.entities: dict[EntityKey, Entity] = {}
+        #: recent live notices, newest last (never history, never replayed)
+        self.notices: deque[Notice] = deque(maxlen=max_notices)
+        self.usage: Usage | None = None
+        self.commands: list[AvailableCommand] = []
+        self.config_options: list[SessionConfigOption] = []
+        self.info: SessionInfo = SessionInfo()
+        self.foreground: Foreground = Foreground()
+        #: pending permission requests by JSON-RPC request id, in arrival order
+        self.permissions: dict[int | str, PendingPermission] = {}
+        #: prompt submissions not (yet) inserted, by JSON-RPC request id
+        self.submissions: dict[int | str, Submission] = {}
+        #: the most recent protocol problems; `problem_count` counts all of them
+        self.problems: deque[Problem] = deque(maxlen=max_problems)
+        self.problem_count: int = 0
+        #: how many times foreground work started (`running` after not-running); tags tool calls
+        self.turn: int = 0
+        self.terminal_limit: int = terminal_limit
+        self.unknown_count: int = 0
+
+    @property
+    def timeline(self) -> list[Entity]:
+        """The entities in timeline order (a new list; prefer iterating `entities.values()`)."""
+        return list(self.entities.values())
+
+    def get(self, entity_type: str, entity_id: str) -> Entity | None:
+        """Look an entity up by its type and id."""
+        return self.entities.get((entity_type, entity_id))
+
+    def message(self, entity_type: str, message_id: str) -> Message | None:
+        """A user message, agent message or thought by id."""
+        entity = self.entities.get((entity_type, message_id))
+        return entity if isinstance(entity, Message) else None
+
+    def tool_call(self, tool_call_id: str) -> ToolCall | None:
+        entity = self.entities.get((TOOL_CALL, tool_call_id))
+        return entity if isinstance(entity, ToolCall) else None
+
+    def terminal(self, terminal_id: str) -> Terminal | None:
+        entity = self.entities.get((TERMINAL, terminal_id))
+        return entity if isinstance(entity, Terminal) else None
+
+    def plan(self, plan_id: str) -> Plan | None:
+        entity = self.entities.get((PLAN, plan_id))
+        return entity if isinstance(entity, Plan) else None
+
+    def compaction(self, compaction_id: str) -> Compaction | None:
+        entity = self.entities.get((COMPACTION, compaction_id))
+        return entity if isinstance(entity, Compaction) else None
+
+
+__all__ = [
+    "USER_MESSAGE", "AGENT_MESSAGE", "AGENT_THOUGHT", "TOOL_CALL", "TERMINAL", "PLAN", "COMPACTION",
+    "UNKNOWN", "EntityType", "EntityKey", "FINISHED_TOOL_STATUSES", "RUNNING", "REQUIRES_ACTION", "IDLE",
+    "ContentBuffer", "Message", "ToolCall", "Terminal", "Plan", "Compaction", "UnknownEntry", "Entity",
+    "Usage", "SessionInfo", "Foreground", "PendingPermission", "SubmissionStatus", "Submission",
+    "Problem", "DEFAULT_TERMINAL_LIMIT", "SessionState",
+]

@@ -1,0 +1,617 @@
+"""The one place every v2 session-update rule lives: `apply(state, update_or_event) -> list[Change]`.
+
+Rules (lifecycle = `prompt-lifecycle-v2.txt`, § = CLIENT-REQUIREMENTS):
+- Entities are keyed by (type, id) (§5.1); the first notification fixes the timeline position.
+- Patch fields: omitted (`UNSET`) = unchanged, `None` = cleared, value = replaced; `[]` clears content.
+- Chunks append to whatever content is current; a later full update replaces it all (§5.1).
+- Notices are live only: never in the timeline (§5.4). Unknown variants are kept with their raw payload.
+- Every idle ends foreground work, whatever its stop reason (§9.2).
+
+`apply` never raises on agent data: anything unusable becomes a `ProblemAdded`. It does no I/O and
+touches only `state`. A v1 update must first go through `acp_tui.session.v1_adapter.V1Adapter`.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Callable
+from typing import Any
+
+from msgspec import UNSET
+
+from acp_tui.protocol.common import ErrorObject
+from acp_tui.protocol.v2 import (
+    AgentMessage,
+    AgentMessageChunk,
+    AgentThought,
+    AgentThoughtChunk,
+    AvailableCommandsUpdate,
+    CompactionSummaryChunk,
+    CompactionUpdate,
+    ConfigOptionUpdate,
+    Notice,
+    PlanUpdate,
+    SessionInfoUpdate,
+    StateUpdate,
+    TerminalOutputChunk,
+    TerminalUpdate,
+    ToolCallContentChunk,
+    ToolCallUpdate,
+    UnknownUpdate,
+    UsageUpdate,
+    UserMessage,
+    UserMessageChunk,
+)
+from acp_tui.session.changes import (
+    BytesAppended,
+    Change,
+    CommandsChanged,
+    ConfigChanged,
+    ContentAppended,
+    ContentReplaced,
+    EntityAdded,
+    EntityChanged,
+    EntityRemoved,
+    InfoChanged,
+    NoticeRaised,
+    PermissionsChanged,
+    ProblemAdded,
+    StateChanged,
+    SubmissionChanged,
+    TextAppended,
+    UsageChanged,
+)
+from acp_tui.session.events import (
+    AgentExited,
+    CancelRequested,
+    PermissionRequested,
+    PermissionResolved,
+    PromptAccepted,
+    PromptRejected,
+    PromptSubmitted,
+    ProtocolProblem,
+    SubmissionDismissed,
+)
+from acp_tui.session.model import (
+    AGENT_MESSAGE,
+    AGENT_THOUGHT,
+    COMPACTION,
+    IDLE,
+    PLAN,
+    REQUIRES_ACTION,
+    RUNNING,
+    TERMINAL,
+    TOOL_CALL,
+    UNKNOWN,
+    USER_MESSAGE,
+    Compaction,
+    Entity,
+    EntityKey,
+    Message,
+    PendingPermission,
+    Plan,
+    Problem,
+    SessionState,
+    Submission,
+    Terminal,
+    ToolCall,
+    UnknownEntry,
+    Usage,
+)
+
+_Handler = Callable[[SessionState, Any], list[Change]]
+
+
+def apply(state: SessionState, item: object) -> list[Change]:
+    """Apply one decoded v2 update or local event to `state`; return what changed, in order."""
+    handler = _HANDLERS.get(type(item))
+    if handler is None:
+        return _problem(state, "unsupported update", type(item).__name__)
+    return handler(state, item)
+
+
+# -- helpers -----------------------------------------------------------------------------------------
+
+
+def _add(state: SessionState, entity: Entity) -> EntityAdded:
+    index = len(state.entities)
+    state.entities[entity.key] = entity
+    return EntityAdded(entity.key, index)
+
+
+def _problem(state: SessionState, reason: str, detail: str) -> list[Change]:
+    state.problems.append(Problem(reason, detail))
+    state.problem_count += 1
+    return [ProblemAdded(reason, detail)]
+
+
+def _decode_b64(data: str) -> bytes | None:
+    """Decode one RFC 4648 base64 string on its own; `None` if it is not valid base64."""
+    try:
+        return base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _message(state: SessionState, key: EntityKey, changes: list[Change]) -> Message | None:
+    """The message at `key`, created (and reported) if first seen; `None` if the key holds another kind."""
+    entity = state.entities.get(key)
+    if entity is None:
+        entity = Message(key)
+        changes.append(_add(state, entity))
+        return entity
+    return entity if type(entity) is Message else None
+
+
+# -- messages (lifecycle "Message IDs") -------------------------------------------------------------
+
+
+def _message_upsert(state: SessionState, update: UserMessage | AgentMessage | AgentThought, kind: str) -> list[Change]:
+    key = (kind, update.message_id)
+    changes: list[Change] = []
+    msg = _message(state, key, changes)
+    if msg is None:
+        return _problem(state, "entity type clash", repr(key))
+    created = bool(changes)
+    fields: set[str] = set()
+    if update.content is not UNSET:
+        msg.content.replace(update.content)
+        if msg.local_echo:
+            msg.local_echo = False
+            fields.add("local_echo")
+        if not created:
+            changes.append(ContentReplaced(key))
+    if update.meta is not UNSET:
+        msg.meta = update.meta
+        fields.add("meta")
+    if fields and not created:
+        changes.append(EntityChanged(key, frozenset(fields)))
+    return changes
+
+
+def _message_chunk(
+    state: SessionState, update: UserMessageChunk | AgentMessageChunk | AgentThoughtChunk, kind: str
+) -> list[Change]:
+    key = (kind, update.message_id)
+    msg = state.entities.get(key)
+    if type(msg) is Message and not msg.local_echo:
+        # The hot path: one append, one change.
+        block = update.content
+        text = msg.content.append(block)
+        return [TextAppended(key, text) if text is not None else ContentAppended(key, block)]
+    changes: list[Change] = []
+    msg = _message(state, key, changes)
+    if msg is None:
+        return _problem(state, "entity type clash", repr(key))
+    if changes:  # created: the UI renders it whole from the model
+        msg.content.append(update.content)
+        return changes
+    # The agent's first report of a message the client echoed locally replaces the echo.
+    msg.local_echo = False
+    msg.content.replace([update.content])
+    return [ContentReplaced(key), EntityChanged(key, frozenset({"local_echo"}))]
+
+
+def _user_message(state: SessionState, update: UserMessage) -> list[Change]:
+    return _message_upsert(state, update, USER_MESSAGE)
+
+
+def _agent_message(state: SessionState, update: AgentMessage) -> list[Change]:
+    return _message_upsert(state, update, AGENT_MESSAGE)
+
+
+def _agent_thought(state: SessionState, update: AgentThought) -> list[Change]:
+    return _message_upsert(state, update, AGENT_THOUGHT)
+
+
+def _user_chunk(state: SessionState, update: UserMessageChunk) -> list[Change]:
+    return _message_chunk(state, update, USER_MESSAGE)
+
+
+def _agent_chunk(state: SessionState, update: AgentMessageChunk) -> list[Change]:
+    return _message_chunk(state, update, AGENT_MESSAGE)
+
+
+def _thought_chunk(state: SessionState, update: AgentThoughtChunk) -> list[Change]:
+    return _message_chunk(state, update, AGENT_THOUGHT)
+
+
+# -- tool calls (§6.1) --------------------------------------------------------------------------------
+
+def _tool_call(state: SessionState, key: EntityKey, changes: list[Change]) -> ToolCall | None:
+    entity = state.entities.get(key)
+    if entity is None:
+        entity = ToolCall(key, state.turn)
+        changes.append(_add(state, entity))
+        return entity
+    return entity if type(entity) is ToolCall else None
+
+
+def _tool_call_update(state: SessionState, update: ToolCallUpdate) -> list[Change]:
+    key = (TOOL_CALL, update.tool_call_id)
+    changes: list[Change] = []
+    call = _tool_call(state, key, changes)
+    if call is None:
+        return _problem(state, "entity type clash", repr(key))
+    created = bool(changes)
+    fields: set[str] = set()
+    # Each patch field: UNSET = unchanged, None = cleared (to the creation default), value = replaced.
+    if (value := update.title) is not UNSET:
+        call.title = value
+        fields.add("title")
+    if (value := update.kind) is not UNSET:
+        call.kind = "other" if value is None else value
+        fields.add("kind")
+    if (value := update.status) is not UNSET:
+        call.status = "pending" if value is None else value
+        fields.add("status")
+    if (value := update.locations) is not UNSET:
+        call.locations = [] if value is None else value
+        fields.add("locations")
+    if (value := update.raw_input) is not UNSET:
+        call.raw_input = value
+        fields.add("raw_input")
+    if (value := update.raw_output) is not UNSET:
+        call.raw_output = value
+        fields.add("raw_output")
+    if (value := update.name) is not UNSET:
+        call.name = value
+        fields.add("name")
+    if (value := update.meta) is not UNSET:
+        call.meta = value
+        fields.add("meta")
+    if update.status is not UNSET and call.cancelling and call.finished:
+        call.cancelling = False
+        fields.add("cancelling")
+    if update.content is not UNSET:
+        call.content = list(update.content) if update.content else []
+        if not created:
+            changes.append(ContentReplaced(key))
+    if fields and not created:
+        changes.append(EntityChanged(key, frozenset(fields)))
+    return changes
+
+
+def _tool_call_chunk(state: SessionState, update: ToolCallContentChunk) -> list[Change]:
+    key = (TOOL_CALL, update.tool_call_id)
+    changes: list[Change] = []
+    call = _tool_call(state, key, changes)
+    if call is None:
+        return _problem(state, "entity type clash", repr(key))
+    call.content.append(update.content)
+    if not changes:
+        changes.append(ContentAppended(key, update.content))
+    return changes
+
+
+# -- terminals (§6.4) ---------------------------------------------------------------------------------
+
+
+def _terminal(state: SessionState, key: EntityKey, changes: list[Change]) -> Terminal | None:
+    entity = state.entities.get(key)
+    if entity is None:
+        entity = Terminal(key, state.terminal_limit)
+        changes.append(_add(state, entity))
+        return entity
+    return entity if type(entity) is Terminal else None
+
+
+def _terminal_update(state: SessionState, update: TerminalUpdate) -> list[Change]:
+    key = (TERMINAL, update.terminal_id)
+    changes: list[Change] = []
+    term = _terminal(state, key, changes)
+    if term is None:
+        return _problem(state, "entity type clash", repr(key))
+    created = bool(changes)
+    fields: set[str] = set()
+    for name in ("command", "cwd", "exit_status", "meta"):
+        value = getattr(update, name)
+        if value is not UNSET:
+            setattr(term, name, value)
+            fields.add(name)
+    problem: list[Change] = []
+    if update.output is not UNSET:
+        data = b"" if update.output is None else _decode_b64(update.output.data)
+        if data is None:
+            problem = _problem(state, "invalid base64", f"terminal {update.terminal_id} output snapshot")
+        else:
+            term.replace(data)
+            if not created:
+                changes.append(ContentReplaced(key))
+    if fields and not created:
+        changes.append(EntityChanged(key, frozenset(fields)))
+    return changes + problem
+
+
+def _terminal_chunk(state: SessionState, update: TerminalOutputChunk) -> list[Change]:
+    data = _decode_b64(update.data)
+    if data is None:
+        return _problem(state, "invalid base64", f"terminal {update.terminal_id} output chunk")
+    key = (TERMINAL, update.terminal_id)
+    changes: list[Change] = []
+    term = _terminal(state, key, changes)
+    if term is None:
+        return _problem(state, "entity type clash", repr(key))
+    term.append(data)
+    if not changes:
+        changes.append(BytesAppended(key, data))
+    return changes
+
+
+# -- plans (§7) ---------------------------------------------------------------------------------------
+
+
+def _plan_update(state: SessionState, update: PlanUpdate) -> list[Change]:
+    key = (PLAN, update.plan.plan_id)
+    entity = state.entities.get(key)
+    if entity is None:
+        return [_add(state, Plan(key, update.plan))]
+    if type(entity) is not Plan:
+        return _problem(state, "entity type clash", repr(key))
+    entity.plan = update.plan
+    return [EntityChanged(key, frozenset({"plan"}))]
+
+
+# -- compaction (§5.5) --------------------------------------------------------------------------------
+
+
+def _compaction(state: SessionState, key: EntityKey, changes: list[Change]) -> Compaction | None:
+    entity = state.entities.get(key)
+    if entity is None:
+        entity = Compaction(key)
+        changes.append(_add(state, entity))
+        return entity
+    return entity if type(entity) is Compaction else None
+
+
+def _compaction_update(state: SessionState, update: CompactionUpdate) -> list[Change]:
+    key = (COMPACTION, update.compaction_id)
+    changes: list[Change] = []
+    comp = _compaction(state, key, changes)
+    if comp is None:
+        return _problem(state, "entity type clash", repr(key))
+    created = bool(changes)
+    fields: set[str] = set()
+    if comp.status != update.status:
+        comp.status = update.status
+        fields.add("status")
+    if update.summary is not UNSET:
+        comp.summary.replace(update.summary)
+        if not created:
+            changes.append(ContentReplaced(key))
+    if update.error is not UNSET:
+        comp.error = update.error
+        fields.add("error")
+    if update.meta is not UNSET:
+        comp.meta = update.meta
+        fields.add("meta")
+    if fields and not created:
+        changes.append(EntityChanged(key, frozenset(fields)))
+    return changes
+
+
+def _compaction_chunk(state: SessionState, update: CompactionSummaryChunk) -> list[Change]:
+    key = (COMPACTION, update.compaction_id)
+    changes: list[Change] = []
+    comp = _compaction(state, key, changes)
+    if comp is None:
+        return _problem(state, "entity type clash", repr(key))
+    text = comp.summary.append(update.content)
+    if not changes:
+        changes.append(TextAppended(key, text) if text is not None else ContentAppended(key, update.content))
+    return changes
+
+
+# -- unknown variants and notices ---------------------------------------------------------------------
+
+
+def _unknown(state: SessionState, update: UnknownUpdate) -> list[Change]:
+    """Keep it in the timeline with its raw payload; the unstable `plan_removed` is understood (§5.2)."""
+    plan_id = update.raw.get("planId") if update.kind == "plan_removed" else None
+    if isinstance(plan_id, str) and type(state.entities.get((PLAN, plan_id))) is Plan:
+        del state.entities[(PLAN, plan_id)]
+        return [EntityRemoved((PLAN, plan_id))]
+    state.unknown_count += 1
+    return [_add(state, UnknownEntry((UNKNOWN, str(state.unknown_count)), update.kind, update.raw))]
+
+
+def _notice(state: SessionState, update: Notice) -> list[Change]:
+    state.notices.append(update)
+    return [NoticeRaised(update)]
+
+
+# -- foreground state (§9) ----------------------------------------------------------------------------
+
+
+def _state_update(state: SessionState, update: StateUpdate) -> list[Change]:
+    fg = state.foreground
+    before = (fg.state, fg.busy, fg.stop_reason, fg.error, fg.background)
+    new = update.state
+    if new == RUNNING or new == REQUIRES_ACTION:
+        if not fg.busy:
+            state.turn += 1  # new foreground work: tool calls from here on belong to it
+        fg.busy = True
+    elif new == IDLE:
+        # Idle always ends foreground work; a missing/unknown/malformed stop reason is just unknown.
+        fg.busy = False
+        reason = update.stop_reason
+        fg.stop_reason = reason if isinstance(reason, str) else None
+        error = update.error
+        fg.error = error if fg.stop_reason == "error" and isinstance(error, ErrorObject) else None
+    fg.state = new  # an unknown state is kept as sent; `busy` stays at the last known value
+    if update.background is not UNSET:
+        fg.background = update.background
+    if (fg.state, fg.busy, fg.stop_reason, fg.error, fg.background) == before:
+        return []
+    return [StateChanged(fg.state, fg.busy)]
+
+
+# -- beside the timeline ------------------------------------------------------------------------------
+
+
+def _usage(state: SessionState, update: UsageUpdate) -> list[Change]:
+    cost = update.cost if update.cost is not UNSET else None
+    state.usage = Usage(update.used, update.size, cost)
+    return [UsageChanged()]
+
+
+def _commands(state: SessionState, update: AvailableCommandsUpdate) -> list[Change]:
+    state.commands = list(update.available_commands)
+    return [CommandsChanged()]
+
+
+def _config(state: SessionState, update: ConfigOptionUpdate) -> list[Change]:
+    state.config_options = list(update.config_options)
+    return [ConfigChanged()]
+
+
+def _info(state: SessionState, update: SessionInfoUpdate) -> list[Change]:
+    info = state.info
+    fields: set[str] = set()
+    for name in ("title", "updated_at", "meta"):
+        value = getattr(update, name)
+        if value is not UNSET:
+            setattr(info, name, value)
+            fields.add(name)
+    return [InfoChanged(frozenset(fields))] if fields else []
+
+
+# -- local events ---------------------------------------------------------------------------------------
+
+
+def _prompt_submitted(state: SessionState, event: PromptSubmitted) -> list[Change]:
+    state.submissions[event.request_id] = Submission(event.request_id, list(event.blocks))
+    return [SubmissionChanged(event.request_id)]
+
+
+def _prompt_accepted(state: SessionState, event: PromptAccepted) -> list[Change]:
+    """Bind the submission to its user message by request id (§4.1 reconciliation)."""
+    submission = state.submissions.pop(event.request_id, None)
+    changes: list[Change] = [SubmissionChanged(event.request_id)] if submission is not None else []
+    key = (USER_MESSAGE, event.message_id)
+    entity = state.entities.get(key)
+    if entity is None:
+        if submission is None:
+            return changes  # nothing to show until the agent reports the message
+        msg = Message(key)
+        msg.content.replace(submission.blocks)
+        msg.local_echo = True
+        msg.submission_id = event.request_id
+        changes.append(_add(state, msg))
+    elif type(entity) is Message:
+        entity.submission_id = event.request_id
+        changes.append(EntityChanged(key, frozenset({"submission_id"})))
+    return changes
+
+
+def _prompt_rejected(state: SessionState, event: PromptRejected) -> list[Change]:
+    submission = state.submissions.get(event.request_id)
+    if submission is None:
+        return []
+    submission.status = "cancelled" if event.cancelled else "failed"
+    submission.error = event.error
+    return [SubmissionChanged(event.request_id)]
+
+
+def _submission_dismissed(state: SessionState, event: SubmissionDismissed) -> list[Change]:
+    submission = state.submissions.get(event.request_id)
+    if submission is None or submission.status == "pending":
+        return []
+    del state.submissions[event.request_id]
+    return [SubmissionChanged(event.request_id)]
+
+
+def _cancel_requested(state: SessionState, event: CancelRequested) -> list[Change]:
+    """§9.3: answer every pending permission `cancelled`; show unfinished current tool calls cancelling."""
+    changes: list[Change] = []
+    if state.permissions:
+        resolved = tuple((request_id, "cancelled") for request_id in state.permissions)
+        state.permissions.clear()
+        changes.append(PermissionsChanged(resolved))
+    if state.foreground.state != IDLE:
+        turn = state.turn
+        for key, entity in state.entities.items():
+            if type(entity) is ToolCall and entity.turn == turn and not entity.finished and not entity.cancelling:
+                entity.cancelling = True
+                changes.append(EntityChanged(key, frozenset({"cancelling"})))
+    return changes
+
+
+def _permission_requested(state: SessionState, event: PermissionRequested) -> list[Change]:
+    """Queue the request; a v2 `tool_call` subject also patches that tool call (§8, rec)."""
+    changes: list[Change] = []
+    subject = getattr(event.request, "subject", None)
+    call = getattr(subject, "tool_call", None)
+    if type(call) is ToolCallUpdate:
+        changes = _tool_call_update(state, call)
+    state.permissions[event.request_id] = PendingPermission(event.request_id, event.request)
+    changes.append(PermissionsChanged())
+    return changes
+
+
+def _permission_resolved(state: SessionState, event: PermissionResolved) -> list[Change]:
+    if state.permissions.pop(event.request_id, None) is None:
+        return []  # already answered (e.g. cancelled): each request is answered exactly once
+    return [PermissionsChanged(((event.request_id, event.outcome),))]
+
+
+def _protocol_problem(state: SessionState, event: ProtocolProblem) -> list[Change]:
+    return _problem(state, event.reason, event.detail)
+
+
+def _agent_exited(state: SessionState, event: AgentExited) -> list[Change]:
+    """No agent, no foreground work: go idle, drop open permissions, mark pending prompts unknown (§4.1)."""
+    changes: list[Change] = []
+    fg = state.foreground
+    if fg.busy or fg.state != IDLE:
+        fg.state = IDLE
+        fg.busy = False
+        fg.stop_reason = None
+        fg.error = None
+        changes.append(StateChanged(IDLE, False))
+    if state.permissions:
+        state.permissions.clear()
+        changes.append(PermissionsChanged())
+    for request_id, submission in state.submissions.items():
+        if submission.status == "pending":
+            submission.status = "unknown"
+            changes.append(SubmissionChanged(request_id))
+    detail = f"exit code {event.returncode}" if event.returncode is not None else "no exit code"
+    changes.extend(_problem(state, "agent exited", f"{detail}; {event.reason}" if event.reason else detail))
+    return changes
+
+
+_HANDLERS: dict[type, _Handler] = {
+    UserMessageChunk: _user_chunk,
+    AgentMessageChunk: _agent_chunk,
+    AgentThoughtChunk: _thought_chunk,
+    UserMessage: _user_message,
+    AgentMessage: _agent_message,
+    AgentThought: _agent_thought,
+    StateUpdate: _state_update,
+    ToolCallUpdate: _tool_call_update,
+    ToolCallContentChunk: _tool_call_chunk,
+    TerminalUpdate: _terminal_update,
+    TerminalOutputChunk: _terminal_chunk,
+    PlanUpdate: _plan_update,
+    AvailableCommandsUpdate: _commands,
+    ConfigOptionUpdate: _config,
+    SessionInfoUpdate: _info,
+    UsageUpdate: _usage,
+    Notice: _notice,
+    CompactionUpdate: _compaction_update,
+    CompactionSummaryChunk: _compaction_chunk,
+    UnknownUpdate: _unknown,
+    PromptSubmitted: _prompt_submitted,
+    PromptAccepted: _prompt_accepted,
+    PromptRejected: _prompt_rejected,
+    SubmissionDismissed: _submission_dismissed,
+    CancelRequested: _cancel_requested,
+    PermissionRequested: _permission_requested,
+    PermissionResolved: _permission_resolved,
+    ProtocolProblem: _protocol_problem,
+    AgentExited: _agent_exited,
+}
+
+__all__ = ["apply"]
