@@ -1,0 +1,452 @@
+"""The permission dialog: what the agent wants to do, and one button per option it offers.
+
+A `ModalScreen[PermissionChoice]` built from a decoded `session/request_permission` (v2
+`RequestPermissionRequest` or v1 `V1RequestPermissionRequest`). It is docked at the bottom and
+leaves the conversation visible above it; PageUp/PageDown and ctrl+Up/ctrl+Down still scroll the
+conversation underneath.
+
+Slips are guarded twice. Keys and clicks are ignored until the dialog has been on screen for
+`arm_delay` seconds (measured from its first refresh after being shown, with the screen's own timer),
+so a user typing a prompt when the request arrives cannot approve it with a stray Enter. And every
+agent string (title, description, option names, paths, command) is sanitized and shown as plain
+text, never markup, so it can neither style itself as a button nor run an action.
+
+Escape picks the agent's reject_once option when there is one; otherwise it dismisses with
+`cancel_turn=True` and the app cancels the turn (the request is then answered `cancelled`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Final
+
+from msgspec import UNSET
+from rich.text import Text
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Button, Static
+
+from acp_tui.protocol.methods import (
+    CommandPermissionSubject,
+    PermissionOption,
+    RequestPermissionRequest,
+    ToolCallPermissionSubject,
+    UnknownPermissionSubject,
+    V1RequestPermissionRequest,
+)
+from acp_tui.protocol.v1 import V1Diff, V1ToolCallUpdate
+from acp_tui.protocol.v2 import (
+    Diff,
+    TerminalRef,
+    TextContent,
+    ToolCallLocation,
+    ToolCallUpdate,
+    ToolContent,
+    UnknownToolContent,
+)
+from acp_tui.sanitize import multiline, plain
+from acp_tui.ui.permission_keys import (
+    MAX_NUMBERED,
+    first_of_kind,
+    key_for_option,
+    kind_variant,
+    option_for_kind_key,
+    option_for_number,
+)
+from acp_tui.ui.widgets.content_blocks import ContentChip, head_lines, more_lines_text, pretty_json
+from acp_tui.ui.widgets.conversation import Conversation
+from acp_tui.ui.widgets.diff_view import DiffView
+from acp_tui.ui.widgets.icons import kind_icon
+
+__all__ = ["ARM_DELAY", "PermissionChoice", "PermissionRequest", "PermissionScreen", "request_title"]
+
+#: Seconds the dialog must have been visible before keys and clicks count.
+ARM_DELAY: Final = 0.5
+#: The dialog takes at most this fraction of the screen's height; the conversation shows above it.
+MAX_HEIGHT_FRACTION: Final = 0.65
+#: The body keeps at least this many rows even when many options crowd the dialog.
+MIN_BODY_HEIGHT: Final = 3
+#: Lines of a text block, raw input or unknown subject shown before "… N more lines".
+MAX_BODY_LINES: Final = 200
+#: Lines of a diff shown inside the dialog (the tool card in the conversation shows more).
+MAX_DIFF_LINES: Final = 300
+
+PermissionRequest = RequestPermissionRequest | V1RequestPermissionRequest
+
+_ARMING_HINT: Final = "keys are ignored for a moment…"
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionChoice:
+    """The dialog's result: the chosen option, or none (`cancel_turn` says whether to cancel the turn).
+
+    `reason` is set by `close_because` (the agent withdrew the request or exited).
+    """
+
+    option_id: str | None
+    cancel_turn: bool = False
+    reason: str | None = None
+
+
+def request_title(request: PermissionRequest) -> str:
+    """The dialog's title, sanitized: v2 `title`; v1 the tool call's title (or its name)."""
+    if isinstance(request, RequestPermissionRequest):
+        return plain(request.title)
+    tool_call = request.tool_call
+    for value in (tool_call.title, tool_call.name):
+        if isinstance(value, str) and value.strip():
+            return plain(value)
+    return "Permission requested"
+
+
+def _bounded(text: str, classes: str = "") -> Static:
+    """A Static of sanitized multi-line text, cut at `MAX_BODY_LINES` (never markup)."""
+    head, more = head_lines(multiline(text).rstrip("\n"), MAX_BODY_LINES)
+    body = Text(head)
+    if more:
+        body.append("\n").append_text(more_lines_text(more))
+    return Static(body, classes=classes)
+
+
+def _location_text(location: ToolCallLocation) -> str:
+    """"📍 path:line" for follow-along (the line only when given)."""
+    line = f":{location.line}" if isinstance(location.line, int) else ""
+    return f"📍 {plain(location.path)}{line}"
+
+
+def _tool_call_widgets(tool_call: ToolCallUpdate | V1ToolCallUpdate, dialog_title: str) -> list[Widget]:
+    """What a tool call would do: kind and title, content (text, diffs), locations, else raw input."""
+    widgets: list[Widget] = []
+    kind = tool_call.kind if isinstance(tool_call.kind, str) and tool_call.kind else "other"
+    header = Text(f"{kind_icon(kind)} ")
+    header.append(plain(kind), "bold")
+    title = plain(tool_call.title) if isinstance(tool_call.title, str) else ""
+    if title and title != dialog_title:
+        header.append("  ")
+        header.append(title)
+    widgets.append(Static(header, classes="subject-header"))
+    contents = tool_call.content if isinstance(tool_call.content, list) else []
+    for item in contents:
+        if isinstance(item, ToolContent):
+            if isinstance(item.content, TextContent):
+                widgets.append(_bounded(item.content.text, "subject-text"))
+            else:
+                widgets.append(ContentChip(item.content))
+        elif isinstance(item, (Diff, V1Diff)):
+            widgets.append(DiffView(item, max_lines=MAX_DIFF_LINES))
+        elif isinstance(item, TerminalRef):
+            widgets.append(Static(Text(f"terminal {plain(item.terminal_id)}"), classes="subject-note"))
+        elif isinstance(item, UnknownToolContent):
+            widgets.append(Static(Text(f"[unsupported content: {plain(item.type)}]"), classes="subject-note"))
+    locations = tool_call.locations if isinstance(tool_call.locations, list) else []
+    if locations:
+        widgets.append(
+            Static(Text("\n".join(_location_text(loc) for loc in locations)), classes="subject-locations")
+        )
+    if not contents and tool_call.raw_input not in (UNSET, None):
+        widgets.append(_bounded(pretty_json(tool_call.raw_input), "subject-raw"))
+    return widgets
+
+
+def _subject_widgets(request: PermissionRequest, dialog_title: str) -> list[Widget]:
+    """The dialog body: description, then what the request is about."""
+    if isinstance(request, V1RequestPermissionRequest):
+        return _tool_call_widgets(request.tool_call, dialog_title)
+    widgets: list[Widget] = []
+    if isinstance(request.description, str) and request.description.strip():
+        widgets.append(_bounded(request.description, "description"))
+    subject = request.subject
+    if isinstance(subject, ToolCallPermissionSubject):
+        widgets.extend(_tool_call_widgets(subject.tool_call, dialog_title))
+    elif isinstance(subject, CommandPermissionSubject):
+        command = Text("$ ", "bold")
+        command.append(multiline(subject.command))
+        widgets.append(Static(command, classes="subject-command"))
+        widgets.append(Static(Text(f"in {plain(subject.cwd)}"), classes="subject-note"))
+    elif isinstance(subject, UnknownPermissionSubject):
+        widgets.append(
+            Static(
+                Text(f"The agent asks permission for something this client does not know ({plain(subject.type)})."),
+                classes="subject-note",
+            )
+        )
+        widgets.append(_bounded(pretty_json(subject.raw), "subject-raw"))
+    return widgets
+
+
+def _option_label(options: list[PermissionOption], index: int) -> Content:
+    """A button label: number key, the agent's own name (plain text), letter key when it has one."""
+    number = f"{index + 1} " if index < MAX_NUMBERED else "  "
+    key = key_for_option(options, index)
+    parts: list[str | tuple[str, str]] = [(number, "bold"), plain(options[index].name) or "(unnamed)"]
+    if key is not None:
+        parts.append((f"  {key}", "dim"))
+    return Content.assemble(*parts)
+
+
+class OptionButton(Button):
+    """A button for one permission option; keeps the option it stands for."""
+
+    def __init__(self, option: PermissionOption, label: Content, index: int) -> None:
+        super().__init__(label, variant=kind_variant(option.kind), compact=True, disabled=True)
+        self.option = option
+        self.index = index
+
+
+class PermissionScreen(ModalScreen[PermissionChoice]):
+    """Ask the user to choose one of the agent's permission options (see the module docstring)."""
+
+    CSS_PATH = "permission.tcss"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *(Binding(key, "choose_kind('{}')".format(key), show=False) for key in ("a", "A", "r", "R")),
+        *(Binding(str(n), f"choose_number({n})", show=False) for n in range(1, MAX_NUMBERED + 1)),
+        Binding("escape", "escape", "Reject / cancel", show=False),
+        Binding("up,left,shift+tab", "move(-1)", show=False),
+        Binding("down,right,tab", "move(1)", show=False),
+        Binding("pageup", "scroll_conversation('page_up')", show=False),
+        Binding("pagedown", "scroll_conversation('page_down')", show=False),
+        Binding("ctrl+up", "scroll_conversation('up')", show=False),
+        Binding("ctrl+down", "scroll_conversation('down')", show=False),
+        Binding("shift+up", "scroll_body(-1)", show=False),
+        Binding("shift+down", "scroll_body(1)", show=False),
+    ]
+
+    def __init__(
+        self,
+        request: PermissionRequest,
+        *,
+        arm_delay: float = ARM_DELAY,
+        position: int | None = None,
+        total: int | None = None,
+        name: str | None = None,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id)
+        self.request = request
+        self.options: list[PermissionOption] = list(request.options)
+        self.arm_delay = arm_delay
+        self._armed = False
+        self._arm_timer: Timer | None = None
+        self._decided = False
+        self._position = position
+        self._total = total
+        self._title = request_title(request)
+        self._buttons = [
+            OptionButton(option, _option_label(self.options, index), index)
+            for index, option in enumerate(self.options)
+        ]
+        self._hint = Static(Text(_ARMING_HINT), id="hint")
+        self._dialog = Vertical(id="dialog")
+        self._title_widget = Static(Text(self._title), id="title")
+        self._body = VerticalScroll(id="body", can_focus=False)
+        self._options = Vertical(id="options")
+
+    # -- layout ------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        with self._dialog:
+            yield self._title_widget
+            with self._body:
+                yield from _subject_widgets(self.request, self._title)
+            with self._options:
+                yield from self._buttons
+            yield self._hint
+
+    def on_mount(self) -> None:
+        self._update_border_title()
+        self.call_after_refresh(self._fit_body)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.call_after_refresh(self._fit_body)
+
+    def _fit_body(self) -> None:
+        """Cap the scrolling body so title, options and hints always fit in `MAX_HEIGHT_FRACTION`.
+
+        The dialog is as tall as its content up to that fraction of the screen; CSS alone cannot
+        say "the body takes what is left, but no more than it needs", so the cap is set here.
+        """
+        cap = int(self.size.height * MAX_HEIGHT_FRACTION)
+        chrome = self._dialog.styles.gutter.height
+        for widget in (self._title_widget, self._options, self._hint):
+            chrome += widget.outer_size.height
+        self._body.styles.max_height = max(MIN_BODY_HEIGHT, cap - chrome)
+
+    def _update_border_title(self) -> None:
+        title = "Permission"
+        if self._position is not None and self._total is not None and self._total > 1:
+            title += f" · request {self._position} of {self._total}"
+        self._dialog.border_title = title
+
+    def set_queue(self, position: int, total: int) -> None:
+        """Show "request `position` of `total`" (the app keeps the queue)."""
+        self._position = position
+        self._total = total
+        self._update_border_title()
+
+    @property
+    def queue_label(self) -> str:
+        """The border title as shown (for the app and tests)."""
+        return str(self._dialog.border_title or "")
+
+    # -- arming ------------------------------------------------------------------------------
+
+    @property
+    def armed(self) -> bool:
+        """Do keys and clicks count yet?"""
+        return self._armed
+
+    def on_screen_resume(self) -> None:
+        # Start counting once the dialog has actually been painted; re-arm whenever it comes back.
+        self._disarm()
+        self.call_after_refresh(self._start_arming)
+
+    def on_screen_suspend(self) -> None:
+        self._disarm()
+
+    def _start_arming(self) -> None:
+        if self._decided or not self.is_current:
+            return
+        if self._arm_timer is not None:
+            self._arm_timer.stop()
+        self._arm_timer = self.set_timer(self.arm_delay, self._arm, name="permission-arm")
+
+    def _disarm(self) -> None:
+        if self._arm_timer is not None:
+            self._arm_timer.stop()
+            self._arm_timer = None
+        self._armed = False
+        for button in self._buttons:
+            button.disabled = True
+        self._hint.update(Text(_ARMING_HINT))
+        self._hint.add_class("-arming")
+
+    def _arm(self) -> None:
+        self._arm_timer = None
+        if self._decided:
+            return
+        self._armed = True
+        for button in self._buttons:
+            button.disabled = False
+        self._hint.remove_class("-arming")
+        self._hint.update(self._key_hints())
+        if self._buttons:
+            self._buttons[0].focus(scroll_visible=False)
+
+    def _key_hints(self) -> Text:
+        hints: list[tuple[str, str]] = []
+        for key, label in (("a", "allow"), ("A", "always"), ("r", "reject"), ("R", "never")):
+            if option_for_kind_key(self.options, key) is not None:
+                hints.append((key, label))
+        numbers = min(len(self.options), MAX_NUMBERED)
+        if numbers:
+            hints.append(("1" if numbers == 1 else f"1-{numbers}", "option"))
+        hints.append(("↑↓ ⏎", "choose"))
+        escape = "reject" if first_of_kind(self.options, "reject_once") is not None else "cancel turn"
+        hints.append(("esc", escape))
+        hints.append(("PgUp/PgDn", "scroll chat"))
+        text = Text()
+        for key, label in hints:
+            if text:
+                text.append("  ")
+            text.append(key, "bold")
+            text.append(f" {label}")
+        return text
+
+    # -- choosing ----------------------------------------------------------------------------
+
+    def _finish(self, choice: PermissionChoice) -> None:
+        if self._decided:
+            return
+        self._decided = True
+        if self._arm_timer is not None:
+            self._arm_timer.stop()
+        self.dismiss(choice)
+
+    def _choose(self, option: PermissionOption | None) -> None:
+        if option is not None and self._armed:
+            self._finish(PermissionChoice(option_id=option.option_id))
+
+    def action_choose_kind(self, key: str) -> None:
+        """a / A / r / R: the first option of that kind."""
+        self._choose(option_for_kind_key(self.options, key))
+
+    def action_choose_number(self, number: int) -> None:
+        """1-9: the option at that position."""
+        self._choose(option_for_number(self.options, number))
+
+    def action_escape(self) -> None:
+        """The agent's reject_once option, else cancel the turn."""
+        if not self._armed:
+            return
+        reject = first_of_kind(self.options, "reject_once")
+        if reject is not None:
+            self._choose(reject)
+        else:
+            self._finish(PermissionChoice(option_id=None, cancel_turn=True))
+
+    def action_move(self, step: int) -> None:
+        """Move focus to the previous / next option button (wrapping)."""
+        if not self._armed or not self._buttons:
+            return
+        focused = self.focused
+        index = self._buttons.index(focused) if isinstance(focused, OptionButton) else -step
+        self._buttons[(index + step) % len(self._buttons)].focus()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if isinstance(event.button, OptionButton):
+            self._choose(event.button.option)
+
+    def on_click(self, event: events.Click) -> None:
+        # Clicks elsewhere in the dialog do nothing; clicks on the dimmed area above stay harmless.
+        event.stop()
+
+    def close_because(self, reason: str) -> None:
+        """Close without an answer (the agent withdrew the request or exited); `reason` is for the app."""
+        self._finish(PermissionChoice(option_id=None, cancel_turn=False, reason=reason))
+
+    # -- scrolling ---------------------------------------------------------------------------
+
+    def _underlying_scrollable(self) -> Widget | None:
+        """The conversation (or first vertical scroller) of the screen below this dialog."""
+        stack = self.app.screen_stack
+        if self not in stack:
+            return None
+        index = stack.index(self)
+        if index == 0:
+            return None
+        below = stack[index - 1]
+        for kind in (Conversation, VerticalScroll):
+            found = below.query(kind)
+            if found:
+                return found.first()
+        return None
+
+    def action_scroll_conversation(self, how: str) -> None:
+        """Scroll the conversation under the dialog (works while arming too: it decides nothing)."""
+        target = self._underlying_scrollable()
+        if target is None:
+            return
+        if how == "page_up":
+            target.scroll_page_up()
+        elif how == "page_down":
+            target.scroll_page_down()
+        elif how == "up":
+            target.scroll_up()
+        elif how == "down":
+            target.scroll_down()
+
+    def action_scroll_body(self, step: int) -> None:
+        """Scroll the dialog's own content by a line."""
+        if step < 0:
+            self._body.scroll_up()
+        else:
+            self._body.scroll_down()
