@@ -1,0 +1,189 @@
+"""An agent plan (ACP §7): a checklist whose entries are replaced whole on every update.
+
+Each entry shows its status glyph (☐ pending, ◐ in progress, ☑ completed, ⊘ cancelled, "?" plus the
+value for an unknown status) and its priority (high/medium/low coloured, anything else shown as sent).
+A plan variant this client does not know shows "plan (unsupported format: type)" and opens (click or
+Enter) to its raw JSON. Entry text is agent data: sanitized and drawn as plain `Text`.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.widget import Widget
+
+from acp_tui.protocol.v2 import PlanItems, UnknownPlan
+from acp_tui.sanitize import plain
+from acp_tui.session.model import Plan
+from acp_tui.ui.widgets.content_blocks import (
+    MAX_JSON_LINES,
+    TextStatic,
+    head_lines,
+    more_lines_text,
+    pretty_json,
+)
+from acp_tui.ui.widgets.icons import plan_status_glyph, priority_variant
+
+__all__ = ["PlanView", "PlanEntries", "plan_lines"]
+
+_COMPONENTS = ("plan--high", "plan--medium", "plan--low", "plan--unknown", "plan--done", "plan--glyph")
+
+
+def plan_lines(items: PlanItems) -> list[str]:
+    """The plan as plain text lines: glyph, content, priority (for tests, copying and saving)."""
+    lines = []
+    for entry in items.entries:
+        glyph, unknown_status = plan_status_glyph(entry.status)
+        status = f" {unknown_status}" if unknown_status is not None else ""
+        lines.append(f"{glyph}{status} {plain(entry.content)}  [{plain(entry.priority)}]")
+    return lines
+
+
+class PlanEntries(Widget):
+    """The checklist of a `PlanItems`, drawn as one `Text` coloured through component classes."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(_COMPONENTS)
+
+    DEFAULT_CSS = """
+    PlanEntries { height: auto; width: 1fr; }
+    PlanEntries > .plan--high { color: $error; text-style: bold; }
+    PlanEntries > .plan--medium { color: $warning; }
+    PlanEntries > .plan--low { text-style: dim; }
+    PlanEntries > .plan--unknown { color: $secondary; }
+    PlanEntries > .plan--done { text-style: dim; }
+    PlanEntries > .plan--glyph { color: $accent; }
+    """
+
+    def __init__(self, items: PlanItems | None) -> None:
+        super().__init__()
+        self.items = items
+        self._cache: tuple[tuple[Style, ...], Text] | None = None
+
+    def set_items(self, items: PlanItems | None) -> None:
+        """Replace all entries (the plan was updated)."""
+        self.items = items
+        self._cache = None
+        self.refresh(layout=True)
+
+    def render(self) -> Text:
+        styles = tuple(self.get_component_rich_style(name, partial=True) for name in _COMPONENTS)
+        if self._cache is None or self._cache[0] != styles:
+            self._cache = (styles, self._build(*styles))
+        return self._cache[1]
+
+    def _build(self, high: Style, medium: Style, low: Style, unknown: Style, done: Style, glyph_style: Style) -> Text:
+        text = Text(end="")
+        if self.items is None:
+            return text
+        priority_styles = {"high": high, "medium": medium, "low": low, "unknown": unknown}
+        if not self.items.entries:
+            return Text("(empty plan)", style=done, end="")
+        for index, entry in enumerate(self.items.entries):
+            if index:
+                text.append("\n")
+            glyph, unknown_status = plan_status_glyph(entry.status)
+            text.append(glyph, glyph_style)
+            if unknown_status is not None:
+                text.append(f" {unknown_status}", unknown)
+            text.append(" ")
+            finished = entry.status in ("completed", "cancelled")
+            text.append(plain(entry.content), done if finished else Style())
+            text.append("  ")
+            text.append(plain(entry.priority), priority_styles[priority_variant(entry.priority)])
+        return text
+
+
+class PlanView(Vertical, can_focus=True):
+    """One plan by id; `apply_fields` re-renders it in place when the model replaced it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "toggle", "Expand", show=False)]
+
+    DEFAULT_CSS = """
+    PlanView {
+        height: auto;
+        width: 1fr;
+        border: round $panel;
+        padding: 0 1;
+    }
+    PlanView:focus { border: round $primary; }
+    PlanView > .plan--header { color: $text-muted; text-style: bold; }
+    PlanView > .plan--raw { display: none; color: $text-muted; background: $boost; }
+    PlanView.-unsupported.-expanded > .plan--raw { display: block; }
+    PlanView.-unsupported > PlanEntries { display: none; }
+    """
+
+    def __init__(self, plan: Plan) -> None:
+        super().__init__()
+        self.plan = plan
+        self._header = TextStatic(classes="plan--header")
+        self.entries = PlanEntries(None)
+        self._raw = TextStatic(classes="plan--raw")
+        self._header_plain = ""
+        self.refresh_plan()
+
+    def compose(self) -> ComposeResult:
+        yield self._header
+        yield self.entries
+        yield self._raw
+
+    @property
+    def expanded(self) -> bool:
+        return self.has_class("-expanded")
+
+    def _set_header(self, text: Text) -> None:
+        self._header_plain = text.plain
+        self._header.update(text)
+
+    def refresh_plan(self) -> None:
+        """Render the plan the model holds now (its entries were replaced whole)."""
+        content = self.plan.plan
+        if isinstance(content, PlanItems):
+            self.remove_class("-unsupported")
+            done = sum(1 for entry in content.entries if entry.status == "completed")
+            self._set_header(Text(f"☰ Plan  {done}/{len(content.entries)} done"))
+            self.entries.set_items(content)
+            return
+        self.add_class("-unsupported")
+        self.entries.set_items(None)
+        kind = plain(content.type) if isinstance(content, UnknownPlan) else plain(type(content).__name__)
+        arrow = "▾" if self.expanded else "▸"
+        self._set_header(Text(f"{arrow} plan (unsupported format: {kind})"))
+        raw = content.raw if isinstance(content, UnknownPlan) else content
+        head, more = head_lines(pretty_json(raw), MAX_JSON_LINES)
+        body = Text(head)
+        if more:
+            body.append("\n").append_text(more_lines_text(more))
+        self._raw.update(body)
+
+    def apply_fields(self, fields: frozenset[str]) -> None:
+        """The model replaced the plan (`EntityChanged` with "plan")."""
+        if "plan" in fields:
+            self.refresh_plan()
+
+    def action_toggle(self) -> None:
+        """Open or close the raw JSON of an unsupported plan (supported plans are always open)."""
+        if not self.has_class("-unsupported"):
+            return
+        self.toggle_class("-expanded")
+        self.refresh_plan()
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        self.action_toggle()
+
+    @property
+    def header_text(self) -> str:
+        return self._header_plain
+
+    def text_lines(self) -> list[str]:
+        """The plan as plain lines (header first)."""
+        content = self.plan.plan
+        if isinstance(content, PlanItems):
+            return [self._header_plain, *plan_lines(content)]
+        return [self._header_plain]

@@ -1,0 +1,184 @@
+"""The user's message: its text in a bubble, non-text blocks as chips, and the submission state.
+
+Built from a model `Message` (an inserted or echoed user message) or from the blocks of a prompt
+submission that the agent has not inserted yet. While not inserted it looks "pending" (greyed); a
+rejected prompt shows its error, a cancelled one "not sent (cancelled)". The text is plain
+(sanitized with `multiline`), never markdown or markup: it is what the user typed or the agent echoed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import HorizontalGroup, Vertical
+
+from acp_tui.protocol.v2 import ContentBlock, TextContent
+from acp_tui.sanitize import multiline, plain
+from acp_tui.session.model import Message, Submission
+from acp_tui.ui.widgets.content_blocks import TextStatic, block_widget
+
+__all__ = ["UserMessageView", "DeliveryState"]
+
+#: How far the message got: shown normally once "sent" (inserted by the agent).
+DeliveryState = Literal["sent", "pending", "failed", "cancelled", "unknown"]
+
+
+class UserMessageView(Vertical):
+    """A user message bubble; update it with the methods below, never by recomposing."""
+
+    DEFAULT_CSS = """
+    UserMessageView {
+        height: auto;
+        width: 1fr;
+        background: $user-message-background;
+        border-left: outer $primary;
+        padding: 0 1;
+    }
+    UserMessageView > .user--text { width: 1fr; height: auto; }
+    UserMessageView > .user--chips { height: auto; width: 1fr; }
+    UserMessageView > .user--chips > * { margin-right: 1; }
+    UserMessageView > .user--status { display: none; color: $text-muted; text-style: italic; }
+    UserMessageView.-pending { opacity: 70%; border-left: outer $panel; }
+    UserMessageView.-pending > .user--status { display: block; }
+    UserMessageView.-failed { border-left: outer $error; }
+    UserMessageView.-failed > .user--status { display: block; color: $error; }
+    UserMessageView.-cancelled { opacity: 70%; border-left: outer $panel; }
+    UserMessageView.-cancelled > .user--status { display: block; }
+    UserMessageView.-unknown > .user--status { display: block; color: $warning; }
+    """
+
+    _STATES: ClassVar[tuple[str, ...]] = ("-pending", "-failed", "-cancelled", "-unknown")
+
+    def __init__(self, message: Message | None = None, *, blocks: list[ContentBlock] | None = None) -> None:
+        """Show `message` (from the model) or, for a submission not inserted yet, `blocks`."""
+        super().__init__()
+        self.message = message
+        self._blocks: list[ContentBlock] = list(blocks or [])
+        self._text = TextStatic(classes="user--text")
+        self._chips = HorizontalGroup(classes="user--chips")
+        self._status = TextStatic(classes="user--status")
+        self._parts: list[str] = []
+        self._initial_chips: list[Any] = []
+        self.state: DeliveryState = "sent"
+        self._status_plain = ""
+        self._load(self._source_blocks())
+        if message is None:
+            self.set_pending()
+
+    @classmethod
+    def from_submission(cls, submission: Submission) -> UserMessageView:
+        """A bubble for a prompt submission, in its current state."""
+        view = cls(blocks=submission.blocks)
+        view.apply_submission(submission)
+        return view
+
+    def compose(self) -> ComposeResult:
+        yield self._text
+        with self._chips:
+            yield from self._initial_chips
+        yield self._status
+        self._initial_chips = []
+
+    # -- content -----------------------------------------------------------------------------
+
+    def _source_blocks(self) -> list[ContentBlock]:
+        return list(self.message.content.blocks) if self.message is not None else self._blocks
+
+    def _load(self, blocks: list[ContentBlock]) -> None:
+        self._parts = []
+        chips = []
+        for block in blocks:
+            if isinstance(block, TextContent):
+                self._parts.append(multiline(block.text))
+            else:
+                chips.append(block_widget(block))
+        self._render_text()
+        self._chips.display = bool(chips)
+        if self._chips.is_mounted:
+            self._chips.remove_children()
+            if chips:
+                self._chips.mount(*chips)
+        else:
+            self._initial_chips = chips
+
+    def _render_text(self) -> None:
+        text = "".join(self._parts)
+        self._text.update(Text(text))
+        self._text.display = bool(text)
+
+    @property
+    def text(self) -> str:
+        """The (sanitized) message text shown."""
+        return "".join(self._parts)
+
+    def append_text(self, text: str) -> None:
+        """A text chunk arrived (a `TextAppended`)."""
+        self._parts.append(multiline(text))
+        self._render_text()
+
+    def append_content(self, block: ContentBlock) -> None:
+        """A non-text block arrived (a `ContentAppended`)."""
+        if isinstance(block, TextContent):
+            self.append_text(block.text)
+            return
+        chip = block_widget(block)
+        self._chips.display = True
+        if self._chips.is_mounted:
+            self._chips.mount(chip)
+        else:
+            self._initial_chips.append(chip)
+
+    def replace_content(self, message: Message | None = None) -> None:
+        """Re-render from the model (a `ContentReplaced`, or the agent replacing a local echo)."""
+        if message is not None:
+            self.message = message
+        self._load(self._source_blocks())
+
+    # -- delivery state ----------------------------------------------------------------------
+
+    def _set_state(self, state: DeliveryState, status: str) -> None:
+        self.state = state
+        self.remove_class(*self._STATES)
+        if state != "sent":
+            self.add_class(f"-{state}")
+        self._status_plain = status
+        self._status.update(Text(status))
+
+    def set_pending(self) -> None:
+        """Submitted, not yet inserted by the agent."""
+        self._set_state("pending", "sending…")
+
+    def set_failed(self, error: str) -> None:
+        """The agent rejected the prompt; `error` is its message (agent text, sanitized here)."""
+        self._set_state("failed", f"not sent: {plain(error)}")
+
+    def set_cancelled(self) -> None:
+        """The prompt was cancelled before the agent took it."""
+        self._set_state("cancelled", "not sent (cancelled)")
+
+    def set_unknown(self) -> None:
+        """The agent went away before answering: we do not know whether it got the prompt."""
+        self._set_state("unknown", "delivery unknown (the agent stopped)")
+
+    def set_sent(self) -> None:
+        """Inserted by the agent: the normal look."""
+        self._set_state("sent", "")
+
+    def apply_submission(self, submission: Submission) -> None:
+        """Show the state of a submission from `state.submissions`."""
+        if submission.status == "pending":
+            self.set_pending()
+        elif submission.status == "failed":
+            error = submission.error.message if submission.error is not None else "error"
+            self.set_failed(error)
+        elif submission.status == "cancelled":
+            self.set_cancelled()
+        else:
+            self.set_unknown()
+
+    @property
+    def status_text(self) -> str:
+        """The status line shown under the text ("" once sent)."""
+        return self._status_plain
