@@ -78,7 +78,8 @@ def test_random_bytes_frame_and_decode_without_raising(pieces: list[bytes], data
     assert split == whole
     assert frames_of(pieces) == whole
     for line in whole:
-        assert b"\n" not in line and not line.endswith(b"\r") and line.strip()
+        # One CR of a CRLF ending is stripped; any other CR is JSON whitespace and stays.
+        assert b"\n" not in line and line.strip()
         decoded = jsonrpc.decode_frame(line)
         entries = decoded if isinstance(decoded, list) else [decoded]
         assert entries, "an empty batch must be a FrameError, not an empty list"

@@ -98,12 +98,20 @@ class AgentSession:
 
     async def start(self) -> str:
         """Spawn the agent, `initialize`, `session/new`; return the session id."""
+        await self.connect()
+        await self.initialize()
+        return await self.new_session()
+
+    async def connect(self) -> None:
+        """Spawn the agent and start reading it (raises `SpawnError` when it cannot run)."""
         await self.process.start()
         self.connection.on_notification("session/update", self._on_update)
         self.connection.on_request("session/request_permission", self._on_permission)
         self.connection.start()
-        await self.initialize()
-        return await self.new_session()
+
+    def can_resume(self) -> bool:
+        """May `resume` be tried? v2: always (baseline); v1: only when the agent advertises it."""
+        return self.version == 2 or self._v1_capability("sessionCapabilities", "resume")
 
     async def initialize(self) -> int:
         """Send one `initialize` and settle the version for this connection (ACP §2.2)."""

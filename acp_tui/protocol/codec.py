@@ -6,15 +6,19 @@ turns those bytes into the typed Structs of `v2`, `v1` and `methods`.
 Two paths: the fast path decodes bytes straight into the tagged unions. msgspec raises on an
 unknown tag, so when the fast path fails the fallback decodes to builtins, replaces every unknown
 variant (update kind, content `type`, tool-content `type`, plan `type`, config option `type`,
-permission subject `type`) by its `Unknown*` Struct keeping the raw payload, drops invalid items of
-the lists the schema marks `x-deserialize-skip-invalid-items`, and converts. Whatever still fails
-is a malformed *known* variant: `MalformedMessage`, which the caller reports as a protocol error.
+permission subject `type`) by its `Unknown*` Struct keeping the raw payload, and converts. If that
+fails, it drops, at any depth, each malformed optional field (the schemas mark them
+`x-deserialize-default-on-error`: absent, so a patch field means no change) and each invalid item of
+the lists marked `x-deserialize-skip-invalid-items`, and converts again. Whatever still fails is a
+malformed *known* variant (a malformed required field): `MalformedMessage`, which the caller
+reports as a protocol error.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from types import UnionType
+from typing import Any, TypeVar, Union, get_args, get_origin
 
 import msgspec
 from msgspec import UNSET
@@ -80,8 +84,13 @@ def _tag(value: dict[str, Any], field: str = "type") -> str:
     return tag if isinstance(tag, str) else repr(tag)
 
 
+def _unknown(tag: Any, known: frozenset[str]) -> bool:
+    """True when a `type` value names no known variant (any non-string, even unhashable, counts)."""
+    return not (isinstance(tag, str) and tag in known)
+
+
 def _fix_block(block: Any) -> Any:
-    if isinstance(block, dict) and "type" in block and block["type"] not in _CONTENT_TYPES:
+    if isinstance(block, dict) and "type" in block and _unknown(block["type"], _CONTENT_TYPES):
         return v2.UnknownContent(type=_tag(block), raw=block)
     return block
 
@@ -93,7 +102,7 @@ def _fix_blocks(blocks: Any) -> Any:
 def _fix_tool_content(item: Any) -> Any:
     if not isinstance(item, dict) or "type" not in item:
         return item
-    if item["type"] not in _TOOL_CONTENT_TYPES:
+    if _unknown(item["type"], _TOOL_CONTENT_TYPES):
         return v2.UnknownToolContent(type=_tag(item), raw=item)
     if item["type"] == "content" and "content" in item:
         return {**item, "content": _fix_block(item["content"])}
@@ -105,7 +114,7 @@ def _fix_tool_contents(items: Any) -> Any:
 
 
 def _fix_config_option(option: Any) -> Any:
-    if isinstance(option, dict) and "type" in option and option["type"] not in _CONFIG_TYPES:
+    if isinstance(option, dict) and "type" in option and _unknown(option["type"], _CONFIG_TYPES):
         key = option.get("configId", option.get("id", ""))
         name = option.get("name", "")
         return v2.UnknownConfigOption(
@@ -151,39 +160,133 @@ _UPDATE_FIXERS: dict[str, dict[str, Callable[[Any], Any]]] = {
     "config_option_update": {"configOptions": _fix_config_options},
 }
 
-#: Lists whose invalid items are dropped, not fatal (schema `x-deserialize-skip-invalid-items`).
-_SKIP_INVALID_V2: dict[str, Any] = {
-    "content": list[v2.ToolCallContent],
-    "locations": list[v2.ToolCallLocation],
-    "availableCommands": list[v2.AvailableCommand],
-    "configOptions": list[v2.SessionConfigOption],
-    "summary": list[v2.ContentBlock],
+# --- tolerant fields (fallback path) ---------------------------------------------------------------
+
+#: Lists whose invalid items are dropped, not fatal (schema `x-deserialize-skip-invalid-items`, both versions).
+_SKIP_INVALID_ITEMS = frozenset(
+    {
+        "content", "locations", "audience", "sizes", "icons", "changes", "options", "configOptions",
+        "availableCommands", "entries", "summary", "authMethods", "sessions", "availableModes",
+    }
+)
+
+#: Optional Struct fields that are *not* `x-deserialize-default-on-error`: a malformed value stays fatal.
+#: Every other optional field is marked in the schemas (CLIENT-REQUIREMENTS §1.2); the alternate keys
+#: (`configId`/`id`, `groupId`/`group`, `currentModeId`/`modeId`) hold a required value.
+_STRICT_FIELDS: frozenset[tuple[type, str]] = frozenset(
+    {
+        (v2.SessionConfigSelect, "configId"),
+        (v2.SessionConfigSelect, "id"),
+        (v2.SessionConfigBoolean, "configId"),
+        (v2.SessionConfigBoolean, "id"),
+        (v2.SessionConfigSelectGroup, "groupId"),
+        (v2.SessionConfigSelectGroup, "group"),
+        (v1.V1CurrentModeUpdate, "currentModeId"),
+        (methods.RequestPermissionRequest, "subject"),
+    }
+)
+
+
+def _struct_fields(cls: type) -> tuple[tuple[str, Any, bool], ...]:
+    """(wire name, type, default-on-error) for each field of a Struct, computed once per class."""
+    cached = _FIELD_PLANS.get(cls)
+    if cached is None:
+        cached = tuple(
+            (field.encode_name, _FIELD_TYPES.get((cls, field.encode_name), field.type),
+             not field.required and (cls, field.encode_name) not in _STRICT_FIELDS)
+            for field in msgspec.structs.fields(cls)
+        )
+        _FIELD_PLANS[cls] = cached
+    return cached
+
+
+def default_on_error_fields(cls: type) -> frozenset[str]:
+    """The wire names of the fields of Struct `cls` that the fallback drops when malformed."""
+    return frozenset(name for name, _, default_on_error in _struct_fields(cls) if default_on_error)
+
+
+_FIELD_PLANS: dict[type, tuple[tuple[str, Any, bool], ...]] = {}
+#: Fields typed `Any` on the Struct (told apart in `__post_init__`) but repaired as their real type.
+_FIELD_TYPES: dict[tuple[type, str], Any] = {
+    (v2.EmbeddedResource, "resource"): v2.TextResourceContents | v2.BlobResourceContents,
+    (v2.SessionConfigSelect, "options"): list[v2.SessionConfigSelectGroup | v2.SessionConfigSelectOption],
 }
-_SKIP_INVALID_V1: dict[str, Any] = {**_SKIP_INVALID_V2, "content": list[v1.V1ToolCallContent]}
-#: Kinds whose `content` is a list of content blocks rather than tool content.
-_BLOCK_LIST_KINDS = frozenset({"user_message", "agent_message", "agent_thought"})
 
 
-def _drop_invalid_items(update: dict[str, Any], kind: str, version: int) -> dict[str, Any]:
-    table = _SKIP_INVALID_V2 if version >= 2 else _SKIP_INVALID_V1
-    fixed = dict(update)
-    for field, list_type in table.items():
-        items = fixed.get(field)
-        if not isinstance(items, list):
+def _is_struct(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, msgspec.Struct)
+
+
+def _pick_member(value: Any, members: list[Any]) -> Any:
+    """The union member a builtins `value` is meant to be, or None when there is no telling."""
+    structs = [tp for tp in members if _is_struct(tp)]
+    if isinstance(value, list):
+        lists = [tp for tp in members if get_origin(tp) is list]
+        return lists[0] if lists else None
+    if not isinstance(value, dict) or not structs:
+        return None
+    if set(structs) == {v2.TextResourceContents, v2.BlobResourceContents}:
+        return v2.BlobResourceContents if "blob" in value else v2.TextResourceContents
+    if set(structs) == {v2.SessionConfigSelectGroup, v2.SessionConfigSelectOption}:
+        return v2.SessionConfigSelectGroup if not v2.GROUP_KEYS.isdisjoint(value) else v2.SessionConfigSelectOption
+    for tp in structs:
+        config = tp.__struct_config__
+        if config.tag_field is not None and value.get(config.tag_field) == config.tag:
+            return tp
+    return structs[0] if len(structs) == 1 and structs[0].__struct_config__.tag_field is None else None
+
+
+def _tolerate(value: Any, tp: Any) -> Any:
+    """`value` (builtins) with every malformed default-on-error field dropped, at any depth.
+
+    A dropped field is then absent (`UNSET`: for a patch, no change); invalid items of the
+    skip-invalid-items lists are dropped. Required fields are left alone, so a malformed required
+    field still fails the conversion that follows.
+    """
+    origin = get_origin(tp)
+    if origin is Union or origin is UnionType:
+        if value is None:
+            return value
+        member = _pick_member(value, [arg for arg in get_args(tp) if arg is not type(None)])
+        return value if member is None else _tolerate(value, member)
+    if origin is list:
+        if not isinstance(value, list):
+            return value
+        (item_type,) = get_args(tp)
+        return [_tolerate(item, item_type) for item in value]
+    if not _is_struct(tp) or not isinstance(value, dict):
+        return value
+    fixed = dict(value)
+    for name, field_type, default_on_error in _struct_fields(tp):
+        if name not in fixed:
             continue
-        if field == "content" and kind in _BLOCK_LIST_KINDS:
-            list_type = list[v2.ContentBlock]
-        elif field == "content" and kind not in ("tool_call", "tool_call_update"):
-            continue
-        kept = []
-        for item in items:
-            try:
-                msgspec.convert([item], list_type)
-            except msgspec.ValidationError:
-                continue
-            kept.append(item)
-        fixed[field] = kept
+        item = _tolerate(fixed[name], field_type)
+        list_type = _list_type(field_type)
+        if name in _SKIP_INVALID_ITEMS and (tp, name) not in _FIELD_TYPES and isinstance(item, list) and list_type:
+            (item_type,) = get_args(list_type)
+            item = [entry for entry in item if _converts(entry, item_type)]
+        fixed[name] = item
+        if default_on_error and not _converts(item, field_type):
+            del fixed[name]
     return fixed
+
+
+def _list_type(tp: Any) -> Any:
+    """The `list[X]` that `tp` is or holds (as in `Patch[list[X]]`), else None."""
+    if get_origin(tp) is list:
+        return tp
+    if get_origin(tp) in (Union, UnionType):
+        lists = [arg for arg in get_args(tp) if get_origin(arg) is list]
+        return lists[0] if lists else None
+    return None
+
+
+def _converts(value: Any, target: Any) -> bool:
+    try:
+        msgspec.convert(value, target)
+    except msgspec.ValidationError:
+        return False
+    return True
 
 
 # --- session/update -------------------------------------------------------------------------------
@@ -199,12 +302,14 @@ class _V1UpdateParams(msgspec.Struct, rename="camel"):
     update: v1.V1KnownSessionUpdate
 
 
-def _tags(union: Any) -> frozenset[str]:
-    return frozenset(member.__struct_config__.tag for member in union.__args__)
+def _members(union: Any) -> dict[str, type]:
+    return {member.__struct_config__.tag: member for member in union.__args__}
 
 
-_V2_KINDS = _tags(v2.KnownSessionUpdate)
-_V1_KINDS = _tags(v1.V1KnownSessionUpdate)
+_V2_MEMBERS = _members(v2.KnownSessionUpdate)
+_V1_MEMBERS = _members(v1.V1KnownSessionUpdate)
+_V2_KINDS = frozenset(_V2_MEMBERS)
+_V1_KINDS = frozenset(_V1_MEMBERS)
 _v2_update_params = msgspec.json.Decoder(_V2UpdateParams)
 _v1_update_params = msgspec.json.Decoder(_V1UpdateParams)
 _any_decoder = msgspec.json.Decoder()
@@ -245,8 +350,9 @@ def _decode_update_slow(params: bytes, version: int) -> tuple[str, Any]:
         return session_id, msgspec.convert(fixed, union)
     except msgspec.ValidationError:
         pass
+    member = (_V2_MEMBERS if version >= 2 else _V1_MEMBERS)[kind]
     try:
-        return session_id, msgspec.convert(_drop_invalid_items(fixed, kind, version), union)
+        return session_id, msgspec.convert(_tolerate(fixed, member), member)
     except msgspec.ValidationError as exc:
         raise MalformedMessage(f"malformed {kind}: {exc}", params) from exc
 
@@ -277,6 +383,10 @@ def _make(target: type[T], fix: Callable[[dict[str, Any]], dict[str, Any]] | Non
         obj = fix(_parse(data))
         try:
             return msgspec.convert(obj, target)
+        except msgspec.ValidationError:
+            pass
+        try:
+            return msgspec.convert(_tolerate(obj, target), target)
         except msgspec.ValidationError as exc:
             raise MalformedMessage(f"malformed {target.__name__}: {exc}", data) from exc
 
@@ -298,18 +408,10 @@ def _fix_session_result(obj: dict[str, Any]) -> dict[str, Any]:
     return obj
 
 
-def _converts(value: Any, target: Any) -> bool:
-    try:
-        msgspec.convert(value, target)
-    except msgspec.ValidationError:
-        return False
-    return True
-
-
 def _fix_v2_permission(obj: dict[str, Any]) -> dict[str, Any]:
     subject = obj.get("subject")
     if isinstance(subject, dict) and "type" in subject:
-        if subject["type"] not in _SUBJECT_TYPES:
+        if _unknown(subject["type"], _SUBJECT_TYPES):
             obj["subject"] = methods.UnknownPermissionSubject(type=_tag(subject), raw=subject)
         elif subject["type"] == "tool_call":
             obj["subject"] = {**subject, "toolCall": _fix_tool_call(subject.get("toolCall"))}

@@ -251,12 +251,27 @@ class SessionConfigSelectOption(WireStruct):
 
 
 class SessionConfigSelectGroup(WireStruct):
-    """A named group of select values (schema `SessionConfigSelectGroup`)."""
+    """A named group of select values (schema `SessionConfigSelectGroup`).
 
-    group_id: str
+    The group's key is `group_id`: v2 sends `groupId`, v1 sends `group`; both are accepted.
+    """
+
     name: str
     options: list[SessionConfigSelectOption]
+    group_id: str = ""
+    group: Patch[str] = UNSET
     meta: Patch[Meta] = _meta()
+
+    def __post_init__(self) -> None:
+        if not self.group_id:
+            if isinstance(self.group, str) and self.group:
+                self.group_id = self.group
+            else:
+                raise ValueError("config option group needs `groupId` (v2) or `group` (v1)")
+
+
+#: Keys that mark an item of a select's `options` as a group rather than a plain value.
+GROUP_KEYS = frozenset({"groupId", "group", "options"})
 
 
 def _fill_config_id(option: Any) -> None:
@@ -275,7 +290,8 @@ class SessionConfigSelect(WireStruct, tag_field="type", tag="select"):
 
     `options` is flat (`list[SessionConfigSelectOption]`) or grouped
     (`list[SessionConfigSelectGroup]`); both are untagged arrays, so they are told apart after
-    decoding by the presence of `groupId` (see `__post_init__`).
+    decoding by the first item's keys: a group has `groupId` (v2), `group` (v1) or nested
+    `options` (see `__post_init__`).
     """
 
     name: str
@@ -292,7 +308,7 @@ class SessionConfigSelect(WireStruct, tag_field="type", tag="select"):
         if self.options and isinstance(self.options[0], dict):
             target: Any = (
                 list[SessionConfigSelectGroup]
-                if "groupId" in self.options[0]
+                if not GROUP_KEYS.isdisjoint(self.options[0])
                 else list[SessionConfigSelectOption]
             )
             self.options = msgspec.convert(self.options, target)
