@@ -177,10 +177,18 @@ class ToolCallCard(Vertical, can_focus=True):
             super().__init__()
             self.card = card
 
+    class CancelRequested(Message):
+        """The user asked to cancel just this tool call (v2 `tool_call/cancel`, where advertised)."""
+
+        def __init__(self, card: ToolCallCard) -> None:
+            super().__init__()
+            self.card = card
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "toggle", "Expand", show=False),
         Binding("i", "toggle_raw", "Raw input/output", show=False),
         Binding("s", "save", "Save output", show=False),
+        Binding("x", "cancel_call", "Cancel this tool call", show=False),
     ]
 
     DEFAULT_CSS = """
@@ -460,6 +468,10 @@ class ToolCallCard(Vertical, can_focus=True):
 
     def action_toggle(self) -> None:
         self.toggle()
+
+    def action_cancel_call(self) -> None:
+        if not self.call.finished:
+            self.post_message(self.CancelRequested(self))
 
     def action_toggle_raw(self) -> None:
         """Show or hide the raw input/output JSON (opening the body if needed)."""

@@ -1,0 +1,89 @@
+"""The Textual application: themes, the chat screen, and the quit and interrupt policy.
+
+Everything about the conversation lives in `ChatScreen`; the app only registers the palettes,
+owns the priority bindings that must work wherever the focus is (Ctrl-C, Ctrl-Q), and shuts the
+agent down cleanly on the way out.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.app import App
+from textual.binding import Binding
+
+from acp_tui.ui.screens.chat import ChatScreen
+from acp_tui.ui.themes import load_shipped_themes
+from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
+
+if TYPE_CHECKING:
+    from acp_tui.cli import Launch
+
+DEFAULT_THEME = "acp-dark"
+
+
+
+class AcpApp(App[int]):
+    """acp-tui: one agent, one conversation."""
+
+    TITLE = "acp-tui"
+    ENABLE_COMMAND_PALETTE = True
+    BINDINGS = [
+        Binding("ctrl+c", "interrupt", "Cancel", priority=True, show=False),
+        Binding("ctrl+q", "quit_app", "Quit", priority=True),
+    ]
+
+    def __init__(self, launch: Launch, *, arm_delay: float = 0.5) -> None:
+        super().__init__()
+        self.launch = launch
+        self.arm_delay = arm_delay
+        for theme in load_shipped_themes():
+            self.register_theme(theme)
+        wanted = launch.theme or DEFAULT_THEME
+        self.theme = wanted if wanted in self.available_themes else DEFAULT_THEME
+        self._theme_warning = None if wanted in self.available_themes else f"unknown theme {wanted!r}"
+        self._quitting = False
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        """Our extra palette variables, with fallbacks so every Textual theme works too."""
+        return dict(EXTRA_THEME_VARIABLES)
+
+    def on_mount(self) -> None:
+        self.push_screen(ChatScreen(self.launch, arm_delay=self.arm_delay))
+        if self._theme_warning:
+            self.notify(f"{self._theme_warning}; using {DEFAULT_THEME}", severity="warning", markup=False)
+
+    @property
+    def chat(self) -> ChatScreen | None:
+        for screen in reversed(self.screen_stack):
+            if isinstance(screen, ChatScreen):
+                return screen
+        return None
+
+    def action_interrupt(self) -> None:
+        chat = self.chat
+        if chat is None:
+            self.exit(130)
+            return
+        chat.interrupt()
+
+    async def action_quit(self) -> None:
+        """Any other way out (command palette, Textual's own bindings) shuts the agent down too."""
+        await self.action_quit_app()
+
+    async def action_quit_app(self) -> None:
+        """Ctrl-Q: cancel running work, shut the agent down (its whole process group), exit."""
+        if self._quitting:
+            return
+        self._quitting = True
+        chat = self.chat
+        if chat is not None:
+            await chat.shutdown()
+        self.exit(0)
+
+
+def run(launch: Launch) -> int:
+    """Run the app until the user quits; the exit code for the shell."""
+    app = AcpApp(launch)
+    result = app.run()
+    return result if isinstance(result, int) else 0

@@ -1,0 +1,83 @@
+"""An agent message: streamed Markdown text, plus chips for any non-text content blocks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import HorizontalGroup, Vertical
+
+from acp_tui.protocol.v2 import ContentBlock, TextContent
+from acp_tui.session.model import Message
+from acp_tui.ui.widgets.content_blocks import block_widget
+from acp_tui.ui.widgets.markdown_stream import MarkdownStream
+
+
+class AgentMessageView(Vertical):
+    """Text goes to one `MarkdownStream` (cheap appends); images, links and resources become chips."""
+
+    DEFAULT_CSS = """
+    AgentMessageView {
+        height: auto;
+        width: 1fr;
+    }
+    AgentMessageView > .agent--chips {
+        height: auto;
+        width: 1fr;
+        padding: 0 1;
+        display: none;
+    }
+    AgentMessageView > .agent--chips > * {
+        margin-right: 1;
+    }
+    """
+
+    def __init__(self, message: Message) -> None:
+        super().__init__()
+        self.message = message
+        self.stream = MarkdownStream(message.text)
+        self._chips = HorizontalGroup(classes="agent--chips")
+        self._initial_chips: list[Any] = [block_widget(b) for b in message.content.blocks if not _is_text(b)]
+
+    def compose(self) -> ComposeResult:
+        yield self.stream
+        yield self._chips
+
+    def on_mount(self) -> None:
+        if self._initial_chips:
+            self._chips.display = True
+            self._chips.mount(*self._initial_chips)
+            self._initial_chips = []
+
+    @property
+    def text(self) -> str:
+        return self.stream.text
+
+    def append_text(self, text: str) -> None:
+        self.stream.append(text)
+
+    def append_content(self, block: ContentBlock) -> None:
+        if _is_text(block):
+            self.stream.append(block.text)  # type: ignore[union-attr]
+            return
+        self._chips.display = True
+        chip = block_widget(block)
+        if self._chips.is_mounted:
+            self._chips.mount(chip)
+        else:
+            self._initial_chips.append(chip)
+
+    def replace_content(self) -> None:
+        self.stream.set_text(self.message.text)
+        self._chips.remove_children()
+        chips = [block_widget(b) for b in self.message.content.blocks if not _is_text(b)]
+        self._chips.display = bool(chips)
+        if chips:
+            self._chips.mount(*chips)
+
+    def finish(self) -> None:
+        self.stream.finish()
+
+
+def _is_text(block: object) -> bool:
+    return type(block) is TextContent

@@ -1,0 +1,127 @@
+"""The scrolling conversation timeline: entries in order, following new output while at the bottom.
+
+Following uses Textual's anchoring: while anchored, each layout keeps the view at the bottom, so a
+growing message only changes its own height (no scroll call per chunk). Scrolling up releases the
+anchor (Textual does this for every user scroll); scrolling back to the bottom, pressing End or
+clicking the hint restores it.
+"""
+
+from __future__ import annotations
+
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.geometry import Size
+from textual.widget import AwaitMount, Widget
+
+from acp_tui.ui.widgets.new_output_hint import NewOutputHint
+
+
+class Conversation(VerticalScroll):
+    """Vertical timeline of conversation entries (messages, thoughts, tool cards, plans...)."""
+
+    DEFAULT_CSS = """
+    Conversation {
+        height: 1fr;
+        width: 1fr;
+        scrollbar-gutter: stable;
+    }
+    Conversation > * {
+        margin-bottom: 1;
+    }
+    Conversation > NewOutputHint {
+        margin: 0 2;
+    }
+    """
+
+    BINDINGS: list[BindingType] = [
+        Binding("end", "follow", "Follow output", show=False),
+    ]
+
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._hint = NewOutputHint()
+        self._height_seen = 0
+
+    def on_mount(self) -> None:
+        self.mount(self._hint)
+
+    # -- entries -----------------------------------------------------------------------------
+
+    @property
+    def entries(self) -> list[Widget]:
+        """The timeline widgets in order (the hint excluded)."""
+        return [child for child in self.children if child is not self._hint]
+
+    def add_entry(self, widget: Widget) -> AwaitMount:
+        """Append a widget to the end of the timeline."""
+        return self.mount(widget)
+
+    def insert_entry(self, index: int, widget: Widget) -> AwaitMount:
+        """Insert a widget at `index` in the timeline (appends when `index` is past the end)."""
+        entries = self.entries
+        if index >= len(entries):
+            return self.mount(widget)
+        return self.mount(widget, before=entries[max(index, 0)])
+
+    # -- following ---------------------------------------------------------------------------
+
+    @property
+    def following(self) -> bool:
+        """Is the view kept at the bottom as output grows (rather than held where the user put it)?"""
+        # Textual exposes anchoring but not whether a user scroll released it; read its flag.
+        return not self._anchor_released
+
+    @property
+    def hint_visible(self) -> bool:
+        """Is the "new output below" hint shown?"""
+        return self._hint.has_class("-visible")
+
+    def follow(self) -> None:
+        """Jump to the newest output and keep following it."""
+        self._anchor_released = False
+        self._hint.remove_class("-visible")
+        if self.max_scroll_y > 0:
+            self.anchor()
+
+    def action_follow(self) -> None:
+        self.follow()
+
+    def on_new_output_hint_pressed(self, event: NewOutputHint.Pressed) -> None:
+        event.stop()
+        self.follow()
+
+    def _sync_anchor(self) -> None:
+        """Anchor only while the timeline overflows the view.
+
+        An anchored container shorter than its view is drawn bottom-aligned (Textual scrolls it to a
+        negative offset); a conversation should start at the top.
+        """
+        overflowing = self.max_scroll_y > 0
+        if overflowing and not self.is_anchored:
+            self._anchor_released = False  # nothing could be scrolled before: the user is at the end
+            self.anchor()
+        elif not overflowing and self.is_anchored:
+            self.anchor(False)
+            self._anchor_released = False
+            self._hint.remove_class("-visible")
+            self.scroll_to(y=0, animate=False, immediate=True, release_anchor=False)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self.following:
+            self._hint.remove_class("-visible")
+        elif old_value > new_value:
+            # The user scrolled up: output that arrives from now on is "new".
+            self._height_seen = self.virtual_size.height
+
+    def watch_virtual_size(self, size: Size) -> None:
+        if self.is_mounted:
+            # The container size is updated just after the virtual size: check once both are set.
+            self.call_next(self._sync_anchor)
+        if self.following:
+            self._height_seen = size.height
+        elif size.height > self._height_seen:
+            self._hint.add_class("-visible")
+
+    def on_resize(self) -> None:
+        self.call_next(self._sync_anchor)

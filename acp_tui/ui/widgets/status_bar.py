@@ -1,0 +1,167 @@
+"""The status bar: what the agent is doing, how full its context is, and which keys matter now.
+
+It holds plain values (set by the chat screen from the session model) and renders one line; only a
+running state animates, with a timer that stops when work ends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from rich.text import Text
+from textual.timer import Timer
+from textual.widget import Widget
+
+from acp_tui.sanitize import plain
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+#: How each known stop reason reads after work ended (`end_turn` says nothing).
+STOP_REASON_TEXT = {
+    "cancelled": "cancelled",
+    "refusal": "the agent refused",
+    "max_tokens": "stopped: token limit",
+    "max_turn_requests": "stopped: request limit",
+    "error": "error",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class StatusValues:
+    """Everything the status bar shows; the screen replaces it whole on any change."""
+
+    state: str = "starting"
+    busy: bool = False
+    stop_reason: str | None = None
+    error_message: str | None = None
+    cancelling: bool = False
+    waiting_for_user: int = 0
+    queued: int = 0
+    used: int | None = None
+    size: int | None = None
+    cost: str | None = None
+    problems: int = 0
+    stderr_unseen: int = 0
+    waiting_label: str | None = None  # e.g. "waiting for initialize 12s"
+    hints: str = ""
+
+
+def format_tokens(count: int) -> str:
+    """12,345 → "12.3k"; 1,234,567 → "1.2M"."""
+    if count >= 1_000_000:
+        return f"{count / 1_000_000:.1f}M"
+    if count >= 1_000:
+        return f"{count / 1_000:.1f}k"
+    return str(count)
+
+
+def format_cost(amount: float, currency: str) -> str:
+    """`$0.045` for USD, `0.05 EUR` otherwise."""
+    symbol = {"USD": "$", "EUR": "€", "GBP": "£"}.get(currency.upper())
+    digits = 3 if amount < 1 else 2
+    return f"{symbol}{amount:.{digits}f}" if symbol else f"{amount:.{digits}f} {plain(currency)}"
+
+
+class StatusBar(Widget):
+    """One line at the bottom: state · usage · problems · stderr · key hints."""
+
+    DEFAULT_CSS = """
+    StatusBar {
+        dock: bottom;
+        height: 1;
+        background: $panel;
+        color: $text-muted;
+        padding: 0 1;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._values = StatusValues()
+        self._frame = 0
+        self._timer: Timer | None = None
+
+    @property
+    def values(self) -> StatusValues:
+        return self._values
+
+    def update_values(self, **changes: object) -> None:
+        """Change some fields; the spinner runs only while the agent is busy."""
+        values = replace(self._values, **changes)  # type: ignore[arg-type]
+        if values == self._values:
+            return
+        self._values = values
+        animate = (values.busy or values.waiting_label is not None) and not values.waiting_for_user
+        if animate and self._timer is None and self.is_mounted:
+            self._timer = self.set_interval(1 / 10, self._tick)
+        elif not animate and self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self.refresh()
+
+    def on_mount(self) -> None:
+        self.update_values()
+        if (self._values.busy or self._values.waiting_label) and self._timer is None:
+            self._timer = self.set_interval(1 / 10, self._tick)
+
+    def _tick(self) -> None:
+        self._frame = (self._frame + 1) % len(SPINNER)
+        self.refresh()
+
+    def state_text(self) -> Text:
+        """The left part: the foreground state in words."""
+        v = self._values
+        styles = self.app.theme_variables if self.is_mounted else {}
+        warning = styles.get("warning", "yellow")
+        error = styles.get("error", "red")
+        accent = styles.get("primary", "blue")
+        spinner = SPINNER[self._frame]
+        if v.waiting_label:
+            return Text(f"{spinner} {v.waiting_label}", style=accent)
+        if v.waiting_for_user:
+            count = f" ({v.waiting_for_user})" if v.waiting_for_user > 1 else ""
+            return Text(f"⚠ waiting for you{count}", style=f"bold {warning}")
+        if v.cancelling:
+            return Text(f"{spinner} cancelling…", style=warning)
+        if v.state == "requires_action":
+            return Text("⚠ waiting for you", style=f"bold {warning}")
+        if v.busy:
+            label = "working…" if v.state in ("running", "unknown") else f"{plain(v.state)}…"
+            return Text(f"{spinner} {label}", style=accent)
+        if v.state == "starting":
+            return Text("starting…")
+        if v.state == "stopped":
+            return Text("■ agent stopped", style=f"bold {error}")
+        reason = v.stop_reason
+        if reason is None or reason == "end_turn":
+            return Text("● ready", style=styles.get("success", "green"))
+        if reason == "error":
+            message = plain(v.error_message or "unknown error")
+            return Text(f"✗ error: {message}", style=error)
+        label = STOP_REASON_TEXT.get(reason, f"stopped ({plain(reason)})")
+        style = warning if reason != "cancelled" else ""
+        return Text(f"● {label}", style=style)
+
+    def render(self) -> Text:
+        v = self._values
+        line = Text()
+        line.append_text(self.state_text())
+        if v.queued:
+            line.append(f"  · {v.queued} queued")
+        if v.used is not None and v.size:
+            percent = 100 * v.used / v.size
+            line.append(f"  · {format_tokens(v.used)} / {format_tokens(v.size)} ({percent:.0f}%)")
+        if v.cost:
+            line.append(f" · {v.cost}")
+        if v.problems:
+            line.append(f"  · ⚑ {v.problems} protocol problem{'s' if v.problems != 1 else ''}")
+        if v.stderr_unseen:
+            line.append(f"  · stderr +{v.stderr_unseen}")
+        if v.hints:
+            width = self.content_size.width or 160
+            gap = max(2, width - line.cell_len - len(v.hints))
+            line.append(" " * gap)
+            line.append(v.hints)
+        line.no_wrap = True
+        line.overflow = "ellipsis"
+        return line

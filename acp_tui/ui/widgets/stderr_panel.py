@@ -1,0 +1,50 @@
+"""The agent's stderr: a live, bounded tail in a panel the user toggles, with an unseen-lines badge."""
+
+from __future__ import annotations
+
+from textual.widgets import Log
+
+from acp_tui.sanitize import plain
+
+MAX_LINES = 2000
+
+
+class StderrPanel(Log):
+    """A `Log` (line API, cheap appends) that counts lines arriving while it is hidden."""
+
+    DEFAULT_CSS = """
+    StderrPanel {
+        dock: bottom;
+        height: 12;
+        border-top: solid $warning 50%;
+        background: $surface;
+        color: $text-muted;
+        display: none;
+    }
+    StderrPanel.-open {
+        display: block;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(max_lines=MAX_LINES, auto_scroll=True, id=id)
+        self.border_title = "agent stderr"
+        self.unseen = 0
+
+    @property
+    def is_open(self) -> bool:
+        return self.has_class("-open")
+
+    def add_lines(self, lines: list[str]) -> None:
+        """Append stderr lines (sanitized: no escape sequence from the agent reaches the terminal)."""
+        if not lines:
+            return
+        self.write_lines([plain(line) for line in lines])
+        if not self.is_open:
+            self.unseen += len(lines)
+
+    def toggle(self) -> None:
+        self.toggle_class("-open")
+        if self.is_open:
+            self.unseen = 0
+            self.scroll_end(animate=False)

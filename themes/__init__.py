@@ -1,0 +1,1 @@
+"""The shipped colour palettes (TOML), installed from the top-level themes/ folder."""
