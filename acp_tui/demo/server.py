@@ -1,0 +1,523 @@
+"""The demo agent's side of ACP over stdio: read requests, run turns, write answers and updates.
+
+One `DemoAgent` serves one client. Requests are answered in the reader loop; prompts go to a
+per-session queue served one turn at a time, each turn in its own task so `session/cancel`
+can interrupt it anywhere (mid-stream, or while waiting for a permission answer). The version
+the client asked for in `initialize` (>= 2 → v2, else v1) picks the dialect for everything after.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+import stat
+import sys
+import threading
+import traceback
+import uuid
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+import msgspec
+
+from acp_tui.demo import content, scripts, wire
+from acp_tui.demo.dialect import MODELS, MODES, Dialect, V1Dialect, V2Dialect
+from acp_tui.demo.turn import Pace, SessionData, Turn, TurnCancelled, TurnFailed
+from acp_tui.protocol import jsonrpc, methods
+from acp_tui.protocol.common import ErrorObject
+from acp_tui.protocol.framing import LineFramer
+
+AGENT_INFO = methods.Implementation(name="acp-tui-demo", version="1.0.0", title="acp-tui demo agent")
+CONTEXT_SIZE = 200_000
+READ_SIZE = 1 << 16
+TOKENS_PER_TURN = 3100
+COST_PER_TURN = 0.0123  # USD, imaginary
+
+
+class BadParams(Exception):
+    """A request whose params the demo cannot use: answered with -32602."""
+
+
+class SessionNotFound(Exception):
+    """A request naming a session the demo does not have: answered with -32002."""
+
+
+class UnknownMethod(Exception):
+    """A method the negotiated version does not have: answered with -32601."""
+
+
+class Output:
+    """The only writer of stdout: whole lines, in the order they are sent.
+
+    `send` is synchronous, so a group of lines sent without an `await` between them cannot be
+    interleaved or split by a cancellation; `flush` waits for the pipe to drain. Once the client
+    has gone, writes are dropped instead of raising.
+    """
+
+    def __init__(self, writer: asyncio.StreamWriter | None, stream: IO[bytes] | None = None) -> None:
+        self._writer = writer
+        self._stream = stream
+        self.closed = False
+
+    def send(self, line: bytes) -> None:
+        if self.closed:
+            return
+        try:
+            if self._writer is not None:
+                self._writer.write(line + b"\n")
+            elif self._stream is not None:
+                self._stream.write(line + b"\n")
+                self._stream.flush()
+        except (BrokenPipeError, ConnectionError, ValueError):
+            self.closed = True
+
+    async def flush(self) -> None:
+        if self.closed or self._writer is None:
+            return
+        try:
+            await self._writer.drain()
+        except (BrokenPipeError, ConnectionError):
+            self.closed = True
+
+
+@dataclass
+class QueuedPrompt:
+    """A `session/prompt` waiting for its turn (not inserted yet)."""
+
+    request_id: jsonrpc.RequestId
+    blocks: list[dict[str, Any]]
+
+
+@dataclass
+class ActiveTurn:
+    """The turn being played; `finishing` once its ending is being reported (no more cancels)."""
+
+    prompt: QueuedPrompt
+    task: asyncio.Task[None] | None = None
+    turn: Turn | None = None
+    finishing: bool = False
+
+
+@dataclass
+class DemoSession:
+    """A session: what the scripts remember plus the prompt queue."""
+
+    data: SessionData
+    queue: deque[QueuedPrompt] = field(default_factory=deque)
+    worker: asyncio.Task[None] | None = None
+    active: ActiveTurn | None = None
+
+
+Handler = Callable[[jsonrpc.RequestId, bytes], Awaitable[Any]]
+
+
+class DemoAgent:
+    """An ACP agent that plays scripted behaviours; `serve` runs it over a byte stream."""
+
+    def __init__(self, out: Output, pace: Pace) -> None:
+        self.out = out
+        self.pace = pace
+        self.version: int | None = None
+        self.dialect: Dialect = V2Dialect()
+        self.sessions: dict[str, DemoSession] = {}
+        self._request_ids = itertools.count(1)
+        self._waiting: dict[jsonrpc.RequestId, asyncio.Future[bytes | None]] = {}
+        self._background: set[asyncio.Task[None]] = set()
+        self._handlers: dict[str, Handler] = {
+            "initialize": self._initialize,
+            "session/new": self._new_session,
+            "session/resume": self._resume_session,
+            "session/list": self._list_sessions,
+            "session/close": self._close_session,
+            "session/set_config_option": self._set_config_option,
+            "session/prompt": self._prompt,
+            "tool_call/cancel": self._cancel_tool_call,
+        }
+
+    # --- the loop ----------------------------------------------------------------------------------
+
+    async def serve(self, chunks: AsyncIterator[bytes]) -> None:
+        """Handle every line until the input ends, then stop all turns."""
+        framer = LineFramer()
+        async for data in chunks:
+            for line in framer.feed(data):
+                await self.handle_line(line)
+        for line in framer.finish():
+            await self.handle_line(line)
+        await self.shutdown()
+
+    async def shutdown(self) -> None:
+        """Cancel every turn and worker (the client has gone) and wait for them to stop."""
+        tasks: list[asyncio.Task[None]] = []
+        for session in self.sessions.values():
+            session.queue.clear()
+            active = session.active
+            if active is not None and active.task is not None and not active.finishing:
+                active.task.cancel()
+            if session.worker is not None:
+                tasks.append(session.worker)
+        if tasks:
+            await asyncio.wait(tasks, timeout=2.0)
+
+    async def handle_line(self, line: bytes) -> None:
+        decoded = jsonrpc.decode_frame(line)
+        for message in decoded if isinstance(decoded, list) else [decoded]:
+            await self._dispatch(message)
+
+    async def _dispatch(self, message: jsonrpc.Message | jsonrpc.FrameError) -> None:
+        if isinstance(message, jsonrpc.FrameError):
+            code = jsonrpc.PARSE_ERROR if message.reason.startswith("invalid") else jsonrpc.INVALID_REQUEST
+            await self._error(None, code, message.reason)
+        elif isinstance(message, jsonrpc.Request):
+            await self._on_request(message)
+        elif isinstance(message, jsonrpc.Notification):
+            self._on_notification(message)
+        else:
+            waiter = self._waiting.pop(message.id, None)
+            if waiter is not None and not waiter.done():
+                waiter.set_result(bytes(message.result) if isinstance(message, jsonrpc.Response) else None)
+
+    async def _on_request(self, request: jsonrpc.Request) -> None:
+        handler = self._handlers.get(request.method)
+        if handler is None:
+            await self._error(request.id, jsonrpc.METHOD_NOT_FOUND, f"Method not found: {request.method}")
+            return
+        if self.version is None and request.method != "initialize":
+            await self._error(request.id, jsonrpc.INVALID_REQUEST, "Call initialize first")
+            return
+        params = bytes(request.params) or b"{}"
+        try:
+            result = await handler(request.id, params)
+        except (BadParams, msgspec.ValidationError, msgspec.DecodeError) as exc:
+            await self._error(request.id, jsonrpc.INVALID_PARAMS, f"Invalid params: {exc}")
+        except UnknownMethod:
+            await self._error(request.id, jsonrpc.METHOD_NOT_FOUND, f"Method not found: {request.method}")
+        except SessionNotFound as exc:
+            await self._error(request.id, jsonrpc.RESOURCE_NOT_FOUND, f"Session not found: {exc}")
+        except Exception as exc:  # a demo bug must not kill the connection
+            traceback.print_exc(file=sys.stderr)
+            await self._error(request.id, jsonrpc.INTERNAL_ERROR, f"Internal error: {exc}")
+        else:
+            if result is not None:
+                await self._respond(request.id, result)
+
+    def _on_notification(self, notification: jsonrpc.Notification) -> None:
+        params = bytes(notification.params) or b"{}"
+        try:
+            if notification.method == "session/cancel":
+                session = self.sessions.get(msgspec.json.decode(params, type=wire.SessionParams).session_id)
+                if session is not None:
+                    self._cancel(session)
+            elif notification.method == jsonrpc.CANCEL_REQUEST_METHOD:
+                target = msgspec.json.decode(params, type=wire.CancelRequestParams).request_id
+                self._cancel_request(target)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            pass  # a malformed notification cannot be answered; ignore it
+
+    # --- writing --------------------------------------------------------------------------------------
+
+    async def _respond(self, request_id: jsonrpc.RequestId, result: Any) -> None:
+        self.out.send(jsonrpc.encode_response(request_id, result))
+        await self.out.flush()
+
+    async def _error(self, request_id: jsonrpc.RequestId, code: int, message: str) -> None:
+        self.out.send(jsonrpc.encode_error(request_id, code, message))
+        await self.out.flush()
+
+    def _send_update(self, session_id: str, update: Any) -> None:
+        self.out.send(jsonrpc.encode_notification("session/update", wire.SessionNotification(session_id, update)))
+
+    async def update(self, session_id: str, update: Any) -> None:
+        """Send one `session/update` (the `Link` the turns use)."""
+        self._send_update(session_id, update)
+        await self.out.flush()
+
+    async def notify(self, method: str, params: Any) -> None:
+        self.out.send(jsonrpc.encode_notification(method, params))
+        await self.out.flush()
+
+    async def request_permission(self, params: Any) -> wire.PermissionAnswer:
+        """Ask the client; an error answer or an unreadable result is not approval."""
+        request_id = next(self._request_ids)
+        waiter: asyncio.Future[bytes | None] = asyncio.get_running_loop().create_future()
+        self._waiting[request_id] = waiter
+        try:
+            self.out.send(jsonrpc.encode_request(request_id, "session/request_permission", params))
+            await self.out.flush()
+            raw = await waiter
+        finally:
+            self._waiting.pop(request_id, None)
+        if raw is None:
+            return wire.PermissionAnswer(wire.PermissionOutcome("_error"))
+        try:
+            return msgspec.json.decode(raw, type=wire.PermissionAnswer)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            return wire.PermissionAnswer(wire.PermissionOutcome("_malformed"))
+
+    # --- setup methods ----------------------------------------------------------------------------------
+
+    async def _initialize(self, request_id: jsonrpc.RequestId, params: bytes) -> Any:
+        requested = msgspec.json.decode(params, type=wire.InitializeParams).protocol_version
+        if isinstance(requested, bool) or not isinstance(requested, int) or requested < 0:
+            raise BadParams(f"protocolVersion must be a non-negative integer, got {requested!r}")
+        if requested >= 2:
+            self.version, self.dialect = 2, V2Dialect()
+            return methods.InitializeResponse(
+                protocol_version=2,
+                info=AGENT_INFO,
+                capabilities={"session": {"prompt": {"embeddedContext": {}}}},
+            )
+        self.version, self.dialect = 1, V1Dialect()
+        return methods.InitializeResponse(
+            protocol_version=1,
+            agent_info=AGENT_INFO,
+            agent_capabilities={
+                "loadSession": False,
+                "promptCapabilities": {"embeddedContext": True},
+                "sessionCapabilities": {"resume": {}, "list": {}, "close": {}},
+            },
+        )
+
+    async def _new_session(self, request_id: jsonrpc.RequestId, params: bytes) -> None:
+        cwd = msgspec.json.decode(params, type=wire.NewSessionParams).cwd
+        session = DemoSession(SessionData(f"demo-{uuid.uuid4().hex[:12]}", cwd))
+        self.sessions[session.data.session_id] = session
+        await self._respond(
+            request_id,
+            methods.NewSessionResponse(
+                session_id=session.data.session_id,
+                config_options=self.dialect.config_options(session.data.config),
+            ),
+        )
+        data = session.data
+        self._send_update(data.session_id, self.dialect.commands(content.BEHAVIOURS))
+        self._send_update(data.session_id, self.dialect.message(data.new_id("msg-agent"), content.WELCOME))
+        await self.out.flush()
+
+    async def _resume_session(self, request_id: jsonrpc.RequestId, params: bytes) -> None:
+        request = msgspec.json.decode(params, type=wire.SessionParams)
+        replay = request.replay_from
+        if replay is not None and not (isinstance(replay, dict) and replay.get("type") == "start"):
+            raise BadParams(f"unsupported replayFrom {replay!r}")
+        # The demo keeps no history: resuming re-creates the session, and replaying from the
+        # start replays nothing.
+        session = self.sessions.get(request.session_id)
+        if session is None:
+            session = DemoSession(SessionData(request.session_id, request.cwd, resumed=True))
+            self.sessions[request.session_id] = session
+        await self._respond(
+            request_id, methods.ResumeSessionResponse(config_options=self.dialect.config_options(session.data.config))
+        )
+        await self.update(session.data.session_id, self.dialect.commands(content.BEHAVIOURS))
+
+    async def _list_sessions(self, request_id: jsonrpc.RequestId, params: bytes) -> Any:
+        return wire.ListSessionsResult(
+            [
+                wire.SessionInfo(session_id, session.data.cwd, f"Demo session {index}")
+                for index, (session_id, session) in enumerate(self.sessions.items(), 1)
+            ]
+        )
+
+    async def _close_session(self, request_id: jsonrpc.RequestId, params: bytes) -> Any:
+        session_id = msgspec.json.decode(params, type=wire.SessionParams).session_id
+        session = self.sessions.pop(session_id, None)
+        if session is not None:
+            self._cancel(session)
+        return methods.EmptyResponse()
+
+    async def _set_config_option(self, request_id: jsonrpc.RequestId, params: bytes) -> Any:
+        request = msgspec.json.decode(params, type=wire.SetConfigParams)
+        config = self._session(request.session_id).data.config
+        choices = {"mode": MODES, "model": MODELS}.get(request.config_id)
+        if choices is None:
+            raise BadParams(f"unknown config option {request.config_id!r}")
+        if request.value not in {value for value, _, _ in choices}:
+            raise BadParams(f"{request.value!r} is not a value of {request.config_id!r}")
+        setattr(config, request.config_id, request.value)
+        return methods.SetSessionConfigOptionResponse(config_options=self.dialect.config_options(config))
+
+    async def _cancel_tool_call(self, request_id: jsonrpc.RequestId, params: bytes) -> Any:
+        """v2 `tool_call/cancel`: accepted now, confirmed later by the tool call's final status."""
+        if self.version != 2:
+            raise UnknownMethod()
+        request = msgspec.json.decode(params, type=wire.ToolCallParams)
+        active = self._session(request.session_id).active
+        turn = active.turn if active is not None else None
+        if turn is None or not turn.request_tool_cancel(request.tool_call_id):
+            raise BadParams(f"tool call {request.tool_call_id!r} is unknown, final or not cancellable")
+        return methods.EmptyResponse()
+
+    def _session(self, session_id: str) -> DemoSession:
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise SessionNotFound(session_id)
+        return session
+
+    # --- prompts ------------------------------------------------------------------------------------
+
+    async def _prompt(self, request_id: jsonrpc.RequestId, params: bytes) -> None:
+        request = msgspec.json.decode(params, type=wire.PromptParams)
+        session = self._session(request.session_id)
+        session.queue.append(QueuedPrompt(request_id, request.prompt))
+        if session.worker is None or session.worker.done():
+            session.worker = asyncio.create_task(self._work(session))
+        return None
+
+    async def _work(self, session: DemoSession) -> None:
+        """Play queued prompts one at a time."""
+        while session.queue:
+            prompt = session.queue.popleft()
+            active = ActiveTurn(prompt)
+            session.active = active
+            active.task = asyncio.create_task(self._turn(session, active))
+            await asyncio.wait([active.task])
+            session.active = None
+            if active.task.cancelled():
+                # Cancelled before the turn began: the message was never inserted.
+                await self._answer_uninserted(prompt)
+
+    async def _answer_uninserted(self, prompt: QueuedPrompt) -> None:
+        if self.version == 2:
+            await self._error(prompt.request_id, jsonrpc.REQUEST_CANCELLED, "Request cancelled")
+        else:
+            await self._respond(prompt.request_id, methods.V1PromptResponse(stop_reason="cancelled"))
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        """Run a short write in the background, holding a reference until it is done."""
+        task = asyncio.create_task(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def _cancel(self, session: DemoSession) -> None:
+        """`session/cancel`: drop queued prompts, interrupt the running turn."""
+        queued = list(session.queue)
+        session.queue.clear()
+        for prompt in queued:
+            self._spawn(self._answer_uninserted(prompt))
+        active = session.active
+        if active is not None and active.task is not None and not active.finishing:
+            active.task.cancel()
+
+    def _cancel_request(self, request_id: jsonrpc.RequestId) -> None:
+        """`$/cancel_request`: a queued (not yet inserted) prompt is withdrawn with -32800."""
+        for session in self.sessions.values():
+            for prompt in list(session.queue):
+                if prompt.request_id == request_id:
+                    session.queue.remove(prompt)
+                    self._spawn(self._answer_uninserted(prompt))
+                    return
+
+    async def _turn(self, session: DemoSession, active: ActiveTurn) -> None:
+        turn = active.turn = Turn(session.data, self.dialect, self.pace, self)
+        stop_reason = "end_turn"
+        failure: TurnFailed | None = None
+        try:
+            self._insert(session.data, active.prompt)
+            await self.out.flush()
+            await scripts.run(turn, active.prompt.blocks)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+            stop_reason = "cancelled"
+        except TurnCancelled:
+            stop_reason = "cancelled"
+        except TurnFailed as exc:
+            stop_reason, failure = "error", exc
+        except Exception as exc:  # a demo bug still ends the turn properly
+            traceback.print_exc(file=sys.stderr)
+            stop_reason, failure = "error", TurnFailed(jsonrpc.INTERNAL_ERROR, f"Demo agent bug: {exc}")
+        active.finishing = True
+        await self._finish(session.data, turn, active.prompt, stop_reason, failure)
+
+    def _insert(self, data: SessionData, prompt: QueuedPrompt) -> None:
+        """v2 insertion (lifecycle §2): answer with the id, report the message, go running.
+
+        All three lines are sent without an await, so a cancel cannot fall between them.
+        """
+        dialect = self.dialect
+        if not isinstance(dialect, V2Dialect):
+            return
+        message_id = data.new_id("msg-user")
+        self.out.send(jsonrpc.encode_response(prompt.request_id, methods.PromptResponse(message_id=message_id)))
+        self._send_update(data.session_id, dialect.user_message(message_id, prompt.blocks))
+        self._send_update(data.session_id, dialect.state("running"))
+
+    async def _finish(
+        self, data: SessionData, turn: Turn, prompt: QueuedPrompt, stop_reason: str, failure: TurnFailed | None
+    ) -> None:
+        """Close what the turn left open, report usage, then how the turn ended."""
+        if stop_reason != "end_turn":
+            await turn.close_unfinished("cancelled" if stop_reason == "cancelled" else "failed")
+        data.used_tokens = min(CONTEXT_SIZE, data.used_tokens + TOKENS_PER_TURN)
+        data.cost += COST_PER_TURN
+        self._send_update(data.session_id, self.dialect.usage(data.used_tokens, CONTEXT_SIZE, data.cost))
+        dialect = self.dialect
+        if isinstance(dialect, V2Dialect):
+            error = ErrorObject(failure.code, failure.message) if failure is not None else None
+            self._send_update(data.session_id, dialect.state("idle", stop_reason, error))
+        elif failure is not None:
+            self.out.send(jsonrpc.encode_error(prompt.request_id, failure.code, failure.message))
+        else:
+            self.out.send(jsonrpc.encode_response(prompt.request_id, methods.V1PromptResponse(stop_reason=stop_reason)))
+        await self.out.flush()
+
+
+# --- stdio -------------------------------------------------------------------------------------------
+
+
+def _is_pipe(fd: int) -> bool:
+    """Whether `fd` is a pipe or socket, which the event loop can watch (a file or /dev/null is not)."""
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+async def _stdin_chunks(loop: asyncio.AbstractEventLoop) -> AsyncIterator[bytes]:
+    """Chunks of stdin until EOF: non-blocking for a pipe, else read by a thread (files, ttys)."""
+    fd = sys.stdin.fileno()
+    if not _is_pipe(fd):
+        queue: asyncio.Queue[bytes] = asyncio.Queue()
+
+        def pump() -> None:
+            # A daemon thread, so a blocked read never holds the process open at exit.
+            while True:
+                try:
+                    data = os.read(fd, READ_SIZE)
+                except OSError:
+                    data = b""
+                try:
+                    loop.call_soon_threadsafe(queue.put_nowait, data)
+                except RuntimeError:  # the loop has closed (interrupted): nobody is listening
+                    return
+                if not data:
+                    return
+
+        threading.Thread(target=pump, name="demo-stdin", daemon=True).start()
+        while data := await queue.get():
+            yield data
+        return
+    reader = asyncio.StreamReader(limit=READ_SIZE)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    while data := await reader.read(READ_SIZE):
+        yield data
+
+
+async def _stdout(loop: asyncio.AbstractEventLoop) -> Output:
+    """A non-blocking writer for a pipe; plain blocking writes for files and ttys."""
+    if not _is_pipe(sys.stdout.fileno()):
+        return Output(None, sys.stdout.buffer)
+    transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, sys.stdout)
+    return Output(asyncio.StreamWriter(transport, protocol, None, loop))
+
+
+async def run_stdio(pace: Pace | None = None) -> None:
+    """Serve one client on stdin/stdout until stdin closes."""
+    loop = asyncio.get_running_loop()
+    agent = DemoAgent(await _stdout(loop), pace or Pace.from_env())
+    await agent.serve(_stdin_chunks(loop))
