@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import json
 from typing import Any
 
@@ -145,13 +147,13 @@ async def test_letter_keys_pick_first_option_of_kind(make: Any, key: str, option
 
 @pytest.mark.parametrize("make", [v2, v1], ids=["v2", "v1"])
 async def test_arrows_and_enter_choose_focused_button(make: Any) -> None:
-    # Focus starts on the first option; down twice, up once -> the second option.
-    assert await run(make(), ["down", "down", "up", "enter"]) == PermissionChoice(option_id="always")
+    # Nothing is focused on arrival; down three times, up once -> the second option.
+    assert await run(make(), ["down", "down", "down", "up", "enter"]) == PermissionChoice(option_id="always")
 
 
 async def test_arrows_wrap_and_tab_moves() -> None:
     assert await run(v2(), ["up", "enter"]) == PermissionChoice(option_id="never")
-    assert await run(v2(), ["tab", "tab", "enter"]) == PermissionChoice(option_id="no")
+    assert await run(v2(), ["tab", "tab", "tab", "enter"]) == PermissionChoice(option_id="no")
 
 
 async def test_unknown_kind_gets_a_button_chosen_by_number() -> None:
@@ -170,7 +172,7 @@ async def test_unknown_kind_gets_a_button_chosen_by_number() -> None:
 
 async def test_unknown_kind_reachable_by_arrows() -> None:
     options = [{"optionId": "x", "name": "Something new", "kind": "_new_kind"}]
-    assert await run(v2(options=options), ["enter"]) == PermissionChoice(option_id="x")
+    assert await run(v2(options=options), ["down", "enter"]) == PermissionChoice(option_id="x")
 
 
 async def test_number_keys_pick_any_option_in_order() -> None:
@@ -371,3 +373,33 @@ def test_snapshot_dialog(snap_compare: Any) -> None:
         await pilot.pause()
 
     assert snap_compare(DialogApp(), terminal_size=(100, 30), run_before=run_before)
+
+
+async def test_enter_right_after_arming_decides_nothing() -> None:
+    """No option is focused when the dialog arms, so a stray Enter cannot approve."""
+    app = DialogApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        harness = Harness(app, pilot)
+        screen = await harness.open(v2())
+        await pilot.press("enter")
+        await pilot.pause(0.05)
+        assert harness.results == [] and screen.is_current
+        await pilot.press("r")
+        assert await harness.result() == PermissionChoice(option_id="no")
+
+
+async def test_keys_while_arming_restart_the_countdown() -> None:
+    """Someone still typing when the dialog appears cannot decide it until they pause."""
+    app = DialogApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        harness = Harness(app, pilot)
+        screen = await harness.open(v2(), arm=False, arm_delay=0.3)
+        loop = asyncio.get_running_loop()
+        typing_until = loop.time() + 0.9  # three arm delays of continuous typing
+        while loop.time() < typing_until:
+            await pilot.press("x")
+            assert not screen.armed, "the dialog armed while keys were still arriving"
+            await pilot.pause(0.05)
+        await harness.wait_armed()
+        await pilot.press("a")
+        assert await harness.result() == PermissionChoice(option_id="once")

@@ -90,6 +90,8 @@ class AgentSession:
         self._adapter: V1Adapter | None = None
         self._buffered: list[tuple[str, Any]] = []
         self._permissions: dict[int | str, asyncio.Future[str]] = {}
+        #: the connection's tasks answering permission requests (awaited by `cancel`)
+        self._answering: set[asyncio.Task[Any]] = set()
         self._cancellable_tools: set[str] = set()
         self._cancelled = False
         self._turns: set[asyncio.Task[None]] = set()
@@ -268,6 +270,7 @@ class AgentSession:
         if self.session_id is None:
             return
         self._cancelled = True
+        answering = [task for task in self._answering if not task.done()]
         for future in list(self._permissions.values()):
             if not future.done():
                 future.set_result("cancelled")
@@ -276,6 +279,10 @@ class AgentSession:
             await self.connection.notify("session/cancel", codec.build_cancel(self.session_id))
         except AgentExited:
             pass
+        if answering:
+            # Return only once those answers are handed to the writer, so a shutdown that
+            # follows (Ctrl-Q) cannot close the agent's stdin before they are written.
+            await asyncio.wait(answering, timeout=1.0)
 
     async def cancel_tool_call(self, tool_call_id: str) -> None:
         """v2 `tool_call/cancel`, only for a tool call that advertises `capabilities.cancel`."""
@@ -340,6 +347,10 @@ class AgentSession:
             raise RpcError(INVALID_PARAMS, f"Invalid params: {exc.reason}") from None
         future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self._permissions[request.id] = future
+        task = asyncio.current_task()
+        if task is not None:
+            self._answering.add(task)
+            task.add_done_callback(self._answering.discard)
         self._apply(local.PermissionRequested(request.id, decoded))
         if self._adapter is not None and self.version == 1:
             for item in self._adapter.permission_requested(decoded):

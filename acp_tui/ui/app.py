@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from textual.app import App
 from textual.binding import Binding
 
+from acp_tui.ui.interrupt import FORCE_STOP_AFTER
 from acp_tui.ui.screens.chat import ChatScreen
 from acp_tui.ui.themes import load_shipped_themes
 from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
@@ -33,10 +34,11 @@ class AcpApp(App[int]):
         Binding("ctrl+q", "quit_app", "Quit", priority=True),
     ]
 
-    def __init__(self, launch: Launch, *, arm_delay: float = 0.5) -> None:
+    def __init__(self, launch: Launch, *, arm_delay: float = 0.5, force_stop_after: float = FORCE_STOP_AFTER) -> None:
         super().__init__()
         self.launch = launch
         self.arm_delay = arm_delay
+        self.force_stop_after = force_stop_after
         for theme in load_shipped_themes():
             self.register_theme(theme)
         wanted = launch.theme or DEFAULT_THEME
@@ -49,7 +51,7 @@ class AcpApp(App[int]):
         return dict(EXTRA_THEME_VARIABLES)
 
     def on_mount(self) -> None:
-        self.push_screen(ChatScreen(self.launch, arm_delay=self.arm_delay))
+        self.push_screen(ChatScreen(self.launch, arm_delay=self.arm_delay, force_stop_after=self.force_stop_after))
         if self._theme_warning:
             self.notify(f"{self._theme_warning}; using {DEFAULT_THEME}", severity="warning", markup=False)
 

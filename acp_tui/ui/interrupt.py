@@ -33,12 +33,13 @@ def decide_interrupt(
     prompt_text: str,
     has_selection: bool,
     quit_armed_at: float | None,
+    force_stop_after: float = FORCE_STOP_AFTER,
 ) -> Interrupt:
     """The action for one Ctrl-C press given the session and prompt state."""
     if busy:
         if cancel_sent_at is None:
             return Interrupt.CANCEL
-        return Interrupt.FORCE_STOP if now - cancel_sent_at >= FORCE_STOP_AFTER else Interrupt.WAIT
+        return Interrupt.FORCE_STOP if now - cancel_sent_at >= force_stop_after else Interrupt.WAIT
     if has_selection:
         return Interrupt.COPY
     if prompt_text:

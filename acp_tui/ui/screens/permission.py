@@ -82,6 +82,10 @@ PermissionRequest = RequestPermissionRequest | V1RequestPermissionRequest
 _ARMING_HINT: Final = "keys are ignored for a moment…"
 
 
+#: Keys that scroll the conversation behind the dialog; they decide nothing and do not delay arming.
+_SCROLL_KEYS = frozenset({"pageup", "pagedown", "ctrl+up", "ctrl+down", "shift+up", "shift+down"})
+
+
 @dataclass(frozen=True, slots=True)
 class PermissionChoice:
     """The dialog's result: the chosen option, or none (`cancel_turn` says whether to cancel the turn).
@@ -310,6 +314,12 @@ class PermissionScreen(ModalScreen[PermissionChoice]):
     def on_screen_suspend(self) -> None:
         self._disarm()
 
+    def on_key(self, event: events.Key) -> None:
+        """While arming, every key (except scrolling) restarts the countdown: someone still typing
+        a prompt when the dialog appeared cannot approve anything until they have paused."""
+        if not self._armed and self._arm_timer is not None and event.key not in _SCROLL_KEYS:
+            self._start_arming()
+
     def _start_arming(self) -> None:
         if self._decided or not self.is_current:
             return
@@ -336,8 +346,7 @@ class PermissionScreen(ModalScreen[PermissionChoice]):
             button.disabled = False
         self._hint.remove_class("-arming")
         self._hint.update(self._key_hints())
-        if self._buttons:
-            self._buttons[0].focus(scroll_visible=False)
+        # No option is focused on arrival, so a stray Enter decides nothing; arrows pick one first.
 
     def _key_hints(self) -> Text:
         hints: list[tuple[str, str]] = []
@@ -396,7 +405,8 @@ class PermissionScreen(ModalScreen[PermissionChoice]):
         if not self._armed or not self._buttons:
             return
         focused = self.focused
-        index = self._buttons.index(focused) if isinstance(focused, OptionButton) else -step
+        # With nothing focused yet, Down starts at the first option and Up at the last.
+        index = self._buttons.index(focused) if isinstance(focused, OptionButton) else (-1 if step > 0 else 0)
         self._buttons[(index + step) % len(self._buttons)].focus()
 
     @on(Button.Pressed)

@@ -1,0 +1,389 @@
+"""The built-in demo agent through the real app: every behaviour word, typed into the prompt, in v2 and v1.
+
+These are the user's first minute: `acp-tui` with no agent runs `python -m acp_tui.demo`, and each
+word the welcome message lists must show its feature on screen. Assertions read the widgets the
+conversation holds and the status bar, never the agent's wire traffic. The demo runs at speed 0 (no
+delays) except for `slow`, which must still be running when Ctrl-C arrives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from textual.pilot import Pilot
+from textual.widget import Widget
+
+from acp_tui.cli import Launch, demo_argv
+from acp_tui.demo import content
+from acp_tui.ui.app import AcpApp
+from acp_tui.ui.screens.chat import ChatScreen
+from acp_tui.ui.screens.permission import PermissionScreen
+from acp_tui.ui.widgets.agent_message import AgentMessageView
+from acp_tui.ui.widgets.compaction import CompactionView
+from acp_tui.ui.widgets.plan_view import PlanView
+from acp_tui.ui.widgets.status_bar import SPINNER
+from acp_tui.ui.widgets.system_line import SystemLine
+from acp_tui.ui.widgets.terminal_view import TerminalView
+from acp_tui.ui.widgets.thought_view import ThoughtView
+from acp_tui.ui.widgets.tool_call import ToolCallCard
+from acp_tui.ui.widgets.unknown_update import UnknownUpdateView
+
+W = TypeVar("W", bound=Widget)
+VERSIONS = pytest.mark.parametrize("version", [2, 1], ids=["v2", "v1"])
+
+
+@pytest.fixture(autouse=True)
+def _private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Never touch the user's real data, state or config directories."""
+    for name in ("DATA", "STATE", "CONFIG"):
+        folder = tmp_path / f"user-{name.lower()}"
+        folder.mkdir()
+        monkeypatch.setenv(f"ACP_TUI_{name}_DIR", str(folder))
+
+
+class DemoRun:
+    """One app talking to the demo agent: the pilot, the chat screen, and every toast shown."""
+
+    def __init__(self, app: AcpApp, pilot: Pilot[Any]) -> None:
+        self.app = app
+        self.pilot = pilot
+        self.toasts: list[tuple[str, str, str]] = []  # (title, message, severity)
+        original = app.notify
+
+        def notify(message: str, *args: Any, **kwargs: Any) -> None:
+            self.toasts.append((str(kwargs.get("title", "")), message, str(kwargs.get("severity", "information"))))
+            original(message, *args, **kwargs)
+
+        app.notify = notify  # type: ignore[method-assign]
+
+    @property
+    def chat(self) -> ChatScreen:
+        chat = self.app.chat
+        assert chat is not None
+        return chat
+
+    async def wait(self, condition: Callable[[], object], what: str, timeout: float = 15.0) -> None:
+        """Poll `condition` between short pauses until it holds; fail naming `what`."""
+        for _ in range(int(timeout / 0.02)):
+            if condition():
+                return
+            await self.pilot.pause(0.02)
+        assert condition(), f"timed out waiting for {what}"
+
+    async def ready(self) -> None:
+        await self.wait(
+            lambda: self.chat.session is not None and self.chat.session.session_id is not None
+            and self.chat.status.values.state == "idle" and self.views(AgentMessageView),
+            "the demo session to open and greet",
+        )
+
+    async def send(self, text: str) -> None:
+        prompt = self.chat.prompt_input
+        prompt.focus()
+        prompt.load_text(text)
+        await self.pilot.press("enter")
+
+    async def idle(self, what: str = "the turn to end") -> None:
+        """Wait until the turn is over and every queued event is on screen."""
+        await self.pilot.pause()
+        await self.wait(lambda: not self.chat._busy() and not self.chat._events and self.dialog() is None, what)
+        await self.pilot.pause()
+
+    async def turn(self, text: str) -> None:
+        await self.send(text)
+        await self.idle(f"the {text!r} turn to end")
+
+    def views(self, kind: type[W]) -> list[W]:
+        return [w for w in self.chat.conversation.entries if isinstance(w, kind)]
+
+    def cards(self) -> list[ToolCallCard]:
+        return self.views(ToolCallCard)
+
+    def last_message(self) -> str:
+        return self.views(AgentMessageView)[-1].text
+
+    def messages(self) -> str:
+        return "\n".join(view.text for view in self.views(AgentMessageView))
+
+    def dialog(self) -> PermissionScreen | None:
+        screen = self.app.screen
+        return screen if isinstance(screen, PermissionScreen) else None
+
+    async def armed_dialog(self) -> PermissionScreen:
+        await self.wait(lambda: self.dialog() is not None and self.dialog().armed, "an armed permission dialog")  # type: ignore[union-attr]
+        screen = self.dialog()
+        assert screen is not None
+        return screen
+
+    def status_text(self) -> str:
+        return self.chat.status.render().plain
+
+    def screen_text(self) -> str:
+        """What the terminal shows now, as plain text."""
+        return "\n".join(strip.text for strip in self.app.screen._compositor.render_strips())
+
+
+def demo_launch(cwd: Path, version: int, speed: str = "0") -> Launch:
+    """What `acp-tui` with no agent builds, with the demo's delays scaled by `speed`."""
+    return Launch(
+        agent_argv=tuple(demo_argv()), agent_name="demo", env={"ACP_TUI_DEMO_SPEED": speed}, cwd=cwd,
+        protocol=version, theme=None, log_path=None, init_timeout=10, warnings=(), is_demo=True,  # type: ignore[arg-type]
+    )
+
+
+@asynccontextmanager
+async def demo_app(tmp_path: Path, version: int, *, speed: str = "0") -> AsyncIterator[DemoRun]:
+    project = tmp_path / "project"
+    project.mkdir(exist_ok=True)
+    app = AcpApp(demo_launch(project, version, speed), arm_delay=0.1)
+    async with app.run_test(size=(120, 45)) as pilot:
+        run = DemoRun(app, pilot)
+        await run.ready()
+        yield run
+
+
+def assert_usage_shown(run: DemoRun, turns: int) -> None:
+    """The status bar shows the context meter and the cost the demo reported after `turns` turns."""
+    values = run.chat.status.values
+    assert values.size == 200_000 and values.used is not None and values.used > 0
+    expected_cost = f"${0.0123 * turns:.3f}"
+    assert values.cost == expected_cost
+    assert "/ 200.0k" in run.status_text() and expected_cost in run.status_text()
+
+
+# -- the first minute ----------------------------------------------------------------------------
+
+
+@VERSIONS
+async def test_first_message_says_what_to_type_then_markdown_and_think(tmp_path: Path, version: int) -> None:
+    async with demo_app(tmp_path, version) as run:
+        welcome = run.views(AgentMessageView)[0].text
+        assert "acp-tui demo agent" in welcome
+        for word in content.BEHAVIOURS:
+            assert f"`{word}`" in welcome
+        assert "acp-tui demo agent" in run.screen_text()
+        assert run.chat.status.values.state == "idle" and "ready" in run.status_text()
+
+        await run.turn("markdown")
+        answer = run.last_message()
+        assert answer.startswith("## Greeting people, politely")
+        assert "```python\ndef greet(name: str) -> str:" in answer
+        screen = run.screen_text()
+        # Rendered as markdown: the heading and the code are on screen, the fence markers are not.
+        assert "Greeting people, politely" in screen and 'return f"Hello, {name}!"' in screen
+        assert "```" not in screen and "## Greeting" not in screen
+        assert_usage_shown(run, 1)
+
+        await run.turn("think")
+        thoughts = run.views(ThoughtView)
+        assert len(thoughts) == 1
+        assert thoughts[0].text == content.THOUGHT
+        assert thoughts[0].finished and thoughts[0].collapsed
+        entries = run.chat.conversation.entries
+        assert entries.index(thoughts[0]) < entries.index(run.views(AgentMessageView)[-1])
+        assert run.last_message() == content.THOUGHT_ANSWER
+        assert_usage_shown(run, 2)
+
+        await run.turn("hello there")  # a word that names no behaviour: the echo
+        assert run.last_message().startswith("You said: hello there")
+        assert_usage_shown(run, 3)
+
+
+def card_by_title(run: DemoRun, start: str) -> ToolCallCard:
+    matches = [card for card in run.cards() if card.call.title.startswith(start)]
+    assert len(matches) == 1, f"one card titled {start!r}, got {[c.call.title for c in run.cards()]}"
+    return matches[0]
+
+
+@VERSIONS
+async def test_tools_show_read_edit_execute_cards_and_a_failed_fetch(tmp_path: Path, version: int) -> None:
+    async with demo_app(tmp_path, version) as run:
+        await run.turn("tools")
+        assert [(card.call.kind, card.call.status) for card in run.cards()] == [
+            ("read", "completed"), ("edit", "completed"), ("execute", "completed"), ("fetch", "failed"),
+        ]
+        read = card_by_title(run, "Read src/greet.py")
+        assert "return \"Hello \" + name" in read.full_text()
+        edit = card_by_title(run, "Edit src/greet.py")
+        assert "Hello, {name}!" in edit.full_text()
+        fetch = card_by_title(run, "Fetch")
+        assert "could not resolve host" in fetch.full_text()
+        assert "failed" in fetch.header_text()
+        execute = card_by_title(run, "Run ")
+        if version == 2:
+            # v2 terminals are shown inside the card that refers to them, output and all.
+            terminals = execute.query(TerminalView)
+            assert len(terminals) == 1
+            assert "3 passed" in terminals[0].full_text()
+            assert not [w for w in run.chat.conversation.entries if isinstance(w, TerminalView)]
+        else:
+            # v1 has no terminals: the demo reports the output as the card's text.
+            assert "3 passed" in execute.full_text()
+        assert "Three tool calls worked" in run.last_message()
+        assert "Fetch https://pypi.invalid" in run.screen_text()
+        assert_usage_shown(run, 1)
+
+
+@VERSIONS
+async def test_edit_approved_with_a_completes_with_the_diff(tmp_path: Path, version: int) -> None:
+    async with demo_app(tmp_path, version) as run:
+        await run.send("edit")
+        dialog = await run.armed_dialog()
+        assert "src/greet.py" in run.screen_text()
+        assert dialog is run.app.screen
+        await run.pilot.press("a")
+        await run.idle()
+        (card,) = run.cards()
+        assert card.call.kind == "edit" and card.call.status == "completed"
+        text = card.full_text()
+        assert 'return "Hello " + name' in text and 'return f"Hello, {name}!"' in text
+        assert run.last_message().startswith("Done:")
+        assert_usage_shown(run, 1)
+
+
+@VERSIONS
+async def test_edit_rejected_with_r_is_not_applied(tmp_path: Path, version: int) -> None:
+    async with demo_app(tmp_path, version) as run:
+        await run.send("edit")
+        await run.armed_dialog()
+        await run.pilot.press("r")
+        await run.idle()
+        (card,) = run.cards()
+        assert card.call.status == "failed"
+        assert "Refused by the user" in card.full_text()
+        assert "unchanged" in run.last_message()
+
+
+@VERSIONS
+async def test_plan_entries_all_end_completed(tmp_path: Path, version: int) -> None:
+    async with demo_app(tmp_path, version) as run:
+        await run.turn("plan")
+        (plan,) = run.views(PlanView)
+        items = plan.entries.items
+        assert items is not None
+        assert [(e.content, e.status) for e in items.entries] == [(step, "completed") for step in content.PLAN_STEPS]
+        assert [card.call.status for card in run.cards()] == ["completed"] * 3
+        assert run.last_message() == "All three steps are done."
+        assert_usage_shown(run, 1)
+
+
+@VERSIONS
+async def test_notice_is_a_toast_and_not_part_of_the_conversation(tmp_path: Path, version: int) -> None:
+    async with demo_app(tmp_path, version) as run:
+        before = list(run.chat.conversation.entries)
+        await run.turn("notice")
+        added = [w for w in run.chat.conversation.entries if w not in before]
+        if version == 2:
+            assert (content.NOTICE_WARNING_TITLE, content.NOTICE_WARNING_TEXT, "warning") in run.toasts
+            assert (content.NOTICE_INFO_TITLE, content.NOTICE_INFO_TEXT, "information") in run.toasts
+            # Only the user's bubble and the agent's sentence about the notices were added.
+            assert not [w for w in added if isinstance(w, (SystemLine, UnknownUpdateView))]
+            assert all(content.NOTICE_WARNING_TEXT not in getattr(w, "text", "") for w in added)
+            assert "two notices" in run.last_message()
+        else:
+            assert run.toasts == []
+            assert "needs ACP v2" in run.last_message()
+        assert_usage_shown(run, 1)
+
+
+async def test_compact_and_unknown_v2(tmp_path: Path) -> None:
+    async with demo_app(tmp_path, 2) as run:
+        await run.turn("compact")
+        (view,) = run.views(CompactionView)
+        assert view.compaction.status == "completed"
+        summary = view.compaction.summary.text
+        assert "Retained context" in summary and "three tests pass" in summary
+        assert "context compacted" in run.screen_text()
+        assert "Compaction finished" in run.last_message()
+        assert_usage_shown(run, 1)
+
+        await run.turn("unknown")
+        (unknown,) = run.views(UnknownUpdateView)
+        assert unknown.entry.kind == "_demo/sparkle"
+        assert "`_demo/sparkle`, which this client does not understand" in run.screen_text()
+        assert run.chat.session is not None and run.chat.session.state.problem_count == 0
+        assert "_demo/sparkle" in run.last_message()
+        assert_usage_shown(run, 2)
+
+
+async def test_compact_and_unknown_in_v1_say_why_there_is_nothing_to_show(tmp_path: Path) -> None:
+    async with demo_app(tmp_path, 1) as run:
+        await run.turn("compact")
+        assert not run.views(CompactionView)
+        assert "needs ACP v2" in run.last_message()
+        await run.turn("unknown")
+        assert "extension notification" in run.last_message()
+        assert run.chat.status.values.state == "idle"
+        assert_usage_shown(run, 2)
+
+
+@VERSIONS
+async def test_error_turn_shows_the_message_in_the_status_bar(tmp_path: Path, version: int) -> None:
+    async with demo_app(tmp_path, version) as run:
+        await run.turn("error")
+        assert content.ERROR_MESSAGE in run.status_text()
+        (card,) = run.cards()
+        assert card.call.status == "failed"
+        assert_usage_shown(run, 1)
+        await run.turn("markdown")  # the session carries on after an error
+        assert "error" not in run.status_text() and "ready" in run.status_text()
+
+
+@VERSIONS
+async def test_slow_is_cancelled_by_ctrl_c(tmp_path: Path, version: int) -> None:
+    async with demo_app(tmp_path, version, speed="1") as run:
+        await run.send("slow")
+        await run.wait(lambda: "1…" in run.messages(), "the slow count to start")
+        shown: list[str] = []  # the status bar's state text after every change, in order
+        status = run.chat.status
+        original = status.update_values
+
+        def update_values(**changes: object) -> None:
+            original(**changes)
+            shown.append(status.state_text().plain)
+
+        status.update_values = update_values  # type: ignore[method-assign]
+        await run.pilot.press("ctrl+c")
+        await run.idle("the cancelled turn to end")
+        labels = [label.lstrip(SPINNER + " ") for label in shown]
+        assert "cancelling…" in labels
+        assert labels[-1] == "● cancelled", labels
+        assert labels.index("cancelling…") < len(labels) - 1
+        assert "cancelled" in run.status_text()
+        assert run.chat.status.values.stop_reason == "cancelled"
+        counted = run.last_message()
+        assert "done." not in counted
+        # The agent stopped streaming: the answer does not grow any more.
+        for _ in range(10):
+            await run.pilot.pause(0.05)
+        assert run.last_message() == counted
+        assert_usage_shown(run, 1)
+
+
+@VERSIONS
+async def test_everything_in_one_turn(tmp_path: Path, version: int) -> None:
+    async with demo_app(tmp_path, version) as run:
+        await run.send("everything")
+        await run.armed_dialog()
+        await run.pilot.press("a")
+        await run.idle()
+        assert len(run.views(ThoughtView)) == 1 and run.views(ThoughtView)[0].collapsed
+        (plan,) = run.views(PlanView)
+        assert plan.entries.items is not None
+        assert {e.status for e in plan.entries.items.entries} == {"completed"}
+        assert [(c.call.kind, c.call.status) for c in run.cards()] == [
+            ("read", "completed"), ("edit", "completed"), ("execute", "completed"), ("fetch", "failed"),
+        ]
+        assert "## Greeting people, politely" in run.messages()
+        if version == 2:
+            assert len(run.views(CompactionView)) == 1
+            assert len(run.views(UnknownUpdateView)) == 1
+            assert {title for title, _, _ in run.toasts} >= {content.NOTICE_WARNING_TITLE, content.NOTICE_INFO_TITLE}
+        else:
+            assert not run.views(CompactionView) and not run.views(UnknownUpdateView)
+        assert run.chat.status.values.stop_reason in (None, "end_turn")
+        assert_usage_shown(run, 1)
