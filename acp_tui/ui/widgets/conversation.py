@@ -22,8 +22,9 @@ class Conversation(VerticalScroll):
     DEFAULT_CSS = """
     Conversation {
         height: 1fr;
-        width: 1fr;
+        width: 100%;
         scrollbar-gutter: stable;
+        scrollbar-size-vertical: 1;
     }
     Conversation > * {
         margin-bottom: 1;
@@ -97,13 +98,17 @@ class Conversation(VerticalScroll):
         negative offset); a conversation should start at the top.
         """
         overflowing = self.max_scroll_y > 0
-        if overflowing and not self.is_anchored:
-            self._anchor_released = False  # nothing could be scrolled before: the user is at the end
-            self.anchor()
-        elif not overflowing and self.is_anchored:
+        if overflowing:
+            if not self.is_anchored:
+                self._anchor_released = False  # nothing could be scrolled before: the user is at the end
+                self._hint.remove_class("-visible")
+                self.anchor()
+            return
+        # Everything fits: there is nothing to follow or to hint at.
+        self._anchor_released = False
+        self._hint.remove_class("-visible")
+        if self.is_anchored:
             self.anchor(False)
-            self._anchor_released = False
-            self._hint.remove_class("-visible")
             self.scroll_to(y=0, animate=False, immediate=True, release_anchor=False)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:

@@ -1,0 +1,123 @@
+"""Pilot tests of the conversation container: order, following, the "new output" hint, End."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+from textual.widgets import Static
+
+from acp_tui.ui.widgets.conversation import Conversation
+from acp_tui.ui.widgets.markdown_stream import MarkdownStream
+from acp_tui.ui.widgets.new_output_hint import NewOutputHint
+from tests.test_ui_markdown_stream import wait_for
+
+
+class ConversationApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Conversation()
+
+
+def paragraphs(count: int, start: int = 0) -> str:
+    return "".join(f"paragraph {index}\n\n" for index in range(start, start + count))
+
+
+async def test_entries_keep_their_order_and_insert_at_index() -> None:
+    app = ConversationApp()
+    async with app.run_test(size=(100, 40)):
+        conversation = app.query_one(Conversation)
+        first, second, middle = Static("first"), Static("second"), Static("middle")
+        await conversation.add_entry(first)
+        await conversation.add_entry(second)
+        await conversation.insert_entry(1, middle)
+        assert conversation.entries == [first, middle, second]
+        last = Static("last")
+        await conversation.insert_entry(99, last)
+        assert conversation.entries == [first, middle, second, last]
+
+
+async def test_short_conversation_starts_at_the_top() -> None:
+    app = ConversationApp()
+    async with app.run_test(size=(100, 40)) as pilot:
+        conversation = app.query_one(Conversation)
+        message = MarkdownStream("hello")
+        await conversation.add_entry(message)
+        await wait_for(pilot, lambda: message.size.height == 1)
+        assert message.region.y == conversation.region.y
+        assert conversation.following
+
+
+async def test_follows_streamed_output_while_at_the_bottom() -> None:
+    app = ConversationApp()
+    async with app.run_test(size=(100, 20)) as pilot:
+        conversation = app.query_one(Conversation)
+        message = MarkdownStream()
+        await conversation.add_entry(message)
+        for index in range(60):
+            message.append(f"paragraph {index}\n\n")
+            if index % 10 == 0:
+                await pilot.pause()
+        await wait_for(pilot, lambda: any("paragraph 59" in line for line in message.rendered_lines()))
+        await wait_for(pilot, lambda: conversation.max_scroll_y > 0 and conversation.scroll_y == conversation.max_scroll_y)
+        assert conversation.following
+        assert not conversation.hint_visible
+
+
+async def test_scrolling_up_stops_following_and_shows_the_hint_end_resumes() -> None:
+    app = ConversationApp()
+    async with app.run_test(size=(100, 20)) as pilot:
+        conversation = app.query_one(Conversation)
+        message = MarkdownStream(paragraphs(40))
+        await conversation.add_entry(message)
+        await wait_for(pilot, lambda: conversation.max_scroll_y > 0 and conversation.scroll_y == conversation.max_scroll_y)
+        conversation.focus()
+        await pilot.press("home")
+        await wait_for(pilot, lambda: conversation.scroll_y == 0)
+        assert not conversation.following
+        assert not conversation.hint_visible  # nothing new yet
+        message.append(paragraphs(20, start=40))
+        await wait_for(pilot, lambda: conversation.hint_visible)
+        assert conversation.scroll_y == 0  # the view stays where the user put it
+        await pilot.press("end")
+        await wait_for(pilot, lambda: conversation.scroll_y == conversation.max_scroll_y)
+        assert conversation.following
+        assert not conversation.hint_visible
+        message.append(paragraphs(10, start=60))
+        await wait_for(pilot, lambda: any("paragraph 69" in line for line in message.rendered_lines()))
+        await wait_for(pilot, lambda: conversation.scroll_y == conversation.max_scroll_y)
+
+
+async def test_scrolling_back_to_the_bottom_resumes_following() -> None:
+    app = ConversationApp()
+    async with app.run_test(size=(100, 20)) as pilot:
+        conversation = app.query_one(Conversation)
+        message = MarkdownStream(paragraphs(40))
+        await conversation.add_entry(message)
+        await wait_for(pilot, lambda: conversation.max_scroll_y > 0 and conversation.scroll_y == conversation.max_scroll_y)
+        conversation.focus()
+        await pilot.press("up")
+        await wait_for(pilot, lambda: not conversation.following)
+        message.append(paragraphs(5, start=40))
+        await wait_for(pilot, lambda: conversation.hint_visible)
+        while conversation.scroll_y < conversation.max_scroll_y:
+            await pilot.press("pagedown")
+        await wait_for(pilot, lambda: conversation.following)
+        assert not conversation.hint_visible
+        message.append(paragraphs(10, start=45))
+        await wait_for(pilot, lambda: any("paragraph 54" in line for line in message.rendered_lines()))
+        await wait_for(pilot, lambda: conversation.scroll_y == conversation.max_scroll_y)
+
+
+async def test_clicking_the_hint_resumes_following() -> None:
+    app = ConversationApp()
+    async with app.run_test(size=(100, 20)) as pilot:
+        conversation = app.query_one(Conversation)
+        message = MarkdownStream(paragraphs(40))
+        await conversation.add_entry(message)
+        await wait_for(pilot, lambda: conversation.max_scroll_y > 0 and conversation.scroll_y == conversation.max_scroll_y)
+        conversation.scroll_to(y=0, animate=False)
+        await wait_for(pilot, lambda: conversation.scroll_y == 0)
+        message.append(paragraphs(5, start=40))
+        hint = app.query_one(NewOutputHint)
+        await wait_for(pilot, lambda: conversation.hint_visible and hint.region.height == 1)
+        await pilot.click(NewOutputHint)
+        await wait_for(pilot, lambda: conversation.following and conversation.scroll_y == conversation.max_scroll_y)
+        assert not conversation.hint_visible
