@@ -596,10 +596,15 @@ def render_markdown(path: Path) -> str:
             block = _Block(key[0])
             block.text = str(rec.get("text", ""))
             block.fields = {k: v for k, v in rec.items() if k not in ("ev", "type", "id", "text", "at")}
-            if key not in blocks:
+            previous = blocks.get(key)
+            if previous is None:
                 items.append(block)
+            else:  # added again without a removal: the new snapshot takes the old one's place
+                items[items.index(previous)] = block
             blocks[key] = block
             continue
+        if ev == "note" and rec.get("kind") == "restart":
+            blocks = {}  # a new agent process: its ids (often reused, e.g. "user-msg-1") name new entities
         block = blocks.get(key)
         if ev == "removed" and block is not None:
             block.removed = True

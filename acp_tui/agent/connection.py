@@ -304,6 +304,8 @@ class Connection:
     def _on_request(self, message: Request, line: bytes, batch: _Batch | None) -> None:
         handler = self._request_handlers.get(message.method)
         if handler is None:
+            if not message.method.startswith("_"):  # `_` methods are extensions, legitimately unknown
+                self._problem(f"unknown request {message.method!r} answered Method not found", line)
             frame = encode_error(message.id, METHOD_NOT_FOUND, f"Method not found: {message.method}")
             self._answer(frame, batch)
             return

@@ -20,7 +20,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from acp_tui.ansi import PLAIN, Segment, TerminalDecoder
-from acp_tui.sanitize import plain
+from acp_tui.sanitize import multiline, plain
 from acp_tui.session.model import Terminal
 from acp_tui.ui.ansi_text import rich_style
 from acp_tui.ui.widgets.content_blocks import TextStatic
@@ -100,6 +100,8 @@ class TerminalOutputView(ScrollView, can_focus=True):
     def _append_text(self, text: str, segment: Segment) -> None:
         """Append text without newlines to the current line, breaking overlong lines."""
         style = None if segment.style == PLAIN else rich_style(segment.style)
+        # The decoder removed escape sequences; bidi overrides and invisible characters go too.
+        text = multiline(text).replace("\n", "")
         while text:
             room = MAX_LINE_CHARS - len(self._current)
             piece, text = text[:room], text[room:]

@@ -1,0 +1,385 @@
+"""The real app against hostile and broken agents: nothing crashes, hangs, is lost or is injected.
+
+Each test runs `AcpApp` in a pilot against `tests/agents/hostile_agent.py` (or the scripted agent
+where the moment of death must be chosen by the test) and asserts on what the user sees: the
+conversation, the banner, the status bar, the problems list, the transcript file.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+from textual.pilot import Pilot
+from textual.widgets import Log
+
+from acp_tui.cli import Launch
+from acp_tui.paths import transcripts_dir
+from acp_tui.transcript import render_markdown
+from acp_tui.ui.app import AcpApp
+from acp_tui.ui.screens.chat import ChatScreen
+from acp_tui.ui.screens.permission import PermissionScreen
+from acp_tui.ui.screens.problems import ProblemsScreen
+from acp_tui.ui.widgets.system_line import SystemLine
+from acp_tui.ui.widgets.tool_call import ToolCallCard
+from tests.agents import hostile_agent_argv, scripted_agent_argv
+from tests.agents.hostile_agent import CRASH_STDERR, DONE_MARKER, EXIT_CODE
+
+SIZE = (120, 45)
+
+
+# -- helpers shared by the app-level test files --------------------------------------------------
+
+
+@pytest.fixture
+def app_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Fresh data/state/config dirs so the app never touches the real user dirs; returns the data dir."""
+    data = tmp_path / "data"
+    monkeypatch.setenv("ACP_TUI_DATA_DIR", str(data))
+    monkeypatch.setenv("ACP_TUI_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("ACP_TUI_CONFIG_DIR", str(tmp_path / "config"))
+    return data
+
+
+def make_launch(
+    argv: Sequence[str], cwd: Path, *, init_timeout: float = 10, protocol: str = "auto",
+    log_path: Path | None = None, env: dict[str, str] | None = None,
+) -> Launch:
+    return Launch(
+        agent_argv=tuple(argv), agent_name="test-agent", env=env or {}, cwd=cwd, protocol=protocol,  # type: ignore[arg-type]
+        theme=None, log_path=log_path, init_timeout=init_timeout, warnings=(), is_demo=False,
+    )
+
+
+async def wait_for(pilot: Pilot[Any], condition: Callable[[], object], timeout: float = 15.0, what: str = "") -> None:
+    """Poll `condition` between pauses until true; fail with `what` after `timeout` seconds."""
+    for _ in range(int(timeout / 0.05)):
+        if condition():
+            return
+        await pilot.pause(0.05)
+    assert condition(), f"timed out waiting for {what or condition}"
+
+
+def screen_text(app: AcpApp) -> str:
+    """The current screen as plain text, exactly the characters the terminal would get (no styles)."""
+    console = Console(
+        width=app.size.width, height=app.size.height, file=io.StringIO(), force_terminal=True,
+        color_system="truecolor", record=True, legacy_windows=False, safe_box=False,
+    )
+    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
+    return console.export_text(styles=False)
+
+
+def chat_of(app: AcpApp) -> ChatScreen:
+    chat = app.chat
+    assert chat is not None
+    return chat
+
+
+def system_lines(chat: ChatScreen) -> list[str]:
+    return [str(line.render()) for line in chat.query(SystemLine)]
+
+
+def session_ready(chat: ChatScreen) -> bool:
+    return chat.session is not None and chat.session.session_id is not None and chat.status.values.state == "idle"
+
+
+async def type_text(pilot: Pilot[Any], text: str) -> None:
+    await pilot.press(*[c if c != " " else "space" for c in text])
+
+
+async def send_prompt(pilot: Pilot[Any], chat: ChatScreen, text: str) -> None:
+    chat.prompt_input.focus()
+    await type_text(pilot, text)
+    await pilot.press("enter")
+
+
+async def typing_still_works(pilot: Pilot[Any], chat: ChatScreen) -> None:
+    """The app answers keys: text typed into the prompt arrives; then the prompt is cleared again."""
+    chat.prompt_input.focus()
+    chat.prompt_input.load_text("")
+    await type_text(pilot, "still alive")
+    await wait_for(pilot, lambda: chat.prompt_input.text == "still alive", what="typed text")
+    chat.prompt_input.load_text("")
+
+
+def transcript_markdown() -> str:
+    files = sorted(transcripts_dir().glob("*.jsonl"))
+    assert files, "no transcript was written"
+    return render_markdown(files[-1])
+
+
+def hostile(scenario: str, version: int = 2, scale: float = 1.0) -> list[str]:
+    return hostile_agent_argv(scenario, version, scale)
+
+
+async def start_and_prompt(pilot: Pilot[Any], app: AcpApp, text: str = "go") -> ChatScreen:
+    chat = chat_of(app)
+    await wait_for(pilot, lambda: session_ready(chat), what="session ready")
+    await send_prompt(pilot, chat, text)
+    return chat
+
+
+# -- agent death ---------------------------------------------------------------------------------
+
+
+async def test_agent_that_exits_before_initialize_gets_one_banner_with_its_stderr(app_dirs: Path, tmp_path: Path) -> None:
+    app = AcpApp(make_launch(hostile("exit_at_start"), tmp_path), arm_delay=0.1)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = chat_of(app)
+        await wait_for(pilot, lambda: chat.status.values.state == "stopped", what="stopped")
+        await wait_for(pilot, lambda: any("exited with code" in line for line in system_lines(chat)))
+        banners = [line for line in system_lines(chat) if "stopped" in line]
+        assert len(banners) == 1, banners
+        assert f"exited with code {EXIT_CODE}" in banners[0]
+        assert CRASH_STDERR in banners[0]
+        assert "Ctrl-R" in banners[0]
+        assert "agent stopped" in screen_text(app)
+        assert chat.status.values.waiting_label is None
+        await typing_still_works(pilot, chat)
+
+
+@pytest.mark.parametrize("version", [2, 1])
+async def test_agent_that_dies_mid_stream_keeps_the_conversation_and_the_transcript(
+    app_dirs: Path, tmp_path: Path, version: int
+) -> None:
+    app = AcpApp(make_launch(hostile("exit_mid_stream", version), tmp_path), arm_delay=0.1)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = await start_and_prompt(pilot, app, "tell me")
+        await wait_for(pilot, lambda: chat.status.values.state == "stopped", what="stopped")
+        await wait_for(pilot, lambda: "partial answer 2" in screen_text(app))
+        text = screen_text(app)
+        assert "tell me" in text and "partial answer 0" in text
+        assert f"the agent stopped (exited with code {EXIT_CODE})" in text
+        assert CRASH_STDERR in text
+        assert "agent stopped" in chat.status.state_text().plain
+        assert not chat.status.values.busy
+        await typing_still_works(pilot, chat)
+        markdown = transcript_markdown()
+        for shown in ("tell me", "partial answer 0", "partial answer 1", "partial answer 2",
+                      f"exited with code {EXIT_CODE}"):
+            assert shown in markdown, shown
+
+
+def permission_script(tmp_path: Path) -> Path:
+    """A v2 turn that asks permission and waits for the answer forever (until the test kills it)."""
+    script = {
+        "version": 2,
+        "turns": [{"steps": [
+            {"op": "respond_prompt"}, {"op": "user_message"}, {"op": "state", "state": "running"},
+            {"op": "update", "update": {"sessionUpdate": "tool_call_update", "toolCallId": "t1",
+                                         "title": "Delete everything", "kind": "delete", "status": "pending"}},
+            {"op": "request", "method": "session/request_permission", "id": 7, "wait": True, "params": {
+                "sessionId": "$SESSION", "title": "Delete everything?",
+                "subject": {"type": "tool_call", "toolCall": {"toolCallId": "t1"}},
+                "options": [{"optionId": "yes", "name": "Allow", "kind": "allow_once"},
+                            {"optionId": "no", "name": "Reject", "kind": "reject_once"}]}},
+        ]}],
+    }
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(script))
+    return path
+
+
+async def test_agent_killed_during_a_permission_dialog_closes_it_and_says_why(app_dirs: Path, tmp_path: Path) -> None:
+    record = tmp_path / "record.jsonl"
+    app = AcpApp(make_launch(scripted_agent_argv(permission_script(tmp_path), record), tmp_path), arm_delay=0.1)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = await start_and_prompt(pilot, app, "delete it")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen), what="the dialog")
+        assert chat.session is not None and chat.session.process.pid is not None
+        pending = list(chat.session._permissions.values())
+        assert len(pending) == 1
+        os.killpg(chat.session.process.pid, signal.SIGKILL)
+        await wait_for(pilot, lambda: app.screen is chat, what="the dialog closed")
+        await wait_for(pilot, lambda: chat.status.values.state == "stopped")
+        lines = system_lines(chat)
+        assert any("permission request closed: the agent stopped" in line for line in lines), lines
+        assert any("killed by SIGKILL" in line for line in lines), lines
+        assert pending[0].done()  # the request failed (cancelled), never granted
+        assert pending[0].cancelled() or pending[0].result() == "cancelled"
+        assert chat.session.state.permissions == {}
+        assert chat.status.values.waiting_for_user == 0
+        answers = [json.loads(line) for line in record.read_text().splitlines()]
+        assert not any(msg.get("id") == 7 and "result" in msg for msg in answers)
+        await typing_still_works(pilot, chat)
+
+
+async def test_agent_that_dies_while_cancelling(app_dirs: Path, tmp_path: Path) -> None:
+    app = AcpApp(make_launch(hostile("exit_while_cancelling"), tmp_path), arm_delay=0.1)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = await start_and_prompt(pilot, app)
+        await wait_for(pilot, lambda: "working until you cancel" in screen_text(app))
+        await wait_for(pilot, lambda: chat.status.values.busy)
+        await pilot.press("ctrl+c")
+        await wait_for(pilot, lambda: chat.status.values.state == "stopped", what="stopped")
+        assert not chat.status.values.cancelling
+        assert any(f"exited with code {EXIT_CODE}" in line for line in system_lines(chat))
+        assert "working until you cancel" in screen_text(app)
+        await typing_still_works(pilot, chat)
+
+
+# -- garbage, spec violations --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", [2, 1])
+async def test_garbage_is_counted_listed_with_raw_lines_and_the_session_goes_on(
+    app_dirs: Path, tmp_path: Path, version: int
+) -> None:
+    app = AcpApp(make_launch(hostile("garbage", version), tmp_path), arm_delay=0.1)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = await start_and_prompt(pilot, app)
+        await wait_for(pilot, lambda: DONE_MARKER in screen_text(app), what="the done marker")
+        await wait_for(pilot, lambda: not chat.status.values.busy)
+        assert "a normal answer after the garbage" in screen_text(app)
+        problems = chat.status.values.problems
+        assert problems >= 10, problems
+        assert f"⚑ {problems} protocol problems" in screen_text(app)
+        await pilot.press("f3")
+        await wait_for(pilot, lambda: isinstance(app.screen, ProblemsScreen))
+        log_text = "\n".join(str(line) for line in app.screen.query_one(Log).lines)
+        for raw in ("this is not json at all", "invalid utf-8", '"truncated"', "an unknown id", "nobody-asked",
+                    "no-such-session", "hostile/unknown_request", "not a block"):
+            assert raw in log_text, raw
+        assert "\x1b" not in log_text
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is chat)
+        assert chat.status.values.state != "stopped"
+        await typing_still_works(pilot, chat)
+
+
+@pytest.mark.parametrize("version", [2, 1])
+async def test_spec_violations_are_tolerated_and_listed(app_dirs: Path, tmp_path: Path, version: int) -> None:
+    app = AcpApp(make_launch(hostile("spec_violations", version), tmp_path), arm_delay=0.1)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = await start_and_prompt(pilot, app)
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen), what="the dialog")
+        await pilot.pause(0.15)  # past the dialog's arm delay (0.1 s) so the key is taken
+        await wait_for(pilot, lambda: app.screen.is_current)
+        await pilot.press("r")
+        await wait_for(pilot, lambda: DONE_MARKER in screen_text(app) or not isinstance(app.screen, PermissionScreen))
+        if isinstance(app.screen, PermissionScreen):  # the duplicate request may be shown as well
+            await pilot.pause(0.15)
+            await pilot.press("r")
+        await wait_for(pilot, lambda: DONE_MARKER in screen_text(app), what="the done marker")
+        await wait_for(pilot, lambda: app.screen is chat and not chat.status.values.busy)
+        assert chat.status.values.state != "stopped"
+        assert chat.status.values.problems >= 2
+        reasons = " ".join(problem.reason for problem in chat.session.state.problems)  # type: ignore[union-attr]
+        assert "55555" in reasons or "unknown id" in reasons or "unknown" in reasons, reasons
+        await typing_still_works(pilot, chat)
+
+
+# -- floods --------------------------------------------------------------------------------------
+
+
+async def test_update_flood_keeps_the_ui_answering_keys(app_dirs: Path, tmp_path: Path) -> None:
+    app = AcpApp(make_launch(hostile("update_flood", scale=0.2), tmp_path), arm_delay=0.1)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = await start_and_prompt(pilot, app)
+        await wait_for(pilot, lambda: chat.status.values.busy or DONE_MARKER in screen_text(app))
+        await type_text(pilot, "typed during the flood")
+        await wait_for(pilot, lambda: chat.prompt_input.text == "typed during the flood", what="typed text")
+        await wait_for(pilot, lambda: DONE_MARKER in screen_text(app), timeout=60, what="the done marker")
+        assert chat.session is not None
+        message = chat.session.state.entities[("agent_message", "flood-msg")]  # type: ignore[index]
+        assert "19999 " in message.text_content() if hasattr(message, "text_content") else True
+        assert chat.status.values.problems == 0
+
+
+async def test_huge_tool_output_is_truncated_on_screen_and_saved_whole(app_dirs: Path, tmp_path: Path) -> None:
+    app = AcpApp(make_launch(hostile("huge_tool_output", scale=1.0), tmp_path), arm_delay=0.1)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = await start_and_prompt(pilot, app)
+        await wait_for(pilot, lambda: DONE_MARKER in screen_text(app), timeout=60, what="the done marker")
+        card = chat.query_one(ToolCallCard)
+        full = card.full_text()
+        assert "output line 99999" in full
+        shown = "\n".join(str(line) for line in screen_text(app).splitlines())
+        assert "output line 99999" not in shown or "more" in shown
+        card.post_message(ToolCallCard.SaveRequested(card))
+        outputs = app_dirs / "outputs"
+        await wait_for(pilot, lambda: outputs.is_dir() and any(outputs.iterdir()), what="the saved output")
+        saved = next(outputs.iterdir()).read_text()
+        assert "output line 0\n" in saved and "output line 99999" in saved
+        await typing_still_works(pilot, chat)
+
+
+async def test_huge_message_does_not_break_the_session(app_dirs: Path, tmp_path: Path) -> None:
+    # 500 kB: a single unbroken line costs quadratic time to wrap in the message view (see bench notes).
+    app = AcpApp(make_launch(hostile("huge_message", scale=0.01), tmp_path), arm_delay=0.1)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = await start_and_prompt(pilot, app)
+        await wait_for(pilot, lambda: DONE_MARKER in screen_text(app), timeout=60, what="the done marker")
+        assert chat.status.values.problems == 0
+        await typing_still_works(pilot, chat)
+
+
+async def test_stderr_flood_is_bounded(app_dirs: Path, tmp_path: Path) -> None:
+    app = AcpApp(make_launch(hostile("stderr_flood", scale=0.1), tmp_path), arm_delay=0.1)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = await start_and_prompt(pilot, app)
+        await wait_for(pilot, lambda: DONE_MARKER in screen_text(app), timeout=60, what="the done marker")
+        await wait_for(pilot, lambda: not chat.status.values.busy)
+        assert chat.session is not None
+        assert chat.session.process.stderr_bytes_seen > 9_000_000
+        panel = chat.query_one("#stderr", Log)
+        assert panel.line_count <= 2000
+        assert chat.status.values.stderr_unseen > 0
+        await pilot.press("f2")
+        await wait_for(pilot, lambda: chat.status.values.stderr_unseen == 0)
+        await typing_still_works(pilot, chat)
+
+
+# -- agents that never answer --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scenario,method", [("never_init", "initialize"), ("never_new", "session/new")])
+async def test_handshake_that_never_answers_shows_waiting_then_a_clear_timeout(
+    app_dirs: Path, tmp_path: Path, scenario: str, method: str
+) -> None:
+    app = AcpApp(make_launch(hostile(scenario), tmp_path, init_timeout=1.5), arm_delay=0.1)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = chat_of(app)
+        await wait_for(pilot, lambda: (chat.status.values.waiting_label or "").endswith("1s"), what="elapsed")
+        assert "waiting" in screen_text(app) or "opening" in screen_text(app)
+        await wait_for(pilot, lambda: chat.status.values.state == "stopped", what="the timeout")
+        lines = system_lines(chat)
+        assert any(f"did not answer {method} within 1.5 s" in line for line in lines), lines
+        assert chat.status.values.waiting_label is None
+        assert chat.session is not None
+        await wait_for(pilot, lambda: chat.session.connection.exit_info is not None, what="the agent stopped")  # type: ignore[union-attr]
+        assert sum("stopped" in line for line in system_lines(chat)) == 0  # no second, confusing banner
+        await typing_still_works(pilot, chat)
+        await pilot.press("ctrl+c")  # clears nothing (empty prompt): arms quit
+        await pilot.press("ctrl+c")
+        await wait_for(pilot, lambda: not app.is_running, what="quit")
+
+
+async def test_prompt_that_is_never_answered_waits_visibly_and_ctrl_c_twice_stops_it(
+    app_dirs: Path, tmp_path: Path
+) -> None:
+    app = AcpApp(make_launch(hostile("never_prompt"), tmp_path), arm_delay=0.1)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = chat_of(app)
+        chat.force_stop_after = 0.3
+        await start_and_prompt(pilot, app, "hello?")
+        await wait_for(pilot, lambda: (chat.status.values.waiting_label or "").endswith("1s"), what="elapsed")
+        assert "waiting for the agent" in screen_text(app)
+        await pilot.press("ctrl+c")
+        await wait_for(pilot, lambda: chat._cancel_sent_at is not None, what="cancel sent")
+        await wait_for(pilot, lambda: any("has not stopped yet" in line for line in system_lines(chat)))
+        await pilot.press("ctrl+c")
+        await wait_for(pilot, lambda: chat.status.values.state == "stopped", what="stopped")
+        assert any("you stopped the agent" in line for line in system_lines(chat))
+        assert chat.status.values.waiting_label is None
+        assert "hello?" in screen_text(app)
+        await typing_still_works(pilot, chat)
