@@ -63,6 +63,7 @@ from acp_tui.session.changes import (
     InfoChanged,
     NoticeRaised,
     PermissionsChanged,
+    AgentGone,
     ProblemAdded,
     StateChanged,
     SubmissionChanged,
@@ -528,6 +529,8 @@ class TranscriptWriter:
                 "ev": "submission", "request_id": _id_json(rid), "status": plain(submission.status),
                 "text": _blocks_text(submission.blocks), "error": _error_json(submission.error),
             }
+        if kind is AgentGone:
+            return {"ev": "exit", "detail": plain(change.detail)}  # type: ignore[union-attr]
         if kind is ProblemAdded:
             return {
                 "ev": "problem", "reason": plain(change.reason),  # type: ignore[union-attr]
@@ -700,6 +703,8 @@ def _event_line(rec: dict[str, Any]) -> str:
         if rec.get("description"):
             line += f" — {rec['description']}"
         return line
+    if ev == "exit":
+        return f"*agent exited: {rec.get('detail', '')}*"
     if ev == "problem":
         return f"*Protocol problem: {rec.get('reason')}" + (f" — {rec['detail']}*" if rec.get("detail") else "*")
     if ev == "note":

@@ -44,6 +44,7 @@ from acp_tui.protocol.v2 import (
     UserMessageChunk,
 )
 from acp_tui.session.changes import (
+    AgentGone,
     BytesAppended,
     ContentAppended,
     ContentReplaced,
@@ -533,11 +534,15 @@ def test_agent_exit_goes_idle_drops_permissions_and_marks_submissions_unknown() 
     """lifecycle: "Clients detect a lost connection or an exited Agent process themselves"; §4.1 "Lost
     response: the outcome is uncertain ... mark the submission unknown" """
     s = SessionState()
-    feed(s, StateUpdate(state="running"), PermissionRequested(1, "r"), PromptSubmitted(9, [t("x")]))
+    feed(s, StateUpdate(state="running"), PermissionRequested(1, "r"), PromptSubmitted(9, [t("x")]),
+         ToolCallUpdate(tool_call_id="open", status="in_progress"), ToolCallUpdate(tool_call_id="done", status="completed"))
     changes = apply(s, AgentExited(returncode=1, reason="crashed"))
     assert StateChanged("idle", False) in changes
     assert s.permissions == {} and s.submissions[9].status == "unknown" and not s.foreground.busy
-    assert s.problem_count == 1
+    # an exit is not a protocol problem; unfinished tool calls will never finish and say so
+    assert s.problem_count == 0 and AgentGone("exit code 1; crashed") in changes
+    assert tool(s, "open").interrupted and not tool(s, "done").interrupted
+    assert EntityChanged((TOOL_CALL, "open"), frozenset({"interrupted"})) in changes
 
 
 def test_protocol_problem_event_and_unknown_item_are_recorded() -> None:

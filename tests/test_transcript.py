@@ -341,8 +341,8 @@ def test_submissions_and_agent_exit_are_recorded(tmp_path: Path) -> None:
     records = load_records(path)
     subs = [(r["request_id"], r["status"]) for r in records if r["ev"] == "submission"]
     assert subs == [(7, "pending"), (7, "unknown")]
-    problem = next(r for r in records if r["ev"] == "problem")
-    assert problem["reason"] == "agent exited" and "137" in problem["detail"]
+    exit_record = next(r for r in records if r["ev"] == "exit")
+    assert "137" in exit_record["detail"] and not any(r["ev"] == "problem" for r in records)
     md = render_markdown(path)
     assert "*Prompt unknown:* will it work?" in md
     assert md.index("agent exited") < md.index("*agent restarted*")

@@ -142,14 +142,20 @@ class ProblemAdded(_Change):
     detail: str
 
 
+class AgentGone(_Change):
+    """The agent process ended: nothing it started will finish (`detail` says how it ended)."""
+
+    detail: str
+
+
 Change: TypeAlias = (
     EntityAdded | EntityRemoved | TextAppended | ContentAppended | BytesAppended | ContentReplaced | EntityChanged
     | StateChanged | UsageChanged | NoticeRaised | CommandsChanged | ConfigChanged | InfoChanged
-    | PermissionsChanged | SubmissionChanged | ProblemAdded
+    | PermissionsChanged | SubmissionChanged | ProblemAdded | AgentGone
 )
 
 __all__ = [
     "EntityAdded", "EntityRemoved", "TextAppended", "ContentAppended", "BytesAppended", "ContentReplaced",
     "EntityChanged", "StateChanged", "UsageChanged", "NoticeRaised", "CommandsChanged",
-    "ConfigChanged", "InfoChanged", "PermissionsChanged", "SubmissionChanged", "ProblemAdded", "Change",
+    "ConfigChanged", "InfoChanged", "PermissionsChanged", "SubmissionChanged", "ProblemAdded", "AgentGone", "Change",
 ]

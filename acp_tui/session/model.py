@@ -144,7 +144,7 @@ class ToolCall:
 
     __slots__ = (
         "key", "title", "kind", "status", "content", "locations",
-        "raw_input", "raw_output", "name", "meta", "cancelling", "turn",
+        "raw_input", "raw_output", "name", "meta", "cancelling", "interrupted", "turn",
     )
 
     def __init__(self, key: EntityKey, turn: int = 0) -> None:
@@ -159,6 +159,8 @@ class ToolCall:
         self.name: str | None = None
         self.meta: Meta | None = None
         self.cancelling: bool = False
+        #: display only: the agent exited while this call was unfinished, so it never will finish
+        self.interrupted: bool = False
         #: the foreground-work counter (`SessionState.turn`) when this call was first seen
         self.turn: int = turn
 

@@ -44,6 +44,7 @@ from acp_tui.protocol.v2 import (
     UserMessageChunk,
 )
 from acp_tui.session.changes import (
+    AgentGone,
     BytesAppended,
     Change,
     CommandsChanged,
@@ -561,7 +562,9 @@ def _protocol_problem(state: SessionState, event: ProtocolProblem) -> list[Chang
 
 
 def _agent_exited(state: SessionState, event: AgentExited) -> list[Change]:
-    """No agent, no foreground work: go idle, drop open permissions, mark pending prompts unknown (§4.1)."""
+    """No agent, no foreground work: go idle, drop open permissions, mark pending prompts unknown (§4.1)
+    and unfinished tool calls interrupted. An exit is not a protocol problem: the agent may just have
+    crashed or been stopped by the user."""
     changes: list[Change] = []
     fg = state.foreground
     if fg.busy or fg.state != IDLE:
@@ -577,8 +580,12 @@ def _agent_exited(state: SessionState, event: AgentExited) -> list[Change]:
         if submission.status == "pending":
             submission.status = "unknown"
             changes.append(SubmissionChanged(request_id))
+    for entity in state.entities.values():
+        if type(entity) is ToolCall and not entity.finished and not entity.interrupted:
+            entity.interrupted = True  # display only: the agent is gone, this call will never finish
+            changes.append(EntityChanged(entity.key, frozenset({"interrupted"})))
     detail = f"exit code {event.returncode}" if event.returncode is not None else "no exit code"
-    changes.extend(_problem(state, "agent exited", f"{detail}; {event.reason}" if event.reason else detail))
+    changes.append(AgentGone(f"{detail}; {event.reason}" if event.reason else detail))
     return changes
 
 

@@ -188,7 +188,7 @@ class HostileAgent:
         hung = False
         while (message := self.read()) is not None:
             method = message.get("method")
-            hung = hung or method == hang_at.get(self.scenario)
+            hung = hung or (method is not None and method == hang_at.get(self.scenario))
             if hung or "id" not in message or not isinstance(method, str):
                 continue
             if method == "initialize":

@@ -65,10 +65,14 @@ _STATUS_PILLS: Final[dict[str, Pill]] = {
 }
 
 
-def status_pill(status: str, cancelling: bool = False) -> Pill:
-    """The pill for a tool-call status; `cancelling` wins while the call is unfinished."""
-    if cancelling and status not in ("completed", "failed", "cancelled"):
-        return Pill("⊘ cancelling…", "cancelling")
+def status_pill(status: str, cancelling: bool = False, interrupted: bool = False) -> Pill:
+    """The pill for a tool-call status; while the call is unfinished, `interrupted` (the agent is
+    gone) wins over `cancelling`, which wins over the status."""
+    if status not in ("completed", "failed", "cancelled"):
+        if interrupted:
+            return Pill("⊘ interrupted", "cancelled")
+        if cancelling:
+            return Pill("⊘ cancelling…", "cancelling")
     known = _STATUS_PILLS.get(status)
     if known is not None:
         return known
