@@ -134,6 +134,11 @@ class AgentSession:
             )
         self.version = version
         self.init = response
+        if version == 1 and response.protocol_version == 2:
+            # e.g. the Python SDK's echo agent echoes the version it was offered, then speaks v1
+            self._report(ProtocolProblem(
+                "the agent answered protocolVersion 2 in a v1-shaped result (no `info`); speaking v1", bytes(raw)
+            ))
         return version
 
     async def new_session(self) -> str:
