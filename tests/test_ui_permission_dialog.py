@@ -227,7 +227,8 @@ async def test_click_before_arm_delay_is_ignored() -> None:
     app = DialogApp()
     async with app.run_test(size=(100, 30)) as pilot:
         harness = Harness(app, pilot)
-        screen = await harness.open(v2(), arm=False)
+        # A longer delay so the click surely lands while arming, even on a slow, shared machine.
+        screen = await harness.open(v2(), arm=False, arm_delay=1.0)
         first = screen.query(Button).first()
         await pilot.click(first)
         await pilot.pause()
@@ -393,9 +394,10 @@ async def test_keys_while_arming_restart_the_countdown() -> None:
     app = DialogApp()
     async with app.run_test(size=(100, 30)) as pilot:
         harness = Harness(app, pilot)
-        screen = await harness.open(v2(), arm=False, arm_delay=0.3)
+        # Generous delay: a key every ~0.05 s must never leave a gap this long, even on a loaded machine.
+        screen = await harness.open(v2(), arm=False, arm_delay=1.0)
         loop = asyncio.get_running_loop()
-        typing_until = loop.time() + 0.9  # three arm delays of continuous typing
+        typing_until = loop.time() + 2.5  # well over two arm delays of continuous typing
         while loop.time() < typing_until:
             await pilot.press("x")
             assert not screen.armed, "the dialog armed while keys were still arriving"

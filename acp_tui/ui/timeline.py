@@ -111,8 +111,8 @@ class TimelineRenderer:
         if entity is None:
             return
         kind = key[0]
-        if kind == AGENT_MESSAGE or kind == AGENT_THOUGHT:
-            self._finish_streams()
+        if kind == AGENT_MESSAGE or kind == AGENT_THOUGHT or kind == TOOL_CALL:
+            self._finish_streams()  # the agent moved on: a thought before a tool call folds away
         if kind == USER_MESSAGE:
             if self._adopt_bubble(key, entity):
                 return

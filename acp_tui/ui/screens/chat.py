@@ -49,10 +49,11 @@ from acp_tui.session.changes import (
 )
 from acp_tui.session.coalesce import coalesce
 from acp_tui.transcript import TranscriptWriter, transcript_path
-from acp_tui.ui.interrupt import Interrupt, decide_interrupt
+from acp_tui.ui.interrupt import FORCE_STOP_AFTER, Interrupt, decide_interrupt
 from acp_tui.ui.screens.permission import PermissionChoice, PermissionScreen
 from acp_tui.ui.screens.problems import ProblemsScreen
 from acp_tui.ui.timeline import TimelineRenderer
+from acp_tui.ui.widgets.agent_message import AgentMessageView
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.tool_call import ToolCallCard
 from acp_tui.ui.widgets.prompt_input import PromptInput
@@ -86,10 +87,12 @@ class ChatScreen(Screen[None]):
         Binding("pagedown", "page_down", "Scroll down", show=False),
     ]
 
-    def __init__(self, launch: Launch, *, arm_delay: float = 0.5) -> None:
+    def __init__(self, launch: Launch, *, arm_delay: float = 0.5, force_stop_after: float = FORCE_STOP_AFTER) -> None:
         super().__init__()
         self.launch = launch
         self.arm_delay = arm_delay
+        #: seconds after a cancel before a second Ctrl-C may stop the agent process
+        self.force_stop_after = force_stop_after
         self.session: AgentSession | None = None
         self.history = PromptHistory.load(_history_path(launch.cwd))
         self._events: deque[SessionEvent] = deque()
@@ -102,6 +105,8 @@ class ChatScreen(Screen[None]):
         self._sending = False
         self._stopped = False
         self._stopped_by_user = False
+        #: the reason the agent is gone was already shown (a handshake timeout): the exit adds no banner
+        self._banner_shown = False
         self._waiting_since: float | None = None
         self._waiting_what = ""
         self._waiting_timer: Timer | None = None
@@ -163,6 +168,7 @@ class ChatScreen(Screen[None]):
         self._timeline = TimelineRenderer(self.conversation, session.state)
         self._stopped = False
         self._stopped_by_user = False
+        self._banner_shown = False
         self._cancel_sent_at = None
         self._set_waiting("starting the agent")
         try:
@@ -198,8 +204,12 @@ class ChatScreen(Screen[None]):
             return
         except (SessionError, RpcError, AgentExited) as exc:
             self._clear_waiting()
-            if not self._stopped:  # an exit is reported by its own banner
-                self._agent_unavailable(plain(str(exc)) or type(exc).__name__)
+            if session.connection.exit_info is not None:
+                return  # the agent exited: its own banner (exit code, stderr tail) says so
+            self._agent_unavailable(f"{plain(str(exc)) or type(exc).__name__} — press Ctrl-R to restart it")
+            # A hung or confused agent is stopped, so Ctrl-R starts a fresh one and none lingers.
+            self._banner_shown = True
+            self.stop_agent(session)
             return
         self._clear_waiting()
         self._open_transcript(session)
@@ -330,6 +340,8 @@ class ChatScreen(Screen[None]):
             return
         fg = session.state.foreground
         if not fg.busy:
+            if self._timeline is not None:
+                self._timeline.finish_streams()  # the turn is over: its last thought folds away
             if self._cancel_sent_at is not None:
                 self._cancel_sent_at = None
                 if self._slow_cancel_timer is not None:
@@ -341,6 +353,8 @@ class ChatScreen(Screen[None]):
             )
             self._send_next_queued()
         else:
+            if self._sending:
+                self._clear_waiting()  # the agent works on it, whenever it answers the request
             self.status.update_values(state=fg.state, busy=True, stop_reason=None, error_message=None)
 
     def _show_usage(self) -> None:
@@ -397,12 +411,16 @@ class ChatScreen(Screen[None]):
         self._send(text)
 
     @on(QueuedPrompts.Changed)
-    def _queue_changed(self) -> None:
+    def _queue_changed(self, event: QueuedPrompts.Changed) -> None:
         self.status.update_values(queued=self.queue.count)
+        if event.focus_released:
+            self.prompt_input.focus()
 
     def _send_next_queued(self) -> None:
         if self._stopped or self._busy() or self.session is None or self.session.session_id is None:
             return
+        if self.session.connection.exit_info is not None:
+            return  # exited; the stop event is still in the queue: keep the prompts for a restart
         text = self.queue.pop_first()
         self.status.update_values(queued=self.queue.count)
         if text is not None:
@@ -411,6 +429,7 @@ class ChatScreen(Screen[None]):
     def _send(self, text: str) -> None:
         self.conversation.follow()
         self._sending = True
+        self._set_waiting("waiting for the agent to take the prompt")
         self.send_prompt(text)
 
     @work(group="prompts")
@@ -425,7 +444,8 @@ class ChatScreen(Screen[None]):
             pass  # the exit banner says what happened
         finally:
             self._sending = False
-            if self.session is session:
+            if self.session is session and self.is_attached:  # not after the app has closed
+                self._clear_waiting()
                 self._show_state()
 
     # -- permissions -----------------------------------------------------------------------------
@@ -436,6 +456,7 @@ class ChatScreen(Screen[None]):
         self._permissions.append(event)
         event.outcome.add_done_callback(lambda _f, ev=event: self.call_later(self._permission_settled, ev))
         self._show_next_permission()
+        self._update_dialog_queue()
 
     def _show_next_permission(self) -> None:
         while self._dialog is None and self._permissions:
@@ -459,7 +480,11 @@ class ChatScreen(Screen[None]):
             if choice.option_id is not None:
                 self.session.resolve_permission(event.request_id, choice.option_id)
             elif choice.cancel_turn:
-                self.action_cancel_turn()
+                if self._cancel_sent_at is not None:
+                    # Already cancelling (the request came after the cancel): answer this one too.
+                    self.session.resolve_permission(event.request_id, None)
+                else:
+                    self.action_cancel_turn()
         self._show_next_permission()
 
     def _permission_settled(self, event: PermissionAsked) -> None:
@@ -475,7 +500,8 @@ class ChatScreen(Screen[None]):
             self._update_dialog_queue()
 
     def _settle_reason(self) -> str:
-        if self._stopped:
+        # The exit settles the futures before its AgentStopped event is applied: ask the connection.
+        if self._stopped or (self.session is not None and self.session.connection.closed):
             return "the agent stopped"
         if self._cancel_sent_at is not None:
             return "the turn was cancelled"
@@ -498,6 +524,7 @@ class ChatScreen(Screen[None]):
             prompt_text=prompt.text,
             has_selection=not prompt.selection.is_empty,
             quit_armed_at=self._quit_armed_at,
+            force_stop_after=self.force_stop_after,
         )
         if action is Interrupt.CANCEL:
             self.action_cancel_turn()
@@ -521,7 +548,7 @@ class ChatScreen(Screen[None]):
             return
         self._cancel_sent_at = time.monotonic()
         self.status.update_values(cancelling=True)
-        self._slow_cancel_timer = self.set_timer(3.0, self._cancel_is_slow)
+        self._slow_cancel_timer = self.set_timer(self.force_stop_after, self._cancel_is_slow)
         self.cancel_session(session)
 
     @work(group="cancel")
@@ -557,10 +584,11 @@ class ChatScreen(Screen[None]):
             self._previous_session_id = self.session.session_id or self._previous_session_id
         info = event.info
         how = "you stopped the agent" if self._stopped_by_user else f"the agent stopped ({info.describe()})"
-        tail = "\n".join(info.stderr_tail.splitlines()[-8:])
-        self.conversation.add_entry(
-            SystemLine(f"{how} — press Ctrl-R to restart it", detail=tail, severity="error")
-        )
+        if not self._banner_shown:
+            tail = "\n".join(info.stderr_tail.splitlines()[-8:])
+            self.conversation.add_entry(
+                SystemLine(f"{how} — press Ctrl-R to restart it", detail=tail, severity="error")
+            )
         if self.transcript is not None:
             self.transcript.note(how)
         self.status.update_values(state="stopped", busy=False, cancelling=False, waiting_for_user=0)
@@ -621,6 +649,19 @@ class ChatScreen(Screen[None]):
             self.app.notify(f"could not save the output: {exc}", severity="error", markup=False)
             return
         self.app.notify(f"saved to {path}", title="tool output", markup=False)
+
+    @on(AgentMessageView.SaveRequested)
+    def _save_message(self, event: AgentMessageView.SaveRequested) -> None:
+        """Write a message's or thought's whole text (which the view shows truncated) to the data dir."""
+        message = event.view.message
+        try:
+            folder = ensure_dir(data_dir() / "outputs")
+            path = folder / f"{datetime.now():%Y%m%d-%H%M%S}-{_file_slug(message.id)}.md"
+            path.write_text(event.view.full_text(), encoding="utf-8")
+        except OSError as exc:
+            self.app.notify(f"could not save the message: {exc}", severity="error", markup=False)
+            return
+        self.app.notify(f"saved to {path}", title="message", markup=False)
 
     def _system(self, message: str, *, severity: str = "info") -> None:
         self.conversation.add_entry(SystemLine(message, severity=severity))

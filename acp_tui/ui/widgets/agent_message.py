@@ -1,25 +1,48 @@
-"""An agent message: streamed Markdown text, plus chips for any non-text content blocks."""
+"""An agent message: streamed Markdown text, plus chips for any non-text content blocks.
+
+A message too long to render whole shows its first part and a note; the view then becomes
+focusable, and `s` asks the screen (`SaveRequested`) to write `full_text()` to a file.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import HorizontalGroup, Vertical
+from textual.message import Message as TextualMessage
 
 from acp_tui.protocol.v2 import ContentBlock, TextContent
 from acp_tui.session.model import Message
 from acp_tui.ui.widgets.content_blocks import block_widget
-from acp_tui.ui.widgets.markdown_stream import MarkdownStream
+from acp_tui.ui.widgets.markdown_stream import MarkdownStream, sanitize
+
+if TYPE_CHECKING:
+    from acp_tui.ui.widgets.thought_view import ThoughtView
 
 
 class AgentMessageView(Vertical):
     """Text goes to one `MarkdownStream` (cheap appends); images, links and resources become chips."""
 
+    class SaveRequested(TextualMessage):
+        """The user asked to save a message's (or thought's) whole text: `view.full_text()`."""
+
+        def __init__(self, view: AgentMessageView | ThoughtView) -> None:
+            super().__init__()
+            self.view = view
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("s", "save", "Save message", show=False),
+    ]
+
     DEFAULT_CSS = """
     AgentMessageView {
         height: auto;
         width: 1fr;
+    }
+    AgentMessageView:focus {
+        background: $boost;
     }
     AgentMessageView > .agent--chips {
         height: auto;
@@ -38,6 +61,7 @@ class AgentMessageView(Vertical):
         self.stream = MarkdownStream(message.text)
         self._chips = HorizontalGroup(classes="agent--chips")
         self._initial_chips: list[Any] = [block_widget(b) for b in message.content.blocks if not _is_text(b)]
+        self.can_focus = self.stream.truncated
 
     def compose(self) -> ComposeResult:
         yield self.stream
@@ -53,12 +77,17 @@ class AgentMessageView(Vertical):
     def text(self) -> str:
         return self.stream.text
 
+    def full_text(self) -> str:
+        """The whole message text from the session model (sanitised), however much is shown."""
+        return sanitize(self.message.text)
+
     def append_text(self, text: str) -> None:
         self.stream.append(text)
+        self._check_truncated()
 
     def append_content(self, block: ContentBlock) -> None:
         if _is_text(block):
-            self.stream.append(block.text)  # type: ignore[union-attr]
+            self.append_text(block.text)  # type: ignore[union-attr]
             return
         self._chips.display = True
         chip = block_widget(block)
@@ -69,6 +98,7 @@ class AgentMessageView(Vertical):
 
     def replace_content(self) -> None:
         self.stream.set_text(self.message.text)
+        self._check_truncated()
         self._chips.remove_children()
         chips = [block_widget(b) for b in self.message.content.blocks if not _is_text(b)]
         self._chips.display = bool(chips)
@@ -77,6 +107,14 @@ class AgentMessageView(Vertical):
 
     def finish(self) -> None:
         self.stream.finish()
+
+    def _check_truncated(self) -> None:
+        """A truncated message joins the focus chain, so `s` can reach it (others stay out of Tab's way)."""
+        if self.can_focus != self.stream.truncated:
+            self.can_focus = self.stream.truncated
+
+    def action_save(self) -> None:
+        self.post_message(self.SaveRequested(self))
 
 
 def _is_text(block: object) -> bool:

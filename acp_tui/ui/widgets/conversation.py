@@ -8,6 +8,8 @@ clicking the hint restores it.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.geometry import Size
@@ -34,7 +36,7 @@ class Conversation(VerticalScroll):
     }
     """
 
-    BINDINGS: list[BindingType] = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("end", "follow", "Follow output", show=False),
     ]
 

@@ -85,12 +85,27 @@ class QueuedPrompts(Vertical):
         return [item.prompt_text for item in self._items]
 
     class Changed(Message):
-        """The number of queued prompts changed (so the status bar can say so)."""
+        """The number of queued prompts changed (so the status bar can say so).
+
+        `focus_released` is True when the removed prompt had the focus and no queued prompt is
+        left to take it: the screen gives it back to the prompt input.
+        """
+
+        def __init__(self, focus_released: bool = False) -> None:
+            super().__init__()
+            self.focus_released = focus_released
 
     def on_queued_prompt_removed(self, event: QueuedPrompt.Removed) -> None:
         event.stop()
-        if event.item in self._items:
-            self._items.remove(event.item)
-            event.item.remove()
-            self.set_class(bool(self._items), "-has-items")
-            self.post_message(self.Changed())
+        item = event.item
+        if item not in self._items:
+            return
+        index = self._items.index(item)
+        had_focus = item.has_focus
+        self._items.remove(item)
+        if had_focus and self._items:
+            # The next prompt (or the new last one) takes the focus, so Delete can be pressed again.
+            self._items[min(index, len(self._items) - 1)].focus(scroll_visible=False)
+        item.remove()
+        self.set_class(bool(self._items), "-has-items")
+        self.post_message(self.Changed(focus_released=had_focus and not self._items))

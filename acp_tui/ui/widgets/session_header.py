@@ -64,9 +64,11 @@ class SessionHeader(Widget):
         if v.cwd:
             right.append(f"  ·  {plain(v.cwd)}", style="dim")
         width = self.content_size.width or 160
-        gap = width - left.cell_len - right.cell_len
-        if gap >= 2:
-            left.append(" " * gap)
+        room = width - right.cell_len - 2
+        if right.cell_len and room >= 12:
+            # A long (agent-chosen) title is cut short rather than pushing the protocol and cwd away.
+            left.truncate(room, overflow="ellipsis")
+            left.append(" " * (width - left.cell_len - right.cell_len))
             left.append_text(right)
         left.no_wrap = True
         left.overflow = "ellipsis"

@@ -62,6 +62,14 @@ def format_cost(amount: float, currency: str) -> str:
     return f"{symbol}{amount:.{digits}f}" if symbol else f"{amount:.{digits}f} {plain(currency)}"
 
 
+def fit_hints(hints: str, room: int) -> str:
+    """The key hints that fit in `room` cells, dropping whole hints from the end (least useful last)."""
+    parts = hints.split(" · ") if hints else []
+    while parts and len(" · ".join(parts)) > room:
+        parts.pop()
+    return " · ".join(parts)
+
+
 class StatusBar(Widget):
     """One line at the bottom: state · usage · problems · stderr · key hints."""
 
@@ -157,11 +165,11 @@ class StatusBar(Widget):
             line.append(f"  · ⚑ {v.problems} protocol problem{'s' if v.problems != 1 else ''}")
         if v.stderr_unseen:
             line.append(f"  · stderr +{v.stderr_unseen}")
-        if v.hints:
+        hints = fit_hints(v.hints, (self.content_size.width or 160) - line.cell_len - 2)
+        if hints:
             width = self.content_size.width or 160
-            gap = max(2, width - line.cell_len - len(v.hints))
-            line.append(" " * gap)
-            line.append(v.hints)
+            line.append(" " * max(2, width - line.cell_len - len(hints)))
+            line.append(hints)
         line.no_wrap = True
         line.overflow = "ellipsis"
         return line

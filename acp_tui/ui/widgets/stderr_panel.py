@@ -16,9 +16,13 @@ class StderrPanel(Log):
     StderrPanel {
         dock: bottom;
         height: 12;
+        margin-bottom: 1;  /* docked edges do not stack: keep the status bar's row free */
         border-top: solid $warning 50%;
         background: $surface;
         color: $text-muted;
+        padding: 0 1;
+        overflow: auto auto;
+        scrollbar-size-vertical: 1;
         display: none;
     }
     StderrPanel.-open {

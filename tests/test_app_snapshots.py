@@ -1,0 +1,137 @@
+"""SVG snapshots of the whole chat screen at 120x40: an answer with code, a tool call with a diff, a
+plan with the usage meter, and the light theme.
+
+The scripted agent plays fixed turns; HOME is the test's own directory, so the header shows
+`~/src/project`; each snapshot is taken once the agent is idle (no spinner frame). Baselines live in
+`tests/__snapshots__/test_app_snapshots/`; regenerate with `pytest --snapshot-update` after a
+deliberate visual change, and look at them. They pin the Textual version in use (STYLE.md §12).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from acp_tui.ui.app import AcpApp
+from acp_tui.ui.widgets.session_header import SessionHeader
+from tests.agents import scripted_agent_argv
+from tests.test_app_timeline import (
+    GIT_DIFF,
+    AppRun,
+    make_launch,
+    plan_update,
+    private_dirs,  # noqa: F401  (autouse fixture: private data/state/config dirs and HOME)
+    project_dir,
+    text,
+    tool,
+    update,
+    v2_turn,
+)
+
+SIZE = (120, 40)
+
+INIT = {"protocolVersion": 2, "info": {"name": "scripted", "title": "Scripted Agent", "version": "1.0.0"},
+        "capabilities": {"session": {}}}
+
+ANSWER = """\
+## Greeting people, politely
+
+The greeting in `greet.py` works, but it can be **friendlier**:
+
+- use an *f-string* instead of `+` concatenation;
+- keep the function **pure**, so it is trivial to test.
+
+```python
+def greet(name: str) -> str:
+    \"\"\"Return a friendly greeting for `name`.\"\"\"
+    return f"Hello, {name}!"
+```
+
+> Tip: run `pytest -q` after the change.
+"""
+
+
+def answer_steps() -> list[dict[str, Any]]:
+    return [update({"sessionUpdate": "agent_message_chunk", "messageId": "answer",
+                    "content": text(ANSWER[start:start + 13])}) for start in range(0, len(ANSWER), 13)]
+
+
+def snapshot_app(tmp_path: Path, turn: dict[str, Any], *, theme: str | None = None) -> AcpApp:
+    script = {"version": 2, "initialize": INIT, "turns": [turn],
+              "after_session_new": [update({"sessionUpdate": "session_info_update", "title": "Friendlier greeting"})]}
+    script_path = tmp_path / "script.json"
+    script_path.write_text(json.dumps(script), encoding="utf-8")
+    launch = make_launch(scripted_agent_argv(script_path, tmp_path / "record.jsonl"), cwd=project_dir(tmp_path),
+                         theme=theme)
+    return AcpApp(launch, arm_delay=0.1)
+
+
+def send_and_wait(prompt: str, *, record: Path) -> Callable[[Pilot[Any]], Awaitable[None]]:
+    """A `run_before` that sends `prompt`, waits until the turn is over, and leaves the prompt focused."""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        run = AppRun(pilot.app, pilot, record)  # type: ignore[arg-type]
+        await run.ready()
+        await run.wait(lambda: run.chat.query_one("#header", SessionHeader).values.session_title is not None, "the title")
+        await run.send(prompt)
+        await run.idle()
+        await run.wait(lambda: run.chat.status.values.state == "idle", "idle")
+        await pilot.pause()
+        await pilot.wait_for_scheduled_animations()
+
+    return run_before
+
+
+def test_snapshot_streamed_answer_with_code(snap_compare: Any, tmp_path: Path) -> None:
+    app = snapshot_app(tmp_path, v2_turn(*answer_steps()))
+    run_before = send_and_wait("How can greet() be friendlier?", record=tmp_path / "record.jsonl")
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_snapshot_tool_call_with_diff(snap_compare: Any, tmp_path: Path) -> None:
+    steps = [
+        update({"sessionUpdate": "agent_message", "messageId": "intro",
+                "content": [text("I'll make the greeting friendlier.")]}),
+        tool("edit-1", title="Edit src/greet.py", kind="edit", status="completed",
+             locations=[{"path": "src/greet.py", "line": 2}],
+             content=[{"type": "diff", "changes": [{"operation": "modify", "path": "src/greet.py"}],
+                       "patch": {"format": "git_patch", "text": GIT_DIFF}}]),
+        tool("read-1", title="Read src/greet.py", kind="read", status="completed"),
+        tool("run-1", title="Run the tests", kind="execute", status="failed",
+             content=[{"type": "content", "content": text("1 failed, 2 passed")}]),
+        update({"sessionUpdate": "agent_message", "messageId": "done", "content": [text("Done.")]}),
+    ]
+    app = snapshot_app(tmp_path, v2_turn(*steps))
+    run_before = send_and_wait("Make it friendlier", record=tmp_path / "record.jsonl")
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_snapshot_plan_with_usage_meter(snap_compare: Any, tmp_path: Path) -> None:
+    steps = [
+        plan_update("plan-1", ("Read the greeting code", "completed"), ("Make the greeting friendlier", "completed"),
+                    ("Run the tests", "in_progress"), ("Update the changelog", "pending")),
+        update({"sessionUpdate": "agent_message", "messageId": "m", "content": [text("Working through the plan.")]}),
+        update({"sessionUpdate": "usage_update", "used": 53_200, "size": 200_000,
+                "cost": {"amount": 0.1234, "currency": "USD"}}),
+    ]
+    app = snapshot_app(tmp_path, v2_turn(*steps))
+    run_before = send_and_wait("Plan it", record=tmp_path / "record.jsonl")
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_snapshot_light_theme(snap_compare: Any, tmp_path: Path) -> None:
+    steps = [
+        update({"sessionUpdate": "agent_thought", "messageId": "t", "content": [text("Check greet.py first.")]}),
+        *answer_steps(),
+        tool("edit-1", title="Edit src/greet.py", kind="edit", status="completed",
+             content=[{"type": "diff", "changes": [{"operation": "modify", "path": "src/greet.py"}],
+                       "patch": {"format": "git_patch", "text": GIT_DIFF}}]),
+        update({"sessionUpdate": "usage_update", "used": 1_500, "size": 200_000}),
+    ]
+    app = snapshot_app(tmp_path, v2_turn(*steps), theme="acp-light")
+    run_before = send_and_wait("How can greet() be friendlier?", record=tmp_path / "record.jsonl")
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

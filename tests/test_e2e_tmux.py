@@ -1,0 +1,121 @@
+"""End to end in a real terminal: the `acp-tui` console script with the demo agent, inside tmux.
+
+It types a prompt the way a user does (`send-keys`), reads the answer off the screen
+(`capture-pane`), quits with Ctrl-Q and checks the process is gone. tmux is required (CI has it):
+without it the test fails with a clear message instead of skipping silently.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.paths import REPO
+
+#: How long any one screen condition may take (the app starts a Python agent; CI machines are slow).
+TIMEOUT = 30.0
+
+
+def acp_tui_command() -> list[str]:
+    """The installed console script when the venv has one, else the module."""
+    script = REPO / ".venv" / "bin" / "acp-tui"
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-m", "acp_tui"]
+
+
+class Tmux:
+    """One detached tmux session on a private server socket, running one command."""
+
+    def __init__(self, socket: Path, name: str) -> None:
+        self.socket = socket
+        self.name = name
+
+    def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["tmux", "-S", str(self.socket), *args], capture_output=True, text=True,
+                              check=check, timeout=10)
+
+    def screen(self) -> str:
+        result = self.run("capture-pane", "-p", "-t", self.name, check=False)
+        return result.stdout
+
+    def alive(self) -> bool:
+        return self.run("has-session", "-t", self.name, check=False).returncode == 0
+
+    def wait_for(self, condition: Callable[[], bool], what: str) -> None:
+        """Poll until `condition` holds; on time-out fail showing the screen."""
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline:
+            if condition():
+                return
+            time.sleep(0.1)  # polling interval, not synchronisation: the condition decides
+        pytest.fail(f"timed out waiting for {what}; the screen shows:\n{self.screen()}")
+
+
+@pytest.fixture
+def tmux(tmp_path: Path) -> Iterator[Tmux]:
+    if shutil.which("tmux") is None:
+        pytest.fail("tmux is not installed: the end-to-end test needs it (apt-get install tmux)", pytrace=False)
+    # A short socket path: AF_UNIX paths are limited to ~100 bytes and tmp_path can be long.
+    socket = Path("/tmp") / f"acp-tui-e2e-{uuid.uuid4().hex[:12]}.sock"
+    session = Tmux(socket, f"acp-tui-e2e-{uuid.uuid4().hex[:8]}")
+    yield session
+    session.run("kill-server", check=False)
+    socket.unlink(missing_ok=True)
+
+
+def test_demo_markdown_answer_on_a_real_terminal(tmux: Tmux, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    pid_file = tmp_path / "pid"
+    env = {
+        "ACP_TUI_DEMO_SPEED": "0",
+        "ACP_TUI_DATA_DIR": str(tmp_path / "data"),
+        "ACP_TUI_STATE_DIR": str(tmp_path / "state"),
+        "ACP_TUI_CONFIG_DIR": str(tmp_path / "config"),
+        "HOME": str(tmp_path),
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+    }
+    exports = " ".join(f"{key}={shlex.quote(value)}" for key, value in env.items())
+    command = " ".join(shlex.quote(part) for part in [*acp_tui_command(), "--cwd", str(project)])
+    # `exec` keeps the pid (recorded first) so the test can check the process really exits; `env -i`
+    # keeps the test runner's COLUMNS/LINES (which Textual honours) from overriding the pane size.
+    shell = f"echo $$ > {shlex.quote(str(pid_file))}; exec env -i {exports} {command}"
+    tmux.run("new-session", "-d", "-x", "160", "-y", "50", "-s", tmux.name, "sh", "-c", shell)
+
+    tmux.wait_for(lambda: "Welcome to the" in tmux.screen(), "the demo's welcome message")
+    tmux.wait_for(lambda: "ready" in tmux.screen(), "the session to be ready")
+    pid = int(pid_file.read_text().strip())
+    assert any(len(line.rstrip()) > 150 for line in tmux.screen().splitlines()), "the app uses the whole pane"
+
+    tmux.run("send-keys", "-t", tmux.name, "-l", "markdown")
+    tmux.wait_for(lambda: any(line.strip() == "markdown" for line in tmux.screen().splitlines()[-6:]),
+                  "the typed prompt")
+    tmux.run("send-keys", "-t", tmux.name, "Enter")
+    tmux.wait_for(lambda: "Greeting people, politely" in tmux.screen(), "the markdown answer's heading")
+    tmux.wait_for(lambda: 'return f"Hello, {name}!"' in tmux.screen(), "the code block")
+
+    tmux.run("send-keys", "-t", tmux.name, "C-q")
+    tmux.wait_for(lambda: not tmux.alive(), "the tmux session to end")
+    tmux.wait_for(lambda: not process_alive(pid), "the acp-tui process to exit")
+
+
+def process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
