@@ -11,6 +11,17 @@ hundreds of widgets costs seconds for a long answer (see PERFORMANCE.md). This w
 - only the trailing, still-growing block is parsed and rendered again at each flush;
 - everything is re-rendered only when the width changes.
 
+Hostile sizes stay cheap (an agent can send one 50 MB line, or 100,000 chunks of one paragraph):
+
+- only the first `RENDER_LIMIT` characters are rendered; the rest is only counted (O(len(chunk)) per
+  chunk) and a note at the end says how much is hidden; the whole text stays in the session model;
+- a paragraph longer than `PIECE_CHARS` is rendered as consecutive pieces cut at a space (or hard-cut
+  inside an unbroken word), so a growing paragraph's finished pieces are cached like finished blocks
+  and Rich never wraps more than one piece at a time;
+- finished blocks are rendered within a time budget per flush (the rest continues right after the
+  app has handled waiting input), and a slow tail re-render pushes the next one back in proportion,
+  so the app keeps answering keys however much arrives at once.
+
 Agent text is data: it goes only to the markdown parser (never to Rich or Textual markup), control
 characters are removed before rendering, and links are shown as "text (url)" with no link style, so
 clicking does nothing.
@@ -19,6 +30,7 @@ clicking does nothing.
 from __future__ import annotations
 
 import time
+from collections import deque
 from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
@@ -27,6 +39,7 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from textual.geometry import Size
 from textual.selection import Selection
 from textual.strip import Strip
@@ -37,6 +50,28 @@ FRAME_SECONDS = 1 / 30
 """How often buffered chunks are folded into the rendered lines while a stream is running."""
 
 CODE_THEME = "monokai"
+
+RENDER_LIMIT = 256 * 1024
+"""Characters of a message that are rendered. 256 KB is ~1,700 lines at width 156 (a long read, far
+beyond any real answer: PERFORMANCE.md's 8,000-chunk answer is 146 KB) and renders in well under a
+second in total; the rest is counted and can be saved to a file."""
+
+PIECE_CHARS = 16 * 1024
+"""A paragraph longer than this is rendered in pieces of at most this size (~15 ms each with Rich)."""
+
+FLUSH_BUDGET = 0.1
+"""Seconds of finished-block rendering per flush once `MIN_BLOCKS_PER_FLUSH` are done: short enough
+that keys still feel answered, long enough that catching up costs few extra frames (each re-lays out)."""
+
+MIN_BLOCKS_PER_FLUSH = 64
+"""Blocks always rendered in one flush, so ordinary messages appear whole in a single frame."""
+
+COST_FACTOR = 2.0
+"""The next flush waits at least this many times as long as the last one spent on the growing tail
+(parsing and rendering it again is the only work that grows with the text, so it sets the pace)."""
+
+_SENTINEL = "\ue000"
+"""Prefixed to a paragraph's continuation piece so the parser reads it as paragraph text, not blocks."""
 
 
 def _control_table() -> dict[int, None]:
@@ -110,12 +145,70 @@ def split_blocks(tokens: list[Token]) -> list[_Group]:
     return groups
 
 
-def _line_offset(text: str, line: int) -> int:
-    """Character offset where `line` (0-based) starts in `text`."""
-    offset = 0
-    for _ in range(line):
-        offset = text.index("\n", offset) + 1
-    return offset
+def _line_starts(text: str) -> list[int]:
+    """Character offset where each line starts (one pass, so many blocks cost linear time)."""
+    starts = [0]
+    find = text.find
+    position = find("\n")
+    while position != -1:
+        starts.append(position + 1)
+        position = find("\n", position + 1)
+    return starts
+
+
+def next_cut(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """Where the paragraph piece starting at `start` ends, if the paragraph text up to `end` is longer
+    than `PIECE_CHARS`: (end of this piece, start of the next). It depends only on the `PIECE_CHARS`
+    characters after `start`, so streamed and whole renderings cut at the same places."""
+    if end - start <= PIECE_CHARS:
+        return None
+    limit = start + PIECE_CHARS
+    lower = limit - PIECE_CHARS // 2
+    space = max(text.rfind(" ", lower, limit), text.rfind("\n", lower, limit))
+    if space > start:
+        return space, space + 1
+    return limit, limit  # an unbroken word: hard-cut it
+
+
+def parse_source(parser: MarkdownIt, source: str, continues: bool) -> list[Token]:
+    """Parse a block's source; a continuation piece of a paragraph is parsed as paragraph text."""
+    if not continues:
+        return parser.parse(source)
+    tokens = parser.parse(_SENTINEL + source)
+    for token in tokens:
+        if token.type == "inline" and token.children is not None:
+            children = token.children
+            children[0].content = children[0].content.removeprefix(_SENTINEL).lstrip()
+            while children and (children[0].type in _BREAKS or (children[0].type == "text" and not children[0].content)):
+                children.pop(0)
+            token.content = token.content.removeprefix(_SENTINEL).lstrip()
+            break
+    return tokens
+
+
+_BREAKS = ("softbreak", "hardbreak")
+
+
+def _is_paragraph(group: _Group) -> bool:
+    return group.tokens[0].type == "paragraph_open"
+
+
+@dataclass(slots=True)
+class _Block:
+    """A finished block waiting to be rendered: its source, and its tokens unless parsed lazily."""
+
+    source: str
+    continues: bool  # a later piece of a paragraph: no blank line before it
+    tokens: list[Token] | None
+
+
+def format_amount(chars: int) -> str:
+    """A human size for a count of characters (they are bytes for ASCII text)."""
+    if chars >= 1024 * 1024:
+        return f"{chars / (1024 * 1024):.1f} MB"
+    if chars >= 1024:
+        return f"{chars / 1024:.0f} KB"
+    return f"{chars} characters"
 
 
 def render_tokens(console: Console, tokens: list[Token], width: int, muted: bool) -> list[Strip]:
@@ -156,36 +249,52 @@ class MarkdownStream(Widget):
         text: str = "",
         *,
         muted: bool = False,
+        kind: str = "message",
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
-        """`muted` drops all colours from the rendering, so the widget's own (dim) colour shows."""
+        """`muted` drops all colours from the rendering, so the widget's own (dim) colour shows;
+        `kind` names the text in the truncation note ("message", "thought", ...)."""
         super().__init__(name=name, id=id, classes=classes)
         self._parser = shared_parser()
         self._muted = muted
+        self._kind = kind
         self._source = ""
         self._pending: list[str] = []
+        self._accepted = 0  # characters taken for rendering (source + pending), at most RENDER_LIMIT
+        self._overflow: list[str] = []  # raw chunks beyond RENDER_LIMIT: kept, never rendered
+        self._hidden = 0  # characters in _overflow
         self._stable = 0  # offset in _source where the still-growing tail starts
-        self._finished_sources: list[str] = []  # source of each finished block, for re-wraps
+        self._continues = False  # the tail starts inside a paragraph cut into pieces
+        self._backlog: deque[_Block] = deque()  # finished blocks not rendered yet (time budget)
+        self._finished_sources: list[tuple[str, bool]] = []  # (source, continues) per block, for re-wraps
         self._width = 0
         self._lines: list[Strip] = []  # lines of finished blocks (with separators) at _width
+        self._tail_tokens: list[Token] = []
         self._tail_lines: list[Strip] = []
-        self._dirty = False  # _source changed since the tail was last rendered
+        self._note_lines: list[Strip] = []
+        self._dirty = False  # _source changed since the tail was last split and rendered
+        self._tail_stale = False  # _tail_tokens changed since they were rendered
+        self._note_dirty = False
         self._finished = False
         self._flush_timer: Timer | None = None
         self._last_flush = 0.0
+        self._tail_cost = 0.0  # seconds the last flush spent parsing and rendering the growing tail
         if text:
-            self._pending.append(sanitize(text))
+            self._accept(text)
 
     # -- public API --------------------------------------------------------------------------
 
     @property
     def text(self) -> str:
-        """The whole (sanitised) text received so far."""
-        if self._pending:
-            return self._source + "".join(self._pending)
-        return self._source
+        """The whole (sanitised) text received so far, including any part not rendered."""
+        text = self._source + "".join(self._pending) if self._pending else self._source
+        if self._overflow:
+            if len(self._overflow) > 1:
+                self._overflow[:] = ["".join(self._overflow)]
+            text += sanitize(self._overflow[0])
+        return text
 
     @property
     def finished(self) -> bool:
@@ -193,31 +302,55 @@ class MarkdownStream(Widget):
         return self._finished
 
     @property
+    def truncated(self) -> bool:
+        """Is part of the text beyond `RENDER_LIMIT`, so not shown?"""
+        return self._hidden > 0
+
+    @property
+    def hidden_chars(self) -> int:
+        """How many received characters are not rendered."""
+        return self._hidden
+
+    @property
     def line_count(self) -> int:
         """Rendered lines at the current width, including not-yet-flushed text once flushed."""
-        return len(self._lines) + len(self._tail_lines)
+        return len(self._lines) + len(self._tail_lines) + len(self._note_lines)
 
     @property
     def cached_blocks(self) -> int:
         """How many blocks are finished, rendered once and cached (the rest is the growing tail)."""
         return len(self._finished_sources)
 
+    @property
+    def settled(self) -> bool:
+        """Is everything received so far rendered (nothing pending, no block waiting for a frame)?"""
+        return not (self._pending or self._dirty or self._backlog or self._tail_stale or self._note_dirty)
+
     def append(self, text: str) -> None:
         """Add a chunk; it is rendered at the next frame together with every other pending chunk."""
         if not text:
             return
-        self._pending.append(sanitize(text))
+        self._accept(text)
         self._schedule_flush()
 
     def set_text(self, text: str) -> None:
         """Replace the whole text (an upsert of the message); renders at the next frame."""
         self._source = ""
-        self._pending = [sanitize(text)]
+        self._pending = []
+        self._accepted = 0
+        self._overflow = []
+        self._hidden = 0
         self._stable = 0
+        self._continues = False
+        self._backlog.clear()
         self._finished_sources.clear()
         self._lines = []
+        self._tail_tokens = []
         self._tail_lines = []
+        self._note_lines = []
+        self._accept(text)
         self._dirty = True
+        self._note_dirty = True
         self._schedule_flush()
 
     def finish(self) -> None:
@@ -232,7 +365,7 @@ class MarkdownStream(Widget):
             self._flush_timer.stop()
             self._flush_timer = None
         self._take_pending()
-        if not self._dirty:
+        if self.settled:
             return
         width = self._render_width()
         if width <= 0:
@@ -241,16 +374,33 @@ class MarkdownStream(Widget):
         if not self._width:
             self._width = width
         old_count = self.line_count
-        self._dirty = False
-        self._update_tail(width)
+        self._update(width)
         if self.line_count != old_count:
             self.refresh(layout=True)
         else:
             self.refresh()
-        # Measured after the work, so a slow flush still leaves a frame for everything else.
+        # Measured after the work, so a slow flush still leaves frames for everything else.
         self._last_flush = time.monotonic()
+        if self._backlog:
+            self._schedule_flush()
 
-    # -- rendering ---------------------------------------------------------------------------
+    # -- receiving ---------------------------------------------------------------------------
+
+    def _accept(self, text: str) -> None:
+        """Queue a chunk for rendering up to `RENDER_LIMIT`; beyond it only keep and count it."""
+        room = RENDER_LIMIT - self._accepted
+        if room <= 0:
+            self._overflow.append(text)
+            self._hidden += len(text)
+            self._note_dirty = True
+            return
+        if len(text) > room:
+            self._overflow.append(text[room:])
+            self._hidden += len(text) - room
+            self._note_dirty = True
+            text = text[:room]
+        self._pending.append(sanitize(text))
+        self._accepted += len(text)
 
     def _take_pending(self) -> None:
         """Join the buffered chunks onto the source (one join per frame, not one per chunk)."""
@@ -268,46 +418,129 @@ class MarkdownStream(Widget):
         return self._width or self.content_region.width
 
     def _schedule_flush(self) -> None:
-        """Flush once per frame at most: chunks arriving within a frame are rendered together."""
+        """Flush once per frame at most (chunks arriving within a frame are rendered together), and
+        after a slow tail wait in proportion, so re-rendering a big tail never takes most of the time."""
         if self._flush_timer is not None or not self.is_mounted:
             return
-        delay = max(0.001, self._last_flush + FRAME_SECONDS - time.monotonic())
+        if self._backlog:
+            interval = 0.0  # catching up: continue as soon as waiting input has been handled
+        else:
+            interval = max(FRAME_SECONDS, COST_FACTOR * self._tail_cost)
+        delay = max(0.001, self._last_flush + interval - time.monotonic())
         self._flush_timer = self.set_timer(delay, self._on_flush_timer, name="markdown-flush")
 
     def on_mount(self) -> None:
         """Text given before mounting is rendered at the first frame."""
-        if self._pending or self._dirty:
+        if not self.settled:
             self._schedule_flush()
 
-    def _add_finished(self, tokens: list[Token], source: str, width: int) -> None:
+    # -- rendering ---------------------------------------------------------------------------
+
+    def _update(self, width: int) -> None:
+        """Split new text into finished blocks and the tail, then render what the budget allows."""
+        tail_cost = 0.0
+        if self._dirty:
+            self._dirty = False
+            started = time.monotonic()
+            self._split_tail()
+            tail_cost = time.monotonic() - started
+        if not self._render_backlog(width):
+            self._tail_lines = []  # shown once the finished blocks before it are all rendered
+        elif self._tail_stale:
+            self._tail_stale = False
+            started = time.monotonic()
+            strips = render_tokens(self.app.console, self._tail_tokens, width, self._muted)
+            if strips and self._lines and not self._continues:
+                strips.insert(0, Strip.blank(width))
+            self._tail_lines = strips
+            tail_cost += time.monotonic() - started
+        self._tail_cost = tail_cost
+        if self._note_dirty:
+            self._note_dirty = False
+            self._note_lines = self._render_note(width)
+
+    def _split_tail(self) -> None:
+        """Parse the tail, queue blocks (and paragraph pieces) that can no longer change, keep the rest."""
+        tail = self._source[self._stable :]
+        groups = split_blocks(parse_source(self._parser, tail, self._continues))
+        starts = _line_starts(tail)
+        complete_lines = len(starts) - 1
+        done = 0
+        while done + 1 < len(groups) and groups[done + 1].start_line < complete_lines:
+            done += 1
+        offsets = [starts[group.start_line] for group in groups]
+        continues = self._continues
+        for index in range(done):
+            self._queue_group(groups[index], tail, offsets[index], offsets[index + 1], continues and index == 0)
+        start = offsets[done] if groups else 0
+        continues = continues and done == 0
+        rest = groups[done:]
+        cut_any = False
+        if rest and _is_paragraph(rest[0]):
+            end = offsets[done + 1] if len(rest) > 1 else len(tail)
+            cut = next_cut(tail, start, end)
+            while cut is not None:
+                self._backlog.append(_Block(tail[start : cut[0]], continues, None))
+                start, continues, cut_any = cut[1], True, True
+                cut = next_cut(tail, start, end)
+        self._stable += start
+        self._continues = continues
+        if cut_any:
+            self._tail_tokens = parse_source(self._parser, tail[start:], continues)
+        else:
+            self._tail_tokens = [token for group in rest for token in group.tokens]
+        self._tail_stale = True
+
+    def _queue_group(self, group: _Group, text: str, start: int, end: int, continues: bool) -> None:
+        """Queue a finished block; a long paragraph is queued as the same pieces streaming would cut."""
+        if not (_is_paragraph(group) and end - start > PIECE_CHARS):
+            self._backlog.append(_Block(text[start:end], continues, group.tokens))
+            return
+        cut = next_cut(text, start, end)
+        while cut is not None:
+            self._backlog.append(_Block(text[start : cut[0]], continues, None))
+            start, continues = cut[1], True
+            cut = next_cut(text, start, end)
+        self._backlog.append(_Block(text[start:end], continues, None))
+
+    def _render_backlog(self, width: int) -> bool:
+        """Render queued finished blocks within the flush budget; True when none is left."""
+        started = time.monotonic()
+        count = 0
+        backlog = self._backlog
+        while backlog:
+            if count >= MIN_BLOCKS_PER_FLUSH and time.monotonic() - started > FLUSH_BUDGET:
+                return False
+            block = backlog.popleft()
+            tokens = block.tokens
+            if tokens is None:
+                tokens = parse_source(self._parser, block.source, block.continues)
+            self._add_finished(tokens, block.source, block.continues, width)
+            count += 1
+        return True
+
+    def _add_finished(self, tokens: list[Token], source: str, continues: bool, width: int) -> None:
         """Render a block that can no longer change and keep its lines."""
         strips = render_tokens(self.app.console, tokens, width, self._muted)
         if not strips:
             return
-        if self._lines:
+        if self._lines and not continues:
             self._lines.append(Strip.blank(width))
         self._lines.extend(strips)
-        self._finished_sources.append(source)
+        self._finished_sources.append((source, continues))
 
-    def _update_tail(self, width: int) -> None:
-        """Parse the tail, move blocks that can no longer change into the cache, render the rest."""
-        tail = self._source[self._stable :]
-        groups = split_blocks(self._parser.parse(tail))
-        complete_lines = tail.count("\n")
-        done = 0
-        while done + 1 < len(groups) and groups[done + 1].start_line < complete_lines:
-            done += 1
-        if done:
-            offsets = [_line_offset(tail, group.start_line) for group in groups[: done + 1]]
-            for index in range(done):
-                source = tail[offsets[index] : offsets[index + 1]]
-                self._add_finished(groups[index].tokens, source, width)
-            self._stable += offsets[done]
-        rest = [token for group in groups[done:] for token in group.tokens]
-        strips = render_tokens(self.app.console, rest, width, self._muted)
-        if strips and self._lines:
-            strips.insert(0, Strip.blank(width))
-        self._tail_lines = strips
+    def _render_note(self, width: int) -> list[Strip]:
+        """The line that says how much is not shown and how to get it (empty when nothing is hidden)."""
+        if not self._hidden or width <= 0:
+            return []
+        kind = self._kind
+        note = Text(
+            f"… {kind} truncated on screen: {format_amount(self._hidden)} more — press s to save the whole {kind}",
+            style=Style(italic=True),
+        )
+        options = self.app.console.options.update(width=width, min_width=width, max_width=width, height=None)
+        lines = self.app.console.render_lines(note, options, pad=True)
+        return [Strip.blank(width), *(Strip(line, width) for line in lines)]
 
     def _rerender(self, width: int) -> None:
         """Render every block again at a new width (finished blocks are re-parsed from source)."""
@@ -315,12 +548,11 @@ class MarkdownStream(Widget):
         self._lines = []
         sources = self._finished_sources
         self._finished_sources = []
-        for source in sources:
-            tokens = self._parser.parse(source)
-            self._add_finished(tokens, source, width)
+        self._backlog.extendleft(_Block(source, continues, None) for source, continues in reversed(sources))
         self._take_pending()
-        self._dirty = False
-        self._update_tail(width)
+        self._tail_stale = True
+        self._note_dirty = True
+        self._update(width)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         """Cheap: the cached line count, unless the width changed (then everything re-wraps)."""
@@ -329,20 +561,29 @@ class MarkdownStream(Widget):
         if width != self._width:
             self._rerender(width)
         elif self._dirty:
-            self._dirty = False
-            self._update_tail(width)
+            self._update(width)
+        if self._backlog:
+            self._schedule_flush()
         return self.line_count
+
+    def _strip_at(self, y: int) -> Strip | None:
+        """The cached line `y`: finished blocks, then the tail, then the truncation note."""
+        if y < len(self._lines):
+            return self._lines[y]
+        y -= len(self._lines)
+        if y < len(self._tail_lines):
+            return self._tail_lines[y]
+        y -= len(self._tail_lines)
+        if y < len(self._note_lines):
+            return self._note_lines[y]
+        return None
 
     def render_line(self, y: int) -> Strip:
         """One cached line, in the widget's style, with the user's selection highlighted."""
         width = self.content_region.width
-        if y < len(self._lines):
-            strip = self._lines[y]
-        else:
-            index = y - len(self._lines)
-            if index >= len(self._tail_lines):
-                return Strip.blank(width, self.rich_style)
-            strip = self._tail_lines[index]
+        strip = self._strip_at(y)
+        if strip is None:
+            return Strip.blank(width, self.rich_style)
         if strip.cell_length != width:
             strip = strip.crop_extend(0, width, None)
         selection = self.text_selection
@@ -362,8 +603,8 @@ class MarkdownStream(Widget):
 
     def rendered_lines(self) -> list[str]:
         """Plain text of every rendered line (for tests and copy), trailing spaces removed."""
-        return [strip.text.rstrip() for strip in (*self._lines, *self._tail_lines)]
+        return [strip.text.rstrip() for strip in self.rendered_strips()]
 
     def rendered_strips(self) -> list[Strip]:
         """Every rendered line as a Strip (for tests that look at styles)."""
-        return [*self._lines, *self._tail_lines]
+        return [*self._lines, *self._tail_lines, *self._note_lines]

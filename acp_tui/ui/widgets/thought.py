@@ -6,6 +6,8 @@ away when the stream ends; click it or press Enter while it has focus to toggle.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -14,6 +16,10 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from acp_tui.ui.widgets.markdown_stream import MarkdownStream
+
+
+SUMMARY_SCAN_LIMIT = 1024 * 1024
+"""Above this many characters the summary's line count is a plain newline count (no per-line objects)."""
 
 
 class Thought(Widget, can_focus=True):
@@ -45,7 +51,7 @@ class Thought(Widget, can_focus=True):
     }
     """
 
-    BINDINGS: list[BindingType] = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "toggle", "Toggle thought", show=False),
     ]
 
@@ -61,7 +67,7 @@ class Thought(Widget, can_focus=True):
         classes: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self._body = MarkdownStream(text, muted=True)
+        self._body = MarkdownStream(text, muted=True, kind="thought")
         self._summary = Static("", markup=False, classes="thought--summary")
 
     def compose(self) -> ComposeResult:
@@ -110,7 +116,11 @@ class Thought(Widget, can_focus=True):
     def summary(self) -> str:
         """The text of the one-line header."""
         if self.collapsed:
-            lines = sum(1 for line in self.text.splitlines() if line.strip())
+            text = self.text
+            if len(text) > SUMMARY_SCAN_LIMIT:
+                lines = text.count("\n") + 1  # a huge thought: counting blank lines too is close enough
+            else:
+                lines = sum(1 for line in text.splitlines() if line.strip())
             unit = "line" if lines == 1 else "lines"
             return f"▸ Thought ({lines} {unit})"
         return "▾ Thought"
