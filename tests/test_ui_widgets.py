@@ -55,7 +55,7 @@ from acp_tui.session.changes import (
     EntityChanged,
     TextAppended,
 )
-from acp_tui.session.events import CancelRequested
+from acp_tui.session.events import AgentExited, CancelRequested
 from acp_tui.session.model import SessionState, Submission
 from acp_tui.session.reducer import apply
 from acp_tui.ui.themes import load_shipped_themes
@@ -257,8 +257,8 @@ async def test_tool_card_status_transitions_update_pill_without_recompose() -> N
     async with app.run_test(size=(80, 12)) as pilot:
         await pilot.pause()
         assert "◌ pending" in screen_text(app)
-        title_widget = card.query_one(".card--title")
-        children_before = list(card.walk_children())
+        assert list(card.walk_children()) == []  # nothing to show: the card draws its own header
+        running_pill = None
         for status, expected in [
             ("in_progress", "◐ running"), ("completed", "✓ completed"), ("failed", "✗ failed"),
             ("cancelled", "⊘ cancelled"), ("_later", "◐ _later"),
@@ -266,8 +266,11 @@ async def test_tool_card_status_transitions_update_pill_without_recompose() -> N
             drive(card, run(state, ToolCallUpdate(tool_call_id="t1", status=status)))
             await pilot.pause()
             assert expected in screen_text(app), status
-        assert list(card.walk_children()) == children_before
-        assert card.query_one(".card--title") is title_widget
+            if status == "in_progress":
+                running_pill = pill_style_at(app, card, expected)
+        assert list(card.walk_children()) == []
+        # the pill takes its colours from the theme: running is drawn unlike the default
+        assert running_pill is not None and running_pill != pill_style_at(app, card, "◐ _later")
         drive(card, run(state, ToolCallUpdate(tool_call_id="t1", status="in_progress")))
         drive(card, run(state, CancelRequested()))
         await pilot.pause()
@@ -275,6 +278,27 @@ async def test_tool_card_status_transitions_update_pill_without_recompose() -> N
         drive(card, run(state, ToolCallUpdate(tool_call_id="t1", status="cancelled")))
         await pilot.pause()
         assert "⊘ cancelled" in screen_text(app) and "cancelling" not in screen_text(app)
+
+
+async def test_tool_card_shows_interrupted_when_the_agent_dies_mid_call() -> None:
+    state = SessionState()
+    run(state, StateUpdate(state="running"))
+    run(state, ToolCallUpdate(tool_call_id="t1", title="Run tests", kind="execute", status="in_progress"))
+    card = ToolCallCard(state.tool_call("t1"))
+    app = WidgetApp(card)
+    async with app.run_test(size=(80, 12)) as pilot:
+        await pilot.pause()
+        assert "◐ running" in screen_text(app)
+        drive(card, run(state, AgentExited(returncode=1, reason="crashed")))
+        await pilot.pause()
+        assert "⊘ interrupted" in screen_text(app) and "running" not in screen_text(app)
+
+
+def pill_style_at(app: App[Any], card: ToolCallCard, pill: str) -> Any:
+    """The style of the first cell of `pill` in the card's first row."""
+    row = card.region.y + 1
+    x = screen_lines(app)[row].index(pill)
+    return app.screen._compositor.get_style_at(x, row)
 
 
 async def test_tool_card_hostile_title_is_literal_and_inert() -> None:
@@ -324,6 +348,7 @@ async def test_tool_card_expand_collapse_by_kind_status_and_user() -> None:
         assert not read.expanded and edit.expanded and failed.expanded
         text = screen_text(app)
         assert "file body line" not in text and "search exploded" in text and "+print('new line')" in text
+        assert list(read.walk_children()) == []  # collapsed: no body built until it is opened
         read.focus()
         await pilot.press("enter")
         assert await until(pilot, shows(app, "file body line"))
@@ -334,6 +359,29 @@ async def test_tool_card_expand_collapse_by_kind_status_and_user() -> None:
         # a user's choice outlives later status changes
         drive(read, run(state, ToolCallUpdate(tool_call_id="r", status="in_progress")))
         assert not read.expanded
+
+
+async def test_tool_card_body_is_built_from_the_model_when_first_opened() -> None:
+    state = SessionState()
+    run(state, ToolCallUpdate(tool_call_id="g", title="grep", kind="search", status="completed"))
+    card = ToolCallCard(state.tool_call("g"))
+    app = WidgetApp(card)
+    async with app.run_test(size=(80, 30)) as pilot:
+        await pilot.pause()
+        assert not card.expanded and "▸" not in screen_text(app)  # nothing to open: no arrow
+        drive(card, run(state,
+                        ToolCallContentChunk(tool_call_id="g", content=text_item("hit one\n")),
+                        ToolCallContentChunk(tool_call_id="g", content=text_item("hit two\n")),
+                        ToolCallUpdate(tool_call_id="g", locations=[ToolCallLocation(path="/a.py", line=7)])))
+        await pilot.pause()
+        assert list(card.walk_children()) == [] and "▸" in screen_text(app)  # closed: still one widget
+        card.toggle()
+        assert await until(pilot, shows(app, "hit two"))
+        drive(card, run(state, ToolCallContentChunk(tool_call_id="g", content=text_item("hit three\n"))))
+        assert await until(pilot, shows(app, "hit three"))
+        text = screen_text(app)
+        assert text.index("hit one") < text.index("hit three") < text.index("/a.py:7")
+        assert len(card.query("MarkdownStream")) == 1  # one text run, however many chunks
 
 
 async def test_tool_card_v2_diff_binary_move_and_unknown_format() -> None:

@@ -113,6 +113,7 @@ class ChatScreen(Screen[None]):
         self._previous_session_id: str | None = None
         self._slow_cancel_timer: Timer | None = None
         self.transcript: TranscriptWriter | None = None
+        self._transcript_error_shown = False
 
     # -- layout ----------------------------------------------------------------------------------
 
@@ -311,6 +312,9 @@ class ChatScreen(Screen[None]):
         folded = coalesce(changes)
         if self.transcript is not None:
             self.transcript.write_changes(session.state, folded)
+            if self.transcript.error is not None and not self._transcript_error_shown:
+                self._transcript_error_shown = True  # say it once; the conversation itself goes on
+                self.app.notify(self.transcript.error, title="transcript", severity="warning", markup=False)
         state_changed = False
         for change in folded:
             if self._timeline.apply(change):

@@ -50,6 +50,8 @@ FRAME_SECONDS = 1 / 30
 """How often buffered chunks are folded into the rendered lines while a stream is running."""
 
 CODE_THEME = "monokai"
+#: Code highlighting under a light theme (a dark code block on a light screen glares).
+LIGHT_CODE_THEME = "friendly"
 
 RENDER_LIMIT = 256 * 1024
 """Characters of a message that are rendered. 256 KB is ~1,700 lines at width 156 (a long read, far
@@ -109,16 +111,18 @@ def shared_parser() -> MarkdownIt:
 class _TokenMarkdown(Markdown):
     """Rich `Markdown` built from already-parsed tokens, so each block is parsed only once."""
 
-    def __init__(self, tokens: list[Token]) -> None:
+    def __init__(self, tokens: list[Token], code_theme: str = CODE_THEME) -> None:
         # Deliberately not calling Markdown.__init__: it builds a new parser and parses again.
         self.markup = ""
         self.parsed = tokens
-        self.code_theme = CODE_THEME
+        self.code_theme = code_theme
         self.justify = None
         self.style = "none"
         self.hyperlinks = False
-        self.inline_code_lexer = None
-        self.inline_code_theme = CODE_THEME
+        # Inline code takes the code theme's colours (Rich's default is cyan on black, which glares
+        # on a light theme); "text" colours nothing but the background.
+        self.inline_code_lexer = "text"
+        self.inline_code_theme = code_theme
 
 
 @dataclass(slots=True)
@@ -211,12 +215,14 @@ def format_amount(chars: int) -> str:
     return f"{chars} characters"
 
 
-def render_tokens(console: Console, tokens: list[Token], width: int, muted: bool) -> list[Strip]:
+def render_tokens(
+    console: Console, tokens: list[Token], width: int, muted: bool, code_theme: str = CODE_THEME
+) -> list[Strip]:
     """Render markdown tokens to strips exactly `width` cells wide (colours removed if `muted`)."""
     if not tokens or width <= 0:
         return []
     options = console.options.update(width=width, min_width=width, max_width=width, height=None)
-    lines = console.render_lines(_TokenMarkdown(tokens), options, pad=True)
+    lines = console.render_lines(_TokenMarkdown(tokens, code_theme), options, pad=True)
     # Rich pads some elements with empty lines; blocks are separated by exactly one line instead.
     start, end = 0, len(lines)
     while start < end and _is_empty(lines[start]):
@@ -226,6 +232,10 @@ def render_tokens(console: Console, tokens: list[Token], width: int, muted: bool
     if muted:
         return [Strip(list(Segment.remove_color(line)), width) for line in lines[start:end]]
     return [Strip(line, width) for line in lines[start:end]]
+
+
+def _code_theme_for(dark: bool) -> str:
+    return CODE_THEME if dark else LIGHT_CODE_THEME
 
 
 def _is_empty(line: list[Segment]) -> bool:
@@ -259,6 +269,7 @@ class MarkdownStream(Widget):
         super().__init__(name=name, id=id, classes=classes)
         self._parser = shared_parser()
         self._muted = muted
+        self._code_theme = CODE_THEME  # set from the app theme on mount
         self._kind = kind
         self._source = ""
         self._pending: list[str] = []
@@ -431,8 +442,19 @@ class MarkdownStream(Widget):
 
     def on_mount(self) -> None:
         """Text given before mounting is rendered at the first frame."""
+        self._code_theme = _code_theme_for(self.app.current_theme.dark)
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
         if not self.settled:
             self._schedule_flush()
+
+    def _theme_changed(self, theme: object) -> None:
+        """Switching between a dark and a light theme re-renders with the matching code colours."""
+        code_theme = _code_theme_for(bool(getattr(theme, "dark", True)))
+        if code_theme != self._code_theme:
+            self._code_theme = code_theme
+            if self._width:
+                self._rerender(self._width)
+                self.refresh(layout=True)
 
     # -- rendering ---------------------------------------------------------------------------
 
@@ -449,7 +471,7 @@ class MarkdownStream(Widget):
         elif self._tail_stale:
             self._tail_stale = False
             started = time.monotonic()
-            strips = render_tokens(self.app.console, self._tail_tokens, width, self._muted)
+            strips = render_tokens(self.app.console, self._tail_tokens, width, self._muted, self._code_theme)
             if strips and self._lines and not self._continues:
                 strips.insert(0, Strip.blank(width))
             self._tail_lines = strips
@@ -521,7 +543,7 @@ class MarkdownStream(Widget):
 
     def _add_finished(self, tokens: list[Token], source: str, continues: bool, width: int) -> None:
         """Render a block that can no longer change and keep its lines."""
-        strips = render_tokens(self.app.console, tokens, width, self._muted)
+        strips = render_tokens(self.app.console, tokens, width, self._muted, self._code_theme)
         if not strips:
             return
         if self._lines and not continues:

@@ -1,14 +1,17 @@
 """A tool call card (ACP §6): kind icon, title, status pill, and an expandable body.
 
-The card is built once from the model's `ToolCall` and then patched part by part: `apply_fields`
-re-renders only the header, pill, locations or raw view named by an `EntityChanged`;
-`append_content` mounts one content item (consecutive text items stream into one Markdown widget);
-`replace_content` rebuilds only the content list. Nothing ever recomposes the whole card.
+A timeline can hold hundreds of cards, so a card is cheap: while it is collapsed (or has nothing to
+show) it is two widgets, the card and one header drawn by `render()` (arrow, icon, title, pill; the
+pill styled from the theme through a component class). The body (content items, locations, raw JSON,
+terminal slots) is built from the model the first time it has to be shown, and from then on is
+patched part by part: `apply_fields` re-renders only what an `EntityChanged` names, `append_content`
+mounts one item (consecutive text items stream into one `MarkdownStream`, a diff is one widget), and
+`replace_content` rebuilds only the item list. Nothing ever recomposes the card.
 
-The title is agent data: it is sanitized and rendered as plain `Text` inside the card's own frame
-after the kind icon, so "[ Allow always ]" or "[bold]x[/]" shows literally and never looks like a
-button of ours. Rendering is bounded (lines per text run, content items, raw JSON lines); the
-"… N more" rows point at `s` (save), and `full_text()` returns everything.
+The title is agent data: it is sanitized and drawn as plain `Text` inside the card's own frame after
+the kind icon, so "[ Allow always ]" or "[bold]x[/]" shows literally and never looks like a button of
+ours. Rendering is bounded (lines per text run, content items, raw JSON lines); the "… N more" rows
+point at `s` (save), and `full_text()` returns everything.
 """
 
 from __future__ import annotations
@@ -16,11 +19,14 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar, Final
 
+from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import HorizontalGroup, Vertical
+from textual.color import Color, ColorParseError
+from textual.containers import Vertical
+from textual.geometry import Size
 from textual.message import Message
 from textual.widget import Widget
 
@@ -38,7 +44,7 @@ from acp_tui.ui.widgets.content_blocks import (
     pretty_json,
 )
 from acp_tui.ui.widgets.diff_view import DiffView
-from acp_tui.ui.widgets.icons import kind_icon, status_pill
+from acp_tui.ui.widgets.icons import Pill, kind_icon, status_pill
 from acp_tui.ui.widgets.markdown_stream import MarkdownStream
 
 __all__ = ["MAX_TEXT_LINES", "MAX_ITEMS", "ToolCallCard", "TerminalFactory", "tool_content_text"]
@@ -52,6 +58,13 @@ MAX_ITEMS: Final = 200
 TerminalFactory = Callable[[str], Widget | None]
 
 _SAVE_HINT: Final = " (press s to save)"
+#: Narrowest title column before the pill moves onto a line of its own.
+_MIN_TITLE_WIDTH: Final = 8
+
+
+def _pill(call: ToolCall) -> Pill:
+    """The status pill, with the display-only flags (cancelling, interrupted) taken into account."""
+    return status_pill(call.status, call.cancelling, call.interrupted)
 
 
 def tool_content_text(item: Any) -> str:
@@ -70,28 +83,24 @@ def tool_content_text(item: Any) -> str:
     return "[unsupported tool content]"
 
 
-class _TextRun(Vertical):
-    """Consecutive text items streamed into one Markdown widget, bounded to `max_lines` lines."""
+def _is_text(item: Any) -> bool:
+    return isinstance(item, ToolContent) and isinstance(item.content, TextContent)
 
-    DEFAULT_CSS = """
-    _TextRun { height: auto; width: 1fr; }
-    _TextRun > MarkdownStream { padding: 0; }
-    _TextRun > .card--more { display: none; color: $text-muted; }
-    _TextRun.-truncated > .card--more { display: block; }
+
+class _TextRun:
+    """Consecutive text items streamed into one `MarkdownStream`, bounded to `max_lines` lines.
+
+    Not a widget itself: the stream is a body item, and a "… N more lines" row is created (once)
+    only when the bound is hit.
     """
 
     def __init__(self, max_lines: int) -> None:
-        super().__init__()
         self.stream = MarkdownStream()
-        self._more = TextStatic(classes="card--more")
+        self.more: TextStatic | None = None
         self._max_lines = max_lines
         self._newlines = 0
         self._ends_with_newline = False
         self._full = False
-
-    def compose(self) -> ComposeResult:
-        yield self.stream
-        yield self._more
 
     @property
     def hidden_lines(self) -> int:
@@ -100,26 +109,27 @@ class _TextRun(Vertical):
         total = self._newlines + (0 if self._ends_with_newline else 1)
         return max(0, total - self._max_lines)
 
-    def append(self, text: str) -> None:
+    def append(self, text: str) -> TextStatic | None:
+        """Stream `text`; returns the "more lines" row when this append created it (to be placed)."""
         if not text:
-            return
+            return None
         text = multiline(text)
-        count = text.count("\n")
         before = self._newlines
-        self._newlines += count
+        self._newlines += text.count("\n")
         if text:
             self._ends_with_newline = text.endswith("\n")
         if self._full:
-            self._more.update(more_lines_text(self.hidden_lines, _SAVE_HINT))
-            return
+            assert self.more is not None
+            self.more.update(more_lines_text(self.hidden_lines, _SAVE_HINT))
+            return None
         if self._newlines < self._max_lines:
             self.stream.append(text)
-            return
+            return None
         head, _ = head_lines(text, self._max_lines - before)
         self.stream.append(head)
         self._full = True
-        self.add_class("-truncated")
-        self._more.update(more_lines_text(self.hidden_lines, _SAVE_HINT))
+        self.more = TextStatic(more_lines_text(self.hidden_lines, _SAVE_HINT), classes="card--more")
+        return self.more
 
     def finish(self) -> None:
         self.stream.finish()
@@ -150,24 +160,71 @@ class _TerminalSlot(Vertical):
         self.mount(view)
 
 
-class _CardHeader(HorizontalGroup):
-    """The card's first row; clicking it toggles the body."""
+#: Pill colours per variant: (background variable, its opacity, text variable). They are read from
+#: the theme's variables (not CSS) so a card needs no styled node per pill.
+_PILL_COLOURS: Final[dict[str, tuple[str, float, str]]] = {
+    "pending": ("boost", 1.0, "text-muted"),
+    "running": ("warning", 0.25, "warning"),
+    "success": ("success", 0.20, "success"),
+    "error": ("error", 0.25, "error"),
+    "cancelled": ("boost", 1.0, "text-muted"),
+    "cancelling": ("warning", 0.15, "warning"),
+    "unknown": ("boost", 1.0, "secondary"),
+}
+_pill_styles: dict[tuple[str, str, str, float, str, str], Style] = {}
+
+
+def _theme_colour(value: str, under: Color, opacity: float = 1.0) -> Color:
+    """A theme variable's value ("#rrggbb", "#rrggbbaa", "auto 60%") as an opaque colour over `under`."""
+    try:
+        if value.startswith("auto"):
+            percent = value.removeprefix("auto").strip().rstrip("%")
+            colour = under.get_contrast_text(float(percent) / 100 if percent else 0.95)
+        else:
+            colour = Color.parse(value)
+    except (ValueError, ColorParseError):
+        colour = under.get_contrast_text(0.6)
+    return under + colour.multiply_alpha(opacity)
+
+
+def pill_style(variables: dict[str, str], background: Color, variant: str) -> Style:
+    """The Rich style of a status pill of `variant` drawn over `background` (cached per theme)."""
+    bg_name, opacity, fg_name = _PILL_COLOURS.get(variant, _PILL_COLOURS["unknown"])
+    bg_value = variables.get(bg_name, "#ffffff0a")
+    fg_value = variables.get(fg_name, "auto 60%")
+    key = (variant, background.hex, bg_value, opacity, fg_value, bg_name)
+    style = _pill_styles.get(key)
+    if style is None:
+        pill_bg = _theme_colour(bg_value, background, opacity)
+        style = Style(color=_theme_colour(fg_value, pill_bg).rich_color, bgcolor=pill_bg.rich_color)
+        _pill_styles[key] = style
+    return style
+
+
+class _CardHeader(Widget):
+    """The header row(s) as a widget of their own, used once the card has a body below them."""
 
     DEFAULT_CSS = """
     _CardHeader { height: auto; width: 1fr; }
-    _CardHeader > .card--title { width: 1fr; height: auto; }
-    _CardHeader > .card--pill { width: auto; height: 1; padding: 0 1; margin-left: 1; }
     """
+
+    def __init__(self, card: ToolCallCard) -> None:
+        super().__init__(classes="card--title")
+        self._card = card
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return self._card._header_height(width)
+
+    def render(self) -> Text:
+        return self._card._header_render(self.size.width)
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
-        card = self.parent
-        if isinstance(card, ToolCallCard):
-            card.focus()
-            card.toggle()
+        self._card.focus()
+        self._card.toggle()
 
 
-class ToolCallCard(Vertical, can_focus=True):
+class ToolCallCard(Widget, can_focus=True):
     """One tool call, rendered from `call` and patched by the update methods."""
 
     class SaveRequested(Message):
@@ -193,6 +250,7 @@ class ToolCallCard(Vertical, can_focus=True):
 
     DEFAULT_CSS = """
     ToolCallCard {
+        layout: vertical;
         height: auto;
         width: 1fr;
         border: round $panel;
@@ -201,22 +259,15 @@ class ToolCallCard(Vertical, can_focus=True):
     ToolCallCard:focus { border: round $primary; }
     ToolCallCard.-error { border: round $error 60%; }
     ToolCallCard.-error:focus { border: round $error; }
-    ToolCallCard > .card--body { height: auto; width: 1fr; display: none; }
-    ToolCallCard.-expanded > .card--body { display: block; }
-    ToolCallCard .card--content { height: auto; width: 1fr; }
-    ToolCallCard .card--content > * { margin-top: 1; }
-    ToolCallCard .card--locations { color: $text-muted; display: none; }
-    ToolCallCard .card--locations.-shown { display: block; }
-    ToolCallCard .card--raw { display: none; color: $text-muted; background: $boost; margin-top: 1; }
-    ToolCallCard.-raw .card--raw { display: block; }
-    ToolCallCard .card--more { color: $text-muted; }
-    .card--pill { background: $boost; color: $text-muted; }
-    .card--pill.-running { background: $warning 25%; color: $warning; }
-    .card--pill.-success { background: $success 20%; color: $success; }
-    .card--pill.-error { background: $error 25%; color: $error; }
-    .card--pill.-cancelled { color: $text-muted; }
-    .card--pill.-cancelling { background: $warning 15%; color: $warning; }
-    .card--pill.-unknown { color: $secondary; }
+    ToolCallCard > * { display: none; margin-top: 1; }
+    ToolCallCard > _CardHeader { display: block; margin-top: 0; }
+    ToolCallCard.-expanded > * { display: block; }
+    ToolCallCard > MarkdownStream { padding: 0; }
+    ToolCallCard > .card--more { margin-top: 0; color: $text-muted; }
+    ToolCallCard > .card--locations { margin-top: 0; color: $text-muted; }
+    ToolCallCard > .card--raw { color: $text-muted; background: $boost; }
+    ToolCallCard.-expanded > .card--raw { display: none; }
+    ToolCallCard.-expanded.-raw > .card--raw { display: block; }
     """
 
     def __init__(
@@ -232,42 +283,104 @@ class ToolCallCard(Vertical, can_focus=True):
         self._terminal_factory = terminal_factory
         self._max_text_lines = max_text_lines
         self._max_items = max_items
-        self._title = TextStatic(self._title_text(), classes="card--title")
-        self._pill = TextStatic(classes="card--pill")
-        self._content = Vertical(classes="card--content")
-        self._locations = TextStatic(classes="card--locations")
-        self._raw = TextStatic(classes="card--raw")
-        self._more_items = TextStatic(classes="card--more")
-        self._more_items.display = False
+        self._user_expanded: bool | None = None
+        self._ready = False  # mounted: the body may be built and patched from now on
+        self._deferring_terminals = False
+        # The body (the children below the header) exists only once it has to be shown; see
+        # `_ensure_body`. Its widgets are the card's own children, so an open card with one text
+        # run is three widgets: the card, the header and the stream.
+        self._built = False
+        self._items: list[Widget] = []  # body item widgets, in order (text-run "more" rows included)
+        self._slots: list[_TerminalSlot] = []
         self._items_shown = 0
         self._items_hidden = 0
         self._last_run: _TextRun | None = None
-        self._user_expanded: bool | None = None
-        self._raw_dirty = True
-        self._deferring_terminals = False
-        self._initial: list[Widget] = self._build_items(call.content)
-        self._update_pill()
-        self._update_locations()
-        self._sync_expanded()
+        self._more_items: TextStatic | None = None
+        self._locations: TextStatic | None = None
+        self._raw: TextStatic | None = None
+        self._header: _CardHeader | None = None  # drawn by the card itself until there is a body
+        self._header_cache: tuple[int, list[Text], int] | None = None
+        self._details_drawn = False  # whether the header's arrow was drawn (there is a body to open)
+        self.set_class(_pill(call).variant == "error", "-error")
+        self.set_class(self.default_expanded(), "-expanded")
 
     # -- composition -------------------------------------------------------------------------
 
-    def compose(self) -> ComposeResult:
-        with _CardHeader():
-            yield self._title
-            yield self._pill
-        with Vertical(classes="card--body"):
-            with self._content:
-                yield from self._initial
-            yield self._more_items
-            yield self._locations
-            yield self._raw
-        self._initial = []
+    def on_mount(self) -> None:
+        self._ready = True
+        self._ensure_body()
+
+    # -- the header: arrow, kind icon, title, and the status pill at the right ----------------
+
+    def _header_layout(self, width: int) -> tuple[list[Text], int]:
+        """The header's lines at `width` cells and the line the pill ends: the title wraps in its
+        column and the pill closes the first line (or, when too narrow, takes a line of its own).
+        The pill is unstyled here, so measuring needs no styles."""
+        cached = self._header_cache
+        if cached is not None and cached[0] == width:
+            return cached[1], cached[2]
+        self._details_drawn = self._has_details()
+        title = self._title_text()
+        pill = Text(f" {self.pill_text} ")
+        column = width - pill.cell_len - 1
+        if title.cell_len <= column:
+            title.append(" " * (column - title.cell_len + 1))
+            title.append_text(pill)
+            lines, pill_line = [title], 0
+        elif column < _MIN_TITLE_WIDTH:
+            lines = [*title.wrap(self.app.console, max(1, width)), pill]
+            pill_line = len(lines) - 1
+        else:
+            lines = list(title.wrap(self.app.console, column))
+            first = lines[0]
+            first.append(" " * (column - first.cell_len + 1))
+            first.append_text(pill)
+            pill_line = 0
+        self._header_cache = (width, lines, pill_line)
+        return lines, pill_line
+
+    def _header_height(self, width: int) -> int:
+        return len(self._header_layout(width)[0]) if width > 0 else 1
+
+    def _header_render(self, width: int) -> Text:
+        """The header with the pill coloured from the theme."""
+        lines, pill_line = self._header_layout(width)
+        text = Text("\n").join(lines)
+        end = sum(len(line) + 1 for line in lines[: pill_line + 1]) - 1
+        variant = _pill(self.call).variant
+        style = pill_style(self.app.theme_variables, self.background_colors[1], variant)
+        text.stylize(style, end - len(self.pill_text) - 2, end)
+        return text
+
+    def _header_changed(self) -> None:
+        """The title, arrow or pill changed: draw the header again (its height may change too)."""
+        self._header_cache = None
+        if self._header is not None:
+            self._header.refresh(layout=True)
+        else:
+            self.refresh(layout=True)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        if not self._built:
+            return self._header_height(width)
+        return super().get_content_height(container, viewport, width)
+
+    def render(self) -> Text:
+        if self._header is not None:
+            return Text()
+        return self._header_render(self.content_size.width)
+
+    def on_click(self, event: events.Click) -> None:
+        if self._header is None:  # the card is just its header
+            event.stop()
+            self.focus()
+            self.toggle()
 
     def _title_text(self) -> Text:
         call = self.call
-        arrow = "▾ " if self.has_class("-expanded") else "▸ "
-        text = Text(arrow, style="dim")
+        arrow = ("▾ " if self.expanded else "▸ ") if self._has_details() else "  "
+        text = Text()
+        text.append(arrow, style="dim")
         text.append(kind_icon(call.kind))
         text.append(" ")
         title = plain(call.title) if call.title else ""
@@ -280,23 +393,19 @@ class ToolCallCard(Vertical, can_focus=True):
         return text
 
     def _update_pill(self) -> None:
-        pill = status_pill(self.call.status, self.call.cancelling)
-        self._pill.update(Text(pill.text))
-        self._pill.set_classes(f"card--pill -{pill.variant}")
-        self.set_class(pill.variant == "error", "-error")
+        self._header_changed()
+        self.set_class(_pill(self.call).variant == "error", "-error")
 
-    def _update_locations(self) -> None:
-        locations = self.call.locations
+    def _locations_text(self) -> Text:
         text = Text()
-        for index, location in enumerate(locations):
+        for index, location in enumerate(self.call.locations):
             if index:
                 text.append("\n")
             text.append("↳ ")
             text.append(plain(location.path))
             if isinstance(location.line, int):
                 text.append(f":{location.line}")
-        self._locations.update(text)
-        self._locations.set_class(bool(locations), "-shown")
+        return text
 
     def _raw_text(self) -> Text:
         text = Text()
@@ -314,89 +423,181 @@ class ToolCallCard(Vertical, can_focus=True):
                 text.append("\n").append_text(more_lines_text(more, _SAVE_HINT))
         return text
 
-    def _update_raw(self) -> None:
+    # -- the body, built on first need -------------------------------------------------------
+
+    def _has_details(self) -> bool:
+        """Is there anything for the body to show (the raw view aside)?"""
+        return bool(self.call.content or self.call.locations)
+
+    def _details_changed(self) -> None:
+        """Content or locations changed: the arrow appears or goes when there is something to open."""
+        if self._has_details() != self._details_drawn:
+            self._header_changed()
+
+    def _needs_body(self) -> bool:
+        """Must the body exist now? When it is to be shown, or holds terminal slots to fill."""
+        call = self.call
         if self.has_class("-raw"):
-            self._raw.update(self._raw_text())
-            self._raw_dirty = False
+            return True
+        if self.expanded and (call.content or call.locations):
+            return True
+        return any(isinstance(item, TerminalRef) for item in call.content)
+
+    def _ensure_body(self) -> None:
+        """Build the body from the model the first time it is needed (only once mounted)."""
+        if self._built or not self._ready or not self._needs_body():
+            return
+        widgets = self._build_items(self.call.content)
+        trailers: list[Widget] = []
+        if self._more_items is not None:
+            trailers.append(self._more_items)
+        if self.call.locations:
+            self._locations = TextStatic(self._locations_text(), classes="card--locations")
+            trailers.append(self._locations)
+        if self.has_class("-raw"):
+            self._raw = TextStatic(self._raw_text(), classes="card--raw")
+            trailers.append(self._raw)
+        self._items = [*widgets]
+        self._header = _CardHeader(self)
+        self._built = True
+        self.mount(self._header, *widgets, *trailers)
+        self.refresh()
+
+    def _trailers(self) -> list[Widget]:
+        """The rows after the items, in display order (only those that exist)."""
+        return [w for w in (self._more_items, self._locations, self._raw) if w is not None]
+
+    def _mount_trailer(self, widget: Widget) -> None:
+        """Mount a new trailer row in its place among the others."""
+        order: list[Widget | None] = [self._more_items, self._locations, self._raw]
+        later = [w for w in order[order.index(widget) + 1 :] if w is not None and w.parent is self]
+        if later:
+            self.mount(widget, before=later[0])
         else:
-            self._raw_dirty = True
+            self.mount(widget)
+
+    def _mount_items(self, widgets: list[Widget]) -> None:
+        """Mount item widgets after the existing items (before the trailer rows)."""
+        self._items.extend(widgets)
+        trailers = [w for w in self._trailers() if w.parent is self]
+        if trailers:
+            self.mount(*widgets, before=trailers[0])
+        else:
+            self.mount(*widgets)
 
     # -- content items -----------------------------------------------------------------------
 
-    def _item_widget(self, item: Any) -> Widget | None:
-        """The widget for one item, or `None` when it was streamed into the previous text run."""
-        if isinstance(item, ToolContent) and isinstance(item.content, TextContent):
+    def _item_widgets(self, item: Any) -> list[Widget]:
+        """New widgets for one item (none when it streamed into the previous text run)."""
+        if _is_text(item):
+            text = item.content.text
             if self._last_run is not None:
-                self._last_run.append(item.content.text)
-                return None
+                more = self._last_run.append(text)
+                return [more] if more is not None else []
             run = _TextRun(self._max_text_lines)
-            run.append(item.content.text)
+            more = run.append(text)
             self._last_run = run
-            return run
+            self._items_shown += 1
+            return [run.stream] if more is None else [run.stream, more]
         self._last_run = None
+        self._items_shown += 1
         if isinstance(item, ToolContent):
-            return block_widget(item.content)
+            return [block_widget(item.content)]
         if isinstance(item, (Diff, V1Diff)):
-            return DiffView(item)
+            return [DiffView(item)]
         if isinstance(item, TerminalRef):
             factory = self._terminal_factory if not self._deferring_terminals else None
             view = factory(item.terminal_id) if factory is not None else None
-            return _TerminalSlot(item.terminal_id, view)
-        return TextStatic(Text(tool_content_text(item), style="dim"))
+            slot = _TerminalSlot(item.terminal_id, view)
+            self._slots.append(slot)
+            return [slot]
+        return [TextStatic(Text(tool_content_text(item), style="dim"))]
 
     def _build_items(self, items: list[Any]) -> list[Widget]:
         widgets: list[Widget] = []
         for item in items:
-            if self._items_shown >= self._max_items:
+            joins_run = self._last_run is not None and _is_text(item)
+            if self._items_shown >= self._max_items and not joins_run:
                 self._items_hidden += 1
+                self._last_run = None
                 continue
-            widget = self._item_widget(item)
-            if widget is not None:
-                widgets.append(widget)
-                self._items_shown += 1
+            widgets.extend(self._item_widgets(item))
         self._update_more_items()
         return widgets
 
     def _update_more_items(self) -> None:
         hidden = self._items_hidden
-        self._more_items.display = hidden > 0
-        if hidden:
-            noun = "item" if hidden == 1 else "items"
-            self._more_items.update(Text(f"… {hidden} more {noun}{_SAVE_HINT}", style="dim italic"))
+        if not hidden:
+            if self._more_items is not None:
+                self._more_items.remove()
+                self._more_items = None
+            return
+        noun = "item" if hidden == 1 else "items"
+        text = Text(f"… {hidden} more {noun}{_SAVE_HINT}", style="dim italic")
+        if self._more_items is None:
+            self._more_items = TextStatic(text, classes="card--more")
+            if self._built:
+                self._mount_trailer(self._more_items)
+            return
+        self._more_items.update(text)
 
     # -- updates from the model --------------------------------------------------------------
 
     def apply_fields(self, fields: frozenset[str]) -> None:
         """Re-render what shows the changed fields (an `EntityChanged`)."""
         if fields & {"title", "kind", "name"}:
-            self._title.update(self._title_text())
-        if fields & {"status", "cancelling"}:
+            self._header_changed()
+        if fields & {"status", "cancelling", "interrupted"}:
             self._update_pill()
             if self.call.finished and self._last_run is not None:
                 self._last_run.finish()
         if "locations" in fields:
             self._update_locations()
-        if fields & {"raw_input", "raw_output"}:
-            self._update_raw()
-        if fields & {"status", "kind"}:
+        if fields & {"raw_input", "raw_output"} and self._raw is not None:
+            self._raw.update(self._raw_text())
+        if fields & {"status", "kind", "locations"}:
             self._sync_expanded()
+        if "locations" in fields:
+            self._details_changed()
+
+    def _update_locations(self) -> None:
+        if not self._built:
+            return
+        if self._locations is None:
+            if not self.call.locations:
+                return
+            self._locations = TextStatic(self._locations_text(), classes="card--locations")
+            self._mount_trailer(self._locations)
+            return
+        if self.call.locations:
+            self._locations.update(self._locations_text())
+        else:
+            self._locations.remove()
+            self._locations = None
 
     def append_content(self, item: Any) -> None:
         """One content item was appended (a `ContentAppended`)."""
-        widgets = self._build_items([item])
-        if widgets:
-            self._mount_items(widgets)
+        if self._built:
+            widgets = self._build_items([item])
+            if widgets:
+                self._mount_items(widgets)
         self._sync_expanded()
+        self._ensure_body()
+        self._details_changed()
 
     def replace_content(self) -> None:
         """The whole content was replaced or cleared (a `ContentReplaced`): rebuild the item list only."""
+        self._details_changed()
+        if not self._built:
+            self._sync_expanded()
+            self._ensure_body()
+            return
         self._last_run = None
         self._items_shown = 0
         self._items_hidden = 0
-        if not self.is_mounted:
-            self._initial = self._build_items(self.call.content)
-            self._sync_expanded()
-            return
+        self._slots = []
+        old = self._items
+        self._items = []
         # Terminal views in the old slots are only detached once the removal completes, so the
         # factory is asked for the new slots' views after that (it may move those same terminals).
         self._deferring_terminals = True
@@ -404,34 +605,29 @@ class ToolCallCard(Vertical, can_focus=True):
             widgets = self._build_items(self.call.content)
         finally:
             self._deferring_terminals = False
-        removed = self._content.remove_children()
+        removed = self.remove_children(old)
         if widgets:
-            self._content.mount(*widgets)
-        if self._terminal_factory is not None and any(isinstance(w, _TerminalSlot) for w in widgets):
+            self._mount_items(widgets)
+        if self._terminal_factory is not None and self._slots:
             self.call_later(self._fill_terminal_slots, removed)
         self._sync_expanded()
 
     async def _fill_terminal_slots(self, removed: Awaitable[None]) -> None:
         """Ask the factory for views of the terminal slots still empty (after a content replace)."""
         await removed
-        if self._terminal_factory is None:
+        factory = self._terminal_factory
+        if factory is None:
             return
-        for slot in self._content.query(_TerminalSlot):
+        for slot in self._slots:
             if slot.view is None:
-                view = self._terminal_factory(slot.terminal_id)
+                view = factory(slot.terminal_id)
                 if view is not None:
                     slot.attach(view)
-
-    def _mount_items(self, widgets: list[Widget]) -> None:
-        if self._content.is_mounted:
-            self._content.mount(*widgets)
-        else:
-            self._initial.extend(widgets)
 
     def attach_terminal(self, view: Widget) -> bool:
         """Show `view` (which has a `terminal_id`) in the first slot for that terminal still empty."""
         terminal_id = getattr(view, "terminal_id", None)
-        for slot in self._content.query(_TerminalSlot):
+        for slot in self._slots:
             if slot.terminal_id == terminal_id and slot.view is None:
                 slot.attach(view)
                 return True
@@ -445,10 +641,13 @@ class ToolCallCard(Vertical, can_focus=True):
     # -- expansion ---------------------------------------------------------------------------
 
     def default_expanded(self) -> bool:
-        """Open for failures, edits and diffs; closed for finished reads and searches."""
+        """Open for failures, edits and diffs; closed for finished reads and searches, and while
+        there is nothing to show."""
         call = self.call
         if call.status == "failed" or any(isinstance(item, (Diff, V1Diff)) for item in call.content):
             return True
+        if not call.content and not call.locations:
+            return False
         return not (call.status == "completed" and call.kind in ("read", "search"))
 
     @property
@@ -459,7 +658,8 @@ class ToolCallCard(Vertical, can_focus=True):
         wanted = self.default_expanded() if self._user_expanded is None else self._user_expanded
         if wanted != self.expanded:
             self.set_class(wanted, "-expanded")
-            self._title.update(self._title_text())
+            self._header_changed()
+            self._ensure_body()
 
     def toggle(self) -> None:
         """Open or close the body; the user's choice then wins over the defaults."""
@@ -476,11 +676,17 @@ class ToolCallCard(Vertical, can_focus=True):
     def action_toggle_raw(self) -> None:
         """Show or hide the raw input/output JSON (opening the body if needed)."""
         self.toggle_class("-raw")
-        if self.has_class("-raw"):
-            if self._raw_dirty:
-                self._update_raw()
-            if not self.expanded:
-                self.toggle()
+        if not self.has_class("-raw"):
+            return
+        if not self._built:
+            self._ensure_body()
+        elif self._raw is None:
+            self._raw = TextStatic(self._raw_text(), classes="card--raw")
+            self._mount_trailer(self._raw)
+        else:
+            self._raw.update(self._raw_text())
+        if not self.expanded:
+            self.toggle()
 
     def action_save(self) -> None:
         self.post_message(self.SaveRequested(self))
@@ -489,7 +695,7 @@ class ToolCallCard(Vertical, can_focus=True):
 
     @property
     def pill_text(self) -> str:
-        return status_pill(self.call.status, self.call.cancelling).text
+        return _pill(self.call).text
 
     def header_text(self) -> str:
         return f"{self._title_text().plain}  {self.pill_text}"
@@ -499,7 +705,7 @@ class ToolCallCard(Vertical, can_focus=True):
         parts = [self.header_text()]
         previous_text = False
         for item in self.call.content:
-            is_text = isinstance(item, ToolContent) and isinstance(item.content, TextContent)
+            is_text = _is_text(item)
             if is_text and previous_text:
                 parts[-1] += tool_content_text(item)  # chunks of one text run
             else:
