@@ -60,18 +60,24 @@ class LineFramer:
 
 
 def _split(data: bytes | bytearray, end: int) -> list[bytes]:
-    """Split `data[:end]` (which ends with a newline) into non-blank lines with CR stripped."""
+    """Split `data[:end]` (which ends with a newline) into non-blank lines with CR stripped.
+
+    One C-level `split` does the scanning; only the per-line checks run in Python.
+    """
+    chunk = data if type(data) is bytes and end == len(data) else bytes(data[:end])
+    parts = chunk.split(b"\n")
+    parts.pop()  # the empty piece after the final newline
     out: list[bytes] = []
-    start = 0
-    find = data.find
-    while start < end:
-        newline = find(b"\n", start, end)
-        line = bytes(data[start:newline])
-        start = newline + 1
-        if line.endswith(b"\r"):
+    append = out.append
+    for line in parts:
+        if not line:
+            continue
+        if line[-1] == 13:  # CRLF
             line = line[:-1]
-        if line and (line[0] not in _SPACE or line.strip()):
-            out.append(line)
+            if not line:
+                continue
+        if line[0] not in _SPACE or line.strip():
+            append(line)
     return out
 
 
