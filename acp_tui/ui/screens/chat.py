@@ -643,29 +643,24 @@ class ChatScreen(Screen[None]):
 
     @on(ToolCallCard.SaveRequested)
     def _save_tool_output(self, event: ToolCallCard.SaveRequested) -> None:
-        """Write a tool call's full output (which the card shows truncated) to a file in the data dir."""
-        call = event.card.call
-        try:
-            folder = ensure_dir(data_dir() / "outputs")
-            path = folder / f"{datetime.now():%Y%m%d-%H%M%S}-{_file_slug(call.id)}.txt"
-            path.write_text(event.card.full_text(), encoding="utf-8")
-        except OSError as exc:
-            self.app.notify(f"could not save the output: {exc}", severity="error", markup=False)
-            return
-        self.app.notify(f"saved to {path}", title="tool output", markup=False)
+        """A tool call's full output (the card shows it truncated)."""
+        self._save_full_text(event.card.full_text(), event.card.call.id, ".txt", "tool output")
 
     @on(AgentMessageView.SaveRequested)
     def _save_message(self, event: AgentMessageView.SaveRequested) -> None:
-        """Write a message's or thought's whole text (which the view shows truncated) to the data dir."""
-        message = event.view.message
+        """A message's or thought's whole text (the view shows it truncated)."""
+        self._save_full_text(event.view.full_text(), event.view.message.id, ".md", "message")
+
+    def _save_full_text(self, text: str, entity_id: str, suffix: str, what: str) -> None:
+        """Write what the screen shows only in part to `<data dir>/outputs/` and say where."""
         try:
             folder = ensure_dir(data_dir() / "outputs")
-            path = folder / f"{datetime.now():%Y%m%d-%H%M%S}-{_file_slug(message.id)}.md"
-            path.write_text(event.view.full_text(), encoding="utf-8")
+            path = folder / f"{datetime.now():%Y%m%d-%H%M%S}-{_file_slug(entity_id)}{suffix}"
+            path.write_text(text, encoding="utf-8")
         except OSError as exc:
-            self.app.notify(f"could not save the message: {exc}", severity="error", markup=False)
+            self.app.notify(f"could not save the {what}: {exc}", severity="error", markup=False)
             return
-        self.app.notify(f"saved to {path}", title="message", markup=False)
+        self.app.notify(f"saved to {path}", title=what, markup=False)
 
     def _system(self, message: str, *, severity: str = "info") -> None:
         self.conversation.add_entry(SystemLine(message, severity=severity))
