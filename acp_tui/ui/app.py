@@ -13,6 +13,7 @@ from textual.app import App
 from textual.binding import Binding
 
 from acp_tui.ui.interrupt import FORCE_STOP_AFTER
+from acp_tui.ui.markdown_styles import markdown_theme
 from acp_tui.ui.screens.chat import ChatScreen
 from acp_tui.ui.themes import load_shipped_themes
 from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
@@ -45,15 +46,25 @@ class AcpApp(App[int]):
         self.theme = wanted if wanted in self.available_themes else DEFAULT_THEME
         self._theme_warning = None if wanted in self.available_themes else f"unknown theme {wanted!r}"
         self._quitting = False
+        self._markdown_styled = False
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """Our extra palette variables, with fallbacks so every Textual theme works too."""
         return dict(EXTRA_THEME_VARIABLES)
 
     def on_mount(self) -> None:
+        self._style_markdown(self.current_theme)
+        self.theme_changed_signal.subscribe(self, self._style_markdown)
         self.push_screen(ChatScreen(self.launch, arm_delay=self.arm_delay, force_stop_after=self.force_stop_after))
         if self._theme_warning:
             self.notify(f"{self._theme_warning}; using {DEFAULT_THEME}", severity="warning", markup=False)
+
+    def _style_markdown(self, _theme: object) -> None:
+        """Give Rich's Markdown styles the theme's colours (replacing those of the previous theme)."""
+        if self._markdown_styled:
+            self.console.pop_theme()
+        self.console.push_theme(markdown_theme(self.get_css_variables()))
+        self._markdown_styled = True
 
     @property
     def chat(self) -> ChatScreen | None:

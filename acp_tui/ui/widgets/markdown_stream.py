@@ -448,13 +448,11 @@ class MarkdownStream(Widget):
             self._schedule_flush()
 
     def _theme_changed(self, theme: object) -> None:
-        """Switching between a dark and a light theme re-renders with the matching code colours."""
-        code_theme = _code_theme_for(bool(getattr(theme, "dark", True)))
-        if code_theme != self._code_theme:
-            self._code_theme = code_theme
-            if self._width:
-                self._rerender(self._width)
-                self.refresh(layout=True)
+        """A new theme re-renders with its colours (Markdown styles, and code colours for dark/light)."""
+        self._code_theme = _code_theme_for(bool(getattr(theme, "dark", True)))
+        if self._width:
+            self._rerender(self._width)
+            self.refresh(layout=True)
 
     # -- rendering ---------------------------------------------------------------------------
 
