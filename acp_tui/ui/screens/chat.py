@@ -114,6 +114,7 @@ class ChatScreen(Screen[None]):
         self._slow_cancel_timer: Timer | None = None
         self.transcript: TranscriptWriter | None = None
         self._transcript_error_shown = False
+        self._shut_down = False
 
     # -- layout ----------------------------------------------------------------------------------
 
@@ -610,10 +611,11 @@ class ChatScreen(Screen[None]):
         self.start_agent(resume_id)
 
     async def shutdown(self) -> None:
-        """Cancel running work, then stop the agent cleanly (Ctrl-Q)."""
+        """Cancel running work, then stop the agent cleanly (Ctrl-Q); only the first call does anything."""
         session = self.session
-        if session is None:
+        if session is None or self._shut_down:
             return
+        self._shut_down = True
         if not self._stopped and (session.state.foreground.busy or session.state.permissions):
             try:
                 await asyncio.wait_for(session.cancel(), timeout=1.0)
@@ -623,6 +625,10 @@ class ChatScreen(Screen[None]):
         await session.shutdown()
         if self.transcript is not None:
             self.transcript.close()
+
+    async def on_unmount(self) -> None:
+        """However the app ends (Ctrl-Q, the command palette, an error), no agent process is left behind."""
+        await self.shutdown()
 
     # -- small actions ---------------------------------------------------------------------------
 
