@@ -15,7 +15,7 @@ from __future__ import annotations
 import codecs
 import re
 from dataclasses import dataclass, replace
-from typing import NamedTuple
+from typing import NamedTuple, TypedDict
 
 __all__ = ["Color", "SgrStyle", "Segment", "TerminalDecoder", "PLAIN"]
 
@@ -243,7 +243,20 @@ def _apply_simple(style: SgrStyle, code: int) -> SgrStyle:
     return replace(style, **change) if change is not None else style
 
 
-_SIMPLE: dict[int, dict[str, object]] = {
+class _StyleChange(TypedDict, total=False):
+    """The `SgrStyle` fields one simple SGR code sets, typed so `replace(style, **change)` is checked."""
+
+    fg: Color | None
+    bg: Color | None
+    bold: bool
+    dim: bool
+    italic: bool
+    underline: bool
+    reverse: bool
+    strike: bool
+
+
+_SIMPLE: dict[int, _StyleChange] = {
     1: {"bold": True},
     2: {"dim": True},
     3: {"italic": True},

@@ -496,16 +496,16 @@ class TranscriptWriter:
             if usage is None:
                 return None
             cost = None
-            if usage.cost is not None and usage.cost is not UNSET:
+            if usage.cost is not None:
                 cost = {"amount": usage.cost.amount, "currency": plain(usage.cost.currency)}
             return {"ev": "usage", "used": usage.used, "size": usage.size, "cost": cost}
         if kind is InfoChanged:
             info = state.info
-            fields: dict[str, Any] = {}
+            info_fields: dict[str, Any] = {}
             for name in sorted(change.fields):  # type: ignore[union-attr]
                 if name in ("title", "updated_at"):
-                    fields[name] = _opt_plain(getattr(info, name))
-            return {"ev": "info", "fields": fields} if fields else None
+                    info_fields[name] = _opt_plain(getattr(info, name))
+            return {"ev": "info", "fields": info_fields} if info_fields else None
         if kind is CommandsChanged:
             return {"ev": "commands", "names": [plain(c.name) for c in state.commands]}
         if kind is ConfigChanged:
@@ -596,15 +596,15 @@ def render_markdown(path: Path) -> str:
         ev = rec["ev"]
         key = (str(rec.get("type", "")), str(rec.get("id", "")))
         if ev == "added":
-            block = _Block(key[0])
-            block.text = str(rec.get("text", ""))
-            block.fields = {k: v for k, v in rec.items() if k not in ("ev", "type", "id", "text", "at")}
+            fresh = _Block(key[0])
+            fresh.text = str(rec.get("text", ""))
+            fresh.fields = {k: v for k, v in rec.items() if k not in ("ev", "type", "id", "text", "at")}
             previous = blocks.get(key)
             if previous is None:
-                items.append(block)
+                items.append(fresh)
             else:  # added again without a removal: the new snapshot takes the old one's place
-                items[items.index(previous)] = block
-            blocks[key] = block
+                items[items.index(previous)] = fresh
+            blocks[key] = fresh
             continue
         if ev == "note" and rec.get("kind") == "restart":
             blocks = {}  # a new agent process: its ids (often reused, e.g. "user-msg-1") name new entities
@@ -666,7 +666,8 @@ def _render_block(block: _Block) -> str:
             head += f" — exited {how}".rstrip()
         return head + ("\n\n" + _fence(block.text) if block.text else "")
     if block.type == "plan":
-        plan = f.get("plan") if isinstance(f.get("plan"), dict) else {}
+        raw_plan = f.get("plan")
+        plan = raw_plan if isinstance(raw_plan, dict) else {}
         entries = plan.get("entries")
         if not isinstance(entries, list):
             return f"**Plan:** unsupported plan type {plan.get('unsupported', '?')}"

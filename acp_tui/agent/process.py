@@ -107,10 +107,10 @@ class AgentProcess:
         env = {**os.environ, **self.env_overrides} if self.env_overrides else None
         loop = asyncio.get_running_loop()
         self._exited = loop.create_future()
-        self._returncode = loop.create_future()
+        self._returncode = returncode = loop.create_future()
         try:
             transport, protocol = await loop.subprocess_exec(
-                lambda: _ExitAwareProtocol(loop, self._returncode),
+                lambda: _ExitAwareProtocol(loop, returncode),
                 *self.argv,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
@@ -282,9 +282,15 @@ class _ExitAwareProtocol(asyncio.subprocess.SubprocessStreamProtocol):
     def __init__(self, loop: asyncio.AbstractEventLoop, returncode: asyncio.Future[int]) -> None:
         super().__init__(limit=1 << 16, loop=loop)
         self._returncode_future = returncode
+        self._subprocess_transport: asyncio.SubprocessTransport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        if isinstance(transport, asyncio.SubprocessTransport):
+            self._subprocess_transport = transport
 
     def process_exited(self) -> None:
-        transport = self._transport
+        transport = self._subprocess_transport
         code = transport.get_returncode() if transport is not None else None
         super().process_exited()
         if not self._returncode_future.done():

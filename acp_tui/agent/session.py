@@ -30,7 +30,7 @@ from acp_tui.agent.process import AgentProcess, ExitInfo
 from acp_tui.agent.trace import TraceSink, WireTrace
 from acp_tui.protocol import codec, methods
 from acp_tui.protocol.codec import MalformedMessage, UnsupportedVersion
-from acp_tui.protocol.jsonrpc import AUTH_REQUIRED, INVALID_PARAMS, REQUEST_CANCELLED, Request
+from acp_tui.protocol.jsonrpc import AUTH_REQUIRED, INVALID_PARAMS, INVALID_REQUEST, REQUEST_CANCELLED, Request
 from acp_tui.protocol.v2 import AvailableCommandsUpdate, ConfigOptionUpdate, ContentBlock, ToolCallUpdate
 from acp_tui.session import events as local
 from acp_tui.session.model import SessionState
@@ -345,22 +345,26 @@ class AgentSession:
     async def _on_permission(self, request: Request) -> dict[str, Any]:
         """`session/request_permission`: queue it for the user; answer exactly once (ACP §8)."""
         assert self.version is not None
+        request_id: int | str | None = request.id
+        if request_id is None:  # JSON-RPC allows a null id; ACP forbids it, and nothing could name this one
+            self._report(ProtocolProblem("permission request with a null id", bytes(request.params)))
+            raise RpcError(INVALID_REQUEST, "Invalid Request: null id")
         try:
             decoded = codec.decode_permission_request(bytes(request.params), self.version)
         except MalformedMessage as exc:
             self._report(ProtocolProblem(f"malformed permission request: {exc.reason}", exc.raw))
             raise RpcError(INVALID_PARAMS, f"Invalid params: {exc.reason}") from None
         future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        self._permissions[request.id] = future
+        self._permissions[request_id] = future
         task = asyncio.current_task()
         if task is not None:
             self._answering.add(task)
             task.add_done_callback(self._answering.discard)
-        self._apply(local.PermissionRequested(request.id, decoded))
+        self._apply(local.PermissionRequested(request_id, decoded))
         if self._adapter is not None and self.version == 1:
             for item in self._adapter.permission_requested(decoded):
                 self._apply(item)
-        self._emit(PermissionAsked(request.id, decoded, future))
+        self._emit(PermissionAsked(request_id, decoded, future))
         try:
             outcome = await future
         except asyncio.CancelledError:
@@ -369,12 +373,12 @@ class AgentSession:
             if not future.done():
                 future.set_result(outcome)
         finally:
-            self._permissions.pop(request.id, None)
+            self._permissions.pop(request_id, None)
         offered = {option.option_id for option in decoded.options}
         if outcome != "cancelled" and outcome not in offered:
             self._report(ProtocolProblem(f"permission answer {outcome!r} is not an offered option", b""))
             outcome = "cancelled"
-        self._apply(local.PermissionResolved(request.id, outcome))
+        self._apply(local.PermissionResolved(request_id, outcome))
         if self._adapter is not None and self.version == 1:
             for item in self._adapter.permission_resolved():
                 self._apply(item)

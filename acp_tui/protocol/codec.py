@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from types import UnionType
-from typing import Any, TypeVar, Union, get_args, get_origin
+from typing import Any, Literal, TypeVar, Union, get_args, get_origin, overload
 
 import msgspec
 from msgspec import UNSET
@@ -436,6 +436,14 @@ decode_cancel_notification = _make(methods.CancelSessionNotification)
 decode_prompt_request = _make(methods.PromptRequest)
 decode_permission_response = _make(methods.RequestPermissionResponse)
 decode_error = _make(ErrorObject)
+
+
+@overload
+def decode_prompt_result(result: bytes, version: Literal[1]) -> methods.V1PromptResponse: ...
+
+
+@overload
+def decode_prompt_result(result: bytes, version: int) -> methods.PromptResponse | methods.V1PromptResponse: ...
 
 
 def decode_prompt_result(result: bytes, version: int) -> methods.PromptResponse | methods.V1PromptResponse:

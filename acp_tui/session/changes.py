@@ -41,85 +41,85 @@ class _Change(msgspec.Struct, frozen=True, gc=False):
     """Base of every change record: immutable, slotted, compared by value."""
 
 
-class EntityAdded(_Change):
+class EntityAdded(_Change, frozen=True):
     """A new timeline entity appeared at `index` (its permanent, first-seen position)."""
 
     key: EntityKey
     index: int
 
 
-class EntityRemoved(_Change):
+class EntityRemoved(_Change, frozen=True):
     """The entity left the timeline (only the unstable `plan_removed` does this): unmount its widget."""
 
     key: EntityKey
 
 
-class TextAppended(_Change):
+class TextAppended(_Change, frozen=True):
     """`text` was appended to the entity's text (a message/thought, or a compaction's summary)."""
 
     key: EntityKey
     text: str
 
 
-class ContentAppended(_Change):
+class ContentAppended(_Change, frozen=True):
     """One content item was appended: a non-text `ContentBlock`, or a tool call's `ToolCallContent`."""
 
     key: EntityKey
     item: Any
 
 
-class BytesAppended(_Change):
+class BytesAppended(_Change, frozen=True):
     """Raw output bytes were appended to a terminal (already base64-decoded)."""
 
     key: EntityKey
     data: bytes
 
 
-class ContentReplaced(_Change):
+class ContentReplaced(_Change, frozen=True):
     """The entity's whole content (or terminal output, or compaction summary) was replaced or cleared."""
 
     key: EntityKey
 
 
-class EntityChanged(_Change):
+class EntityChanged(_Change, frozen=True):
     """Scalar fields of the entity changed; `fields` are its attribute names (e.g. "status", "title")."""
 
     key: EntityKey
     fields: frozenset[str]
 
 
-class StateChanged(_Change):
+class StateChanged(_Change, frozen=True):
     """The foreground state (`state.foreground`) changed: state, stop reason, error or background."""
 
     state: str
     busy: bool
 
 
-class UsageChanged(_Change):
+class UsageChanged(_Change, frozen=True):
     """`state.usage` was replaced."""
 
 
-class NoticeRaised(_Change):
+class NoticeRaised(_Change, frozen=True):
     """A live notice arrived: show it once (toast). It is not history."""
 
     notice: Notice
 
 
-class CommandsChanged(_Change):
+class CommandsChanged(_Change, frozen=True):
     """`state.commands` (the available slash commands) was replaced."""
 
 
-class ConfigChanged(_Change):
+class ConfigChanged(_Change, frozen=True):
     """`state.config_options` was replaced."""
 
 
-class InfoChanged(_Change):
+class InfoChanged(_Change, frozen=True):
     """`state.info` fields changed (names as in `SessionInfo`)."""
 
     fields: frozenset[str]
 
 
-class PermissionsChanged(_Change):
+class PermissionsChanged(_Change, frozen=True):
     """A permission request was added or resolved; `state.permissions` holds the ones still open.
 
     `resolved` maps each request id resolved by this step to its outcome ("cancelled" or an option id),
@@ -129,20 +129,20 @@ class PermissionsChanged(_Change):
     resolved: tuple[tuple[int | str, str], ...] = ()
 
 
-class SubmissionChanged(_Change):
+class SubmissionChanged(_Change, frozen=True):
     """The submission with this request id changed (added, failed, or left `state.submissions`)."""
 
     request_id: int | str
 
 
-class ProblemAdded(_Change):
+class ProblemAdded(_Change, frozen=True):
     """A protocol problem was recorded (`state.problems[-1]`)."""
 
     reason: str
     detail: str
 
 
-class AgentGone(_Change):
+class AgentGone(_Change, frozen=True):
     """The agent process ended: nothing it started will finish (`detail` says how it ended)."""
 
     detail: str

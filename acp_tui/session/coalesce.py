@@ -11,6 +11,7 @@ in one go. Two folds keep that cheap and correct (see the rendering guide in `ch
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TypeAlias, cast
 
 from acp_tui.session.changes import (
     BytesAppended,
@@ -25,10 +26,13 @@ from acp_tui.session.model import EntityKey
 
 _ENTITY_CHANGES = (TextAppended, ContentAppended, BytesAppended, ContentReplaced, EntityChanged)
 
+# A run of consecutive appends to one key; all of one type (text or bytes) by construction.
+_Run: TypeAlias = list[TextAppended | BytesAppended]
+
 
 def coalesce(changes: Iterable[Change]) -> list[Change]:
     """The same effect as applying `changes` in order, with fewer and larger operations."""
-    out: list[Change | list[TextAppended] | list[BytesAppended]] = []
+    out: list[Change | _Run] = []
     added: set[EntityKey] = set()
     field_slot: dict[EntityKey, int] = {}  # index in `out` of the merged EntityChanged for a key
     for change in changes:
@@ -56,18 +60,18 @@ def coalesce(changes: Iterable[Change]) -> list[Change]:
             # Runs of appends to one key are collected in a list and joined once (no quadratic concat).
             last = out[-1] if out else None
             if isinstance(last, list) and type(last[0]) is type(change) and last[0].key == key:
-                last.append(change)  # type: ignore[arg-type]
+                last.append(change)
             else:
-                out.append([change])  # type: ignore[list-item]
+                out.append([change])
             continue
         out.append(change)
     return [_join(item) if isinstance(item, list) else item for item in out]
 
 
-def _join(run: list[TextAppended] | list[BytesAppended]) -> Change:
+def _join(run: _Run) -> Change:
     first = run[0]
     if len(run) == 1:
         return first
     if isinstance(first, TextAppended):
-        return TextAppended(first.key, "".join(c.text for c in run))  # type: ignore[union-attr]
-    return BytesAppended(first.key, b"".join(c.data for c in run))  # type: ignore[union-attr]
+        return TextAppended(first.key, "".join(c.text for c in cast(list[TextAppended], run)))
+    return BytesAppended(first.key, b"".join(c.data for c in cast(list[BytesAppended], run)))

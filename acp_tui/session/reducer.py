@@ -247,20 +247,20 @@ def _tool_call_update(state: SessionState, update: ToolCallUpdate) -> list[Chang
     if (value := update.status) is not UNSET:
         call.status = "pending" if value is None else value
         fields.add("status")
-    if (value := update.locations) is not UNSET:
-        call.locations = [] if value is None else value
+    if (locations := update.locations) is not UNSET:
+        call.locations = [] if locations is None else locations
         fields.add("locations")
-    if (value := update.raw_input) is not UNSET:
-        call.raw_input = value
+    if (raw_input := update.raw_input) is not UNSET:
+        call.raw_input = raw_input
         fields.add("raw_input")
-    if (value := update.raw_output) is not UNSET:
-        call.raw_output = value
+    if (raw_output := update.raw_output) is not UNSET:
+        call.raw_output = raw_output
         fields.add("raw_output")
     if (value := update.name) is not UNSET:
         call.name = value
         fields.add("name")
-    if (value := update.meta) is not UNSET:
-        call.meta = value
+    if (meta := update.meta) is not UNSET:
+        call.meta = meta
         fields.add("meta")
     if update.status is not UNSET and call.cancelling and call.finished:
         call.cancelling = False

@@ -67,7 +67,7 @@ class TimelineRenderer:
         """Apply one entity change; False when the change is not about a timeline entity."""
         if not isinstance(change, _ENTITY_CHANGES):
             return False
-        key = change.key  # type: ignore[union-attr]
+        key = change.key
         if type(change) is EntityAdded:
             self._add(key)
             return True
@@ -85,7 +85,7 @@ class TimelineRenderer:
             if isinstance(view, TerminalView):
                 view.reset_and_replay()
             elif isinstance(view, UserMessageView):
-                view.replace_content(self._entity(key))  # type: ignore[arg-type]
+                view.replace_content(self._entity(key))
             else:
                 view.replace_content()  # type: ignore[attr-defined]
         elif kind is EntityChanged:

@@ -274,12 +274,17 @@ class ChatScreen(Screen[None]):
 
     def _on_session_event(self, event: SessionEvent) -> None:
         """Called by the session (same event loop); only queues, never touches a widget."""
+        if self._shut_down:
+            return  # the screen is going away; the transcript already holds what was shown
         self._events.append(event)
         if self._flush_timer is None:
             self._flush_timer = self.set_timer(FRAME, self._flush_events)
 
     def _flush_events(self) -> None:
         self._flush_timer = None
+        if self._shut_down or not self.is_attached:
+            self._events.clear()
+            return
         changes: list[Change] = []
         stderr: list[str] = []
         events = self._events
@@ -459,7 +464,7 @@ class ChatScreen(Screen[None]):
         if event.outcome.done():
             return
         self._permissions.append(event)
-        event.outcome.add_done_callback(lambda _f, ev=event: self.call_later(self._permission_settled, ev))
+        event.outcome.add_done_callback(lambda _f: self.call_later(self._permission_settled, event))
         self._show_next_permission()
         self._update_dialog_queue()
 

@@ -43,7 +43,7 @@ def compaction_label(compaction: Compaction) -> tuple[str, str]:
 class CompactionView(Vertical, can_focus=True):
     """One compaction; updated by `apply_fields`, `append_text`, `append_content`, `replace_content`."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "toggle", "Expand", show=False)]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "toggle_open", "Expand", show=False)]
 
     DEFAULT_CSS = """
     CompactionView { height: auto; width: 1fr; }
@@ -142,7 +142,7 @@ class CompactionView(Vertical, can_focus=True):
             self._initial_chips = chips
         self._update_row()
 
-    def action_toggle(self) -> None:
+    def action_toggle_open(self) -> None:
         """Open or close the summary."""
         if not self._has_summary():
             return
@@ -151,4 +151,4 @@ class CompactionView(Vertical, can_focus=True):
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
-        self.action_toggle()
+        self.action_toggle_open()

@@ -9,7 +9,7 @@ never markup, never links, so nothing in them can be clicked or styled by the ag
 from __future__ import annotations
 
 import json
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from rich.console import Console
 from rich.text import Text
@@ -188,7 +188,7 @@ class EmbeddedResourceView(Vertical, can_focus=True):
     }
     """
 
-    BINDINGS: list[BindingType] = [Binding("enter", "toggle", "Expand", show=False)]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "toggle_open", "Expand", show=False)]
 
     def __init__(self, block: EmbeddedResource) -> None:
         super().__init__()
@@ -223,7 +223,7 @@ class EmbeddedResourceView(Vertical, can_focus=True):
     def expanded(self) -> bool:
         return self.has_class("-expanded")
 
-    def action_toggle(self) -> None:
+    def action_toggle_open(self) -> None:
         """Open or close the resource text (only text resources have any)."""
         if not self._expandable():
             return
@@ -232,7 +232,7 @@ class EmbeddedResourceView(Vertical, can_focus=True):
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
-        self.action_toggle()
+        self.action_toggle_open()
 
 
 def block_widget(block: Any) -> Widget:

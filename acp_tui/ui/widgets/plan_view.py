@@ -102,7 +102,7 @@ class PlanEntries(Widget):
 class PlanView(Vertical, can_focus=True):
     """One plan by id; `apply_fields` re-renders it in place when the model replaced it."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "toggle", "Expand", show=False)]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "toggle_open", "Expand", show=False)]
 
     DEFAULT_CSS = """
     PlanView {
@@ -166,7 +166,7 @@ class PlanView(Vertical, can_focus=True):
         if "plan" in fields:
             self.refresh_plan()
 
-    def action_toggle(self) -> None:
+    def action_toggle_open(self) -> None:
         """Open or close the raw JSON of an unsupported plan (supported plans are always open)."""
         if not self.has_class("-unsupported"):
             return
@@ -175,7 +175,7 @@ class PlanView(Vertical, can_focus=True):
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
-        self.action_toggle()
+        self.action_toggle_open()
 
     @property
     def header_text(self) -> str:

@@ -52,7 +52,7 @@ class Thought(Widget, can_focus=True):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "toggle", "Toggle thought", show=False),
+        Binding("enter", "toggle_open", "Toggle thought", show=False),
     ]
 
     collapsed: reactive[bool] = reactive(False)
@@ -137,7 +137,7 @@ class Thought(Widget, can_focus=True):
         """Show or hide the thought's body."""
         self.collapsed = not self.collapsed
 
-    def action_toggle(self) -> None:
+    def action_toggle_open(self) -> None:
         self.toggle()
 
     def on_click(self, event: events.Click) -> None:

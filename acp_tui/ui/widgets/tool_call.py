@@ -242,7 +242,7 @@ class ToolCallCard(Widget, can_focus=True):
             self.card = card
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "toggle", "Expand", show=False),
+        Binding("enter", "toggle_open", "Expand", show=False),
         Binding("i", "toggle_raw", "Raw input/output", show=False),
         Binding("s", "save", "Save output", show=False),
         Binding("x", "cancel_call", "Cancel this tool call", show=False),
@@ -666,7 +666,7 @@ class ToolCallCard(Widget, can_focus=True):
         self._user_expanded = not self.expanded
         self._sync_expanded()
 
-    def action_toggle(self) -> None:
+    def action_toggle_open(self) -> None:
         self.toggle()
 
     def action_cancel_call(self) -> None:

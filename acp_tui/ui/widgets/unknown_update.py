@@ -38,7 +38,7 @@ def unknown_label(kind: str) -> Text:
 class UnknownUpdateView(Vertical, can_focus=True):
     """One unknown update; the raw JSON is rendered only when first opened."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "toggle", "Expand", show=False)]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "toggle_open", "Expand", show=False)]
 
     DEFAULT_CSS = """
     UnknownUpdateView { height: auto; width: 1fr; padding: 0 1; }
@@ -75,7 +75,7 @@ class UnknownUpdateView(Vertical, can_focus=True):
             text.append("\n").append_text(more_lines_text(more))
         return text
 
-    def action_toggle(self) -> None:
+    def action_toggle_open(self) -> None:
         if not self._raw_rendered:
             self._raw.update(self.raw_text())
             self._raw_rendered = True
@@ -84,4 +84,4 @@ class UnknownUpdateView(Vertical, can_focus=True):
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
-        self.action_toggle()
+        self.action_toggle_open()
