@@ -113,7 +113,7 @@ def _parser() -> argparse.ArgumentParser:
         help="ACP version to speak: auto negotiates (default), 1 or 2 forces one",
     )
     parser.add_argument("--theme", metavar="NAME", help="colour theme (default: from config, else built-in)")
-    parser.add_argument("--log", metavar="FILE", help="write a debug log (also env ACP_TUI_LOG)")
+    parser.add_argument("--log", metavar="FILE", help="write every JSON-RPC frame and stderr line as JSON lines (also env ACP_TUI_LOG)")
     parser.add_argument(
         "--init-timeout",
         metavar="SECONDS",
