@@ -31,11 +31,19 @@ from acp_tui.agent.trace import TraceSink, WireTrace
 from acp_tui.protocol import codec, methods
 from acp_tui.protocol.codec import MalformedMessage, UnsupportedVersion
 from acp_tui.protocol.jsonrpc import AUTH_REQUIRED, INVALID_PARAMS, INVALID_REQUEST, REQUEST_CANCELLED, Request
-from acp_tui.protocol.v2 import AvailableCommandsUpdate, ConfigOptionUpdate, ContentBlock, ToolCallUpdate
+from acp_tui.protocol.v1 import V1CurrentModeUpdate
+from acp_tui.protocol.v2 import (
+    AvailableCommandsUpdate,
+    ConfigOptionUpdate,
+    ContentBlock,
+    SessionConfigBoolean,
+    SessionConfigSelect,
+    ToolCallUpdate,
+)
 from acp_tui.session import events as local
 from acp_tui.session.model import SessionState
 from acp_tui.session.reducer import apply
-from acp_tui.session.v1_adapter import V1Adapter
+from acp_tui.session.v1_adapter import V1_MODE_CONFIG_ID, V1Adapter
 
 
 class SessionError(Exception):
@@ -295,6 +303,49 @@ class AgentSession:
             raise SessionError(f"tool call {tool_call_id} cannot be cancelled")
         params = methods.CancelToolCallRequest(session_id=self.session_id, tool_call_id=tool_call_id)
         await self.connection.request("tool_call/cancel", params)
+
+    async def set_config_option(self, config_id: str, value: str | bool) -> None:
+        """Change one session config option and adopt the agent's answer as the full new set (ACP §10.4).
+
+        v2 and v1 `configOptions` use `session/set_config_option` (whose result replaces every option);
+        the select that stands for v1 `modes` uses `session/set_mode`, then shows the chosen mode. Only
+        options the session has may be set, with a value they offer; a boolean only in v2 (v1 agents
+        accept one only from clients advertising a capability this client does not). Raises
+        `SessionError` for those, `RpcError` when the agent refuses.
+        """
+        if self.session_id is None or self.version is None:
+            raise SessionError("no session yet")
+        option = next((o for o in self.state.config_options if o.config_id == config_id), None)
+        if isinstance(option, SessionConfigSelect):
+            if not isinstance(value, str) or value not in {o.value for o in option.all_options()}:
+                raise SessionError(f"{value!r} is not a value of the config option {config_id!r}")
+        elif isinstance(option, SessionConfigBoolean):
+            if not isinstance(value, bool):
+                raise SessionError(f"the config option {config_id!r} takes true or false, not {value!r}")
+            if self.version == 1:
+                raise SessionError(f"the config option {config_id!r} cannot be changed with this v1 agent")
+        elif option is not None:
+            raise SessionError(f"the config option {config_id!r} is of a kind this client cannot set")
+        else:
+            raise SessionError(f"the session has no config option {config_id!r}")
+        adapter = self._adapter if self.version == 1 else None
+        if adapter is not None and adapter.synthetic_modes and config_id == V1_MODE_CONFIG_ID:
+            await self._config_request("session/set_mode", {"sessionId": self.session_id, "modeId": value})
+            for item in adapter.update(V1CurrentModeUpdate(current_mode_id=str(value))):
+                self._apply(item)
+            return
+        params = codec.build_set_config_option(self.session_id, config_id, value, self.version)
+        raw = await self._config_request("session/set_config_option", params)
+        result = self._decode(codec.decode_set_config_option_result, raw, "session/set_config_option result")
+        update = ConfigOptionUpdate(config_options=result.config_options)
+        for item in adapter.update(update) if adapter is not None else [update]:
+            self._apply(item)
+
+    async def _config_request(self, method: str, params: Any) -> msgspec.Raw:
+        try:
+            return await self.connection.request(method, params)
+        except AgentExited as exc:
+            raise SessionError(f"the agent stopped during {method}: {exc}") from None
 
     def resolve_permission(self, request_id: int | str, option_id: str | None) -> None:
         """Answer a pending permission request: an offered option id, or `None` for cancelled."""

@@ -36,9 +36,12 @@ from acp_tui.agent.session import AgentSession, AuthRequired, SessionError
 from acp_tui.history import PromptHistory
 from acp_tui.paths import data_dir, ensure_dir, history_file
 from acp_tui.protocol import codec
+from acp_tui.protocol.v2 import SessionConfigSelect
 from acp_tui.sanitize import plain
 from acp_tui.session.changes import (
     Change,
+    CommandsChanged,
+    ConfigChanged,
     InfoChanged,
     NoticeRaised,
     PermissionsChanged,
@@ -51,9 +54,12 @@ from acp_tui.session.coalesce import coalesce
 from acp_tui.transcript import TranscriptWriter, transcript_path
 from acp_tui.ui.interrupt import FORCE_STOP_AFTER, Interrupt, decide_interrupt
 from acp_tui.ui.screens.permission import PermissionChoice, PermissionScreen
+from acp_tui.ui.screens.config_picker import ConfigChoice, ConfigCommands, ConfigPickerScreen
 from acp_tui.ui.screens.problems import ProblemsScreen
 from acp_tui.ui.timeline import TimelineRenderer
 from acp_tui.ui.widgets.agent_message import AgentMessageView
+from acp_tui.ui.widgets.command_menu import CommandMenu
+from acp_tui.ui.widgets.config_bar import ConfigBar
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.tool_call import ToolCallCard
 from acp_tui.ui.widgets.prompt_input import PromptInput
@@ -77,6 +83,7 @@ class ChatScreen(Screen[None]):
     """One conversation with one agent."""
 
     CSS_PATH = "chat.tcss"
+    COMMANDS = {ConfigCommands}
 
     BINDINGS = [
         Binding("f2", "toggle_stderr", "Agent stderr"),
@@ -85,6 +92,10 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+end", "follow", "Follow output", show=False),
         Binding("pageup", "page_up", "Scroll up", show=False),
         Binding("pagedown", "page_down", "Scroll down", show=False),
+        Binding("f4", "open_config", "Session settings"),
+        # Shift+Tab cycles the mode from the prompt; otherwise (see check_action) it still moves focus back.
+        Binding("shift+tab", "cycle_mode", "Next mode", show=False),
+        Binding("shift+tab", "app.focus_previous", "Focus previous", show=False),
     ]
 
     def __init__(self, launch: Launch, *, arm_delay: float = 0.5, force_stop_after: float = FORCE_STOP_AFTER) -> None:
@@ -126,7 +137,10 @@ class ChatScreen(Screen[None]):
         yield StderrPanel(id="stderr")
         yield Conversation(id="conversation")
         yield QueuedPrompts(id="queue")
-        yield PromptInput(self.history, id="prompt")
+        menu = CommandMenu(id="command-menu")
+        yield menu
+        yield PromptInput(self.history, id="prompt", command_menu=menu)
+        yield ConfigBar(id="config")
 
     @property
     def conversation(self) -> Conversation:
@@ -168,6 +182,8 @@ class ChatScreen(Screen[None]):
         )
         self.session = session
         self._timeline = TimelineRenderer(self.conversation, session.state)
+        self._show_config()  # a restarted agent starts with no options until it sends its own
+        self.query_one("#command-menu", CommandMenu).set_commands(session.state.commands)
         self._stopped = False
         self._stopped_by_user = False
         self._banner_shown = False
@@ -339,6 +355,10 @@ class ChatScreen(Screen[None]):
                 self.status.update_values(waiting_for_user=len(session.state.permissions))
             elif kind is ProblemAdded:
                 self.status.update_values(problems=session.state.problem_count)
+            elif kind is CommandsChanged:
+                self.query_one("#command-menu", CommandMenu).set_commands(session.state.commands)
+            elif kind is ConfigChanged:
+                self._show_config()
             elif kind is SubmissionChanged:
                 self._timeline.submission_changed(change.request_id)  # type: ignore[union-attr]
         if state_changed:
@@ -419,6 +439,11 @@ class ChatScreen(Screen[None]):
             self.status.update_values(queued=self.queue.count)
             return
         self._send(text)
+
+    @on(CommandMenu.Chosen)
+    def _command_chosen(self, event: CommandMenu.Chosen) -> None:
+        self.prompt_input.complete_command(event.command)
+        self.prompt_input.focus()
 
     @on(QueuedPrompts.Changed)
     def _queue_changed(self, event: QueuedPrompts.Changed) -> None:
@@ -634,6 +659,67 @@ class ChatScreen(Screen[None]):
     async def on_unmount(self) -> None:
         """However the app ends (Ctrl-Q, the command palette, an error), no agent process is left behind."""
         await self.shutdown()
+
+    # -- session config (mode, model, ...) -------------------------------------------------------
+
+    @property
+    def config_bar(self) -> ConfigBar:
+        return self.query_one("#config", ConfigBar)
+
+    def _show_config(self) -> None:
+        if self.session is not None:
+            self.config_bar.set_options(self.session.state.config_options)
+        self.refresh_bindings()
+
+    def _mode_option(self) -> SessionConfigSelect | None:
+        """The first select option of category "mode" (earlier options win shortcuts, ACP §10.4)."""
+        for option in self.config_bar.options:
+            if isinstance(option, SessionConfigSelect) and option.category == "mode" and option.all_options():
+                return option
+        return None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cycle_mode":
+            # Only from the prompt and only with a mode option; else the key falls through to focus_previous.
+            return self._mode_option() is not None and self.focused in (None, self.prompt_input)
+        return True
+
+    def action_open_config(self, config_id: str | None = None) -> None:
+        """F4 / the command palette / a click on a chip: the picker of every option."""
+        options = self.config_bar.options
+        if not options:
+            self.app.notify("The agent offers no session settings.", markup=False, timeout=3)
+            return
+        self.app.push_screen(ConfigPickerScreen(options, focus_config_id=config_id), callback=self._config_chosen)
+
+    def _config_chosen(self, choice: ConfigChoice | None) -> None:
+        if choice is not None:
+            self.set_config(choice.config_id, choice.value)
+
+    @on(ConfigBar.ChipClicked)
+    def _config_chip_clicked(self, event: ConfigBar.ChipClicked) -> None:
+        self.action_open_config(event.config_id)
+
+    def action_cycle_mode(self) -> None:
+        option = self._mode_option()
+        if option is None:
+            return
+        values = [choice.value for choice in option.all_options()]
+        index = values.index(option.current_value) if option.current_value in values else -1
+        self.set_config(option.config_id, values[(index + 1) % len(values)])
+
+    @work(group="config")
+    async def set_config(self, config_id: str, value: str | bool) -> None:
+        """Ask the agent to change one option; the bar follows the agent's answer, a refusal is a toast."""
+        session = self.session
+        if session is None:
+            return
+        try:
+            await session.set_config_option(config_id, value)
+        except (RpcError, SessionError) as exc:
+            reason = exc.message if isinstance(exc, RpcError) else str(exc)
+            self.app.notify(f"could not change {plain(config_id)}: {plain(reason)}", title="session settings",
+                            severity="error", markup=False)
 
     # -- small actions ---------------------------------------------------------------------------
 

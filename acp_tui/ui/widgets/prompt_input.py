@@ -1,12 +1,19 @@
-"""The multi-line prompt: Enter sends, Shift+Enter / Ctrl+J add a line, Up/Down recall history."""
+"""The multi-line prompt: Enter sends, Shift+Enter / Ctrl+J add a line, Up/Down recall history.
+
+With a `CommandMenu` attached, a `/` word at the start opens the agent's slash commands; while the
+menu is open Up/Down move its highlight, Tab/Enter complete the command and Escape closes it.
+"""
 
 from __future__ import annotations
 
-from textual import events
+from textual import events, on
 from textual.message import Message
 from textual.widgets import TextArea
 
 from acp_tui.history import PromptHistory
+from acp_tui.protocol.v2 import AvailableCommand
+from acp_tui.sanitize import plain
+from acp_tui.ui.widgets.command_menu import CommandMenu
 
 
 class PromptInput(TextArea):
@@ -34,7 +41,9 @@ class PromptInput(TextArea):
             self.prompt = prompt
             self.text = text
 
-    def __init__(self, history: PromptHistory, *, id: str | None = None) -> None:
+    def __init__(
+        self, history: PromptHistory, *, id: str | None = None, command_menu: CommandMenu | None = None
+    ) -> None:
         super().__init__(
             "",
             id=id,
@@ -46,8 +55,13 @@ class PromptInput(TextArea):
             placeholder="Message the agent…  (Enter sends, Ctrl+J adds a line)",
         )
         self.prompt_history = history
+        self.command_menu = command_menu
 
     async def _on_key(self, event: events.Key) -> None:
+        if self._menu_key(event):
+            event.stop()
+            event.prevent_default()
+            return
         if event.key == "enter":
             event.stop()
             event.prevent_default()
@@ -76,6 +90,41 @@ class PromptInput(TextArea):
                 self._show(recalled, at_end=True)
                 return
         await super()._on_key(event)
+
+    def _menu_key(self, event: events.Key) -> bool:
+        """Route a key to the open command menu; True when the menu used it."""
+        menu = self.command_menu
+        if menu is None or not menu.is_open:
+            return False
+        key = event.key
+        if key in ("up", "down"):
+            menu.move(-1 if key == "up" else 1)
+            return True
+        if key == "escape":
+            menu.dismiss()
+            return True
+        command = menu.highlighted_command
+        if command is None:
+            return False
+        if key == "tab":
+            self.complete_command(command)
+            return True
+        if key == "enter":
+            if self.text == f"/{plain(command.name)}":
+                return False  # already complete: Enter sends it
+            self.complete_command(command)
+            return True
+        return False
+
+    def complete_command(self, command: AvailableCommand) -> None:
+        """Put `/name ` in the prompt, cursor at the end, ready for the command's arguments."""
+        self.load_text(f"/{plain(command.name)} ")
+        self.move_cursor(self.document.end)
+
+    @on(TextArea.Changed)
+    def _text_changed(self, event: TextArea.Changed) -> None:
+        if self.command_menu is not None and event.text_area is self:
+            self.command_menu.update_for(self.text)
 
     def _show(self, text: str, *, at_end: bool) -> None:
         """Replace the content with a recalled prompt; the cursor goes where the next key expects it."""

@@ -1,0 +1,247 @@
+"""Session config options in the app: the chip bar, the F4 picker, Shift+Tab mode cycling, errors.
+
+Real keys go through a pilot to the real app running the scripted agent; assertions are on the exact
+JSON the agent recorded (validated against the schema) and on what the bar shows afterwards.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.command import CommandList
+from textual.widgets import OptionList
+
+from acp_tui.ui.app import AcpApp
+from acp_tui.ui.screens.config_picker import ConfigPickerScreen
+from acp_tui.ui.widgets.config_bar import ConfigBar
+from tests.scripted_app import ARM_DELAY, SIZE, ScriptedRun, isolate_user_dirs, ready, wait_until
+
+
+def select(config_id: str, name: str, current: str, values: list[tuple[str, str]], category: str | None = None,
+           ) -> dict[str, Any]:
+    option: dict[str, Any] = {
+        "type": "select", "configId": config_id, "name": name, "currentValue": current,
+        "options": [{"value": value, "name": label} for value, label in values],
+    }
+    if category is not None:
+        option["category"] = category
+    return option
+
+
+MODES = [("ask", "Ask"), ("code", "Code")]
+MODELS = [("fast", "Fast"), ("smart", "Smart")]
+#: Array order puts the model first: the bar must keep it (no category-first reordering).
+OPTIONS = [
+    select("model", "Model", "fast", MODELS, "model"),
+    select("mode", "Mode", "ask", MODES, "mode"),
+    {"type": "_x_knob", "configId": "knob", "name": "Knob", "currentValue": 1},
+]
+ANSWER = [select("model", "Model", "smart", MODELS, "model"), select("mode", "Mode", "code", MODES, "mode")]
+
+
+def script(options: list[dict[str, Any]], answer: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {
+        "version": 2,
+        "session_new": {"sessionId": "cfg-1", "configOptions": options},
+        "responses": {"session/set_config_option": answer or {"result": {"configOptions": ANSWER}}},
+    }
+
+
+@pytest.fixture(autouse=True)
+def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    isolate_user_dirs(monkeypatch, tmp_path)
+
+
+def bar_text(app: AcpApp) -> str:
+    assert app.chat is not None
+    return app.chat.query_one(ConfigBar).plain_text()
+
+
+def set_requests(run: ScriptedRun) -> list[dict[str, Any]]:
+    return [m for m in run.records() if m.get("method") == "session/set_config_option"]
+
+
+async def test_f4_picker_sends_the_choice_and_the_bar_follows_the_answer(tmp_path: Path) -> None:
+    run = ScriptedRun(tmp_path, script(OPTIONS))
+    app = AcpApp(run.launch, arm_delay=ARM_DELAY)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = await ready(pilot, app)
+        await wait_until(pilot, lambda: chat.config_bar.display, "the config bar")
+        assert bar_text(app).startswith("Model: Fast ▾ · Mode: Ask ▾")
+        assert "Knob" not in bar_text(app)  # unknown option types are kept, not shown
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfigPickerScreen), "the picker")
+        option_list = app.screen.query_one(OptionList)
+        highlighted = option_list.highlighted_option
+        assert highlighted is not None and "Fast" in str(highlighted.prompt)  # starts on the current value
+        await pilot.press("down")
+        assert "Smart" in str(option_list.highlighted_option.prompt)  # type: ignore[union-attr]
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: set_requests(run), "session/set_config_option")
+        (request,) = set_requests(run)
+        assert request["params"] == {"sessionId": "cfg-1", "configId": "model", "type": "id", "value": "smart"}
+        run.validate_all()
+        await wait_until(pilot, lambda: "Model: Smart" in bar_text(app), "the bar to show the answer")
+        assert "Mode: Code" in bar_text(app)  # the answer is the full new set
+        assert not isinstance(app.screen, ConfigPickerScreen)
+
+
+async def test_escape_closes_the_picker_without_sending(tmp_path: Path) -> None:
+    run = ScriptedRun(tmp_path, script(OPTIONS))
+    app = AcpApp(run.launch, arm_delay=ARM_DELAY)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = await ready(pilot, app)
+        await wait_until(pilot, lambda: chat.config_bar.display, "the config bar")
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfigPickerScreen), "the picker")
+        await pilot.press("down", "escape")
+        await wait_until(pilot, lambda: app.screen is chat, "the picker to close")
+        await pilot.pause(0.1)
+        assert set_requests(run) == []
+        assert chat.focused is chat.prompt_input
+
+
+async def test_shift_tab_cycles_the_mode_option(tmp_path: Path) -> None:
+    run = ScriptedRun(tmp_path, script(OPTIONS))
+    app = AcpApp(run.launch, arm_delay=ARM_DELAY)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = await ready(pilot, app)
+        await wait_until(pilot, lambda: chat.config_bar.display, "the config bar")
+        assert chat.focused is chat.prompt_input
+        await pilot.press("shift+tab")
+        await wait_until(pilot, lambda: set_requests(run), "session/set_config_option")
+        (request,) = set_requests(run)
+        assert request["params"] == {"sessionId": "cfg-1", "configId": "mode", "type": "id", "value": "code"}
+        run.validate_all()
+        await wait_until(pilot, lambda: "Mode: Code" in bar_text(app), "the new mode")
+        assert chat.focused is chat.prompt_input  # the key cycled the mode, it did not move focus
+
+
+async def test_without_a_mode_option_shift_tab_still_moves_focus(tmp_path: Path) -> None:
+    run = ScriptedRun(tmp_path, script([select("model", "Model", "fast", MODELS, "model")]))
+    app = AcpApp(run.launch, arm_delay=ARM_DELAY)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = await ready(pilot, app)
+        await wait_until(pilot, lambda: chat.config_bar.display, "the config bar")
+        assert chat.focused is chat.prompt_input
+        await pilot.press("shift+tab")
+        await wait_until(pilot, lambda: chat.focused is not chat.prompt_input, "focus to move back")
+        assert set_requests(run) == []
+
+
+async def test_no_options_hide_the_bar(tmp_path: Path) -> None:
+    run = ScriptedRun(tmp_path, {"version": 2, "session_new": {"sessionId": "cfg-1"}})
+    app = AcpApp(run.launch, arm_delay=ARM_DELAY)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = await ready(pilot, app)
+        assert not chat.config_bar.display
+        await pilot.press("f4")
+        await pilot.pause(0.05)
+        assert app.screen is chat  # nothing to pick
+
+
+async def test_refusal_shows_a_toast_and_keeps_the_bar(tmp_path: Path) -> None:
+    refusal = {"error": {"code": -32602, "message": "[b]mode[/b] locked"}}
+    run = ScriptedRun(tmp_path, script(OPTIONS, refusal))
+    app = AcpApp(run.launch, arm_delay=ARM_DELAY)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = await ready(pilot, app)
+        await wait_until(pilot, lambda: chat.config_bar.display, "the config bar")
+        await pilot.press("shift+tab")
+        await wait_until(pilot, lambda: any("locked" in str(n.message) for n in app._notifications), "the toast")
+        (note,) = [n for n in app._notifications if "locked" in str(n.message)]
+        assert "[b]mode[/b] locked" in str(note.message) and note.severity == "error" and not note.markup
+        assert "Mode: Ask" in bar_text(app)
+
+
+HOSTILE_NAME = "[bold red]Mo[/]de\x1b[31m"
+HOSTILE_VALUE = "[link=https://x]Evil[/link]"
+
+
+async def test_hostile_option_names_render_literally(tmp_path: Path) -> None:
+    options = [select("mode", HOSTILE_NAME, "evil", [("evil", HOSTILE_VALUE), ("good", "Good")], "mode")]
+    run = ScriptedRun(tmp_path, script(options))
+    app = AcpApp(run.launch, arm_delay=ARM_DELAY)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = await ready(pilot, app)
+        await wait_until(pilot, lambda: chat.config_bar.display, "the config bar")
+        text = bar_text(app)
+        assert "[bold red]Mo[/]de" in text and "\x1b" not in text
+        assert "[link=https://x]Evil[/link]" in text
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfigPickerScreen), "the picker")
+        prompts = [str(option.prompt) for option in app.screen.query_one(OptionList).options]
+        assert any("[bold red]Mo[/]de" in p for p in prompts)
+        assert any("[link=https://x]Evil[/link]" in p for p in prompts)
+        assert not any("\x1b" in p for p in prompts)
+
+
+async def test_command_palette_opens_the_picker(tmp_path: Path) -> None:
+    run = ScriptedRun(tmp_path, script(OPTIONS))
+    app = AcpApp(run.launch, arm_delay=ARM_DELAY)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = await ready(pilot, app)
+        await wait_until(pilot, lambda: chat.config_bar.display, "the config bar")
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: app.screen is not chat, "the command palette")
+        await pilot.press(*"session settings")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfigPickerScreen) or _palette_has_hit(app),
+                         "a palette hit")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfigPickerScreen), "the picker")
+
+
+def _palette_has_hit(app: AcpApp) -> bool:
+    lists = app.screen.query(CommandList)
+    return bool(lists) and lists.first().option_count > 0
+
+
+GROUPED = {
+    "type": "select", "configId": "model", "name": "Model", "currentValue": "a1",
+    "options": [
+        {"groupId": "anthropic", "name": "Anthropic", "options": [{"value": "a1", "name": "Opus"}]},
+        {"groupId": "local", "name": "Local models", "options": [{"value": "l1", "name": "Llama"}]},
+    ],
+}
+BOOLEAN = {"type": "boolean", "configId": "think", "name": "Thinking", "currentValue": False}
+
+
+async def test_grouped_values_and_booleans_in_the_picker(tmp_path: Path) -> None:
+    answer = {"result": {"configOptions": [GROUPED, {**BOOLEAN, "currentValue": True}]}}
+    run = ScriptedRun(tmp_path, script([GROUPED, BOOLEAN], answer))
+    app = AcpApp(run.launch, arm_delay=ARM_DELAY)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = await ready(pilot, app)
+        await wait_until(pilot, lambda: chat.config_bar.display, "the config bar")
+        assert bar_text(app).startswith("Model: Opus ▾ · Thinking: off ▾")
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfigPickerScreen), "the picker")
+        option_list = app.screen.query_one(OptionList)
+        rows = [(str(option.prompt).strip("\u00a0 "), option.disabled) for option in option_list.options]
+        assert rows == [
+            ("Model", True), ("Anthropic", True), ("● Opus", False), ("Local models", True), ("○ Llama", False),
+            ("Thinking", True), ("○ on", False), ("● off", False),
+        ]
+        await pilot.press("down", "down")  # Opus → Llama (skipping the group heading) → on
+        assert str(option_list.highlighted_option.prompt).endswith("on")  # type: ignore[union-attr]
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: set_requests(run), "session/set_config_option")
+        (request,) = set_requests(run)
+        assert request["params"] == {"sessionId": "cfg-1", "configId": "think", "type": "boolean", "value": True}
+        run.validate_all()
+        await wait_until(pilot, lambda: "Thinking: on" in bar_text(app), "the bar to show the answer")
+
+
+async def test_clicking_a_chip_opens_the_picker_on_that_option(tmp_path: Path) -> None:
+    run = ScriptedRun(tmp_path, script(OPTIONS))
+    app = AcpApp(run.launch, arm_delay=ARM_DELAY)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = await ready(pilot, app)
+        await wait_until(pilot, lambda: chat.config_bar.display, "the config bar")
+        offset = bar_text(app).index("Mode: Ask")
+        await pilot.click(ConfigBar, offset=(offset + 2, 0))
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfigPickerScreen), "the picker")
+        highlighted = app.screen.query_one(OptionList).highlighted_option
+        assert highlighted is not None and str(highlighted.prompt).endswith("Ask")
