@@ -81,3 +81,4 @@ def test_multiline_never_leaves_controls_except_newline_and_tab(raw: str) -> Non
     cleaned = multiline(raw)
     assert not any(ord(c) in _DANGEROUS - {0x09, 0x0A} for c in cleaned)
     assert multiline(cleaned) == cleaned
+

@@ -51,6 +51,7 @@ from acp_tui.protocol.v2 import (
     UnknownToolContent,
 )
 from acp_tui.sanitize import multiline, plain
+from acp_tui.ui.path_text import display_path
 from acp_tui.ui.permission_keys import (
     MAX_NUMBERED,
     first_of_kind,
@@ -121,7 +122,7 @@ def _bounded(text: str, classes: str = "") -> Static:
 def _location_text(location: ToolCallLocation) -> str:
     """"📍 path:line" for follow-along (the line only when given)."""
     line = f":{location.line}" if isinstance(location.line, int) else ""
-    return f"📍 {plain(location.path)}{line}"
+    return f"📍 {display_path(location.path)}{line}"
 
 
 def _tool_call_widgets(tool_call: ToolCallUpdate | V1ToolCallUpdate, dialog_title: str) -> list[Widget]:
@@ -172,7 +173,7 @@ def _subject_widgets(request: PermissionRequest, dialog_title: str) -> list[Widg
         command = Text("$ ", "bold")
         command.append(multiline(subject.command))
         widgets.append(Static(command, classes="subject-command"))
-        widgets.append(Static(Text(f"in {plain(subject.cwd)}"), classes="subject-note"))
+        widgets.append(Static(Text(f"in {display_path(subject.cwd)}"), classes="subject-note"))
     elif isinstance(subject, UnknownPermissionSubject):
         widgets.append(
             Static(

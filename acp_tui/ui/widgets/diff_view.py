@@ -23,6 +23,7 @@ from textual.widget import Widget
 from acp_tui.protocol.v1 import V1Diff
 from acp_tui.protocol.v2 import Diff, DiffChange, DiffPatch
 from acp_tui.sanitize import multiline, plain
+from acp_tui.ui.path_text import display_path
 from acp_tui.ui.widgets.content_blocks import head_lines, more_lines_text
 from acp_tui.ui.widgets.icons import operation_badge
 
@@ -54,9 +55,9 @@ def v1_unified_diff(item: V1Diff) -> str:
 
 def _change_line(change: DiffChange, has_patch: bool) -> tuple[str, str, str]:
     """(badge, path text, note) for one file change."""
-    path = plain(change.path)
+    path = display_path(change.path)
     if isinstance(change.old_path, str) and change.old_path:
-        path = f"{plain(change.old_path)} → {path}"
+        path = f"{display_path(change.old_path)} → {path}"
     file_type = change.file_type if isinstance(change.file_type, str) else None
     note = ""
     if file_type in _FILE_TYPE_NOTES:
@@ -72,7 +73,7 @@ def diff_source(item: Diff | V1Diff) -> tuple[list[tuple[str, str, str]], str | 
     """(file list, patch text or None, patch format) of a diff, sanitized."""
     if isinstance(item, V1Diff):
         operation = "add" if not isinstance(item.old_text, str) else "modify"
-        files = [(operation_badge(operation), plain(item.path), "")]
+        files = [(operation_badge(operation), display_path(item.path), "")]
         return files, multiline(v1_unified_diff(item)), "git_patch"
     patch = item.patch if isinstance(item.patch, DiffPatch) else None
     files = [_change_line(change, patch is not None) for change in item.changes]

@@ -21,6 +21,7 @@ from textual.strip import Strip
 
 from acp_tui.ansi import PLAIN, Segment, TerminalDecoder
 from acp_tui.sanitize import multiline, plain
+from acp_tui.ui.path_text import display_path
 from acp_tui.session.model import Terminal
 from acp_tui.ui.ansi_text import rich_style
 from acp_tui.ui.widgets.content_blocks import TextStatic
@@ -225,7 +226,7 @@ class TerminalView(Vertical):
         header = Text("$ ")
         header.append(plain(command) if command else f"terminal {plain(self.terminal.id)}")
         if self.terminal.cwd:
-            header.append(f"  ({plain(self.terminal.cwd)})", style="not bold")
+            header.append(f"  ({display_path(self.terminal.cwd)})", style="not bold")
         return header
 
     def _update_footer(self) -> None:

@@ -33,6 +33,7 @@ from textual.widget import Widget
 from acp_tui.protocol.v1 import V1Diff
 from acp_tui.protocol.v2 import Diff, TerminalRef, TextContent, ToolContent, UnknownToolContent
 from acp_tui.sanitize import multiline, plain
+from acp_tui.ui.path_text import display_path
 from acp_tui.session.model import ToolCall
 from acp_tui.ui.widgets.content_blocks import (
     MAX_JSON_LINES,
@@ -402,7 +403,7 @@ class ToolCallCard(Widget, can_focus=True):
             if index:
                 text.append("\n")
             text.append("↳ ")
-            text.append(plain(location.path))
+            text.append(display_path(location.path))
             if isinstance(location.line, int):
                 text.append(f":{location.line}")
         return text
