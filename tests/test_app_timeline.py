@@ -667,6 +667,11 @@ async def test_idle_shows_how_the_turn_ended(tmp_path: Path, version: int) -> No
             await run.send(prompt)
             await run.idle()
             await run.wait(lambda: state_line(run) == expected, expected)
+        # the conversation keeps a line for every turn that did not simply end (none for "fine")
+        from acp_tui.ui.widgets.system_line import SystemLine
+        lines = [view.message for view in run.views(SystemLine)]
+        assert lines == ["the agent refused; this exchange is left out of its context",
+                         "stopped: token limit", "✗ the turn failed: model [overloaded]"]
 
 
 @pytest.mark.parametrize("version", [1, 2])

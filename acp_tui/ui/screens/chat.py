@@ -65,7 +65,7 @@ from acp_tui.ui.widgets.tool_call import ToolCallCard
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.queued_prompts import QueuedPrompts
 from acp_tui.ui.widgets.session_header import HeaderValues, SessionHeader
-from acp_tui.ui.widgets.status_bar import StatusBar, format_cost
+from acp_tui.ui.widgets.status_bar import STOP_REASON_TEXT, StatusBar, format_cost
 from acp_tui.ui.widgets.stderr_panel import StderrPanel
 from acp_tui.ui.widgets.system_line import SystemLine
 
@@ -126,6 +126,7 @@ class ChatScreen(Screen[None]):
         self.transcript: TranscriptWriter | None = None
         self._transcript_error_shown = False
         self._shut_down = False
+        self._turn_marked = 0  # the last foreground turn whose end was written into the conversation
 
     # -- layout ----------------------------------------------------------------------------------
 
@@ -182,6 +183,7 @@ class ChatScreen(Screen[None]):
         )
         self.session = session
         self._timeline = TimelineRenderer(self.conversation, session.state)
+        self._turn_marked = 0
         self._show_config()  # a restarted agent starts with no options until it sends its own
         self.query_one("#command-menu", CommandMenu).set_commands(session.state.commands)
         self._stopped = False
@@ -370,6 +372,9 @@ class ChatScreen(Screen[None]):
             return
         fg = session.state.foreground
         if not fg.busy:
+            if session.state.turn != self._turn_marked:  # once per turn, even if running+idle came in one frame
+                self._turn_marked = session.state.turn
+                self._mark_turn_end(fg.stop_reason, fg.error.message if fg.error is not None else None)
             if self._timeline is not None:
                 self._timeline.finish_streams()  # the turn is over: its last thought folds away
             if self._cancel_sent_at is not None:
@@ -386,6 +391,19 @@ class ChatScreen(Screen[None]):
             if self._sending:
                 self._clear_waiting()  # the agent works on it, whenever it answers the request
             self.status.update_values(state=fg.state, busy=True, stop_reason=None, error_message=None)
+
+    def _mark_turn_end(self, stop_reason: str | None, error_message: str | None) -> None:
+        """A turn that did not simply end gets a line in the conversation, so the history says so."""
+        if stop_reason is None or stop_reason == "end_turn":
+            return
+        if stop_reason == "error":
+            self._system(f"✗ the turn failed: {plain(error_message or 'unknown error')}", severity="warning")
+        elif stop_reason == "cancelled":
+            self._system("⊘ cancelled")
+        elif stop_reason == "refusal":
+            self._system("the agent refused; this exchange is left out of its context", severity="warning")
+        else:
+            self._system(STOP_REASON_TEXT.get(stop_reason, f"stopped ({plain(stop_reason)})"), severity="warning")
 
     def _show_usage(self) -> None:
         assert self.session is not None
