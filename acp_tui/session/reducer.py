@@ -16,7 +16,7 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from msgspec import UNSET
 
@@ -104,6 +104,10 @@ from acp_tui.session.model import (
 _Handler = Callable[[SessionState, Any], list[Change]]
 
 
+#: The timeline entity classes `_entity` creates.
+_E = TypeVar("_E", Message, ToolCall, Terminal, Compaction)
+
+
 def apply(state: SessionState, item: object) -> list[Change]:
     """Apply one decoded v2 update or local event to `state`; return what changed, in order."""
     handler = _HANDLERS.get(type(item))
@@ -121,6 +125,17 @@ def _add(state: SessionState, entity: Entity) -> EntityAdded:
     return EntityAdded(entity.key, index)
 
 
+def _entity(state: SessionState, key: EntityKey, changes: list[Change], kind: type[_E], *args: Any) -> _E | None:
+    """The entity at `key`, created as `kind(key, *args)` (and reported) if first seen; `None` if the
+    key holds another kind of entity."""
+    entity = state.entities.get(key)
+    if entity is None:
+        created = kind(key, *args)
+        changes.append(_add(state, created))
+        return created
+    return entity if isinstance(entity, kind) else None
+
+
 def _problem(state: SessionState, reason: str, detail: str) -> list[Change]:
     state.problems.append(Problem(reason, detail))
     state.problem_count += 1
@@ -135,14 +150,6 @@ def _decode_b64(data: str) -> bytes | None:
         return None
 
 
-def _message(state: SessionState, key: EntityKey, changes: list[Change]) -> Message | None:
-    """The message at `key`, created (and reported) if first seen; `None` if the key holds another kind."""
-    entity = state.entities.get(key)
-    if entity is None:
-        entity = Message(key)
-        changes.append(_add(state, entity))
-        return entity
-    return entity if type(entity) is Message else None
 
 
 # -- messages (lifecycle "Message IDs") -------------------------------------------------------------
@@ -151,7 +158,7 @@ def _message(state: SessionState, key: EntityKey, changes: list[Change]) -> Mess
 def _message_upsert(state: SessionState, update: UserMessage | AgentMessage | AgentThought, kind: str) -> list[Change]:
     key = (kind, update.message_id)
     changes: list[Change] = []
-    msg = _message(state, key, changes)
+    msg = _entity(state, key, changes, Message)
     if msg is None:
         return _problem(state, "entity type clash", repr(key))
     created = bool(changes)
@@ -182,7 +189,7 @@ def _message_chunk(
         text = msg.content.append(block)
         return [TextAppended(key, text) if text is not None else ContentAppended(key, block)]
     changes: list[Change] = []
-    msg = _message(state, key, changes)
+    msg = _entity(state, key, changes, Message)
     if msg is None:
         return _problem(state, "entity type clash", repr(key))
     if changes:  # created: the UI renders it whole from the model
@@ -220,19 +227,12 @@ def _thought_chunk(state: SessionState, update: AgentThoughtChunk) -> list[Chang
 
 # -- tool calls (§6.1) --------------------------------------------------------------------------------
 
-def _tool_call(state: SessionState, key: EntityKey, changes: list[Change]) -> ToolCall | None:
-    entity = state.entities.get(key)
-    if entity is None:
-        entity = ToolCall(key, state.turn)
-        changes.append(_add(state, entity))
-        return entity
-    return entity if type(entity) is ToolCall else None
 
 
 def _tool_call_update(state: SessionState, update: ToolCallUpdate) -> list[Change]:
     key = (TOOL_CALL, update.tool_call_id)
     changes: list[Change] = []
-    call = _tool_call(state, key, changes)
+    call = _entity(state, key, changes, ToolCall, state.turn)
     if call is None:
         return _problem(state, "entity type clash", repr(key))
     created = bool(changes)
@@ -277,7 +277,7 @@ def _tool_call_update(state: SessionState, update: ToolCallUpdate) -> list[Chang
 def _tool_call_chunk(state: SessionState, update: ToolCallContentChunk) -> list[Change]:
     key = (TOOL_CALL, update.tool_call_id)
     changes: list[Change] = []
-    call = _tool_call(state, key, changes)
+    call = _entity(state, key, changes, ToolCall, state.turn)
     if call is None:
         return _problem(state, "entity type clash", repr(key))
     call.content.append(update.content)
@@ -289,19 +289,12 @@ def _tool_call_chunk(state: SessionState, update: ToolCallContentChunk) -> list[
 # -- terminals (§6.4) ---------------------------------------------------------------------------------
 
 
-def _terminal(state: SessionState, key: EntityKey, changes: list[Change]) -> Terminal | None:
-    entity = state.entities.get(key)
-    if entity is None:
-        entity = Terminal(key, state.terminal_limit)
-        changes.append(_add(state, entity))
-        return entity
-    return entity if type(entity) is Terminal else None
 
 
 def _terminal_update(state: SessionState, update: TerminalUpdate) -> list[Change]:
     key = (TERMINAL, update.terminal_id)
     changes: list[Change] = []
-    term = _terminal(state, key, changes)
+    term = _entity(state, key, changes, Terminal, state.terminal_limit)
     if term is None:
         return _problem(state, "entity type clash", repr(key))
     created = bool(changes)
@@ -331,7 +324,7 @@ def _terminal_chunk(state: SessionState, update: TerminalOutputChunk) -> list[Ch
         return _problem(state, "invalid base64", f"terminal {update.terminal_id} output chunk")
     key = (TERMINAL, update.terminal_id)
     changes: list[Change] = []
-    term = _terminal(state, key, changes)
+    term = _entity(state, key, changes, Terminal, state.terminal_limit)
     if term is None:
         return _problem(state, "entity type clash", repr(key))
     term.append(data)
@@ -357,19 +350,12 @@ def _plan_update(state: SessionState, update: PlanUpdate) -> list[Change]:
 # -- compaction (§5.5) --------------------------------------------------------------------------------
 
 
-def _compaction(state: SessionState, key: EntityKey, changes: list[Change]) -> Compaction | None:
-    entity = state.entities.get(key)
-    if entity is None:
-        entity = Compaction(key)
-        changes.append(_add(state, entity))
-        return entity
-    return entity if type(entity) is Compaction else None
 
 
 def _compaction_update(state: SessionState, update: CompactionUpdate) -> list[Change]:
     key = (COMPACTION, update.compaction_id)
     changes: list[Change] = []
-    comp = _compaction(state, key, changes)
+    comp = _entity(state, key, changes, Compaction)
     if comp is None:
         return _problem(state, "entity type clash", repr(key))
     created = bool(changes)
@@ -395,7 +381,7 @@ def _compaction_update(state: SessionState, update: CompactionUpdate) -> list[Ch
 def _compaction_chunk(state: SessionState, update: CompactionSummaryChunk) -> list[Change]:
     key = (COMPACTION, update.compaction_id)
     changes: list[Change] = []
-    comp = _compaction(state, key, changes)
+    comp = _entity(state, key, changes, Compaction)
     if comp is None:
         return _problem(state, "entity type clash", repr(key))
     text = comp.summary.append(update.content)
