@@ -216,22 +216,8 @@ class V2Dialect:
 
     def config_options(self, config: ConfigState) -> list[Any]:
         return [
-            v2.SessionConfigSelect(
-                config_id="mode",
-                name="Mode",
-                current_value=config.mode,
-                options=_select_options(MODES),
-                description="How the demo agent behaves (cosmetic)",
-                category="mode",
-            ),
-            v2.SessionConfigSelect(
-                config_id="model",
-                name="Model",
-                current_value=config.model,
-                options=_select_options(MODELS),
-                description="Which imaginary model answers (cosmetic)",
-                category="model",
-            ),
+            v2.SessionConfigSelect(config_id=config_id, current_value=getattr(config, config_id), **fields)
+            for config_id, fields in _config_option_fields()
         ]
 
     def permission_request(
@@ -322,22 +308,8 @@ class V1Dialect:
 
     def config_options(self, config: ConfigState) -> list[Any]:
         return [
-            wire.V1SessionConfigSelect(
-                id="mode",
-                name="Mode",
-                current_value=config.mode,
-                options=_select_options(MODES),
-                description="How the demo agent behaves (cosmetic)",
-                category="mode",
-            ),
-            wire.V1SessionConfigSelect(
-                id="model",
-                name="Model",
-                current_value=config.model,
-                options=_select_options(MODELS),
-                description="Which imaginary model answers (cosmetic)",
-                category="model",
-            ),
+            wire.V1SessionConfigSelect(id=config_id, current_value=getattr(config, config_id), **fields)
+            for config_id, fields in _config_option_fields()
         ]
 
     def permission_request(
@@ -357,3 +329,13 @@ def _v1_status(status: str) -> str:
 
 
 Dialect = V2Dialect | V1Dialect
+
+
+def _config_option_fields() -> list[tuple[str, dict[str, Any]]]:
+    """The demo's two (cosmetic) select options, the same in both versions but for the id's key."""
+    return [
+        ("mode", {"name": "Mode", "options": _select_options(MODES), "category": "mode",
+                  "description": "How the demo agent behaves (cosmetic)"}),
+        ("model", {"name": "Model", "options": _select_options(MODELS), "category": "model",
+                   "description": "Which imaginary model answers (cosmetic)"}),
+    ]
