@@ -1,4 +1,4 @@
-"""Decode display-only terminal output (ACP §6.4) into styled text segments, keeping nothing else.
+"""Decode display-only terminal output (docs/protocol.md §6.4) into styled text segments, keeping nothing else.
 
 Agent terminal bytes arrive in chunks that can split UTF-8 code points and escape sequences, so the
 decoder keeps an incremental UTF-8 decoder and the parser state between `feed` calls. Feeding a stream

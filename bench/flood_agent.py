@@ -20,7 +20,7 @@ import time
 from typing import Any
 
 MARKER = "ZZMARKERZZ"
-CHUNK_CHARS = 18  # 2,000 chunks ≈ 36 KB, as in PERFORMANCE.md
+CHUNK_CHARS = 18  # 2,000 chunks ≈ 36 KB, as in docs/performance.md
 
 _WORDS = (
     "the client renders each block once and keeps its lines while the agent keeps streaming "

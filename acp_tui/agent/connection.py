@@ -1,4 +1,4 @@
-"""The JSON-RPC peer (ACP §1.2): our requests and their futures, the agent's requests and their answers.
+"""The JSON-RPC peer (docs/protocol.md §1.2): our requests and their futures, the agent's requests and their answers.
 
 Lines are framed and routed synchronously as stdout chunks arrive. Notifications go to their
 handler in receive order with no task per message (the hot path: thousands of updates a

@@ -1,4 +1,4 @@
-"""The agent subprocess (ACP §1.1): spawn without a shell, pump stdout and stderr, shut down for sure.
+"""The agent subprocess (docs/protocol.md §1.1): spawn without a shell, pump stdout and stderr, shut down for sure.
 
 The agent runs in its own session and process group, so Ctrl-C in our terminal never reaches it,
 and shutdown can signal everything it started. stdout is read in large chunks (no readline

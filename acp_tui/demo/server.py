@@ -434,7 +434,7 @@ class DemoAgent:
         await self._finish(session.data, turn, active.prompt, stop_reason, failure)
 
     def _insert(self, data: SessionData, prompt: QueuedPrompt) -> None:
-        """v2 insertion (lifecycle §2): answer with the id, report the message, go running.
+        """v2 insertion (docs/protocol.md §4.1): answer with the id, report the message, go running.
 
         All three lines are sent without an await, so a cancel cannot fall between them.
         """

@@ -2,8 +2,8 @@
 
 A `Turn` streams text, runs pretend tool calls, asks permission and keeps track of what it left
 unfinished, so that cancellation or a scripted failure can give every open tool call, terminal
-and compaction a final status before the turn reports how it ended (lifecycle §Cancellation,
-§Failures). The dialect decides how each step is said on the wire.
+and compaction a final status before the turn reports how it ended (docs/protocol.md §9.3,
+docs/protocol.md §9.2). The dialect decides how each step is said on the wire.
 """
 
 from __future__ import annotations

@@ -171,7 +171,7 @@ _SKIP_INVALID_ITEMS = frozenset(
 )
 
 #: Optional Struct fields that are *not* `x-deserialize-default-on-error`: a malformed value stays fatal.
-#: Every other optional field is marked in the schemas (CLIENT-REQUIREMENTS §1.2); the alternate keys
+#: Every other optional field is marked in the schemas (docs/protocol.md §1.2); the alternate keys
 #: (`configId`/`id`, `groupId`/`group`, `currentModeId`/`modeId`) hold a required value.
 _STRICT_FIELDS: frozenset[tuple[type, str]] = frozenset(
     {

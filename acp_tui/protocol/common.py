@@ -1,6 +1,6 @@
 """Wire building blocks shared by v1 and v2: the three-state patch, the JSON-RPC error object.
 
-A patch field on the wire has three states that mean different things (ACP §5.1):
+A patch field on the wire has three states that mean different things (docs/protocol.md §5.1):
 omitted = leave unchanged (`msgspec.UNSET`), `null` = clear (`None`), a value = replace.
 """
 

@@ -1,4 +1,4 @@
-"""Newline-delimited framing: bytes in, complete lines out (ACP §1.1: one JSON message per line).
+"""Newline-delimited framing: bytes in, complete lines out (docs/protocol.md §1.1: one JSON message per line).
 
 Pure and I/O-free. There is no line length limit (agents send 15 KB session results and
 multi-megabyte tool outputs on one line), and the search for the next newline resumes where

@@ -1,4 +1,4 @@
-"""JSON-RPC 2.0 envelopes (ACP §1.2): decode one line into a message, encode compact one-line frames.
+"""JSON-RPC 2.0 envelopes (docs/protocol.md §1.2): decode one line into a message, encode compact one-line frames.
 
 `params` and `result` stay `msgspec.Raw` (zero-copy slices of the line) so the envelope is routed
 before the payload is decoded into typed Structs by the version-specific codec. Decoding never
@@ -14,7 +14,7 @@ from msgspec import UNSET, UnsetType
 
 from acp_tui.protocol.common import ErrorObject
 
-# Error codes (ACP §1.3; identical in v1 and v2).
+# Error codes (docs/protocol.md §1.3; identical in v1 and v2).
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601

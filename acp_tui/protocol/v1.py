@@ -1,4 +1,4 @@
-"""ACP v1 wire types where the shape differs from v2 (schema `acp-v1.schema.json`).
+"""ACP v1 wire types where the shape differs from v2 (the v1 JSON schema; see docs/protocol.md).
 
 Content blocks, usage, session info, notices, plan_update and compactions have the same shape in
 both versions and reuse the v2 Structs. In v1 a tool-call patch treats `null` like an omitted field

@@ -1,8 +1,8 @@
-"""ACP v2 wire types (schema `acp-v2.schema.json`, lifecycle `prompt-lifecycle-v2.txt`).
+"""ACP v2 wire types (the v2 JSON schema and the "Prompt Lifecycle" page; see docs/protocol.md).
 
 Every type is a msgspec Struct: camelCase on the wire, `_meta` kept as `meta`, open enums (status,
 kind, severity, stop reason, ...) plain `str` so values from newer agents survive. Patch fields are
-`Patch[X] = UNSET`: omitted = unchanged, `null` = clear, value = replace (lifecycle §3).
+`Patch[X] = UNSET`: omitted = unchanged, `null` = clear, value = replace (docs/protocol.md §5.1).
 
 Tagged unions (`type`, `sessionUpdate`) raise in msgspec on an unknown tag, so each union also holds
 an `Unknown*` member with a tag no agent sends; `acp_tui.protocol.codec` substitutes it for any
@@ -574,7 +574,7 @@ class CompactionSummaryChunk(WireStruct, tag_field="sessionUpdate", tag="compact
 
 
 class UnknownUpdate(WireStruct):
-    """A `sessionUpdate` this client does not know: shown generically, never dropped (lifecycle §Session Updates)."""
+    """A `sessionUpdate` this client does not know: shown generically, never dropped (docs/protocol.md §5.1)."""
 
     kind: str
     raw: dict[str, Any]

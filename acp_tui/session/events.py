@@ -24,7 +24,7 @@ class PromptSubmitted:
 
 @dataclass(frozen=True, slots=True)
 class PromptAccepted:
-    """The prompt response arrived: the submission was inserted as user message `message_id` (§4.1)."""
+    """The prompt response arrived: the submission was inserted as user message `message_id` (docs/protocol.md §4.1)."""
 
     request_id: int | str
     message_id: str

@@ -2,7 +2,7 @@
 
 Only `acp_tui.session.reducer.apply` mutates these objects; everyone else reads them and listens to the
 `Change`s that `apply` returns (see `acp_tui.session.changes`). Entities live in one dict keyed by
-`(entity type, id)` (ACP §5.1: ids are unique per type, not across types); Python dicts keep insertion
+`(entity type, id)` (docs/protocol.md §5.1: ids are unique per type, not across types); Python dicts keep insertion
 order, so that dict *is* the timeline in first-seen order and nothing ever moves or gets copied.
 
 Patch fields follow the wire rule: omitted = unchanged, `null` = cleared (stored as `None`), value =
@@ -53,7 +53,7 @@ EntityKey: TypeAlias = tuple[str, str]
 #: Tool-call statuses after which the call is finished (anything else, unknown values included, is not).
 FINISHED_TOOL_STATUSES: Final = frozenset({"completed", "failed", "cancelled"})
 
-#: Foreground states as the wire names them; an unknown string is kept as sent (ACP §9.1).
+#: Foreground states as the wire names them; an unknown string is kept as sent (docs/protocol.md §9.1).
 RUNNING: Final = "running"
 REQUIRES_ACTION: Final = "requires_action"
 IDLE: Final = "idle"
@@ -136,7 +136,7 @@ class Message:
 
 
 class ToolCall:
-    """A tool call (ACP §6). Defaults on creation: status "pending", kind "other".
+    """A tool call (docs/protocol.md §6). Defaults on creation: status "pending", kind "other".
 
     `cancelling` is a display-only flag set when the user cancels while this call is unfinished; it
     clears as soon as the agent reports a finished status (the agent's word wins).
@@ -174,7 +174,7 @@ class ToolCall:
 
 
 class Terminal:
-    """An agent-owned display-only terminal (ACP §6.4): raw bytes, bounded to the newest `limit` bytes.
+    """An agent-owned display-only terminal (docs/protocol.md §6.4): raw bytes, bounded to the newest `limit` bytes.
 
     `dropped` counts bytes discarded from the front to honour the bound. `exit_status` is `None` while
     running; a concrete object means exited (even with neither code nor signal).
@@ -212,7 +212,7 @@ class Terminal:
 
 
 class Plan:
-    """One plan by `planId` (ACP §7): the latest `PlanItems` or an unsupported `UnknownPlan`, replaced whole."""
+    """One plan by `planId` (docs/protocol.md §7): the latest `PlanItems` or an unsupported `UnknownPlan`, replaced whole."""
 
     __slots__ = ("key", "plan")
 
@@ -226,7 +226,7 @@ class Plan:
 
 
 class Compaction:
-    """A context compaction (ACP §5.5): fixed timeline slot, status (open string), summary, error."""
+    """A context compaction (docs/protocol.md §5.5): fixed timeline slot, status (open string), summary, error."""
 
     __slots__ = ("key", "status", "summary", "error", "meta")
 
@@ -286,7 +286,7 @@ class SessionInfo:
 
 
 class Foreground:
-    """The foreground work state (ACP §9).
+    """The foreground work state (docs/protocol.md §9).
 
     `state` is "running", "requires_action", "idle", "unknown" before anything was reported, or an
     unknown string kept as sent. `busy` is the last *known* busy/idle judgement, which an unknown state

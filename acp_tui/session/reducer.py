@@ -1,11 +1,11 @@
 """The one place every v2 session-update rule lives: `apply(state, update_or_event) -> list[Change]`.
 
-Rules (lifecycle = `prompt-lifecycle-v2.txt`, § = CLIENT-REQUIREMENTS):
-- Entities are keyed by (type, id) (§5.1); the first notification fixes the timeline position.
+Rules (§ = docs/protocol.md, which also names the public spec page behind each):
+- Entities are keyed by (type, id) (docs/protocol.md §5.1); the first notification fixes the timeline position.
 - Patch fields: omitted (`UNSET`) = unchanged, `None` = cleared, value = replaced; `[]` clears content.
-- Chunks append to whatever content is current; a later full update replaces it all (§5.1).
-- Notices are live only: never in the timeline (§5.4). Unknown variants are kept with their raw payload.
-- Every idle ends foreground work, whatever its stop reason (§9.2).
+- Chunks append to whatever content is current; a later full update replaces it all (docs/protocol.md §5.1).
+- Notices are live only: never in the timeline (docs/protocol.md §5.4). Unknown variants are kept with their raw payload.
+- Every idle ends foreground work, whatever its stop reason (docs/protocol.md §9.2).
 
 `apply` never raises on agent data: anything unusable becomes a `ProblemAdded`. It does no I/O and
 touches only `state`. A v1 update must first go through `acp_tui.session.v1_adapter.V1Adapter`.
@@ -152,7 +152,7 @@ def _decode_b64(data: str) -> bytes | None:
 
 
 
-# -- messages (lifecycle "Message IDs") -------------------------------------------------------------
+# -- messages (Prompt Lifecycle, "Message IDs") -----------------------------------------------------
 
 
 def _message_upsert(state: SessionState, update: UserMessage | AgentMessage | AgentThought, kind: str) -> list[Change]:
@@ -225,7 +225,7 @@ def _thought_chunk(state: SessionState, update: AgentThoughtChunk) -> list[Chang
     return _message_chunk(state, update, AGENT_THOUGHT)
 
 
-# -- tool calls (§6.1) --------------------------------------------------------------------------------
+# -- tool calls (docs/protocol.md §6.1) ---------------------------------------------------------------
 
 
 
@@ -286,7 +286,7 @@ def _tool_call_chunk(state: SessionState, update: ToolCallContentChunk) -> list[
     return changes
 
 
-# -- terminals (§6.4) ---------------------------------------------------------------------------------
+# -- terminals (docs/protocol.md §6.4) ----------------------------------------------------------------
 
 
 
@@ -333,7 +333,7 @@ def _terminal_chunk(state: SessionState, update: TerminalOutputChunk) -> list[Ch
     return changes
 
 
-# -- plans (§7) ---------------------------------------------------------------------------------------
+# -- plans (docs/protocol.md §7) ----------------------------------------------------------------------
 
 
 def _plan_update(state: SessionState, update: PlanUpdate) -> list[Change]:
@@ -347,7 +347,7 @@ def _plan_update(state: SessionState, update: PlanUpdate) -> list[Change]:
     return [EntityChanged(key, frozenset({"plan"}))]
 
 
-# -- compaction (§5.5) --------------------------------------------------------------------------------
+# -- compaction (docs/protocol.md §5.5) ---------------------------------------------------------------
 
 
 
@@ -394,7 +394,7 @@ def _compaction_chunk(state: SessionState, update: CompactionSummaryChunk) -> li
 
 
 def _unknown(state: SessionState, update: UnknownUpdate) -> list[Change]:
-    """Keep it in the timeline with its raw payload; the unstable `plan_removed` is understood (§5.2)."""
+    """Keep it in the timeline with its raw payload; the unstable `plan_removed` is understood (docs/protocol.md §5.2)."""
     plan_id = update.raw.get("planId") if update.kind == "plan_removed" else None
     if isinstance(plan_id, str) and type(state.entities.get((PLAN, plan_id))) is Plan:
         del state.entities[(PLAN, plan_id)]
@@ -408,7 +408,7 @@ def _notice(state: SessionState, update: Notice) -> list[Change]:
     return [NoticeRaised(update)]
 
 
-# -- foreground state (§9) ----------------------------------------------------------------------------
+# -- foreground state (docs/protocol.md §9) -----------------------------------------------------------
 
 
 def _state_update(state: SessionState, update: StateUpdate) -> list[Change]:
@@ -473,7 +473,7 @@ def _prompt_submitted(state: SessionState, event: PromptSubmitted) -> list[Chang
 
 
 def _prompt_accepted(state: SessionState, event: PromptAccepted) -> list[Change]:
-    """Bind the submission to its user message by request id (§4.1 reconciliation)."""
+    """Bind the submission to its user message by request id (docs/protocol.md §4.1 reconciliation)."""
     submission = state.submissions.pop(event.request_id, None)
     changes: list[Change] = [SubmissionChanged(event.request_id)] if submission is not None else []
     key = (USER_MESSAGE, event.message_id)
@@ -510,7 +510,7 @@ def _submission_dismissed(state: SessionState, event: SubmissionDismissed) -> li
 
 
 def _cancel_requested(state: SessionState, event: CancelRequested) -> list[Change]:
-    """§9.3: answer every pending permission `cancelled`; show unfinished current tool calls cancelling."""
+    """docs/protocol.md §9.3: answer every pending permission `cancelled`; show unfinished current tool calls cancelling."""
     changes: list[Change] = []
     if state.permissions:
         resolved = tuple((request_id, "cancelled") for request_id in state.permissions)
@@ -526,7 +526,7 @@ def _cancel_requested(state: SessionState, event: CancelRequested) -> list[Chang
 
 
 def _permission_requested(state: SessionState, event: PermissionRequested) -> list[Change]:
-    """Queue the request; a v2 `tool_call` subject also patches that tool call (§8, rec)."""
+    """Queue the request; a v2 `tool_call` subject also patches that tool call (docs/protocol.md §8, rec)."""
     changes: list[Change] = []
     subject = getattr(event.request, "subject", None)
     call = getattr(subject, "tool_call", None)
@@ -548,7 +548,7 @@ def _protocol_problem(state: SessionState, event: ProtocolProblem) -> list[Chang
 
 
 def _agent_exited(state: SessionState, event: AgentExited) -> list[Change]:
-    """No agent, no foreground work: go idle, drop open permissions, mark pending prompts unknown (§4.1)
+    """No agent, no foreground work: go idle, drop open permissions, mark pending prompts unknown (docs/protocol.md §4.1)
     and unfinished tool calls interrupted. An exit is not a protocol problem: the agent may just have
     crashed or been stopped by the user."""
     changes: list[Change] = []

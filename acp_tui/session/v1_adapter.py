@@ -1,4 +1,4 @@
-"""v1 session updates and turn events -> the v2 updates the reducer understands (CLIENT-REQUIREMENTS §5.6, §4.2).
+"""v1 session updates and turn events -> the v2 updates the reducer understands (docs/protocol.md §5.6, §4.2).
 
 One `V1Adapter` per v1 session; it is small and stateful because v1 leaves things implicit that the v2
 model names: message ids (v1 chunks may have none), the foreground state (a v1 turn is the pending
@@ -100,7 +100,7 @@ class V1Adapter:
         options = self._options()
         return [ConfigOptionUpdate(config_options=options)] if options else []
 
-    # -- turns (§4.2: a v1 turn is the pending session/prompt) ---------------------------------------
+    # -- turns (docs/protocol.md §4.2: a v1 turn is the pending session/prompt) ----------------------
 
     def turn_started(self, request_id: int | str | None = None) -> list[Any]:
         """A v1 prompt was sent: synthesise `running` and, for a prompt, its locally made user message.
@@ -136,7 +136,7 @@ class V1Adapter:
         return [StateUpdate(state="idle", stop_reason="error", error=error if error is not None else UNSET)]
 
     def permission_requested(self, request: Any = None) -> list[Any]:
-        """A v1 permission request: its `toolCall` patches that tool call (§8: v1 agents put the prompt
+        """A v1 permission request: its `toolCall` patches that tool call (docs/protocol.md §8: v1 agents put the prompt
         text there), and it blocks the turn, so synthesise `requires_action` (only during a turn)."""
         out: list[Any] = []
         call = getattr(request, "tool_call", None)
@@ -268,7 +268,7 @@ def _tool_call(update: V1ToolCall | V1ToolCallUpdate) -> ToolCallUpdate:
 
 
 def _diff(item: V1Diff) -> Diff:
-    """A v1 whole-file diff as a v2 diff: one change and a locally computed git-style patch (§6.3)."""
+    """A v1 whole-file diff as a v2 diff: one change and a locally computed git-style patch (docs/protocol.md §6.3)."""
     old_text = item.old_text if isinstance(item.old_text, str) else None
     operation = "add" if old_text is None else "modify"
     old_lines = (old_text or "").splitlines(keepends=True)
@@ -290,7 +290,7 @@ def _diff(item: V1Diff) -> Diff:
 
 
 def _command(command: AvailableCommand) -> AvailableCommand:
-    """v1 command input is untagged `{hint}`: treat it as `{type: "text", hint}` (§5.6)."""
+    """v1 command input is untagged `{hint}`: treat it as `{type: "text", hint}` (docs/protocol.md §5.6)."""
     if isinstance(command.input, dict) and "type" not in command.input:
         return AvailableCommand(
             name=command.name, description=command.description, type=command.type,

@@ -1,6 +1,6 @@
 """The slash-command popup above the prompt: the agent's advertised commands, filtered as you type.
 
-Agents advertise commands with `available_commands_update` (CLIENT-REQUIREMENTS §10.3); invoking one
+Agents advertise commands with `available_commands_update` (docs/protocol.md §10.3); invoking one
 is an ordinary prompt whose text starts with `/name`. The menu never takes focus: the prompt keeps
 it and routes Up/Down/Tab/Enter/Escape here while the menu is open (`PromptInput`), so typing goes
 on uninterrupted. Names, descriptions and hints are agent data: sanitized and never read as markup.

@@ -1,4 +1,4 @@
-"""A context compaction (ACP §5.5): a divider-like row with a collapsible Markdown summary.
+"""A context compaction (docs/protocol.md §5.5): a divider-like row with a collapsible Markdown summary.
 
 The row says "⟳ compacting context…", "✓ context compacted", "✗ compaction failed: error",
 "⊘ compaction cancelled", or shows an unknown status as sent without inferring anything from it.

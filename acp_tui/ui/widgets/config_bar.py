@@ -1,6 +1,6 @@
 """The config bar: one line of chips for the session's config options, e.g. `mode: Ask ▾ · model: X ▾`.
 
-Chips follow the agent's array order (ACP §10.4: earlier options come first; categories are only
+Chips follow the agent's array order (docs/protocol.md §10.4: earlier options come first; categories are only
 hints). Select and boolean options are shown; options of unknown type are kept in the model but not
 shown. Every agent string is sanitized and rendered as plain text. Clicking a chip asks the screen to
 open the picker on that option; the bar is hidden while the session has no option to show.

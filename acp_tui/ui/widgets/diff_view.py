@@ -1,6 +1,6 @@
 """A tool call's file changes: the file list with operation badges and a coloured unified diff.
 
-v2 `Diff` (ACP §6.3): `changes` is authoritative for the file list (badge A/D/M/R/C or the raw
+v2 `Diff` (docs/protocol.md §6.3): `changes` is authoritative for the file list (badge A/D/M/R/C or the raw
 operation, `oldPath → path` for moves/copies, binary/directory/symlink noted); `patch` is optional,
 and a `git_patch` is coloured line by line while any other format is shown as raw text. A v1 `V1Diff`
 (whole old/new text) gets its unified diff computed here with `difflib`.

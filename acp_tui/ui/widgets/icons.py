@@ -25,7 +25,7 @@ EXTRA_THEME_VARIABLES: Final[dict[str, str]] = {
     "user-message-background": "#24283b",
 }
 
-#: One glyph per known tool kind (ACP §6.1); all single-cell text symbols, never emoji, so every
+#: One glyph per known tool kind (docs/protocol.md §6.1); all single-cell text symbols, never emoji, so every
 #: terminal draws them one cell wide.
 KIND_ICONS: Final[dict[str, str]] = {
     "read": "▤",

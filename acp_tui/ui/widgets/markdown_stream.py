@@ -1,7 +1,7 @@
 """A streamed agent message: markdown that grows by chunks, drawn with Textual's line API.
 
 Why not Textual's `Markdown` widget: it mounts one child widget per markdown block, and laying out
-hundreds of widgets costs seconds for a long answer (see PERFORMANCE.md). This widget is a single
+hundreds of widgets costs seconds for a long answer (see docs/performance.md). This widget is a single
 `render_line` widget instead:
 
 - chunks are buffered by `append` (O(len) per chunk) and folded in at most once per frame;
@@ -55,7 +55,7 @@ LIGHT_CODE_THEME = "friendly"
 
 RENDER_LIMIT = 256 * 1024
 """Characters of a message that are rendered. 256 KB is ~1,700 lines at width 156 (a long read, far
-beyond any real answer: PERFORMANCE.md's 8,000-chunk answer is 146 KB) and renders in well under a
+beyond any real answer: docs/performance.md's 8,000-chunk answer is 146 KB) and renders in well under a
 second in total; the rest is counted and can be saved to a file."""
 
 PIECE_CHARS = 16 * 1024

@@ -1,4 +1,4 @@
-"""An agent plan (ACP §7): a checklist whose entries are replaced whole on every update.
+"""An agent plan (docs/protocol.md §7): a checklist whose entries are replaced whole on every update.
 
 Each entry shows its status glyph (☐ pending, ◐ in progress, ☑ completed, ⊘ cancelled, "?" plus the
 value for an unknown status) and its priority (high/medium/low coloured, anything else shown as sent).

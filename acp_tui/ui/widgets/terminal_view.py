@@ -1,4 +1,4 @@
-"""A display-only agent terminal (ACP §6.4): `$ command  (cwd)`, coloured output, exit status.
+"""A display-only agent terminal (docs/protocol.md §6.4): `$ command  (cwd)`, coloured output, exit status.
 
 Output bytes go through `acp_tui.ansi.TerminalDecoder`, which keeps SGR colours and drops every other
 control sequence, so agent bytes never reach the real terminal. Decoded text is kept as one Rich

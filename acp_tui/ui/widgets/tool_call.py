@@ -1,4 +1,4 @@
-"""A tool call card (ACP §6): kind icon, title, status pill, and an expandable body.
+"""A tool call card (docs/protocol.md §6): kind icon, title, status pill, and an expandable body.
 
 A timeline can hold hundreds of cards, so a card is cheap: while it is collapsed (or has nothing to
 show) it is two widgets, the card and one header drawn by `render()` (arrow, icon, title, pill; the

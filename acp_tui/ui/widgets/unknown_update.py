@@ -1,6 +1,6 @@
 """An update variant this client does not understand: one line that opens to the raw JSON.
 
-Never dropped (lifecycle §Session Updates): the row names the variant, and click or Enter shows the
+Never dropped (docs/protocol.md §5.1): the row names the variant, and click or Enter shows the
 payload pretty-printed, sanitized and bounded. The kind and payload are agent data, drawn as `Text`.
 """
 
