@@ -1,4 +1,4 @@
-"""Decoders and encoders for ACP params and results, built once (STYLE lesson 2).
+"""Decoders and encoders for ACP params and results, built once (docs/style.md).
 
 The JSON-RPC envelope is decoded elsewhere with `params`/`result` left as raw bytes; this module
 turns those bytes into the typed Structs of `v2`, `v1` and `methods`.
@@ -16,7 +16,7 @@ reports as a protocol error.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from types import UnionType
 from typing import Any, Literal, TypeVar, Union, get_args, get_origin, overload
 
@@ -522,14 +522,23 @@ def negotiated_version(result: bytes) -> tuple[int, methods.InitializeResponse]:
 CLIENT_INFO = methods.Implementation(name="acp-tui", title="ACP TUI", version=acp_tui.__version__)
 
 
-def build_initialize() -> methods.InitializeRequest:
-    """Hybrid `initialize` params: version 2 with v2 fields and their v1 twins, advertising nothing unimplemented."""
+def build_initialize(
+    v2_capabilities: Mapping[str, Any] | None = None, v1_capabilities: Mapping[str, Any] | None = None
+) -> methods.InitializeRequest:
+    """Hybrid `initialize` params: version 2 with v2 fields and their v1 twins, advertising nothing unimplemented.
+
+    The capability fragments come from the installed client services (see `acp_tui.services.base`);
+    v1's `fs` and `terminal` default to false, as that schema spells them out.
+    """
+    v1: dict[str, Any] = {"fs": {"readTextFile": False, "writeTextFile": False}, "terminal": False}
+    for key, value in (v1_capabilities or {}).items():
+        v1[key] = {**v1[key], **value} if isinstance(v1.get(key), dict) and isinstance(value, Mapping) else value
     return methods.InitializeRequest(
         protocol_version=2,
         info=CLIENT_INFO,
-        capabilities={},
+        capabilities=dict(v2_capabilities or {}),
         client_info=CLIENT_INFO,
-        client_capabilities={"fs": {"readTextFile": False, "writeTextFile": False}, "terminal": False},
+        client_capabilities=v1,
     )
 
 

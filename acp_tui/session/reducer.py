@@ -526,7 +526,7 @@ def _cancel_requested(state: SessionState, event: CancelRequested) -> list[Chang
 
 
 def _permission_requested(state: SessionState, event: PermissionRequested) -> list[Change]:
-    """Queue the request; a v2 `tool_call` subject also patches that tool call (docs/protocol.md §8, rec)."""
+    """Queue the request; a v2 `tool_call` subject also patches that tool call (docs/protocol.md §8)."""
     changes: list[Change] = []
     subject = getattr(event.request, "subject", None)
     call = getattr(subject, "tool_call", None)
