@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from pathlib import Path
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -44,6 +45,7 @@ from acp_tui.session import events as local
 from acp_tui.session.model import SessionState
 from acp_tui.session.reducer import apply
 from acp_tui.session.v1_adapter import V1_MODE_CONFIG_ID, V1Adapter
+from acp_tui.services.base import ClientService, ServiceContext, merge_capabilities
 
 
 class SessionError(Exception):
@@ -76,6 +78,7 @@ class AgentSession:
         log_path: str | os.PathLike[str] | None = None,
         trace: TraceSink | None = None,
         emit: Callable[[SessionEvent], None] | None = None,
+        services: Sequence[ClientService] = (),
     ) -> None:
         if protocol not in (None, 1, 2):
             raise SessionError(f"unsupported --protocol {protocol}; acp-tui speaks ACP v2 and v1")
@@ -103,6 +106,10 @@ class AgentSession:
         self._cancellable_tools: set[str] = set()
         self._cancelled = False
         self._turns: set[asyncio.Task[None]] = set()
+        #: the client services installed for this connection (files, terminals, ...): their methods are
+        #: answered and their capabilities advertised; nothing else is
+        self.services: list[ClientService] = list(services)
+        self._closing: asyncio.Task[None] | None = None
 
     # -- setup -----------------------------------------------------------------------------------
 
@@ -117,6 +124,9 @@ class AgentSession:
         await self.process.start()
         self.connection.on_notification("session/update", self._on_update)
         self.connection.on_request("session/request_permission", self._on_permission)
+        for service in self.services:
+            for method, handler in service.methods().items():
+                self.connection.on_request(method, handler)
         self.connection.start()
 
     def can_resume(self) -> bool:
@@ -125,7 +135,8 @@ class AgentSession:
 
     async def initialize(self) -> int:
         """Send one `initialize` and settle the version for this connection (ACP §2.2)."""
-        params = codec.build_initialize()
+        caps = merge_capabilities(self.services)
+        params = codec.build_initialize(caps.v2, caps.v1)
         if self.forced_protocol == 1:
             params = methods.InitializeRequest(
                 protocol_version=1, client_info=params.client_info, client_capabilities=params.client_capabilities
@@ -142,12 +153,26 @@ class AgentSession:
             )
         self.version = version
         self.init = response
+        self._bind_services(version, response)
         if version == 1 and response.protocol_version == 2:
             # e.g. the Python SDK's echo agent echoes the version it was offered, then speaks v1
             self._report(ProtocolProblem(
                 "the agent answered protocolVersion 2 in a v1-shaped result (no `info`); speaking v1", bytes(raw)
             ))
         return version
+
+    def _bind_services(self, version: int, response: methods.InitializeResponse) -> None:
+        agent_caps = response.capabilities if version == 2 else response.agent_capabilities
+        context = ServiceContext(
+            version=version,
+            cwd=Path(self.cwd).resolve(),
+            session_id=lambda: self.session_id,
+            apply=self._apply,
+            report=lambda reason, raw: self._report(ProtocolProblem(reason, raw)),
+            agent_capabilities=agent_caps if isinstance(agent_caps, dict) else {},
+        )
+        for service in self.services:
+            service.bind(context)
 
     async def new_session(self) -> str:
         """`session/new` in the launch directory with no MCP servers."""
@@ -288,6 +313,8 @@ class AgentSession:
             if not future.done():
                 future.set_result("cancelled")
         self._apply(local.CancelRequested())
+        for service in self.services:
+            service.turn_cancelled()
         try:
             await self.connection.notify("session/cancel", codec.build_cancel(self.session_id))
         except AgentExited:
@@ -358,6 +385,7 @@ class AgentSession:
         for task in list(self._turns):
             task.cancel()
         await self.process.shutdown()
+        await self._close_services()
         if self._own_trace and isinstance(self.trace, WireTrace):
             self.trace.close()
 
@@ -451,6 +479,17 @@ class AgentSession:
                 future.set_result("cancelled")
         self._apply(local.AgentExited(returncode=info.code, reason=info.describe()))
         self._emit(AgentStopped(info))
+        if self.services:
+            # kept referenced until done; shutdown() closes again, which each service makes idempotent
+            self._closing = asyncio.get_running_loop().create_task(self._close_services())
+
+    async def _close_services(self) -> None:
+        """Release what every service started for this agent (processes, dialogs); each close is idempotent."""
+        for service in self.services:
+            try:
+                await service.close()
+            except Exception as exc:  # noqa: BLE001 - one failing service must not keep the others' processes alive
+                self._report(ProtocolProblem(f"closing the {service.name} service failed: {exc}", b""))
 
     # -- helpers ---------------------------------------------------------------------------------
 
