@@ -10,6 +10,7 @@ with a message naming what is missing; the fixtures turn that into ``pytest.fail
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import queue
@@ -34,6 +35,16 @@ PY_SDK_VERSION = "0.12.1"
 TS_SDK_DIR = PEERS_CACHE / f"ts-sdk-{TS_SDK_VERSION}"
 PY_VENV_DIR = PEERS_CACHE / "pyvenv"
 PY_EXAMPLES_DIR = PEERS_CACHE / f"py-sdk-{PY_SDK_VERSION}"
+# The official ACP JSON Schemas, as published inside the TypeScript SDK package (schema/v1/schema.json and
+# schema/v2/schema.json). 2.4.0 is pinned because its two files are the schemas the client was written
+# against; the digests catch a different file however it got here.
+SCHEMA_PACKAGE = "@agentclientprotocol/sdk"
+SCHEMA_PACKAGE_VERSION = "2.4.0"
+SCHEMA_DIR = PEERS_CACHE / f"acp-schema-{SCHEMA_PACKAGE_VERSION}"
+SCHEMA_SHA256 = {
+    1: "0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a",
+    2: "b6c91055df549d6f1db1d76d692d0561dad433e03d8ed114ea9b5baed9da72c5",
+}
 COMPLETE_MARKER = ".complete"
 INSTALL_TIMEOUT = 600.0
 
@@ -211,6 +222,49 @@ def ensure_py_sdk() -> PySdkPeers:
         echo_agent=[python, str(PY_EXAMPLES_DIR / "echo_agent.py")],
         agent=[python, str(PY_EXAMPLES_DIR / "agent.py")],
     )
+
+
+def _schema_member(version: int) -> str:
+    return f"package/schema/v{version}/schema.json"
+
+
+def _build_acp_schemas(tmp: Path) -> None:
+    """`npm pack` the pinned SDK (the tarball alone, no dependencies) and keep its two schema files."""
+    npm = _require("npm")
+    spec = f"{SCHEMA_PACKAGE}@{SCHEMA_PACKAGE_VERSION}"
+    _run([npm, "pack", "--silent", spec], tmp, f"npm pack {spec}")
+    tarballs = sorted(tmp.glob("*.tgz"))
+    if len(tarballs) != 1:
+        raise PeerUnavailable(f"npm pack {spec} left {len(tarballs)} tarballs, expected one")
+    with tarfile.open(tarballs[0]) as tar:
+        for version in sorted(SCHEMA_SHA256):
+            try:
+                source = tar.extractfile(_schema_member(version))
+            except KeyError:
+                source = None
+            if source is None:
+                raise PeerUnavailable(f"{spec} lacks {_schema_member(version)}")
+            data = source.read()
+            digest = hashlib.sha256(data).hexdigest()
+            if digest != SCHEMA_SHA256[version]:
+                raise PeerUnavailable(
+                    f"{spec} {_schema_member(version)} has sha256 {digest}, expected {SCHEMA_SHA256[version]}"
+                )
+            target = tmp / f"v{version}" / "schema.json"
+            target.parent.mkdir()
+            target.write_bytes(data)
+    tarballs[0].unlink()
+    shutil.rmtree(tmp / ".home", ignore_errors=True)
+
+
+def ensure_acp_schemas() -> dict[int, Path]:
+    """Fetch the official ACP v1 and v2 JSON Schemas once; return the file of each version."""
+    _install_atomically(SCHEMA_DIR, _build_acp_schemas)
+    files = {version: SCHEMA_DIR / f"v{version}" / "schema.json" for version in SCHEMA_SHA256}
+    for path in files.values():
+        if not path.is_file():
+            raise PeerUnavailable(f"the ACP schema install lacks {path}")
+    return files
 
 
 class JsonLinePeer:

@@ -6,6 +6,9 @@ selects its params type through the schema's ``x-method``/``x-side`` annotations
 is checked against the result type of the method it answers (``answering=``), an error
 response against ``Error``. ``x-side`` names the side that *handles* a method: ``agent``
 methods are requests/notifications the client sends and responses the agent sends.
+
+The schemas are the official ones published in the ACP TypeScript SDK package, at the version pinned in
+``tests/peers.py`` (``ensure_acp_schemas``); they are fetched once into ``tests/.peers/``.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from jsonschema.exceptions import ValidationError, best_match
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from tests.paths import V1_SCHEMA, V2_SCHEMA
+from tests.peers import PeerUnavailable, ensure_acp_schemas
 
 Sender = Literal["client", "agent"]
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
@@ -41,12 +44,23 @@ class MethodDefs:
     is_notification: bool
 
 
+@cache
+def _schema_files() -> dict[int, Path] | str:
+    """The schema files, or why they could not be had (remembered: one failed fetch is tried once)."""
+    try:
+        return ensure_acp_schemas()
+    except PeerUnavailable as exc:
+        return f"the official ACP JSON Schemas are unavailable: {exc}"
+
+
 def schema_path(version: int) -> Path:
-    if version == 1:
-        return V1_SCHEMA
-    if version == 2:
-        return V2_SCHEMA
-    raise AssertionError(f"no ACP schema for protocol version {version!r}")
+    """The official JSON Schema file of ACP ``version`` (1 or 2), fetched on first use."""
+    files = _schema_files()
+    if isinstance(files, str):
+        raise AssertionError(files)
+    if version not in files:
+        raise AssertionError(f"no ACP schema for protocol version {version!r}")
+    return files[version]
 
 
 @cache

@@ -4,30 +4,26 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 
 from acp_tui.protocol import codec
-from tests.paths import V1_SCHEMA, V2_SCHEMA
+from tests.schema_check import load_schema
+
+V1_SCHEMA, V2_SCHEMA = 1, 2  # protocol versions, each naming its official schema (tests/schema_check.py)
 
 
 @cache
-def _schema(path: Path) -> dict[str, Any]:
-    return json.loads(path.read_text())
-
-
-@cache
-def _validator(path: Path, definition: str) -> jsonschema.Draft202012Validator:
-    schema = _schema(path)
+def _validator(version: int, definition: str) -> jsonschema.Draft202012Validator:
+    schema = load_schema(version)
     return jsonschema.Draft202012Validator({"$defs": schema["$defs"], "$ref": f"#/$defs/{definition}"})
 
 
-def _validate(path: Path, definition: str, obj: Any) -> None:
-    """Validate `obj` against `$defs[definition]` of the schema at `path`."""
-    _validator(path, definition).validate(obj)
+def _validate(version: int, definition: str, obj: Any) -> None:
+    """Validate `obj` against `$defs[definition]` of the official schema of ACP `version`."""
+    _validator(version, definition).validate(obj)
 
 
 def _wire(obj: Any) -> Any:
@@ -42,8 +38,8 @@ def test_hybrid_initialize_validates_in_both_versions() -> None:
     assert params["protocolVersion"] == 2
     assert params["info"] == {"name": "acp-tui", "title": "ACP TUI", "version": params["info"]["version"]}
     assert params["clientInfo"] == params["info"]
-    for path, _ in BOTH:
-        _validate(path, "InitializeRequest", params)
+    for schema, _ in BOTH:
+        _validate(schema, "InitializeRequest", params)
     _validate(V2_SCHEMA, "ClientRequest", {"id": 1, "method": "initialize", "params": params})
 
 
@@ -55,23 +51,23 @@ def test_initialize_advertises_nothing_unimplemented() -> None:
     assert "elicitation" not in params["clientCapabilities"]
 
 
-@pytest.mark.parametrize(("path", "version"), BOTH)
-def test_session_requests_validate(path: Path, version: int) -> None:
-    _validate(path, "NewSessionRequest", _wire(codec.build_new_session("/home/user/project")))
-    _validate(path, "ResumeSessionRequest", _wire(codec.build_resume_session("s1", "/home/user/project", version)))
-    _validate(path, "PromptRequest", _wire(codec.build_prompt("s1", "hello")))
+@pytest.mark.parametrize(("schema", "version"), BOTH)
+def test_session_requests_validate(schema: int, version: int) -> None:
+    _validate(schema, "NewSessionRequest", _wire(codec.build_new_session("/home/user/project")))
+    _validate(schema, "ResumeSessionRequest", _wire(codec.build_resume_session("s1", "/home/user/project", version)))
+    _validate(schema, "PromptRequest", _wire(codec.build_prompt("s1", "hello")))
     resource = codec.resource_block("file:///home/user/a.py", "print(1)\n", "text/x-python")
-    _validate(path, "PromptRequest", _wire(codec.build_prompt("s1", "see file", [resource])))
+    _validate(schema, "PromptRequest", _wire(codec.build_prompt("s1", "see file", [resource])))
     cancel = "CancelSessionNotification" if version == 2 else "CancelNotification"
-    _validate(path, cancel, _wire(codec.build_cancel("s1")))
+    _validate(schema, cancel, _wire(codec.build_cancel("s1")))
 
 
-@pytest.mark.parametrize(("path", "version"), BOTH)
-def test_set_config_option_validates(path: Path, version: int) -> None:
+@pytest.mark.parametrize(("schema", "version"), BOTH)
+def test_set_config_option_validates(schema: int, version: int) -> None:
     select = _wire(codec.build_set_config_option("s1", "mode", "plan", version))
     boolean = _wire(codec.build_set_config_option("s1", "fast", True, version))
-    _validate(path, "SetSessionConfigOptionRequest", select)
-    _validate(path, "SetSessionConfigOptionRequest", boolean)
+    _validate(schema, "SetSessionConfigOptionRequest", select)
+    _validate(schema, "SetSessionConfigOptionRequest", boolean)
     assert boolean["type"] == "boolean"
     assert select.get("type") == ("id" if version == 2 else None)
 
@@ -80,20 +76,20 @@ def test_tool_call_cancel_validates_in_v2() -> None:
     _validate(V2_SCHEMA, "CancelToolCallRequest", _wire(codec.build_cancel_tool_call("s1", "t1")))
 
 
-@pytest.mark.parametrize(("path", "version"), BOTH)
-def test_permission_answers_validate(path: Path, version: int) -> None:
+@pytest.mark.parametrize(("schema", "version"), BOTH)
+def test_permission_answers_validate(schema: int, version: int) -> None:
     selected = _wire(codec.build_permission_selected("allow_once"))
     cancelled = _wire(codec.build_permission_cancelled())
     assert selected == {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
     assert cancelled == {"outcome": {"outcome": "cancelled"}}
-    _validate(path, "RequestPermissionResponse", selected)
-    _validate(path, "RequestPermissionResponse", cancelled)
+    _validate(schema, "RequestPermissionResponse", selected)
+    _validate(schema, "RequestPermissionResponse", cancelled)
 
 
-@pytest.mark.parametrize(("path", "version"), BOTH)
-def test_error_answers_validate(path: Path, version: int) -> None:
-    _validate(path, "Error", _wire(codec.build_error(-32601, "Method not found")))
-    _validate(path, "Error", _wire(codec.build_error(-32603, "Internal error", {"detail": "x"})))
+@pytest.mark.parametrize(("schema", "version"), BOTH)
+def test_error_answers_validate(schema: int, version: int) -> None:
+    _validate(schema, "Error", _wire(codec.build_error(-32601, "Method not found")))
+    _validate(schema, "Error", _wire(codec.build_error(-32603, "Internal error", {"detail": "x"})))
 
 
 def test_validator_rejects_a_broken_message() -> None:

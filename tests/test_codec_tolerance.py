@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from msgspec import UNSET
 
 from acp_tui.protocol import codec, methods, v1, v2
-from tests.paths import V1_SCHEMA, V2_SCHEMA
+from tests.schema_check import load_schema
 
 
 def _update(update: dict[str, Any], version: int = 2) -> Any:
@@ -236,8 +236,10 @@ def test_permission_request_malformed_description_is_dropped() -> None:
 
 # --- the tolerant fields match the schemas --------------------------------------------------------
 
+V1_SCHEMA, V2_SCHEMA = 1, 2  # protocol versions, each naming its official schema (tests/schema_check.py)
+
 #: Struct -> (schema, definition) it models, for the update payloads this client decodes.
-MODELLED: list[tuple[type, Any, str]] = [
+MODELLED: list[tuple[type, int, str]] = [
     (v2.ToolCallUpdate, V2_SCHEMA, "ToolCallUpdate"),
     (v2.Annotations, V2_SCHEMA, "Annotations"),
     (v2.TextContent, V2_SCHEMA, "TextContent"),
@@ -267,13 +269,20 @@ MODELLED: list[tuple[type, Any, str]] = [
 ]
 
 
-def _schema_defs(path: Any) -> dict[str, Any]:
-    schema = json.loads(path.read_text())
-    return schema.get("$defs") or schema["definitions"]
+def _schema_defs(version: int) -> dict[str, Any]:
+    schema = load_schema(version)
+    defs: dict[str, Any] = schema.get("$defs") or schema["definitions"]
+    return defs
 
 
-@pytest.mark.parametrize(("struct", "schema", "name"), MODELLED, ids=lambda x: getattr(x, "__name__", str(x)[-14:]))
-def test_default_on_error_fields_match_schema(struct: type, schema: Any, name: str) -> None:
+def _modelled_id(value: object) -> str:
+    if isinstance(value, int):
+        return f"v{value}.schema"
+    return str(getattr(value, "__name__", value))
+
+
+@pytest.mark.parametrize(("struct", "schema", "name"), MODELLED, ids=_modelled_id)
+def test_default_on_error_fields_match_schema(struct: type, schema: int, name: str) -> None:
     definition = _schema_defs(schema)[name]
     properties: dict[str, Any] = definition["properties"]
     required = set(definition.get("required", []))
