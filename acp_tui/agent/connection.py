@@ -22,6 +22,7 @@ from acp_tui.agent.process import AgentNotRunning, ExitInfo
 from acp_tui.agent.trace import TraceSink
 from acp_tui.protocol.common import ErrorObject
 from acp_tui.protocol.framing import LineFramer
+from acp_tui.protocol.jsonrpc import RpcError as RpcError  # re-exported: the agent layer's callers catch it here
 from acp_tui.protocol.jsonrpc import (
     CANCEL_REQUEST_METHOD,
     INTERNAL_ERROR,
@@ -50,25 +51,6 @@ class Transport(Protocol):
     def start_reading(self, on_data: Callable[[bytes], None], on_close: Callable[[ExitInfo], None]) -> None: ...
 
     async def write(self, data: bytes) -> None: ...
-
-
-class RpcError(Exception):
-    """The agent answered a request with a JSON-RPC error (or a handler wants to answer with one)."""
-
-    def __init__(self, code: int, message: str, data: Any = UNSET) -> None:
-        super().__init__(f"{message} ({code})")
-        self.code = code
-        self.message = message
-        self.data = data
-
-    @classmethod
-    def from_object(cls, error: ErrorObject) -> RpcError:
-        """The exception for an error object received on the wire."""
-        return cls(error.code, error.message, error.data)
-
-    def to_object(self) -> ErrorObject:
-        """The error object to send or to keep in the model."""
-        return ErrorObject(self.code, self.message, self.data)
 
 
 class AgentExited(Exception):

@@ -190,7 +190,27 @@ def encode_batch(frames: list[bytes]) -> bytes:
     return b"[" + b",".join(frames) + b"]"
 
 
+class RpcError(Exception):
+    """The agent answered a request with a JSON-RPC error (or a handler wants to answer with one)."""
+
+    def __init__(self, code: int, message: str, data: Any = UNSET) -> None:
+        super().__init__(f"{message} ({code})")
+        self.code = code
+        self.message = message
+        self.data = data
+
+    @classmethod
+    def from_object(cls, error: ErrorObject) -> RpcError:
+        """The exception for an error object received on the wire."""
+        return cls(error.code, error.message, error.data)
+
+    def to_object(self) -> ErrorObject:
+        """The error object to send or to keep in the model."""
+        return ErrorObject(self.code, self.message, self.data)
+
+
 __all__ = [
+    "RpcError",
     "PARSE_ERROR",
     "INVALID_REQUEST",
     "METHOD_NOT_FOUND",
