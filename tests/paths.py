@@ -1,14 +1,11 @@
-"""Where the tests find the shared spec, peers and traffic: `shared/` sits beside the repository."""
+"""Where the tests find the repository and the fixtures it carries (everything a test reads is in the clone)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-SPEC = SHARED / "spec"
-PEERS_DIR = SHARED / "peers"
-TRAFFIC = PEERS_DIR / "traffic"
-V1_SCHEMA = SPEC / "acp-v1.schema.json"
-V2_SCHEMA = SPEC / "acp-v2.schema.json"
-LIFECYCLE = SPEC / "prompt-lifecycle-v2.txt"
+TESTS = REPO / "tests"
+FIXTURES = TESTS / "fixtures"
+FAKES = TESTS / "fakes"
+TRAFFIC = FIXTURES / "traffic"

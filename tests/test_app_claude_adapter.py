@@ -1,18 +1,17 @@
 """The real app against a product agent: Claude's ACP adapter, driven by the loopback mock model.
 
-Recipe: ../shared/peers/README.md ("Product tier"). The adapter (npm, ~110 packages, installed once
-into tests/.peers/) produces all of its own ACP traffic — session title, usage, notices, commands,
-tool calls, display-only terminals — while `mock_anthropic.py` stands in for the model API on a
-loopback port. Prompts containing RUNCMD make the model ask for a Bash tool call.
+The adapter (npm, ~110 packages, installed once into tests/.peers/) produces all of its own ACP
+traffic — session title, usage, notices, commands, tool calls, display-only terminals — while
+`tests/fakes/mock_anthropic.py` stands in for the model API on a loopback port. Prompts containing
+RUNCMD make the model ask for a Bash tool call.
 """
 
 from __future__ import annotations
 
 import os
-import socket
+import select
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from acp_tui.ui.widgets.agent_message import AgentMessageView
 from acp_tui.ui.widgets.session_header import SessionHeader
 from acp_tui.ui.widgets.terminal_view import TerminalView
 from acp_tui.ui.widgets.tool_call import ToolCallCard
-from tests.paths import PEERS_DIR
+from tests.paths import FAKES
 from tests.peers import PEERS_CACHE, PeerUnavailable, _install_atomically, _require, _run, peer_env
 from tests.test_app_timeline import AppRun, private_dirs  # noqa: F401  (autouse fixture)
 
@@ -52,30 +51,23 @@ def claude_adapter() -> list[str]:
     return [node, str(entry)]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+MOCK_ANTHROPIC = FAKES / "mock_anthropic.py"
 
 
 @pytest.fixture
 def mock_model(tmp_path: Path) -> Iterator[int]:
     """The loopback stand-in for the model API; yields its port once it accepts connections."""
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, str(PEERS_DIR / "mock_anthropic.py"), str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    assert MOCK_ANTHROPIC.is_file(), f"the fake model server is missing: {MOCK_ANTHROPIC}"
+    proc = subprocess.Popen([sys.executable, str(MOCK_ANTHROPIC), "0"], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             env={**os.environ, "MOCK_CWD": str(tmp_path)})
     try:
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.05)
-        else:
-            pytest.fail("the mock model server did not start")
-        yield port
+        assert proc.stdout is not None
+        ready, _, _ = select.select([proc.stdout], [], [], 10)
+        line = proc.stdout.readline().decode() if ready else ""
+        if not line.startswith("listening on "):
+            pytest.fail(f"the mock model server did not start (said {line!r}, exit {proc.poll()})")
+        yield int(line.split()[-1])
     finally:
         proc.terminate()
         proc.wait(timeout=5)

@@ -1,4 +1,8 @@
-"""Every JSON example in the v2 prompt-lifecycle text decodes to its type and re-encodes equal."""
+"""Every JSON example of the v2 "Prompt Lifecycle" spec page decodes to its type and re-encodes equal.
+
+The examples live in `tests/fixtures/lifecycle/prompt-lifecycle-v2.json`, each with the title of the
+section of the public page it was copied from.
+"""
 
 from __future__ import annotations
 
@@ -9,41 +13,20 @@ import msgspec
 import pytest
 
 from acp_tui.protocol import codec, methods, v2
-from tests.paths import LIFECYCLE
+from tests.paths import FIXTURES
+
+LIFECYCLE = FIXTURES / "lifecycle" / "prompt-lifecycle-v2.json"
 
 
-def _json_blocks(text: str) -> list[dict[str, Any]]:
-    """Top-level balanced `{...}` blocks of `text` that parse as JSON objects."""
-    blocks: list[dict[str, Any]] = []
-    depth, start, in_string, escaped = 0, -1, False, False
-    for index, char in enumerate(text):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-            continue
-        if char == '"' and depth > 0:
-            in_string = True
-        elif char == "{":
-            if depth == 0:
-                start = index
-            depth += 1
-        elif char == "}" and depth > 0:
-            depth -= 1
-            if depth == 0:
-                try:
-                    value = json.loads(text[start : index + 1])
-                except json.JSONDecodeError:
-                    continue
-                if isinstance(value, dict):
-                    blocks.append(value)
-    return blocks
+def _load_examples() -> list[tuple[str, dict[str, Any]]]:
+    """(section title, JSON-RPC message) for every example, in page order."""
+    document = json.loads(LIFECYCLE.read_text(encoding="utf-8"))
+    return [(entry["section"], entry["message"]) for entry in document["examples"]]
 
 
-EXAMPLES = _json_blocks(LIFECYCLE.read_text())
+_ENTRIES = _load_examples()
+SECTIONS: list[str] = [section for section, _ in _ENTRIES]
+EXAMPLES: list[dict[str, Any]] = [message for _, message in _ENTRIES]
 
 
 def _raw(value: Any) -> bytes:
@@ -58,6 +41,8 @@ def test_examples_were_found() -> None:
     methods_seen = {example.get("method") for example in EXAMPLES}
     assert {"session/update", "session/prompt", "session/cancel"} <= methods_seen
     assert len(EXAMPLES) >= 20
+    assert all(isinstance(example, dict) for example in EXAMPLES)
+    assert {"1. User Message", "2. Prompt Accepted", "Failures", "Cancellation"} <= set(SECTIONS)
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[str(i) for i in range(len(EXAMPLES))])

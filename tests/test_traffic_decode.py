@@ -1,4 +1,7 @@
-"""Every agent frame in the recorded traffic decodes to known types, in the version that file negotiated."""
+"""Every agent frame in the recorded traffic decodes to known types, in the version that file negotiated.
+
+The recordings are `tests/fixtures/traffic/*.log`; their README says where and how each was made.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +18,28 @@ from tests.paths import TRAFFIC
 
 _FRAME = re.compile(r"\s*[\d.]+ (->|<-) (\{.*\})\s*$")
 LOGS = sorted(TRAFFIC.glob("*.log"))
+#: The recordings the replay tests rely on; a missing one fails here rather than shrinking the suite.
+RECORDINGS = {
+    "claude-v1-tool.log", "claude-v2-cancel.log", "claude-v2-plan.log", "claude-v2-resume.log",
+    "claude-v2-tool.log", "claude-v2.log", "dual-v1.log", "dual-v2-cancel.log", "dual-v2.log",
+    "py-echo-pv2.log", "py-echo-v1.log", "sdk-agent-cancel.log", "sdk-agent-v1.log",
+}
+#: A home directory other than the placeholder `/home/user` (what scrubbing replaced).
+_HOME = re.compile(r"/root\b|/Users/|/home/(?!user\b)[\w.-]+")
+
+
+def test_every_recording_is_present_and_documented() -> None:
+    names = {path.name for path in LOGS}
+    assert RECORDINGS <= names, sorted(RECORDINGS - names)
+    readme = (TRAFFIC / "README.md").read_text(encoding="utf-8")
+    undocumented = sorted(name for name in names if f"`{name}`" not in readme)
+    assert not undocumented, f"say in {TRAFFIC / 'README.md'} how these were recorded: {undocumented}"
+
+
+@pytest.mark.parametrize("log", LOGS, ids=[p.name for p in LOGS])
+def test_recordings_carry_no_home_path(log: Path) -> None:
+    found = _HOME.findall(log.read_text(encoding="utf-8"))
+    assert not found, (log.name, sorted(set(found)))
 
 
 def _has_unknown(value: Any) -> bool:
