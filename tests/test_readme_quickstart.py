@@ -4,7 +4,8 @@ The first command under "## Quick start" is what a new user pastes: on a fresh c
 of this repository, so the committed HEAD is what is tested) it must install acp-tui and show the
 demo agent's first message. It runs in tmux, is read off the screen with `capture-pane`, and quits
 with Ctrl-Q. The pip install talks to the package index (CI has the network) and reuses the user's
-pip cache. A second check keeps `.ci/run` and the README's test command from drifting apart.
+pip cache. A second check keeps `.ci/run` and the README's test command from drifting apart. Nothing
+here depends on the tmux version: the exit status is recorded by a wrapping shell, not read from tmux.
 """
 
 from __future__ import annotations
@@ -78,6 +79,19 @@ class Tmux:
         """The command in the pane has ended (the pane is kept, so its last screen can be read)."""
         return self.pane("pane_dead") == "1"
 
+    def start(self, script: str, status_file: Path) -> None:
+        """Run `script` with `sh -c` in a 160×50 pane; its exit status is written to `status_file`.
+
+        tmux's own `pane_dead_status` differs between versions (3.3a can leave it empty for exit 0 or for
+        a signal, depending on when it is read), so the status comes from a wrapping shell instead:
+        `$?` of the inner `sh -c`, 128+N for a signal.
+        """
+        wrapper = 'sh -c "$1"; echo $? > "$2"'
+        # remain-on-exit keeps a failed install's output readable after the command ends.
+        self.run("new-session", "-d", "-x", "160", "-y", "50", "-s", self.name,
+                 "sh", "-c", wrapper, "sh", script, str(status_file),
+                 ";", "set-option", "-w", "-t", self.name, "remain-on-exit", "on")
+
     def wait_for(self, condition: Callable[[], bool], what: str, timeout: float) -> None:
         """Poll until `condition` holds; on time-out fail showing the screen."""
         deadline = time.monotonic() + timeout
@@ -86,6 +100,14 @@ class Tmux:
                 return
             time.sleep(0.2)  # polling interval, not synchronisation: the condition decides
         pytest.fail(f"timed out after {timeout:g} s waiting for {what}; the screen shows:\n{self.screen()}")
+
+
+def exit_status(status_file: Path) -> str:
+    """The exit status the wrapping shell recorded, or a note that there is none (yet)."""
+    try:
+        return status_file.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        return "unknown (no status recorded)"
 
 
 @pytest.fixture
@@ -116,7 +138,9 @@ def test_quick_start_commands_are_what_ci_runs() -> None:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     run_command, test_command = quick_start_commands(readme)[:2]
     assert run_command.endswith(".venv/bin/acp-tui"), "the first command starts acp-tui with no agent (the demo)"
-    assert ci_command((REPO / ".ci" / "run").read_text(encoding="utf-8")) == test_command
+    script = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    assert ci_command(script) == test_command
+    assert "mktemp -d /tmp/" in script and "git clone" in script, ".ci/run tests a fresh clone in an empty folder"
 
 
 @pytest.mark.timeout(INSTALL_TIMEOUT + 2 * SCREEN_TIMEOUT + 30)
@@ -128,14 +152,12 @@ def test_readme_first_command_on_a_fresh_clone_shows_the_demo(tmux: Tmux, tmp_pa
     assert cloned.returncode == 0, f"git clone failed: {cloned.stderr}"
     (command, *_) = quick_start_commands((clone / "README.md").read_text(encoding="utf-8"))
 
-    shell = f"cd {shlex.quote(str(clone))} && {command}"
-    # remain-on-exit keeps a failed install's output readable and the exit status checkable.
-    tmux.run("new-session", "-d", "-x", "160", "-y", "50", "-s", tmux.name, "sh", "-c", shell,
-             ";", "set-option", "-w", "-t", tmux.name, "remain-on-exit", "on")
+    status_file = tmp_path / "exit-status"
+    tmux.start(f"cd {shlex.quote(str(clone))} && {command}", status_file)
 
     def welcomed() -> bool:
         if tmux.exited():
-            pytest.fail(f"the command exited with status {tmux.pane('pane_dead_status')} before the demo "
+            pytest.fail(f"the command exited with status {exit_status(status_file)} before the demo "
                         f"greeted; the screen shows:\n{tmux.screen()}", pytrace=False)
         return WELCOME in tmux.screen()
 
@@ -145,6 +167,7 @@ def test_readme_first_command_on_a_fresh_clone_shows_the_demo(tmux: Tmux, tmp_pa
 
     tmux.run("send-keys", "-t", tmux.name, "C-q")
     tmux.wait_for(tmux.exited, "acp-tui to quit", SCREEN_TIMEOUT)
-    assert tmux.pane("pane_dead_status") == "0", f"acp-tui exited badly; the screen shows:\n{tmux.screen()}"
+    status = exit_status(status_file)
+    assert status == "0", f"acp-tui exited with status {status}; the screen shows:\n{tmux.screen()}"
     tmux.run("kill-session", "-t", tmux.name)
     assert tmux.run("has-session", "-t", tmux.name, check=False).returncode != 0
