@@ -1,5 +1,5 @@
 """AgentSession against the official Python SDK's echo agent (v1), including its "says 2, speaks v1"
-answer to our hybrid initialize (see ../shared/peers/traffic/py-echo-pv2.log)."""
+answer to our hybrid initialize (see tests/fixtures/traffic/py-echo-pv2.log)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Slash commands in the prompt: the agent's `available_commands_update` feeds a popup that opens on
 `/`, filters as you type, completes with Tab/Enter, closes with Escape, and never gets in the way of
-sending text or recalling history (CLIENT-REQUIREMENTS §10.3).
+sending text or recalling history (docs/protocol.md §10.3).
 
 The filter rules are tested without a terminal; the rest drives the real app with the scripted agent
 (harness from `tests/test_app_timeline.py`) and once with the demo agent.

@@ -1,8 +1,8 @@
 """The codec's fallback is as tolerant as the spec requires, and no more.
 
-Lifecycle "Stop Reasons": idle ends foreground work whatever the stop reason looks like.
-CLIENT-REQUIREMENTS §1.2: a malformed `x-deserialize-default-on-error` field is absent (a patch:
-no change); a known variant with a malformed *required* field is still malformed.
+The v2 spec's "Prompt Lifecycle", section "Stop Reasons": idle ends foreground work whatever the stop
+reason looks like. docs/protocol.md §1.2: a malformed `x-deserialize-default-on-error` field is absent
+(a patch: no change); a known variant with a malformed *required* field is still malformed.
 """
 
 from __future__ import annotations

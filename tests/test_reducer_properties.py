@@ -200,7 +200,7 @@ def entity_key(update: Any) -> tuple[str, str]:
 
 @given(st.lists(entity_updates, max_size=30), st.randoms(use_true_random=False))
 def test_interleaving_other_entities_never_changes_an_entitys_result(items: list[Any], rnd: Any) -> None:
-    """Receive order per entity is all that matters (§5.1 "apply in receive order per entity")."""
+    """Receive order per entity is all that matters (docs/protocol.md §5.1 "apply in receive order per entity")."""
     by_key: dict[tuple[str, str], list[Any]] = {}
     for item in items:
         by_key.setdefault(entity_key(item), []).append(item)

@@ -1,6 +1,6 @@
 """One named test per v2 session rule; each docstring quotes the spec sentence it checks.
 
-Sources: `prompt-lifecycle-v2.txt` ("lifecycle") and `CLIENT-REQUIREMENTS.md` (§).
+Sources: the ACP v2 spec page "Prompt Lifecycle" ("lifecycle") and `docs/protocol.md` (§).
 """
 
 from __future__ import annotations
@@ -590,7 +590,7 @@ def test_permission_tool_call_subject_patches_the_tool_call() -> None:
 
 
 def test_session_core_is_pure() -> None:
-    """STYLE: the session core does no I/O and imports neither the UI libraries nor asyncio."""
+    """docs/architecture.md: the session core does no I/O and imports neither the UI libraries nor asyncio."""
     import subprocess
     import sys
 

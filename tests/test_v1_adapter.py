@@ -1,4 +1,4 @@
-"""v1 updates mapped onto the v2 model (CLIENT-REQUIREMENTS §5.6, §4.2); each docstring quotes the rule."""
+"""v1 updates mapped onto the v2 model (docs/protocol.md §5.6, §4.2); each docstring quotes the rule."""
 
 from __future__ import annotations
 
