@@ -19,7 +19,7 @@ def test_every_package_under_acp_tui_is_listed_in_pyproject() -> None:
 
 
 def test_core_imports_neither_textual_nor_rich() -> None:
-    """protocol <- session <- agent (and the demo, cli) stay UI-free (docs/architecture.md)."""
+    """protocol <- session <- agent (and the demo, cli) stay UI-free (docs/style.md, "Layering")."""
     code = (
         "import sys, importlib, pkgutil\n"
         "import acp_tui.protocol, acp_tui.session, acp_tui.agent\n"

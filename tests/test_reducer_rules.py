@@ -590,7 +590,7 @@ def test_permission_tool_call_subject_patches_the_tool_call() -> None:
 
 
 def test_session_core_is_pure() -> None:
-    """docs/architecture.md: the session core does no I/O and imports neither the UI libraries nor asyncio."""
+    """docs/style.md "Layering": the session core does no I/O and imports neither the UI libraries nor asyncio."""
     import subprocess
     import sys
 

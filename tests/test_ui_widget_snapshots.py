@@ -1,7 +1,7 @@
 """SVG snapshots of the timeline widgets at a fixed size with the acp-dark theme.
 
 Baselines live in `tests/__snapshots__/`; regenerate with `pytest --snapshot-update` after a deliberate
-visual change (and look at them). They pin the Textual version in use (pyproject.toml bounds it).
+visual change (and look at them). They pin the Textual version in use (docs/style.md, rule 12).
 """
 
 from __future__ import annotations
