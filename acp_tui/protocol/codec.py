@@ -24,7 +24,7 @@ import msgspec
 from msgspec import UNSET
 
 import acp_tui
-from acp_tui.protocol import methods, v1, v2
+from acp_tui.protocol import methods, terminal, v1, v2
 from acp_tui.protocol.common import ErrorObject
 
 T = TypeVar("T")
@@ -183,6 +183,11 @@ _STRICT_FIELDS: frozenset[tuple[type, str]] = frozenset(
         (v2.SessionConfigSelectGroup, "group"),
         (v1.V1CurrentModeUpdate, "currentModeId"),
         (methods.RequestPermissionRequest, "subject"),
+        # What to run is never guessed: a malformed value fails the request (docs/protocol.md §10.2).
+        (terminal.CreateTerminalRequest, "args"),
+        (terminal.CreateTerminalRequest, "env"),
+        (terminal.CreateTerminalRequest, "cwd"),
+        (terminal.CreateTerminalRequest, "outputByteLimit"),
     }
 )
 
@@ -436,6 +441,9 @@ decode_cancel_notification = _make(methods.CancelSessionNotification)
 decode_prompt_request = _make(methods.PromptRequest)
 decode_permission_response = _make(methods.RequestPermissionResponse)
 decode_error = _make(ErrorObject)
+decode_create_terminal_request = _make(terminal.CreateTerminalRequest, dict)
+#: `terminal/output`, `terminal/wait_for_exit`, `terminal/kill` and `terminal/release` params (one shape)
+decode_terminal_request = _make(terminal.TerminalRequest, dict)
 
 
 @overload
