@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 if TYPE_CHECKING:
     from acp_tui.protocol.common import ErrorObject
-    from acp_tui.protocol.v2 import ContentBlock
+    from acp_tui.protocol.v2 import ContentBlock, ToolCallUpdate
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,12 +87,23 @@ class SubmissionDismissed:
     request_id: int | str
 
 
+@dataclass(frozen=True, slots=True)
+class ToolCallCreated:
+    """A v1 `tool_call`: a creation, not a patch (`update` is its v2 upsert form, from the `V1Adapter`).
+
+    v2 has only upserts, so this is the one place the model learns that the agent meant a new tool call:
+    an id that named a card in an earlier turn then starts a new card (docs/protocol.md §6.1).
+    """
+
+    update: ToolCallUpdate
+
+
 LocalEvent: TypeAlias = (
     PromptSubmitted | PromptAccepted | PromptRejected | CancelRequested | PermissionRequested
-    | PermissionResolved | ProtocolProblem | AgentExited | SubmissionDismissed
+    | PermissionResolved | ProtocolProblem | AgentExited | SubmissionDismissed | ToolCallCreated
 )
 
 __all__ = [
     "PromptSubmitted", "PromptAccepted", "PromptRejected", "CancelRequested", "PermissionRequested",
-    "PermissionResolved", "ProtocolProblem", "AgentExited", "SubmissionDismissed", "LocalEvent",
+    "PermissionResolved", "ProtocolProblem", "AgentExited", "SubmissionDismissed", "ToolCallCreated", "LocalEvent",
 ]

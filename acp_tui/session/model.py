@@ -4,6 +4,9 @@ Only `acp_tui.session.reducer.apply` mutates these objects; everyone else reads 
 `Change`s that `apply` returns (see `acp_tui.session.changes`). Entities live in one dict keyed by
 `(entity type, id)` (docs/protocol.md §5.1: ids are unique per type, not across types); Python dicts keep insertion
 order, so that dict *is* the timeline in first-seen order and nothing ever moves or gets copied.
+One exception to "key = wire id": a tool-call id reused in a later turn names a new card, whose key gets
+a generation suffix (`call_1#2`) while `ToolCall.id` keeps the wire id (docs/protocol.md §6.1);
+`SessionState.tool_call_keys` says which card each wire id names now.
 
 Patch fields follow the wire rule: omitted = unchanged, `null` = cleared (stored as `None`), value =
 replaced. Live-only things (notices, usage, commands, config, session info, foreground state,
@@ -139,16 +142,20 @@ class ToolCall:
     """A tool call (docs/protocol.md §6). Defaults on creation: status "pending", kind "other".
 
     `cancelling` is a display-only flag set when the user cancels while this call is unfinished; it
-    clears as soon as the agent reports a finished status (the agent's word wins).
+    clears as soon as the agent reports a finished status (the agent's word wins). `key[1]` is the wire id,
+    or for a card started by an id reused in a later turn that id with a generation suffix; `id` is always
+    the wire id (what `tool_call/cancel` names).
     """
 
     __slots__ = (
-        "key", "title", "kind", "status", "content", "locations",
+        "key", "tool_call_id", "title", "kind", "status", "content", "locations",
         "raw_input", "raw_output", "name", "meta", "cancelling", "interrupted", "turn",
     )
 
-    def __init__(self, key: EntityKey, turn: int = 0) -> None:
+    def __init__(self, key: EntityKey, turn: int = 0, tool_call_id: str | None = None) -> None:
         self.key: EntityKey = key
+        #: the agent's `toolCallId` (the same for every card a reused id started)
+        self.tool_call_id: str = key[1] if tool_call_id is None else tool_call_id
         self.title: str | None = None
         self.kind: str = "other"
         self.status: str = "pending"
@@ -166,7 +173,7 @@ class ToolCall:
 
     @property
     def id(self) -> str:
-        return self.key[1]
+        return self.tool_call_id
 
     @property
     def finished(self) -> bool:
@@ -358,7 +365,7 @@ class SessionState:
     __slots__ = (
         "entities", "notices", "usage", "commands", "config_options", "info", "foreground",
         "permissions", "submissions", "problems", "problem_count", "turn", "terminal_limit",
-        "unknown_count",
+        "unknown_count", "tool_call_keys",
     )
 
     def __init__(
@@ -388,6 +395,8 @@ class SessionState:
         self.turn: int = 0
         self.terminal_limit: int = terminal_limit
         self.unknown_count: int = 0
+        #: the card each wire `toolCallId` names now (a reused id moves on to a new card, docs/protocol.md §6.1)
+        self.tool_call_keys: dict[str, EntityKey] = {}
 
     @property
     def timeline(self) -> list[Entity]:
@@ -404,7 +413,8 @@ class SessionState:
         return entity if isinstance(entity, Message) else None
 
     def tool_call(self, tool_call_id: str) -> ToolCall | None:
-        entity = self.entities.get((TOOL_CALL, tool_call_id))
+        """The card the wire id `tool_call_id` names now (the newest one, if the id was reused)."""
+        entity = self.entities.get(self.tool_call_keys.get(tool_call_id, (TOOL_CALL, tool_call_id)))
         return entity if isinstance(entity, ToolCall) else None
 
     def terminal(self, terminal_id: str) -> Terminal | None:

@@ -6,6 +6,12 @@ Rules (§ = docs/protocol.md, which also names the public spec page behind each)
 - Chunks append to whatever content is current; a later full update replaces it all (docs/protocol.md §5.1).
 - Notices are live only: never in the timeline (docs/protocol.md §5.4). Unknown variants are kept with their raw payload.
 - Every idle ends foreground work, whatever its stop reason (docs/protocol.md §9.2).
+- Tool-call ids reused across turns (docs/protocol.md §6.1): a card from an earlier turn is never
+  rewritten by a later turn's tool call. An update or chunk for an id whose card finished (completed,
+  failed, cancelled) in an earlier turn starts a new card; so does a v1 `tool_call` (a creation,
+  `ToolCallCreated`) for an id whose card is from an earlier turn, finished or not. An unfinished card
+  from an earlier turn is still patched by updates (a detached task), and within one turn an id always
+  names one card. The new card's key carries a generation suffix; its wire id is unchanged.
 
 `apply` never raises on agent data: anything unusable becomes a `ProblemAdded`. It does no I/O and
 touches only `state`. A v1 update must first go through `acp_tui.session.v1_adapter.V1Adapter`.
@@ -73,6 +79,7 @@ from acp_tui.session.events import (
     PromptSubmitted,
     ProtocolProblem,
     SubmissionDismissed,
+    ToolCallCreated,
 )
 from acp_tui.session.model import (
     AGENT_MESSAGE,
@@ -229,10 +236,31 @@ def _thought_chunk(state: SessionState, update: AgentThoughtChunk) -> list[Chang
 
 
 
-def _tool_call_update(state: SessionState, update: ToolCallUpdate) -> list[Change]:
-    key = (TOOL_CALL, update.tool_call_id)
+def _tool_call_key(state: SessionState, tool_call_id: str, creation: bool = False) -> EntityKey:
+    """The card an update for the wire id `tool_call_id` goes to: the one the id names now, unless that
+    card is from an earlier turn and finished (or this is a v1 creation); then a fresh key for a new card."""
+    key = state.tool_call_keys.get(tool_call_id)
+    if key is not None:
+        call = state.entities.get(key)
+        if type(call) is not ToolCall or call.turn >= state.turn or not (creation or call.finished):
+            return key
+    key = (TOOL_CALL, tool_call_id)
+    generation = 1
+    while key in state.entities:  # also steps over a generated key that equals another wire id
+        generation += 1
+        key = (TOOL_CALL, f"{tool_call_id}#{generation}")
+    state.tool_call_keys[tool_call_id] = key
+    return key
+
+
+def _tool_call_created(state: SessionState, event: ToolCallCreated) -> list[Change]:
+    return _tool_call_update(state, event.update, creation=True)
+
+
+def _tool_call_update(state: SessionState, update: ToolCallUpdate, creation: bool = False) -> list[Change]:
+    key = _tool_call_key(state, update.tool_call_id, creation)
     changes: list[Change] = []
-    call = _entity(state, key, changes, ToolCall, state.turn)
+    call = _entity(state, key, changes, ToolCall, state.turn, update.tool_call_id)
     if call is None:
         return _problem(state, "entity type clash", repr(key))
     created = bool(changes)
@@ -275,9 +303,9 @@ def _tool_call_update(state: SessionState, update: ToolCallUpdate) -> list[Chang
 
 
 def _tool_call_chunk(state: SessionState, update: ToolCallContentChunk) -> list[Change]:
-    key = (TOOL_CALL, update.tool_call_id)
+    key = _tool_call_key(state, update.tool_call_id)
     changes: list[Change] = []
-    call = _entity(state, key, changes, ToolCall, state.turn)
+    call = _entity(state, key, changes, ToolCall, state.turn, update.tool_call_id)
     if call is None:
         return _problem(state, "entity type clash", repr(key))
     call.content.append(update.content)
@@ -584,6 +612,7 @@ _HANDLERS: dict[type, _Handler] = {
     AgentThought: _agent_thought,
     StateUpdate: _state_update,
     ToolCallUpdate: _tool_call_update,
+    ToolCallCreated: _tool_call_created,
     ToolCallContentChunk: _tool_call_chunk,
     TerminalUpdate: _terminal_update,
     TerminalOutputChunk: _terminal_chunk,

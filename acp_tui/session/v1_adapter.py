@@ -57,7 +57,7 @@ from acp_tui.protocol.v2 import (
     UnknownUpdate,
     UserMessageChunk,
 )
-from acp_tui.session.events import PromptAccepted
+from acp_tui.session.events import PromptAccepted, ToolCallCreated
 from acp_tui.session.model import AGENT_MESSAGE, AGENT_THOUGHT, USER_MESSAGE
 
 #: The `configId` of the select option that stands for v1 modes (set it with `session/set_mode`).
@@ -170,7 +170,10 @@ class V1Adapter:
         if kind is V1UserMessageChunk:
             return [UserMessageChunk(message_id=self._chunk_id(USER_MESSAGE, update.message_id),
                                      content=update.content, meta=update.meta)]
-        if kind is V1ToolCall or kind is V1ToolCallUpdate:
+        if kind is V1ToolCall:
+            self._last_kind = "tool_call"
+            return [ToolCallCreated(_tool_call(update))]  # a creation: may start a new card (docs/protocol.md §6.1)
+        if kind is V1ToolCallUpdate:
             self._last_kind = "tool_call"
             return [_tool_call(update)]
         if kind is V1Plan:
