@@ -98,12 +98,39 @@ class ToolCallCreated:
     update: ToolCallUpdate
 
 
+@dataclass(frozen=True, slots=True)
+class TerminalCancelRequested:
+    """The user asked to stop terminal `terminal_id` (v2 `terminal/cancel`, or a command the client runs):
+    it shows "stopping…" until its exit status arrives (docs/protocol.md §6.4)."""
+
+    terminal_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class TerminalCancelFailed:
+    """The stop request was refused or could not be sent: the terminal no longer shows "stopping…"."""
+
+    terminal_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class TerminalTimed:
+    """When a command the client runs started and ended (monotonic-clock seconds; `None` = unchanged),
+    so its card can show the elapsed time (docs/protocol.md §10.2)."""
+
+    terminal_id: str
+    started_at: float | None = None
+    ended_at: float | None = None
+
+
 LocalEvent: TypeAlias = (
     PromptSubmitted | PromptAccepted | PromptRejected | CancelRequested | PermissionRequested
     | PermissionResolved | ProtocolProblem | AgentExited | SubmissionDismissed | ToolCallCreated
+    | TerminalCancelRequested | TerminalCancelFailed | TerminalTimed
 )
 
 __all__ = [
     "PromptSubmitted", "PromptAccepted", "PromptRejected", "CancelRequested", "PermissionRequested",
     "PermissionResolved", "ProtocolProblem", "AgentExited", "SubmissionDismissed", "ToolCallCreated", "LocalEvent",
+    "TerminalCancelRequested", "TerminalCancelFailed", "TerminalTimed",
 ]

@@ -181,13 +181,21 @@ class ToolCall:
 
 
 class Terminal:
-    """An agent-owned display-only terminal (docs/protocol.md §6.4): raw bytes, bounded to the newest `limit` bytes.
+    """A terminal shown in the timeline (docs/protocol.md §6.4, §10.2): raw bytes, bounded to the newest `limit` bytes.
 
+    A v2 agent-owned display-only terminal, a v1 tool call's `_meta.terminal_*` output, or a command the
+    client runs for a v1 agent (`terminal/create`); all three are fed as v2 terminal updates.
     `dropped` counts bytes discarded from the front to honour the bound. `exit_status` is `None` while
-    running; a concrete object means exited (even with neither code nor signal).
+    running; a concrete object means exited (even with neither code nor signal). `capabilities` is the
+    latest `capabilities` patch (`cancel` lets the user stop it); `cancelling` is display-only, set when
+    the user asked to stop it and cleared by the exit status (or a refusal). `started_at`/`ended_at` are
+    monotonic-clock seconds, known only for commands the client runs itself.
     """
 
-    __slots__ = ("key", "command", "cwd", "output", "dropped", "limit", "exit_status", "meta")
+    __slots__ = (
+        "key", "command", "cwd", "output", "dropped", "limit", "exit_status", "meta",
+        "capabilities", "cancelling", "started_at", "ended_at",
+    )
 
     def __init__(self, key: EntityKey, limit: int) -> None:
         self.key: EntityKey = key
@@ -198,10 +206,20 @@ class Terminal:
         self.limit: int = limit
         self.exit_status: TerminalExitStatus | None = None
         self.meta: Meta | None = None
+        self.capabilities: dict[str, Any] | None = None
+        self.cancelling: bool = False
+        self.started_at: float | None = None
+        self.ended_at: float | None = None
 
     @property
     def id(self) -> str:
         return self.key[1]
+
+    @property
+    def cancellable(self) -> bool:
+        """Running and advertising `capabilities.cancel` (an object; anything else means no control)."""
+        caps = self.capabilities
+        return self.exit_status is None and isinstance(caps, dict) and isinstance(caps.get("cancel"), dict)
 
     def append(self, data: bytes) -> None:
         """Append bytes, then trim the front to the bound (amortised O(len(data)))."""

@@ -70,6 +70,9 @@ from acp_tui.session.changes import (
     UsageChanged,
 )
 from acp_tui.session.events import (
+    TerminalCancelFailed,
+    TerminalCancelRequested,
+    TerminalTimed,
     AgentExited,
     CancelRequested,
     PermissionRequested,
@@ -327,11 +330,14 @@ def _terminal_update(state: SessionState, update: TerminalUpdate) -> list[Change
         return _problem(state, "entity type clash", repr(key))
     created = bool(changes)
     fields: set[str] = set()
-    for name in ("command", "cwd", "exit_status", "meta"):
+    for name in ("command", "cwd", "exit_status", "meta", "capabilities"):
         value = getattr(update, name)
         if value is not UNSET:
             setattr(term, name, value)
             fields.add(name)
+    if term.cancelling and term.exit_status is not None:
+        term.cancelling = False  # the exit status confirms the stop (docs/protocol.md §6.4)
+        fields.add("cancelling")
     problem: list[Change] = []
     if update.output is not UNSET:
         data = b"" if update.output is None else _decode_b64(update.output.data)
@@ -344,6 +350,38 @@ def _terminal_update(state: SessionState, update: TerminalUpdate) -> list[Change
     if fields and not created:
         changes.append(EntityChanged(key, frozenset(fields)))
     return changes + problem
+
+
+def _terminal_cancel_requested(state: SessionState, event: TerminalCancelRequested) -> list[Change]:
+    """The user asked to stop a running terminal: show "stopping…" until its exit status arrives."""
+    term = state.terminal(event.terminal_id)
+    if term is None or term.exit_status is not None or term.cancelling:
+        return []
+    term.cancelling = True
+    return [EntityChanged(term.key, frozenset({"cancelling"}))]
+
+
+def _terminal_cancel_failed(state: SessionState, event: TerminalCancelFailed) -> list[Change]:
+    term = state.terminal(event.terminal_id)
+    if term is None or not term.cancelling:
+        return []
+    term.cancelling = False
+    return [EntityChanged(term.key, frozenset({"cancelling"}))]
+
+
+def _terminal_timed(state: SessionState, event: TerminalTimed) -> list[Change]:
+    """The client's own command started or ended (the clock is read by the caller: this stays pure)."""
+    term = state.terminal(event.terminal_id)
+    if term is None:
+        return []
+    fields: set[str] = set()
+    if event.started_at is not None:
+        term.started_at = event.started_at
+        fields.add("started_at")
+    if event.ended_at is not None:
+        term.ended_at = event.ended_at
+        fields.add("ended_at")
+    return [EntityChanged(term.key, frozenset(fields))] if fields else []
 
 
 def _terminal_chunk(state: SessionState, update: TerminalOutputChunk) -> list[Change]:
@@ -616,6 +654,9 @@ _HANDLERS: dict[type, _Handler] = {
     ToolCallContentChunk: _tool_call_chunk,
     TerminalUpdate: _terminal_update,
     TerminalOutputChunk: _terminal_chunk,
+    TerminalCancelRequested: _terminal_cancel_requested,
+    TerminalCancelFailed: _terminal_cancel_failed,
+    TerminalTimed: _terminal_timed,
     PlanUpdate: _plan_update,
     AvailableCommandsUpdate: _commands,
     ConfigOptionUpdate: _config,
