@@ -56,6 +56,7 @@ from acp_tui.session.changes import (
     StateChanged,
     SubmissionChanged,
     TextAppended,
+    TurnEnded,
 )
 from acp_tui.session.events import (
     AgentExited,
@@ -448,7 +449,8 @@ def test_every_idle_ends_foreground_work_whatever_the_stop_reason() -> None:
         feed(s, StateUpdate(state="running"))
         assert s.foreground.busy
         changes = apply(s, StateUpdate(state="idle", stop_reason=reason))  # type: ignore[arg-type]
-        assert changes == [StateChanged("idle", False)]
+        stop_reason = reason if isinstance(reason, str) else None
+        assert changes == [StateChanged("idle", False), TurnEnded(1, stop_reason)]
         assert not s.foreground.busy
         assert s.foreground.stop_reason == (reason if isinstance(reason, str) else None)
 

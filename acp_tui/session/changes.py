@@ -19,6 +19,9 @@ Rendering guide:
   content, terminal output) from the model; for a terminal, reset the decoder first.
 - `EntityChanged(key, fields)`: re-render only the named fields (attribute names on the entity).
 - `EntityRemoved(key)`: unmount that widget (rare: the unstable `plan_removed`).
+- `TurnEnded(...)`: foreground work ended. Write the end-of-turn line (failed, cancelled, refused, ...)
+  here, in change order: it then follows that turn's user message and output. Never derive it from
+  `state.foreground` when some other event arrives: the model may be ahead of what is drawn.
 - The rest concern state beside the timeline; each names what to re-read.
 
 The records are frozen msgspec Structs rather than dataclasses only for speed: one is made per streamed
@@ -34,6 +37,7 @@ import msgspec
 from acp_tui.session.model import EntityKey
 
 if TYPE_CHECKING:
+    from acp_tui.protocol.common import ErrorObject
     from acp_tui.protocol.v2 import Notice
 
 
@@ -95,6 +99,21 @@ class StateChanged(_Change, frozen=True):
     busy: bool
 
 
+class TurnEnded(_Change, frozen=True):
+    """Foreground work ended (busy, then idle): reported once, after every change of that turn.
+
+    `turn` is `state.turn` of the work that ended; `stop_reason` and `error` as the idle reported them
+    (docs/protocol.md §9.2). `cancel_requested`: the user cancelled this turn (docs/protocol.md §9.3),
+    whatever stop reason the agent then gave, so prompts queued behind it should wait for the user.
+    An agent exit ends work without a `TurnEnded` (`AgentGone` says how it ended).
+    """
+
+    turn: int
+    stop_reason: str | None
+    error: ErrorObject | None = None
+    cancel_requested: bool = False
+
+
 class UsageChanged(_Change, frozen=True):
     """`state.usage` was replaced."""
 
@@ -150,12 +169,12 @@ class AgentGone(_Change, frozen=True):
 
 Change: TypeAlias = (
     EntityAdded | EntityRemoved | TextAppended | ContentAppended | BytesAppended | ContentReplaced | EntityChanged
-    | StateChanged | UsageChanged | NoticeRaised | CommandsChanged | ConfigChanged | InfoChanged
+    | StateChanged | TurnEnded | UsageChanged | NoticeRaised | CommandsChanged | ConfigChanged | InfoChanged
     | PermissionsChanged | SubmissionChanged | ProblemAdded | AgentGone
 )
 
 __all__ = [
     "EntityAdded", "EntityRemoved", "TextAppended", "ContentAppended", "BytesAppended", "ContentReplaced",
-    "EntityChanged", "StateChanged", "UsageChanged", "NoticeRaised", "CommandsChanged",
+    "EntityChanged", "StateChanged", "TurnEnded", "UsageChanged", "NoticeRaised", "CommandsChanged",
     "ConfigChanged", "InfoChanged", "PermissionsChanged", "SubmissionChanged", "ProblemAdded", "AgentGone", "Change",
 ]

@@ -383,7 +383,7 @@ class SessionState:
     __slots__ = (
         "entities", "notices", "usage", "commands", "config_options", "info", "foreground",
         "permissions", "submissions", "problems", "problem_count", "turn", "terminal_limit",
-        "unknown_count", "tool_call_keys",
+        "unknown_count", "tool_call_keys", "cancel_requested",
     )
 
     def __init__(
@@ -415,6 +415,8 @@ class SessionState:
         self.unknown_count: int = 0
         #: the card each wire `toolCallId` names now (a reused id moves on to a new card, docs/protocol.md §6.1)
         self.tool_call_keys: dict[str, EntityKey] = {}
+        #: the user cancelled the foreground work now in progress (cleared when its `TurnEnded` reports it)
+        self.cancel_requested: bool = False
 
     @property
     def timeline(self) -> list[Entity]:

@@ -5,7 +5,8 @@ Rules (§ = docs/protocol.md, which also names the public spec page behind each)
 - Patch fields: omitted (`UNSET`) = unchanged, `None` = cleared, value = replaced; `[]` clears content.
 - Chunks append to whatever content is current; a later full update replaces it all (docs/protocol.md §5.1).
 - Notices are live only: never in the timeline (docs/protocol.md §5.4). Unknown variants are kept with their raw payload.
-- Every idle ends foreground work, whatever its stop reason (docs/protocol.md §9.2).
+- Every idle ends foreground work, whatever its stop reason (docs/protocol.md §9.2); busy then idle is
+  reported as `TurnEnded`, after every change of that turn, so the end-of-turn line is drawn in order.
 - Tool-call ids reused across turns (docs/protocol.md §6.1): a card from an earlier turn is never
   rewritten by a later turn's tool call. An update or chunk for an id whose card finished (completed,
   failed, cancelled) in an earlier turn starts a new card; so does a v1 `tool_call` (a creation,
@@ -67,6 +68,7 @@ from acp_tui.session.changes import (
     StateChanged,
     SubmissionChanged,
     TextAppended,
+    TurnEnded,
     UsageChanged,
 )
 from acp_tui.session.events import (
@@ -480,6 +482,7 @@ def _notice(state: SessionState, update: Notice) -> list[Change]:
 def _state_update(state: SessionState, update: StateUpdate) -> list[Change]:
     fg = state.foreground
     before = (fg.state, fg.busy, fg.stop_reason, fg.error, fg.background)
+    was_busy = fg.busy
     new = update.state
     if new == RUNNING or new == REQUIRES_ACTION:
         if not fg.busy:
@@ -497,7 +500,11 @@ def _state_update(state: SessionState, update: StateUpdate) -> list[Change]:
         fg.background = update.background
     if (fg.state, fg.busy, fg.stop_reason, fg.error, fg.background) == before:
         return []
-    return [StateChanged(fg.state, fg.busy)]
+    changes: list[Change] = [StateChanged(fg.state, fg.busy)]
+    if was_busy and not fg.busy:
+        changes.append(TurnEnded(state.turn, fg.stop_reason, fg.error, state.cancel_requested))
+        state.cancel_requested = False
+    return changes
 
 
 # -- beside the timeline ------------------------------------------------------------------------------
@@ -578,6 +585,9 @@ def _submission_dismissed(state: SessionState, event: SubmissionDismissed) -> li
 def _cancel_requested(state: SessionState, event: CancelRequested) -> list[Change]:
     """docs/protocol.md §9.3: answer every pending permission `cancelled`; show unfinished current tool calls cancelling."""
     changes: list[Change] = []
+    # The turn being cancelled: one running, or one sent and not yet answered (its `running` may follow).
+    if state.foreground.busy or any(sub.status == "pending" for sub in state.submissions.values()):
+        state.cancel_requested = True
     if state.permissions:
         resolved = tuple((request_id, "cancelled") for request_id in state.permissions)
         state.permissions.clear()
@@ -619,6 +629,7 @@ def _agent_exited(state: SessionState, event: AgentExited) -> list[Change]:
     crashed or been stopped by the user."""
     changes: list[Change] = []
     fg = state.foreground
+    state.cancel_requested = False  # the work ended with the agent; the exit banner says so, not a turn line
     if fg.busy or fg.state != IDLE:
         fg.state = IDLE
         fg.busy = False
