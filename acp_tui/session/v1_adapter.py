@@ -18,10 +18,14 @@ Usage by the agent layer, per v1 session:
 
 from __future__ import annotations
 
+import base64
 import difflib
 import itertools
+import shlex
+from dataclasses import dataclass
 from typing import Any, Final
 
+import msgspec
 from msgspec import UNSET
 
 from acp_tui.protocol.common import ErrorObject
@@ -53,6 +57,12 @@ from acp_tui.protocol.v2 import (
     SessionConfigSelect,
     SessionConfigSelectOption,
     StateUpdate,
+    TerminalExitStatus,
+    TerminalOutput,
+    TerminalOutputChunk,
+    TerminalRef,
+    TerminalUpdate,
+    ToolCallContentChunk,
     ToolCallUpdate,
     UnknownUpdate,
     UserMessageChunk,
@@ -66,6 +76,11 @@ V1_MODE_CONFIG_ID: Final = "mode"
 V1_PLAN_ID: Final = "main"
 
 _TOOL_FIELDS: Final = ("title", "kind", "status", "locations", "raw_input", "raw_output", "name", "meta")
+
+#: The v1 terminal-output extension's keys in a tool call's `_meta` (docs/protocol.md §6.4).
+_TERMINAL_META: Final = ("terminal_info", "terminal_output", "terminal_output_delta", "terminal_exit")
+#: The fields of a `ToolCallUpdate` that say something (besides its id).
+_UPDATE_FIELDS: Final = (*_TOOL_FIELDS, "content")
 
 #: Updates that occupy a timeline slot: one of these between two chunks of a kind starts a new message.
 _TIMELINE_KINDS: Final = (PlanUpdate, CompactionUpdate, CompactionSummaryChunk, UnknownUpdate)
@@ -83,6 +98,8 @@ class V1Adapter:
         self._pending_permissions = 0
         self._agent_options: list[SessionConfigOption] = list(config_options or [])
         self._mode_option: SessionConfigSelect | None = _modes_option(modes)
+        #: the terminal of each tool call that has one in its `_meta` (the terminal-output extension)
+        self._terminals: dict[str, _MetaTerminal] = {}
 
     # -- state the agent layer may ask about ---------------------------------------------------------
 
@@ -172,10 +189,13 @@ class V1Adapter:
                                      content=update.content, meta=update.meta)]
         if kind is V1ToolCall:
             self._last_kind = "tool_call"
-            return [ToolCallCreated(_tool_call(update))]  # a creation: may start a new card (docs/protocol.md §6.1)
+            call, terminal = self._terminal_meta(update, _tool_call(update))
+            # a creation: may start a new card (docs/protocol.md §6.1)
+            return [ToolCallCreated(call if call is not None else _tool_call(update)), *terminal]
         if kind is V1ToolCallUpdate:
             self._last_kind = "tool_call"
-            return [_tool_call(update)]
+            call, terminal = self._terminal_meta(update, _tool_call(update))
+            return [call, *terminal] if call is not None else terminal
         if kind is V1Plan:
             self._last_kind = "plan"
             return [PlanUpdate(plan=PlanItems(plan_id=V1_PLAN_ID, entries=update.entries))]
@@ -189,6 +209,35 @@ class V1Adapter:
         if isinstance(update, _TIMELINE_KINDS):
             self._last_kind = type(update).__name__
         return [update]
+
+    # -- the terminal-output extension (docs/protocol.md §6.4) --------------------------------------------
+
+    def _terminal_meta(
+        self, update: V1ToolCall | V1ToolCallUpdate, call: ToolCallUpdate
+    ) -> tuple[ToolCallUpdate | None, list[Any]]:
+        """A tool call's `_meta.terminal_info` / `terminal_output` (a snapshot) / `terminal_output_delta`
+        (a chunk) / `terminal_exit` as v2 terminal updates, shown in its card like a v2 display-only
+        terminal; the tool call keeps the rest of its `_meta`. `None` for a patch left with nothing to say.
+
+        The extension's `data` is text; its terminal is named by `terminal_id` (else the one announced for
+        this tool call, else the tool call's id), and shows the command of `rawInput.command`.
+        """
+        meta = update.meta
+        parts = {key: meta[key] for key in _TERMINAL_META if isinstance(meta, dict) and isinstance(meta.get(key), dict)}
+        terminal = self._terminals.get(update.tool_call_id)
+        if not parts and terminal is None:
+            return call, []
+        if parts and isinstance(meta, dict):
+            kept = {key: value for key, value in meta.items() if key not in _TERMINAL_META}
+            call = msgspec.structs.replace(call, meta=kept if kept else UNSET)
+        if terminal is None:
+            named = next((p["terminal_id"] for p in parts.values() if isinstance(p.get("terminal_id"), str)), "")
+            terminal = self._terminals[update.tool_call_id] = _MetaTerminal(named or update.tool_call_id)
+        out = terminal.updates(parts, _command_of(call.raw_input))
+        call, reference = terminal.shown_by(call, creating=isinstance(update, V1ToolCall))
+        if isinstance(update, V1ToolCallUpdate) and all(getattr(call, name) is UNSET for name in _UPDATE_FIELDS):
+            return None, [*reference, *out]
+        return call, [*reference, *out]
 
     # -- internals -------------------------------------------------------------------------------------
 
@@ -255,6 +304,76 @@ def _field(obj: Any, attr: str, key: str) -> Any:
         return obj.get(key)
     value = getattr(obj, attr, None)
     return None if value is UNSET else value
+
+
+@dataclass(slots=True)
+class _MetaTerminal:
+    """One terminal of the terminal-output extension, as far as it was reported."""
+
+    terminal_id: str
+    command: str | None = None
+    created: bool = False
+    #: the card's content references this terminal (so its updates need no `TerminalRef` added)
+    in_card: bool = False
+
+    def updates(self, parts: dict[str, Any], command: str | None) -> list[Any]:
+        """The v2 terminal updates for one tool call report: create/patch, then a chunk, then the exit."""
+        out: list[Any] = []
+        info, snapshot = parts.get("terminal_info"), parts.get("terminal_output")
+        patch: dict[str, Any] = {}
+        if command is not None and command != self.command:
+            self.command = patch["command"] = command
+        if info is not None and isinstance(info.get("cwd"), str):
+            patch["cwd"] = info["cwd"]
+        if snapshot is not None and isinstance(snapshot.get("data"), str):
+            patch["output"] = TerminalOutput(data=_b64(snapshot["data"]))
+        if patch or not self.created:
+            out.append(TerminalUpdate(terminal_id=self.terminal_id, **patch))
+            self.created = True
+        delta = parts.get("terminal_output_delta")
+        if delta is not None and isinstance(delta.get("data"), str) and delta["data"]:
+            out.append(TerminalOutputChunk(terminal_id=self.terminal_id, data=_b64(delta["data"])))
+        end = parts.get("terminal_exit")
+        if end is not None:
+            code, sig = end.get("exit_code"), end.get("signal")
+            status = TerminalExitStatus(
+                exit_code=code if isinstance(code, int) and not isinstance(code, bool) and code >= 0 else UNSET,
+                signal=sig if isinstance(sig, str) else UNSET,
+            )
+            out.append(TerminalUpdate(terminal_id=self.terminal_id, exit_status=status))
+        return out
+
+    def shown_by(self, call: ToolCallUpdate, creating: bool) -> tuple[ToolCallUpdate, list[Any]]:
+        """Make the card show this terminal (it is the call's terminal): content that leaves it out gets it
+        first; a card whose content was never reported gets it appended (a `ToolCallContentChunk`)."""
+        content = call.content
+        if isinstance(content, list):
+            if not any(type(item) is TerminalRef and item.terminal_id == self.terminal_id for item in content):
+                call = msgspec.structs.replace(call, content=[TerminalRef(terminal_id=self.terminal_id), *content])
+            self.in_card = True
+            return call, []
+        if self.in_card:
+            return call, []
+        self.in_card = True
+        ref = TerminalRef(terminal_id=self.terminal_id)
+        if creating:
+            return msgspec.structs.replace(call, content=[ref]), []
+        return call, [ToolCallContentChunk(tool_call_id=call.tool_call_id, content=ref)]
+
+
+def _command_of(raw_input: Any) -> str | None:
+    """The command line a tool call's `rawInput` names (`command`: text, or argv as a list)."""
+    command = raw_input.get("command") if isinstance(raw_input, dict) else None
+    if isinstance(command, str) and command:
+        return command
+    if isinstance(command, list) and command and all(isinstance(part, str) for part in command):
+        return shlex.join(command)
+    return None
+
+
+def _b64(text: str) -> str:
+    """Extension output is text; the v2 terminal model takes base64 bytes."""
+    return base64.b64encode(text.encode("utf-8", errors="replace")).decode("ascii")
 
 
 def _tool_call(update: V1ToolCall | V1ToolCallUpdate) -> ToolCallUpdate:
