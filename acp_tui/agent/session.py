@@ -45,7 +45,7 @@ from acp_tui.session import events as local
 from acp_tui.session.model import SessionState
 from acp_tui.session.reducer import apply
 from acp_tui.session.v1_adapter import V1_MODE_CONFIG_ID, V1Adapter
-from acp_tui.services.base import ClientService, ServiceContext, merge_capabilities
+from acp_tui.services.base import ClientService, ServiceContext, merge_capabilities, service_notifications
 
 
 class SessionError(Exception):
@@ -127,6 +127,8 @@ class AgentSession:
         for service in self.services:
             for method, handler in service.methods().items():
                 self.connection.on_request(method, handler)
+            for method, notification in service_notifications(service).items():
+                self.connection.on_notification(method, notification)
         self.connection.start()
 
     def can_resume(self) -> bool:

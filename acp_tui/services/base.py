@@ -1,11 +1,12 @@
 """What a client service is: one capability the client offers the agent, and the requests it answers.
 
 The session controller installs a set of services. Each declares the capability fragments it adds to
-`initialize` (v2 `capabilities`, v1 `clientCapabilities`) and the agent→client methods it handles; a
-capability is advertised only when its service is installed, and a method of a service that is not
-installed gets JSON-RPC -32601. A service asks the user through a small UI-agnostic protocol of its
-own (an awaitable "ask" that the chat screen implements with a dialog, a headless run with a policy,
-and the tests with a script); cancelling the awaiting task withdraws the question.
+`initialize` (v2 `capabilities`, v1 `clientCapabilities`) and the agent→client methods it handles
+(optionally also the notifications it follows: `NotifiedService`); a capability is advertised only
+when its service is installed, and a method of a service that is not installed gets JSON-RPC -32601.
+A service asks the user through a small UI-agnostic protocol of its own (an awaitable "ask" that the
+chat screen implements with a dialog, a headless run with a policy, and the tests with a script);
+cancelling the awaiting task withdraws the question.
 
 Lifecycle: `bind(context)` once per agent connection (start and every restart), `turn_cancelled()`
 when the user cancels the turn (`session/cancel`: pending questions are answered `cancelled`), and
@@ -20,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+import msgspec
+
 from acp_tui.protocol.jsonrpc import Request
 
 #: Answers one agent→client request: returns the result (a msgspec Struct, a dict, or pre-encoded
@@ -27,6 +30,8 @@ from acp_tui.protocol.jsonrpc import Request
 #: cancelled (the agent sent `$/cancel_request`, or the connection closed) the handler may still
 #: return an answer (a question answers "cancelled"); if it lets the cancellation through, -32800 is sent.
 ServiceHandler = Callable[[Request], Awaitable[Any]]
+#: Handles one agent→client notification's raw params, synchronously, in receive order (never answered).
+ServiceNotificationHandler = Callable[[msgspec.Raw], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +92,23 @@ class ClientService(Protocol):
         ...
 
 
+class NotifiedService(ClientService, Protocol):
+    """A service that also follows agent→client notifications (e.g. `elicitation/complete`).
+
+    Optional: a service without `notifications()` has none; see `service_notifications`.
+    """
+
+    def notifications(self) -> Mapping[str, ServiceNotificationHandler]:
+        """The notification methods this service follows, by method name."""
+        ...
+
+
+def service_notifications(service: ClientService) -> Mapping[str, ServiceNotificationHandler]:
+    """The notification handlers of `service` (none unless it has `notifications()`)."""
+    notifications = getattr(service, "notifications", None)
+    return notifications() if callable(notifications) else {}
+
+
 def merge_capabilities(services: list[ClientService]) -> Capabilities:
     """Deep-merge every service's fragments (later services win on conflicting leaves)."""
     v2: dict[str, Any] = {}
@@ -111,3 +133,4 @@ def _deep_merge(into: dict[str, Any], fragment: Mapping[str, Any]) -> None:
 
 
 __all__ = ["Capabilities", "ClientService", "ServiceContext", "ServiceHandler", "merge_capabilities"]
+__all__ += ["NotifiedService", "ServiceNotificationHandler", "service_notifications"]
