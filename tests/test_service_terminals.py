@@ -340,9 +340,9 @@ async def test_close_kills_everything_and_is_idempotent(tmp_path: Path) -> None:
 async def test_the_user_stops_a_command_from_its_card(harness: Harness) -> None:
     tid = await harness.run(PY, "-c", "import time; time.sleep(60)")
     assert harness.service.owns(tid) and not harness.service.owns("other")
-    assert await harness.service.stop(tid) is True
+    assert await harness.service.stop_terminal(tid) is True
     assert await harness.call("terminal/wait_for_exit", terminalId=tid) == {"signal": "SIGTERM"}
-    assert await harness.service.stop("other") is False
+    assert await harness.service.stop_terminal("other") is False
 
 
 # -- params and gating -------------------------------------------------------------------------------

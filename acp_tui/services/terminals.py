@@ -354,7 +354,7 @@ class TerminalService:
         """Is `terminal_id` a command this service runs (and has not released)?"""
         return terminal_id in self._commands
 
-    async def stop(self, terminal_id: str) -> bool:
+    async def stop_terminal(self, terminal_id: str) -> bool:
         """The user stops a running command from its card (SIGTERM, then SIGKILL); False if not ours.
 
         The agent sees what any kill looks like: its wait resolves with the signal.
