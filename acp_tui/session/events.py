@@ -7,11 +7,11 @@ still lives in the reducer. They never go on the wire.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 if TYPE_CHECKING:
     from acp_tui.protocol.common import ErrorObject
-    from acp_tui.protocol.v2 import ContentBlock, ToolCallUpdate
+    from acp_tui.protocol.v2 import ContentBlock, Diff, ToolCallUpdate
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +80,42 @@ class AgentExited:
     reason: str = ""
 
 
+#: How a file access ended: done, refused by policy or the user, failed (an error), or cancelled.
+FileAccessStatus: TypeAlias = Literal["done", "refused", "failed", "cancelled"]
+
+
+@dataclass(frozen=True, slots=True)
+class FileAccessed:
+    """The client read or wrote a file for the agent (v1 `fs/*`, docs/protocol.md §10.2), or did not.
+
+    Every access is shown, so the user always sees what the agent touched: the reducer lists it in the
+    tool call it belongs to (named by the agent, or the only unfinished call of the turn whose locations
+    name the file), else as a line of its own in the timeline.
+    """
+
+    kind: Literal["read", "write"]
+    #: absolute, symlinks and `..` resolved (what was or would have been touched)
+    path: str
+    #: the session's working directory, for showing `path` relative to it
+    cwd: str
+    status: FileAccessStatus = "done"
+    #: why it failed or was refused, or a note ("new file", "does not exist: read as empty")
+    detail: str = ""
+    #: the path as the agent sent it
+    requested_path: str = ""
+    #: read: the first line returned when a range was asked (1-based), and how many lines came back
+    first_line: int | None = None
+    line_count: int | None = None
+    #: write: the file did not exist; the change as a diff (`None` when there is none to show: binary or
+    #: too large), and how many lines it adds and removes
+    created: bool = False
+    diff: Diff | None = None
+    added: int = 0
+    removed: int = 0
+    #: the tool call the agent named in the request's `_meta`, if any
+    tool_call_id: str | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class SubmissionDismissed:
     """The user dismissed a failed/cancelled submission bubble: drop it from `state.submissions`."""
@@ -125,12 +161,13 @@ class TerminalTimed:
 
 LocalEvent: TypeAlias = (
     PromptSubmitted | PromptAccepted | PromptRejected | CancelRequested | PermissionRequested
-    | PermissionResolved | ProtocolProblem | AgentExited | SubmissionDismissed | ToolCallCreated
+    | PermissionResolved | ProtocolProblem | AgentExited | SubmissionDismissed | ToolCallCreated | FileAccessed
     | TerminalCancelRequested | TerminalCancelFailed | TerminalTimed
 )
 
 __all__ = [
     "PromptSubmitted", "PromptAccepted", "PromptRejected", "CancelRequested", "PermissionRequested",
-    "PermissionResolved", "ProtocolProblem", "AgentExited", "SubmissionDismissed", "ToolCallCreated", "LocalEvent",
+    "PermissionResolved", "ProtocolProblem", "AgentExited", "SubmissionDismissed", "ToolCallCreated", "FileAccessed",
+    "FileAccessStatus", "LocalEvent",
     "TerminalCancelRequested", "TerminalCancelFailed", "TerminalTimed",
 ]

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         AvailableCommand,
         ContentBlock,
         Cost,
+        Diff,
         Notice,
         PlanItems,
         SessionConfigOption,
@@ -45,10 +46,12 @@ TERMINAL: Final = "terminal"
 PLAN: Final = "plan"
 COMPACTION: Final = "compaction"
 UNKNOWN: Final = "unknown"
+FILE_ACCESS: Final = "file_access"
 
 #: The timeline entity types (the first element of every `EntityKey`).
 EntityType: TypeAlias = Literal[
-    "user_message", "agent_message", "agent_thought", "tool_call", "terminal", "plan", "compaction", "unknown"
+    "user_message", "agent_message", "agent_thought", "tool_call", "terminal", "plan", "compaction", "unknown",
+    "file_access",
 ]
 #: `(entity type, id)`: the only way an entity is ever looked up. Unknown updates get ids `"1"`, `"2"`, ...
 EntityKey: TypeAlias = tuple[str, str]
@@ -149,7 +152,7 @@ class ToolCall:
 
     __slots__ = (
         "key", "tool_call_id", "title", "kind", "status", "content", "locations",
-        "raw_input", "raw_output", "name", "meta", "cancelling", "interrupted", "turn",
+        "raw_input", "raw_output", "name", "meta", "cancelling", "interrupted", "turn", "files",
     )
 
     def __init__(self, key: EntityKey, turn: int = 0, tool_call_id: str | None = None) -> None:
@@ -170,6 +173,8 @@ class ToolCall:
         self.interrupted: bool = False
         #: the foreground-work counter (`SessionState.turn`) when this call was first seen
         self.turn: int = turn
+        #: files the client read or wrote for this call (v1 `fs/*`, docs/protocol.md §10.2), in order
+        self.files: list[FileAccess] = []
 
     @property
     def id(self) -> str:
@@ -282,7 +287,43 @@ class UnknownEntry:
         return self.key[1]
 
 
-Entity: TypeAlias = Message | ToolCall | Terminal | Plan | Compaction | UnknownEntry
+class FileAccess:
+    """A file the client read or wrote for the agent (v1 `fs/*`, docs/protocol.md §10.2), or refused to.
+
+    A line in the timeline, or an entry of `ToolCall.files` when it belongs to a tool call (then
+    `tool_call_id` names it). Fields as in `acp_tui.session.events.FileAccessed`; never changes once made.
+    """
+
+    __slots__ = (
+        "key", "kind", "path", "cwd", "status", "detail", "requested_path", "first_line", "line_count",
+        "created", "diff", "added", "removed", "tool_call_id",
+    )
+
+    def __init__(self, key: EntityKey, kind: str, path: str, cwd: str) -> None:
+        self.key: EntityKey = key
+        #: "read" or "write"
+        self.kind: str = kind
+        self.path: str = path
+        self.cwd: str = cwd
+        #: "done", "refused", "failed" or "cancelled"
+        self.status: str = "done"
+        self.detail: str = ""
+        self.requested_path: str = path
+        self.first_line: int | None = None
+        self.line_count: int | None = None
+        self.created: bool = False
+        #: a write's change (a git-style patch computed by the client), when there is one to show
+        self.diff: Diff | None = None
+        self.added: int = 0
+        self.removed: int = 0
+        self.tool_call_id: str | None = None
+
+    @property
+    def id(self) -> str:
+        return self.key[1]
+
+
+Entity: TypeAlias = Message | ToolCall | Terminal | Plan | Compaction | UnknownEntry | FileAccess
 
 
 # -- beside the timeline -----------------------------------------------------------------------------
@@ -383,7 +424,7 @@ class SessionState:
     __slots__ = (
         "entities", "notices", "usage", "commands", "config_options", "info", "foreground",
         "permissions", "submissions", "problems", "problem_count", "turn", "terminal_limit",
-        "unknown_count", "tool_call_keys", "cancel_requested",
+        "unknown_count", "tool_call_keys", "cancel_requested", "file_access_count",
     )
 
     def __init__(
@@ -417,6 +458,8 @@ class SessionState:
         self.tool_call_keys: dict[str, EntityKey] = {}
         #: the user cancelled the foreground work now in progress (cleared when its `TurnEnded` reports it)
         self.cancel_requested: bool = False
+        #: file accesses seen (their keys are `("file_access", "1")`, ...)
+        self.file_access_count: int = 0
 
     @property
     def timeline(self) -> list[Entity]:
@@ -454,6 +497,7 @@ __all__ = [
     "USER_MESSAGE", "AGENT_MESSAGE", "AGENT_THOUGHT", "TOOL_CALL", "TERMINAL", "PLAN", "COMPACTION",
     "UNKNOWN", "EntityType", "EntityKey", "FINISHED_TOOL_STATUSES", "RUNNING", "REQUIRES_ACTION", "IDLE",
     "ContentBuffer", "Message", "ToolCall", "Terminal", "Plan", "Compaction", "UnknownEntry", "Entity",
+    "FILE_ACCESS", "FileAccess",
     "Usage", "SessionInfo", "Foreground", "PendingPermission", "SubmissionStatus", "Submission",
     "Problem", "DEFAULT_TERMINAL_LIMIT", "SessionState",
 ]

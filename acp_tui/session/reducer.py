@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import posixpath
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -76,6 +77,7 @@ from acp_tui.session.events import (
     TerminalCancelRequested,
     TerminalTimed,
     AgentExited,
+    FileAccessed,
     CancelRequested,
     PermissionRequested,
     PermissionResolved,
@@ -90,6 +92,7 @@ from acp_tui.session.model import (
     AGENT_MESSAGE,
     AGENT_THOUGHT,
     COMPACTION,
+    FILE_ACCESS,
     IDLE,
     PLAN,
     REQUIRES_ACTION,
@@ -99,6 +102,7 @@ from acp_tui.session.model import (
     UNKNOWN,
     USER_MESSAGE,
     Compaction,
+    FileAccess,
     Entity,
     EntityKey,
     Message,
@@ -652,6 +656,52 @@ def _agent_exited(state: SessionState, event: AgentExited) -> list[Change]:
     return changes
 
 
+def _file_accessed(state: SessionState, event: FileAccessed) -> list[Change]:
+    """A file the client read or wrote for the agent (docs/protocol.md §10.2): listed in its tool call when
+    one can be told for sure, else a line of its own in the timeline."""
+    state.file_access_count += 1
+    access = FileAccess((FILE_ACCESS, str(state.file_access_count)), event.kind, event.path, event.cwd)
+    access.status = event.status
+    access.detail = event.detail
+    access.requested_path = event.requested_path or event.path
+    access.first_line = event.first_line
+    access.line_count = event.line_count
+    access.created = event.created
+    access.diff = event.diff
+    access.added = event.added
+    access.removed = event.removed
+    call = _owning_tool_call(state, event)
+    if call is None:
+        return [_add(state, access)]
+    access.tool_call_id = call.id
+    call.files.append(access)
+    return [EntityChanged(call.key, frozenset({"files"}))]
+
+
+def _owning_tool_call(state: SessionState, event: FileAccessed) -> ToolCall | None:
+    """The tool call a file access belongs to, conservatively: the one the agent named in `_meta`, else
+    the only unfinished call of the current turn whose locations name the file. An access no call
+    claims for sure stands alone (a wrong card would hide it where the user does not look)."""
+    if event.tool_call_id is not None:
+        named = state.tool_call(event.tool_call_id)
+        if named is not None:
+            return named
+    paths = {event.path, posixpath.normpath(event.requested_path or event.path)}
+    found: ToolCall | None = None
+    for entity in reversed(state.entities.values()):
+        if type(entity) is not ToolCall:
+            continue
+        if entity.turn < state.turn:
+            break  # calls are in first-seen order: everything earlier is from an earlier turn
+        if entity.finished or entity.turn != state.turn:
+            continue
+        if any(posixpath.normpath(location.path) in paths for location in entity.locations):
+            if found is not None:
+                return None  # two candidates: no telling
+            found = entity
+    return found
+
+
 _HANDLERS: dict[type, _Handler] = {
     UserMessageChunk: _user_chunk,
     AgentMessageChunk: _agent_chunk,
@@ -686,6 +736,7 @@ _HANDLERS: dict[type, _Handler] = {
     PermissionResolved: _permission_resolved,
     ProtocolProblem: _protocol_problem,
     AgentExited: _agent_exited,
+    FileAccessed: _file_accessed,
 }
 
 __all__ = ["apply"]
