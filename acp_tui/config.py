@@ -5,6 +5,8 @@ Example::
     theme = "nord"
     default_agent = "claude"
     init_timeout = 30
+    client_files = true          # offer v1 agents file reads and writes through acp-tui (ACP `fs`)
+    outside_writes = "ask"       # a write outside the session folder: "ask" (a dialog) or "refuse"
 
     [agents.claude]
     command = ["npx", "@agentclientprotocol/claude-agent-acp"]
@@ -29,6 +31,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
+from typing import Literal
 
 __all__ = ["NamedAgent", "Settings", "load_settings", "parse_settings"]
 
@@ -50,9 +53,13 @@ class Settings:
     default_agent: str | None = None
     agents: Mapping[str, NamedAgent] = field(default_factory=lambda: MappingProxyType({}))
     init_timeout: float = 30.0
+    #: offer v1 agents `fs/read_text_file` / `fs/write_text_file` (answered either way, docs/protocol.md §10.2)
+    client_files: bool = True
+    #: what a write outside the session's folder gets: a dialog ("ask") or an error ("refuse")
+    outside_writes: Literal["ask", "refuse"] = "ask"
 
 
-_TOP_KEYS = ("theme", "default_agent", "init_timeout", "agents")
+_TOP_KEYS = ("theme", "default_agent", "init_timeout", "agents", "client_files", "outside_writes")
 _AGENT_KEYS = ("command", "env", "cwd")
 _POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 _AT_END = "(at end of document)"
@@ -119,6 +126,25 @@ def parse_settings(text: str, source: str) -> tuple[Settings, list[str]]:
         else:
             init_timeout = float(value)
 
+    client_files = True
+    value = data.get("client_files")
+    if value is not None:
+        if isinstance(value, bool):
+            client_files = value
+        else:
+            bad("client_files", "true or false", value)
+
+    outside_writes: Literal["ask", "refuse"] = "ask"
+    value = data.get("outside_writes")
+    if value == "refuse":
+        outside_writes = "refuse"
+    elif isinstance(value, str) and value != "ask":
+        line = _line_of(text, "outside_writes")
+        where = f"{source}:{line}" if line else source
+        warnings.append(f"{where}: 'outside_writes' must be \"ask\" or \"refuse\", not {value!r}; asking")
+    elif value is not None and value != "ask":
+        bad("outside_writes", '"ask" or "refuse"', value)
+
     agents: dict[str, NamedAgent] = {}
     table = data.get("agents", {})
     if not isinstance(table, dict):
@@ -138,6 +164,8 @@ def parse_settings(text: str, source: str) -> tuple[Settings, list[str]]:
         default_agent=default_agent,
         agents=MappingProxyType(agents),
         init_timeout=init_timeout,
+        client_files=client_files,
+        outside_writes=outside_writes,
     )
     return settings, warnings
 
