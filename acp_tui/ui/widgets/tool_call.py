@@ -45,6 +45,7 @@ from acp_tui.ui.widgets.content_blocks import (
     pretty_json,
 )
 from acp_tui.ui.widgets.diff_view import DiffView
+from acp_tui.ui.widgets.file_access import FileAccessList, access_text
 from acp_tui.ui.widgets.icons import Pill, kind_icon, status_pill
 from acp_tui.ui.widgets.markdown_stream import MarkdownStream
 
@@ -298,6 +299,7 @@ class ToolCallCard(Widget, can_focus=True):
         self._last_run: _TextRun | None = None
         self._more_items: TextStatic | None = None
         self._locations: TextStatic | None = None
+        self._files: FileAccessList | None = None  # files the client read or wrote for this call
         self._raw: TextStatic | None = None
         self._header: _CardHeader | None = None  # drawn by the card itself until there is a body
         self._header_cache: tuple[int, list[Text], int] | None = None
@@ -428,7 +430,7 @@ class ToolCallCard(Widget, can_focus=True):
 
     def _has_details(self) -> bool:
         """Is there anything for the body to show (the raw view aside)?"""
-        return bool(self.call.content or self.call.locations)
+        return bool(self.call.content or self.call.locations or self.call.files)
 
     def _details_changed(self) -> None:
         """Content or locations changed: the arrow appears or goes when there is something to open."""
@@ -440,7 +442,7 @@ class ToolCallCard(Widget, can_focus=True):
         call = self.call
         if self.has_class("-raw"):
             return True
-        if self.expanded and (call.content or call.locations):
+        if self.expanded and (call.content or call.locations or call.files):
             return True
         return any(isinstance(item, TerminalRef) for item in call.content)
 
@@ -452,6 +454,9 @@ class ToolCallCard(Widget, can_focus=True):
         trailers: list[Widget] = []
         if self._more_items is not None:
             trailers.append(self._more_items)
+        if self.call.files:
+            self._files = FileAccessList(self.call.files, self._diff_paths(), classes="card--files")
+            trailers.append(self._files)
         if self.call.locations:
             self._locations = TextStatic(self._locations_text(), classes="card--locations")
             trailers.append(self._locations)
@@ -466,11 +471,11 @@ class ToolCallCard(Widget, can_focus=True):
 
     def _trailers(self) -> list[Widget]:
         """The rows after the items, in display order (only those that exist)."""
-        return [w for w in (self._more_items, self._locations, self._raw) if w is not None]
+        return [w for w in (self._more_items, self._files, self._locations, self._raw) if w is not None]
 
     def _mount_trailer(self, widget: Widget) -> None:
         """Mount a new trailer row in its place among the others."""
-        order: list[Widget | None] = [self._more_items, self._locations, self._raw]
+        order: list[Widget | None] = [self._more_items, self._files, self._locations, self._raw]
         later = [w for w in order[order.index(widget) + 1 :] if w is not None and w.parent is self]
         if later:
             self.mount(widget, before=later[0])
@@ -556,10 +561,26 @@ class ToolCallCard(Widget, can_focus=True):
             self._update_locations()
         if fields & {"raw_input", "raw_output"} and self._raw is not None:
             self._raw.update(self._raw_text())
-        if fields & {"status", "kind", "locations"}:
+        if "files" in fields:
+            self._update_files()
+        if fields & {"status", "kind", "locations", "files"}:
             self._sync_expanded()
-        if "locations" in fields:
+        if fields & {"locations", "files"}:
             self._details_changed()
+
+    def _diff_paths(self) -> set[str]:
+        """The files this call's own diffs show (a file access then needs no second diff)."""
+        return {change.path for item in self.call.content if isinstance(item, Diff) for change in item.changes}
+
+    def _update_files(self) -> None:
+        """The client read or wrote a file for this call (docs/protocol.md §10.2): list it."""
+        if not self._built:
+            return
+        if self._files is None:
+            self._files = FileAccessList(self.call.files, self._diff_paths(), classes="card--files")
+            self._mount_trailer(self._files)
+        else:
+            self._files.sync(self.call.files, self._diff_paths())
 
     def _update_locations(self) -> None:
         if not self._built:
@@ -647,7 +668,7 @@ class ToolCallCard(Widget, can_focus=True):
         call = self.call
         if call.status == "failed" or any(isinstance(item, (Diff, V1Diff)) for item in call.content):
             return True
-        if not call.content and not call.locations:
+        if not call.content and not call.locations and not call.files:
             return False
         return not (call.status == "completed" and call.kind in ("read", "search"))
 
@@ -712,6 +733,8 @@ class ToolCallCard(Widget, can_focus=True):
             else:
                 parts.append(tool_content_text(item))
             previous_text = is_text
+        if self.call.files:
+            parts.append("\n".join(access_text(access) for access in self.call.files))
         if self.call.locations:
             parts.append(self._locations_plain())
         if self.call.raw_input is not None or self.call.raw_output is not None:

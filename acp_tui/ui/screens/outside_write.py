@@ -1,0 +1,240 @@
+"""The outside-the-folder dialog: the agent wants to write a file acp-tui would not write on its own.
+
+A `ModalScreen[bool]` (True = write it) for one `acp_tui.services.files.OutsideWrite`: a write outside
+the session's working directory, or any write from an agent that was not offered file access
+(docs/protocol.md §10.2). It names the resolved path (symlinks and `..` already followed; shown
+relative to the session folder or with `~`, sanitized) and shows the change as a diff, so the user
+decides about the file that would really change. The chat screen implements `FileAsker` with it.
+
+The typing guard is the permission dialog's: keys and clicks are ignored until the dialog has been
+on screen for `arm_delay` seconds with no key pressed (every key while arming restarts the count), and
+nothing is focused on arrival, so a stray Enter decides nothing. `y`/`a` write, `n`/`r`/Escape refuse,
+arrows move between the two buttons; Shift+Up/Down and PageUp/PageDown scroll the diff.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import ClassVar, Final
+
+from rich.text import Text
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.timer import Timer
+from textual.widgets import Button, Static
+
+from acp_tui.sanitize import plain
+from acp_tui.services.files import OutsideWrite
+from acp_tui.ui.path_text import display_path
+from acp_tui.ui.screens.permission import ARM_DELAY
+from acp_tui.ui.widgets.diff_view import DiffView
+
+__all__ = ["OutsideWriteScreen", "shown_path"]
+
+#: Lines of the diff shown inside the dialog.
+MAX_DIFF_LINES: Final = 300
+#: The dialog takes at most this fraction of the screen's height; the conversation shows above it.
+MAX_HEIGHT_FRACTION: Final = 0.8
+#: The diff keeps at least this many rows however small the screen.
+MIN_BODY_HEIGHT: Final = 3
+_ARMING_HINT: Final = "keys are ignored for a moment…"
+_SCROLL_KEYS: Final = frozenset({"pageup", "pagedown", "shift+up", "shift+down"})
+
+
+def shown_path(write: OutsideWrite) -> str:
+    """The resolved path as the user reads it: relative to the session folder when inside, else `~/…`."""
+    path, cwd = write.path, write.cwd
+    if path != cwd and path.is_relative_to(cwd):
+        return plain(str(path.relative_to(cwd)))
+    return display_path(os.fspath(path))
+
+
+def _size(text: str) -> str:
+    lines = text.count("\n") + (0 if not text or text.endswith("\n") else 1)
+    return f"{lines} line{'s' if lines != 1 else ''}, {len(text.encode('utf-8', 'replace')):,} bytes"
+
+
+class OutsideWriteScreen(ModalScreen[bool]):
+    """Ask whether to write one file outside the folder (see the module docstring)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y,a", "decide(True)", show=False),
+        Binding("n,r,escape", "decide(False)", show=False),
+        Binding("left,up,shift+tab", "move(-1)", show=False),
+        Binding("right,down,tab", "move(1)", show=False),
+        Binding("shift+up,pageup", "scroll_body(-1)", show=False),
+        Binding("shift+down,pagedown", "scroll_body(1)", show=False),
+    ]
+
+    DEFAULT_CSS = """
+    OutsideWriteScreen { align: center bottom; background: $background 40%; }
+    OutsideWriteScreen > #dialog {
+        width: 100%; height: auto; max-height: 80%;  /* MAX_HEIGHT_FRACTION */
+        background: $surface; border: round $error; border-title-color: $error; border-title-style: bold;
+        padding: 0 1;
+    }
+    #dialog > #title { height: auto; text-style: bold; color: $text; }
+    #dialog > #path { height: auto; color: $text; background: $boost; padding: 0 1; }
+    #dialog > #why { height: auto; color: $text-muted; }
+    #dialog > #body { height: auto; overflow-x: hidden; scrollbar-gutter: stable; margin-top: 1; }
+    #body > .note { color: $text-muted; text-style: italic; }
+    #dialog > #buttons { height: auto; padding-top: 1; }
+    #buttons > Button { width: auto; min-width: 16; margin-right: 2; }
+    #buttons > Button:focus { text-style: bold underline; outline-left: thick $foreground; background-tint: $foreground 25%; }
+    #dialog > #hint { height: 1; color: $text-muted; }
+    #dialog > #hint.-arming { color: $warning; text-style: italic; }
+    """
+
+    def __init__(self, write: OutsideWrite, *, arm_delay: float = ARM_DELAY, name: str | None = None,
+                 id: str | None = None) -> None:
+        super().__init__(name=name, id=id)
+        self.write = write
+        self.arm_delay = arm_delay
+        self._armed = False
+        self._arm_timer: Timer | None = None
+        self._decided = False
+        self._allow = Button(Text("y  Write the file"), variant="error", compact=True, disabled=True, id="allow")
+        self._refuse = Button(Text("n  Refuse"), variant="default", compact=True, disabled=True, id="refuse")
+        self._buttons = [self._allow, self._refuse]
+        self._hint = Static(Text(_ARMING_HINT), id="hint", classes="-arming")
+        self._body = VerticalScroll(id="body", can_focus=False)
+        self._dialog = Vertical(id="dialog")
+        self._head = [
+            Static(Text(f"The agent wants to {'create' if write.created else 'overwrite'} this file:"), id="title"),
+            Static(Text(shown_path(write)), id="path"),
+            Static(Text(self._why()), id="why"),
+        ]
+        self._buttons_row = Horizontal(id="buttons")
+
+    # -- layout ------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        write = self.write
+        self._dialog.border_title = "Write outside the session folder" if write.reason == "outside" else "Unoffered write"
+        with self._dialog:
+            yield from self._head
+            with self._body:
+                if write.diff is not None:
+                    yield DiffView(write.diff, max_lines=MAX_DIFF_LINES)
+                else:
+                    note = f"The change is too large to show here ({_size(write.new_text)})."
+                    yield Static(Text(note), classes="note")
+            with self._buttons_row:
+                yield from self._buttons
+            yield self._hint
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._fit_body)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.call_after_refresh(self._fit_body)
+
+    def _fit_body(self) -> None:
+        """Cap the diff so the path, the buttons and the hint always fit in `MAX_HEIGHT_FRACTION` of the
+        screen (CSS cannot say "the rest, but no more than it needs")."""
+        cap = int(self.size.height * MAX_HEIGHT_FRACTION)
+        chrome = self._dialog.styles.gutter.height + self._body.styles.margin.height
+        for widget in (*self._head, self._buttons_row, self._hint):
+            chrome += widget.outer_size.height
+        self._body.styles.max_height = max(MIN_BODY_HEIGHT, cap - chrome)
+
+    def _why(self) -> str:
+        folder = display_path(os.fspath(self.write.cwd))
+        if self.write.reason == "outside":
+            return f"It is outside the session folder {folder} (after following symlinks and `..`)."
+        return "acp-tui did not offer this agent file access, so it never writes for it without asking."
+
+    # -- arming (the permission dialog's typing guard) ---------------------------------------
+
+    @property
+    def armed(self) -> bool:
+        """Do keys and clicks count yet?"""
+        return self._armed
+
+    def on_screen_resume(self) -> None:
+        self._disarm()
+        self.call_after_refresh(self._start_arming)
+
+    def on_screen_suspend(self) -> None:
+        self._disarm()
+
+    def on_key(self, event: events.Key) -> None:
+        """While arming, every key but scrolling restarts the countdown."""
+        if not self._armed and self._arm_timer is not None and event.key not in _SCROLL_KEYS:
+            self._start_arming()
+
+    def _start_arming(self) -> None:
+        if self._decided or not self.is_current:
+            return
+        if self._arm_timer is not None:
+            self._arm_timer.stop()
+        self._arm_timer = self.set_timer(self.arm_delay, self._arm, name="outside-write-arm")
+
+    def _disarm(self) -> None:
+        if self._arm_timer is not None:
+            self._arm_timer.stop()
+            self._arm_timer = None
+        self._armed = False
+        for button in self._buttons:
+            button.disabled = True
+        self._hint.update(Text(_ARMING_HINT))
+        self._hint.add_class("-arming")
+
+    def _arm(self) -> None:
+        self._arm_timer = None
+        if self._decided:
+            return
+        self._armed = True
+        for button in self._buttons:
+            button.disabled = False
+        self._hint.remove_class("-arming")
+        hint = Text()
+        for key, label in (("y", "write"), ("n/esc", "refuse"), ("←→ ⏎", "choose"), ("PgUp/PgDn", "scroll diff")):
+            if hint:
+                hint.append("  ")
+            hint.append(key, "bold")
+            hint.append(f" {label}")
+        self._hint.update(hint)
+
+    # -- deciding ----------------------------------------------------------------------------
+
+    def _finish(self, allow: bool) -> None:
+        if self._decided:
+            return
+        self._decided = True
+        if self._arm_timer is not None:
+            self._arm_timer.stop()
+        self.dismiss(allow)
+
+    def action_decide(self, allow: bool) -> None:
+        if self._armed:
+            self._finish(allow)
+
+    def action_move(self, step: int) -> None:
+        if not self._armed:
+            return
+        focused = self.focused
+        index = self._buttons.index(focused) if focused in self._buttons else (-1 if step > 0 else 0)
+        self._buttons[(index + step) % len(self._buttons)].focus()
+
+    def action_scroll_body(self, step: int) -> None:
+        if step < 0:
+            self._body.scroll_page_up()
+        else:
+            self._body.scroll_page_down()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if self._armed:
+            self._finish(event.button is self._allow)
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+
+    def close_because(self, reason: str) -> None:
+        """Withdrawn (the turn was cancelled, the agent went away): close as a refusal."""
+        self._finish(False)
