@@ -1,0 +1,265 @@
+"""The outside-the-folder dialog and the file-access lines (docs/protocol.md §10.2).
+
+The dialog names the resolved path and shows the diff, ignores keys until armed (the permission
+dialog's typing guard), focuses nothing on arrival, and shows agent text as inert data. Snapshots pin
+80×24 and 160×50 with acp-dark (docs/style.md, rule 12); regenerate with `pytest --snapshot-update`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.pilot import Pilot
+from textual.widgets import Button, Static
+
+from acp_tui.protocol.v2 import Diff, DiffChange, DiffPatch, StateUpdate, ToolCallLocation, ToolCallUpdate
+from acp_tui.services.files import OutsideWrite
+from acp_tui.session.events import FileAccessed
+from acp_tui.session.model import FILE_ACCESS, FileAccess, SessionState
+from acp_tui.session.reducer import apply
+from acp_tui.ui.screens.outside_write import OutsideWriteScreen, shown_path
+from acp_tui.ui.themes import load_shipped_themes
+from acp_tui.ui.widgets.diff_view import DiffView
+from acp_tui.ui.widgets.file_access import FileAccessView, access_line
+from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
+from acp_tui.ui.widgets.tool_call import ToolCallCard
+from tests.test_ui_widgets import WidgetApp, screen_text
+
+ARM = 0.2
+PROJECT = Path("/work/project")
+
+PATCH = (
+    "diff --git a/etc/hosts b/etc/hosts\n--- a/etc/hosts\n+++ b/etc/hosts\n@@ -1,2 +1,3 @@\n"
+    " 127.0.0.1 localhost\n-::1 localhost\n+::1 localhost ip6-localhost\n+10.0.0.5 build-box\n"
+)
+
+
+def outside_write(**changes: Any) -> OutsideWrite:
+    fields: dict[str, Any] = {
+        "path": Path("/etc/hosts"), "cwd": PROJECT, "old_text": "127.0.0.1 localhost\n::1 localhost\n",
+        "new_text": "127.0.0.1 localhost\n::1 localhost ip6-localhost\n10.0.0.5 build-box\n", "created": False,
+        "reason": "outside",
+        "diff": Diff(changes=[DiffChange(operation="modify", path="/etc/hosts")],
+                     patch=DiffPatch(format="git_patch", text=PATCH)),
+    }
+    fields.update(changes)
+    return OutsideWrite(**fields)
+
+
+class DialogApp(App[None]):
+    """A conversation-like scroller under the dialog, themed like the real app."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.results: list[bool] = []
+        for theme in load_shipped_themes():
+            self.register_theme(theme)
+        self.theme = "acp-dark"
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return {**super().get_theme_variable_defaults(), **EXTRA_THEME_VARIABLES}
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="chat"):
+            for n in range(60):
+                yield Static(f"conversation line {n}")
+
+    def ask(self, write: OutsideWrite, arm_delay: float = ARM) -> OutsideWriteScreen:
+        screen = OutsideWriteScreen(write, arm_delay=arm_delay)
+        self.push_screen(screen, callback=self.results.append)
+        return screen
+
+
+async def wait_for(pilot: Pilot[None], condition: Any, what: str) -> None:
+    for _ in range(500):
+        if condition():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+async def decide(keys: list[str], write: OutsideWrite | None = None) -> tuple[list[bool], OutsideWriteScreen]:
+    app = DialogApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.ask(write or outside_write())
+        await wait_for(pilot, lambda: screen.armed, "the dialog to arm")
+        assert screen.focused is None  # nothing focused on arrival: a stray Enter decides nothing
+        await pilot.press(*keys)
+        await pilot.pause()
+        return list(app.results), screen
+
+
+@pytest.mark.parametrize(("keys", "expected"), [
+    (["y"], [True]), (["a"], [True]), (["n"], [False]), (["r"], [False]), (["escape"], [False]),
+    (["enter"], []),  # nothing focused: Enter does nothing
+    (["right", "enter"], [True]), (["right", "right", "enter"], [False]),
+])
+async def test_keys_decide_once_armed(keys: list[str], expected: list[bool]) -> None:
+    results, _ = await decide(keys)
+    assert results == expected
+
+
+async def test_keys_are_ignored_until_armed_and_typing_keeps_it_disarmed() -> None:
+    app = DialogApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.ask(outside_write(), arm_delay=0.5)
+        await pilot.pause()
+        for _ in range(8):  # someone still typing a prompt: every key restarts the count
+            await pilot.press("y")
+            await pilot.pause(0.1)
+            assert not screen.armed and app.results == []
+        await pilot.press("enter", "n", "escape")
+        assert app.results == []
+        await wait_for(pilot, lambda: screen.armed, "the dialog to arm")
+        assert all(not button.disabled for button in screen.query(Button))
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.results == [False]
+
+
+async def test_clicks_are_ignored_until_armed() -> None:
+    app = DialogApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.ask(outside_write(), arm_delay=0.3)
+        await pilot.pause()
+        await pilot.click("#allow")
+        assert app.results == []
+        await wait_for(pilot, lambda: screen.armed, "the dialog to arm")
+        await pilot.click("#allow")
+        await pilot.pause()
+        assert app.results == [True]
+
+
+async def test_the_dialog_names_the_resolved_path_and_shows_the_diff() -> None:
+    app = DialogApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.ask(outside_write())
+        await wait_for(pilot, lambda: screen.armed, "the dialog to arm")
+        text = screen_text(app)
+        assert "The agent wants to overwrite this file:" in text and "/etc/hosts" in text
+        assert "outside the session folder /work/project" in text
+        assert "+10.0.0.5 build-box" in text
+        assert len(screen.query(DiffView)) == 1
+
+
+async def test_a_new_file_too_large_to_diff_and_an_unoffered_write() -> None:
+    app = DialogApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        big = "x\n" * 400_000
+        screen = app.ask(outside_write(path=PROJECT / "src" / "gen.txt", created=True, old_text=None, new_text=big,
+                                       diff=None, reason="not_offered"))
+        await wait_for(pilot, lambda: screen.armed, "the dialog to arm")
+        text = screen_text(app)
+        assert "wants to create this file:" in text and "src/gen.txt" in text  # relative inside the folder
+        assert "did not offer this agent file access" in text
+        assert "too large to show here (400000 lines, 800,000 bytes)" in text
+
+
+def test_shown_path_is_sanitized_relative_or_home() -> None:
+    home = Path(os.path.expanduser("~"))
+    assert shown_path(outside_write(path=home / ".bashrc")) == "~/.bashrc"
+    assert shown_path(outside_write(path=PROJECT / "a" / "b.txt")) == "a/b.txt"
+    hostile = outside_write(path=Path("/tmp/\x1b]52;c;aGk=\x07evil\u202e.txt"))
+    assert shown_path(hostile) == "/tmp/evil.txt"
+
+
+async def test_agent_text_in_the_path_is_inert() -> None:
+    app = DialogApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.ask(outside_write(path=Path("/tmp/[bold]x[/bold] [@click=app.quit]y[/].txt"), diff=None))
+        await wait_for(pilot, lambda: screen.armed, "the dialog to arm")
+        assert "/tmp/[bold]x[/bold] [@click=app.quit]y[/].txt" in screen_text(app)
+
+
+# -- snapshots -------------------------------------------------------------------------------------------
+
+
+async def _open_armed(pilot: Pilot[None]) -> None:
+    app = pilot.app
+    assert isinstance(app, DialogApp)
+    screen = app.ask(outside_write(), arm_delay=0.05)
+    await wait_for(pilot, lambda: screen.armed, "the dialog to arm")
+
+
+def test_snapshot_outside_write_80x24(snap_compare: Any) -> None:
+    assert snap_compare(DialogApp(), terminal_size=(80, 24), run_before=_open_armed)
+
+
+def test_snapshot_outside_write_160x50(snap_compare: Any) -> None:
+    assert snap_compare(DialogApp(), terminal_size=(160, 50), run_before=_open_armed)
+
+
+# -- file-access lines and the tool card ------------------------------------------------------------------
+
+
+def _access(state: SessionState, **fields: Any) -> FileAccess:
+    apply(state, FileAccessed(**{"cwd": str(PROJECT), **fields}))
+    entity = state.entities[(FILE_ACCESS, str(state.file_access_count))]
+    assert isinstance(entity, FileAccess)
+    return entity
+
+
+def test_access_lines() -> None:
+    state = SessionState()
+    line = lambda **fields: access_line(_access(state, **fields)).plain  # noqa: E731
+    assert line(kind="read", path=f"{PROJECT}/src/app.py") == "▤ read src/app.py"
+    assert line(kind="read", path=f"{PROJECT}/src/app.py", first_line=10, line_count=51) == (
+        "▤ read src/app.py (lines 10–60)")
+    assert line(kind="read", path=f"{PROJECT}/a", first_line=3, line_count=1) == "▤ read a (line 3)"
+    assert line(kind="read", path=f"{PROJECT}/new.md", detail="does not exist: read as empty") == (
+        "▤ read new.md — does not exist: read as empty")
+    assert line(kind="write", path="/etc/hosts", status="refused", detail="refused: the user declined") == (
+        "⊘ write refused /etc/hosts — refused: the user declined")
+    assert line(kind="read", path="/tmp/x\x1b[31m\u202e.txt", status="failed", detail="bad\x1b]0;t\x07") == (
+        "✗ read failed /tmp/x.txt — bad")
+
+
+def _write_fields(path: str = f"{PROJECT}/notes/hello.txt") -> dict[str, Any]:
+    patch = "diff --git a/notes/hello.txt b/notes/hello.txt\n--- /dev/null\n+++ b/notes/hello.txt\n@@ -0,0 +1,2 @@\n+hello\n+world\n"
+    diff = Diff(changes=[DiffChange(operation="add", path="notes/hello.txt")],
+                patch=DiffPatch(format="git_patch", text=patch))
+    return {"kind": "write", "path": path, "created": True, "diff": diff, "added": 2, "removed": 0}
+
+
+async def test_a_write_shows_its_line_and_diff_in_the_timeline() -> None:
+    state = SessionState()
+    view = FileAccessView(_access(state, **_write_fields()))
+    app = WidgetApp(view)
+    async with app.run_test(size=(80, 20)) as pilot:
+        await pilot.pause()
+        text = screen_text(app)
+        assert "✎ created notes/hello.txt (+2)" in text and "+world" in text
+        view.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "+world" not in screen_text(app)
+        assert "+world" in view.full_text()
+
+
+async def test_a_tool_card_lists_the_files_of_its_call() -> None:
+    state = SessionState()
+    apply(state, StateUpdate(state="running"))
+    path = f"{PROJECT}/notes/hello.txt"
+    apply(state, ToolCallUpdate(tool_call_id="w1", title="Writing to notes/hello.txt", kind="edit",
+                                status="in_progress", locations=[ToolCallLocation(path=path)]))
+    call = state.tool_call("w1")
+    assert call is not None
+    card = ToolCallCard(call)
+    app = WidgetApp(card)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        apply(state, FileAccessed(kind="read", path=path, cwd=str(PROJECT), detail="does not exist: read as empty"))
+        card.apply_fields(frozenset({"files"}))
+        apply(state, FileAccessed(cwd=str(PROJECT), **_write_fields(path)))
+        card.apply_fields(frozenset({"files"}))
+        await pilot.pause()
+        text = screen_text(app)
+        assert "▤ read notes/hello.txt — does not exist: read as empty" in text
+        assert "✎ created notes/hello.txt (+2)" in text and "+world" in text
+        assert not any(key[0] == FILE_ACCESS for key in state.entities)  # in the card, not in the timeline
+        assert "✎ created notes/hello.txt (+2)" in card.full_text()
