@@ -668,3 +668,20 @@ async def test_gemini_cli_creates_a_file_through_our_fs_write(tmp_path: Path, ge
     assert [(e.kind, e.detail) for e in standalone] == [("read", "does not exist: read as empty")]
     assert session.state.problem_count == 0, list(session.state.problems)
     assert wire.validate_sent() > 5
+
+
+# -- settings -----------------------------------------------------------------------------------------
+
+
+def test_settings_turn_file_access_off_and_refuse_outside_writes() -> None:
+    from acp_tui.config import Settings, parse_settings
+
+    assert (Settings().client_files, Settings().outside_writes) == (True, "ask")
+    settings, warnings = parse_settings('client_files = false\noutside_writes = "refuse"\n', "config.toml")
+    assert (settings.client_files, settings.outside_writes, warnings) == (False, "refuse", [])
+    settings, warnings = parse_settings('client_files = "no"\noutside_writes = "never"\n', "config.toml")
+    assert (settings.client_files, settings.outside_writes) == (True, "ask")
+    assert warnings == [
+        "config.toml:1: 'client_files' must be true or false, not a string; ignoring it",
+        "config.toml:2: 'outside_writes' must be \"ask\" or \"refuse\", not 'never'; asking",
+    ]
