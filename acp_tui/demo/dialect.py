@@ -236,18 +236,23 @@ class V2Dialect:
 
 
 class V1Dialect:
-    """ACP v1: chunks without ids, tool calls created with `tool_call`, content replaced whole."""
+    """ACP v1: chunks named by the optional `messageId`, tool calls created with `tool_call`, content
+    replaced whole.
+
+    The chunks carry their message's id although v1 makes it optional: without one, consecutive chunks
+    are one message (docs/protocol.md §5.6), and two scripted messages in a row would run together.
+    """
 
     version = 1
 
     def message_chunk(self, message_id: str, text: str) -> Any:
-        return v1.V1AgentMessageChunk(content=_text(text))
+        return v1.V1AgentMessageChunk(content=_text(text), message_id=message_id)
 
     def message(self, message_id: str, text: str) -> Any:
-        return v1.V1AgentMessageChunk(content=_text(text))
+        return v1.V1AgentMessageChunk(content=_text(text), message_id=message_id)
 
     def thought_chunk(self, message_id: str, text: str) -> Any:
-        return v1.V1AgentThoughtChunk(content=_text(text))
+        return v1.V1AgentThoughtChunk(content=_text(text), message_id=message_id)
 
     def _content(self, item: ToolItem) -> Any:
         if isinstance(item, ToolText):

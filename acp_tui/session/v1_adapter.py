@@ -248,9 +248,11 @@ class V1Adapter:
         return message_id
 
     def _chunk_id(self, kind: str, message_id: str | None) -> str:
-        """The agent's id if it sent one; else continue the current local message or start a new one."""
+        """The agent's id if it sent one; else continue the current local message or start a new one.
+        An agent-named message ends the local one: id-less chunks after it start a new local message."""
         if message_id:
             self._last_kind = kind
+            self._current.pop(kind, None)
             return message_id
         if self._last_kind != kind or kind not in self._current:
             self._new_id(kind)
