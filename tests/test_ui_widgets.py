@@ -60,7 +60,7 @@ from acp_tui.session.model import SessionState, Submission
 from acp_tui.session.reducer import apply
 from acp_tui.ui.themes import load_shipped_themes
 from acp_tui.ui.widgets.compaction import CompactionView
-from acp_tui.ui.widgets.content_blocks import ContentChip, block_chip, head_lines
+from acp_tui.ui.widgets.content_blocks import ContentChip, EmbeddedResourceView, block_chip, head_lines
 from acp_tui.ui.widgets.diff_view import DiffView
 from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES, kind_icon, status_pill
 from acp_tui.ui.widgets.plan_view import PlanView
@@ -219,7 +219,7 @@ async def test_user_message_renders_text_chips_and_delivery_states() -> None:
         await pilot.pause()
         text = screen_text(app)
         assert "fix [bold]this[/] please" in text
-        assert "[image png 2 KB]" in text
+        assert "▣ image · png · 2 KB" in text  # what was attached, not its bytes
         assert "52;" not in text and "aGk" not in text
         drive(view, run(state, UserMessageChunk(message_id="m1", content=TextContent(text=" now"))))
         await pilot.pause()
@@ -729,12 +729,22 @@ async def test_unknown_update_row_expands_to_bounded_sanitized_json() -> None:
 # -- embedded resource ------------------------------------------------------------------------------
 
 
-async def test_embedded_resource_chip_opens_to_text() -> None:
+async def test_embedded_resource_in_the_users_message_shows_its_name_and_size_not_its_text() -> None:
     state = SessionState()
     resource = EmbeddedResource(resource=TextResourceContents(uri="file:///notes.md", text="secret [b]notes[/b]"))
-    run(state, UserMessage(message_id="u", content=[TextContent(text="see"), resource]))
+    run(state, UserMessage(message_id="u", content=[TextContent(text="see @notes.md"), resource]))
     view = UserMessageView(state.message("user_message", "u"))
     app = WidgetApp(view)
+    async with app.run_test(size=(70, 12)) as pilot:
+        await pilot.pause()
+        assert "▤ notes.md · 19 B" in screen_text(app)
+        assert "secret" not in screen_text(app)
+        assert not view.query(EmbeddedResourceView)
+
+
+async def test_embedded_resource_chip_opens_to_text() -> None:
+    resource = EmbeddedResource(resource=TextResourceContents(uri="file:///notes.md", text="secret [b]notes[/b]"))
+    app = WidgetApp(EmbeddedResourceView(resource))
     async with app.run_test(size=(70, 12)) as pilot:
         await pilot.pause()
         assert "▸ [resource file:///notes.md]" in screen_text(app)

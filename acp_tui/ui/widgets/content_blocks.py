@@ -21,6 +21,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
+from acp_tui.context.blocks import Attachment, describe_block
 from acp_tui.protocol.v2 import (
     AudioContent,
     BlobResourceContents,
@@ -36,6 +37,7 @@ from acp_tui.sanitize import multiline, plain
 __all__ = [
     "MAX_JSON_LINES", "human_size", "base64_size", "head_lines", "pretty_json", "more_lines_text",
     "block_chip", "to_content", "TextStatic", "ContentChip", "EmbeddedResourceView", "block_widget",
+    "attachment_text", "AttachmentChip", "attachment_widget",
 ]
 
 #: Lines of raw JSON shown before "… N more lines".
@@ -240,3 +242,42 @@ def block_widget(block: Any) -> Widget:
     if isinstance(block, EmbeddedResource):
         return EmbeddedResourceView(block)
     return ContentChip(block)
+
+
+# --- prompt attachments (the user's message) ---------------------------------------------------------
+
+#: One single-cell glyph per attachment kind (text symbols, never emoji, as in `icons`).
+ATTACHMENT_ICONS: Final[dict[str, str]] = {"embedded": "▤", "link": "↗", "image": "▣", "audio": "♪", "folder": "▸"}
+
+
+def attachment_text(attachment: Attachment) -> Text:
+    """An attachment chip: glyph, name, kind and size; never the attached bytes (names sanitised)."""
+    kind = "folder" if attachment.mime_type == "inode/directory" else attachment.kind
+    return Text(f"{ATTACHMENT_ICONS[kind]} {attachment.label()}")
+
+
+class AttachmentChip(TextStatic):
+    """A file, link, image or audio clip attached to a prompt, as one chip (see `attachment_text`)."""
+
+    DEFAULT_CSS = """
+    AttachmentChip {
+        width: auto;
+        max-width: 100%;
+        height: auto;
+        color: $text-accent;
+        background: $accent-muted;
+        padding: 0 1;
+    }
+    """
+
+    def __init__(self, block: Any, attachment: Attachment) -> None:
+        super().__init__(attachment_text(attachment))
+        self.block = block
+        self.attachment = attachment
+
+
+def attachment_widget(block: Any) -> Widget:
+    """How the user's message shows a non-text block: an attachment chip, or for a block kind this
+    client does not know, the generic chip."""
+    attachment = describe_block(block)
+    return AttachmentChip(block, attachment) if attachment is not None else block_widget(block)

@@ -1,7 +1,9 @@
 """The user's message: its text in a bubble, non-text blocks as chips, and the submission state.
 
 Built from a model `Message` (an inserted or echoed user message) or from the blocks of a prompt
-submission that the agent has not inserted yet. While not inserted it looks "pending" (greyed); a
+submission that the agent has not inserted yet. Attached files, links, images and audio show as chips
+with their names and sizes, never their bytes, whether sent now or replayed; the `@` mentions in the
+text that name an attachment are drawn as chips too. While not inserted it looks "pending" (greyed); a
 rejected prompt shows its error, a cancelled one "not sent (cancelled)". The text is plain
 (sanitized with `multiline`), never markdown or markup: it is what the user typed or the agent echoed.
 """
@@ -9,15 +11,19 @@ rejected prompt shows its error, a cancelled one "not sent (cancelled)". The tex
 from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
+from urllib.parse import unquote, urlsplit
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.content import Content
 from textual.containers import HorizontalGroup, Vertical
 
+from acp_tui.context.blocks import describe_block
+from acp_tui.context.mentions import find_tokens
 from acp_tui.protocol.v2 import ContentBlock, TextContent
 from acp_tui.sanitize import multiline, plain
 from acp_tui.session.model import Message, Submission
-from acp_tui.ui.widgets.content_blocks import TextStatic, block_widget
+from acp_tui.ui.widgets.content_blocks import TextStatic, attachment_widget
 
 __all__ = ["UserMessageView", "DeliveryState"]
 
@@ -60,6 +66,8 @@ class UserMessageView(Vertical):
         self._chips = HorizontalGroup(classes="user--chips")
         self._status = TextStatic(classes="user--status")
         self._parts: list[str] = []
+        #: what the attachments are called (names, file paths), to draw the mentions naming them as chips
+        self._attached: list[str] = []
         self._initial_chips: list[Any] = []
         self.state: DeliveryState = "sent"
         self._status_plain = ""
@@ -88,12 +96,14 @@ class UserMessageView(Vertical):
 
     def _load(self, blocks: list[ContentBlock]) -> None:
         self._parts = []
+        self._attached = []
         chips = []
         for block in blocks:
             if isinstance(block, TextContent):
                 self._parts.append(multiline(block.text))
             else:
-                chips.append(block_widget(block))
+                self._remember(block)
+                chips.append(attachment_widget(block))
         self._render_text()
         self._chips.display = bool(chips)
         if self._chips.is_mounted:
@@ -105,8 +115,27 @@ class UserMessageView(Vertical):
 
     def _render_text(self) -> None:
         text = "".join(self._parts)
-        self._text.update(Text(text))
+        self._text.update(self._with_mentions(text) if self._attached and "@" in text else Text(text))
         self._text.display = bool(text)
+
+    def _remember(self, block: ContentBlock) -> None:
+        attachment = describe_block(block)
+        if attachment is not None:
+            self._attached.append(attachment.name)
+            if attachment.uri is not None and attachment.uri.startswith("file://"):
+                self._attached.append(unquote(urlsplit(attachment.uri).path))
+
+    def _names_attachment(self, path: str) -> bool:
+        tail = "/" + path.lstrip("./")
+        return any(name == path or name.endswith(tail) for name in self._attached)
+
+    def _with_mentions(self, text: str) -> Content:
+        """The text with each `@` mention that names an attachment styled as a chip (theme variables)."""
+        content = Content(text)
+        for start, end, path in find_tokens(text):
+            if self._names_attachment(path):
+                content = content.stylize("bold $text-accent on $accent-muted", start, end)
+        return content
 
     @property
     def text(self) -> str:
@@ -123,7 +152,9 @@ class UserMessageView(Vertical):
         if isinstance(block, TextContent):
             self.append_text(block.text)
             return
-        chip = block_widget(block)
+        self._remember(block)
+        self._render_text()
+        chip = attachment_widget(block)
         self._chips.display = True
         if self._chips.is_mounted:
             self._chips.mount(chip)

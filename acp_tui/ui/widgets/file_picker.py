@@ -1,0 +1,252 @@
+"""The `@` file picker above the prompt: fuzzy matches from the working directory's index, per keystroke.
+
+Like the slash-command menu it never takes focus: the prompt keeps it and routes Up/Down, Tab/Enter
+and Escape here while the picker is open (see `PromptInput` and `prompt_context`). The index
+(`acp_tui.context.index`) is built in a background thread the first time the picker opens (or on
+`warm()`); typing never waits for it: each keystroke searches the snapshot there is, the border says
+"indexing…" meanwhile, and a short timer refreshes the rows as more of the tree arrives. Matching
+runs in the UI thread because it is fast (see `acp_tui.context.matcher` and `bench/mention_speed.py`).
+
+File names are hostile data: every row is built character by character, unprintable characters shown
+as escapes (`\\n`, `\\x1b`, `\\u202e`) in a muted style, never as markup; very long paths are
+shortened in the middle so the last component stays visible.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.content import Content
+from textual.timer import Timer
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from acp_tui.context.index import Corpus, FileIndex
+from acp_tui.context.matcher import DEFAULT_LIMIT, Match, Matcher
+from acp_tui.context.mentions import escape_char
+
+__all__ = ["FilePicker", "picker_row", "REFRESH_AFTER"]
+
+#: An index older than this (seconds) is rebuilt in the background when the picker opens.
+REFRESH_AFTER = 30.0
+#: How often the rows follow a growing index while the picker is open.
+POLL_INTERVAL = 0.1
+#: Rows wider than this many characters are shortened in the middle (the widget's width when known).
+MAX_ROW = 200
+
+
+def _css() -> str:
+    """The picker's styles, kept in `file_picker.tcss` beside this module."""
+    try:
+        return (Path(__file__).with_name("file_picker.tcss")).read_text(encoding="utf-8")
+    except OSError:
+        return ""
+
+
+def picker_row(match: Match, width: int = MAX_ROW) -> Content:
+    """One row: the path, the characters the query matched in bold accent, a directory's name in
+    the primary colour; unprintable characters as muted escapes; middle-shortened past `width`."""
+    path = match.path
+    hits = set(match.positions)
+    base = path.rfind("/", 0, len(path) - 1) + 1
+    parts: list[tuple[str, str]] = []
+    for offset, char in enumerate(path):
+        shown = escape_char(char)
+        if shown != char and char not in "\\\"":
+            style = "$text-warning italic"
+        elif offset in hits:
+            style = "bold $text-accent"
+        elif offset >= base:
+            style = "$text-primary" if match.is_dir else "$text"
+        else:
+            style = "$text-muted"
+        parts.append((shown, style))
+    content = Content.assemble(*parts)
+    total = len(content.plain)
+    if total > width > 8:
+        base_cells = total - _cells(parts, base)  # the last component, as shown
+        tail = max(width // 2, min(width - 4, base_cells))
+        head = max(1, width - 1 - tail)
+        content = Content.assemble(content[:head], ("…", "$text-muted"), content[total - tail:])
+    return content
+
+
+def _cells(parts: list[tuple[str, str]], upto: int) -> int:
+    """Characters shown for the first `upto` path characters."""
+    return sum(len(shown) for shown, _ in parts[:upto])
+
+
+class FilePicker(OptionList):
+    """A small, unfocusable list of the working directory's entries matching the `@` word in the prompt."""
+
+    can_focus = False
+    DEFAULT_CSS = _css()
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str] | None = None,
+        *,
+        id: str | None = None,
+        index: FileIndex | None = None,
+        limit: int = DEFAULT_LIMIT,
+    ) -> None:
+        super().__init__(id=id, markup=False)
+        self.index = index if index is not None else (FileIndex(root) if root is not None else None)
+        self.limit = limit
+        self.matcher = Matcher()
+        self._query: str | None = None
+        self._shown: list[Match] = []
+        self._corpus_key: tuple[int, int] | None = None
+        self._poll: Timer | None = None
+        #: called with the chosen match when a row is clicked (the prompt completes it)
+        self.on_choose: Callable[[Match], None] | None = None
+
+    # -- state -----------------------------------------------------------------------------------
+
+    @property
+    def root(self) -> str | None:
+        """The directory the picker indexes (absolute), or None when it has none."""
+        return self.index.root if self.index is not None else None
+
+    def set_root(self, root: str | os.PathLike[str]) -> None:
+        """Index another directory (e.g. the session moved); the old walk is asked to stop."""
+        if self.index is not None and self.index.root == os.path.abspath(os.fspath(root)):
+            return
+        if self.index is not None:
+            self.index.stop()
+        self.index = FileIndex(root)
+        self.matcher = Matcher()
+        if self.is_open:
+            self.index.start()
+            self._refresh_rows()
+
+    @property
+    def is_open(self) -> bool:
+        return self.has_class("-open")
+
+    @property
+    def current_query(self) -> str | None:
+        """The query shown (the text after `@`), or None when closed."""
+        return self._query if self.is_open else None
+
+    @property
+    def shown(self) -> list[Match]:
+        """The matches listed now, best first."""
+        return list(self._shown) if self.is_open else []
+
+    @property
+    def highlighted_match(self) -> Match | None:
+        index = self.highlighted
+        if not self.is_open or index is None or not 0 <= index < len(self._shown):
+            return None
+        return self._shown[index]
+
+    def warm(self) -> None:
+        """Start indexing now (e.g. once the session is up) so the first `@` finds a complete index."""
+        if self.index is not None:
+            self.index.start()
+
+    # -- driven by the prompt --------------------------------------------------------------------
+
+    def show(self, query: str) -> None:
+        """Open (or refilter) for `query`, the text typed after `@`."""
+        index = self.index
+        if index is None:
+            self.close()
+            return
+        opening = not self.is_open
+        if opening:
+            if index.built_at is None:
+                index.start()
+            elif not index.building and time.monotonic() - index.built_at > REFRESH_AFTER:
+                index.refresh()  # stale: rebuilt in the background, the old corpus serves meanwhile
+        same = query == self._query
+        self._query = query
+        self.add_class("-open")
+        self._refresh_rows(keep=self.highlighted_match if same else None)
+        self._follow_index()
+
+    def close(self) -> None:
+        """Close and forget the query (the prompt's `@` word ended)."""
+        self._query = None
+        if self._shown:
+            self._shown = []
+            self.clear_options()
+        self.remove_class("-open")
+        self._stop_polling()
+
+    def move(self, delta: int) -> None:
+        """Move the highlight, wrapping around the ends."""
+        if not self._shown:
+            return
+        current = self.highlighted if self.highlighted is not None else (-1 if delta > 0 else 0)
+        self.highlighted = (current + delta) % len(self._shown)
+
+    # -- rows --------------------------------------------------------------------------------------
+
+    def _corpus(self) -> Corpus:
+        return self.index.corpus if self.index is not None else Corpus.empty()
+
+    def _refresh_rows(self, keep: Match | None = None) -> None:
+        corpus = self._corpus()
+        self._corpus_key = (corpus.generation, corpus.size)
+        matches = self.matcher.search(corpus, self._query or "", self.limit)
+        width = max(20, self.scrollable_content_region.width - 1) if self.is_mounted else MAX_ROW
+        self._shown = matches
+        if matches:
+            self.set_options(Option(picker_row(match, min(width, MAX_ROW))) for match in matches)
+            paths = [match.path for match in matches]
+            self.highlighted = paths.index(keep.path) if keep is not None and keep.path in paths else 0
+        else:
+            self.set_options([Option(self._empty_text(corpus), disabled=True)])
+        self.border_subtitle = self._status_text(corpus)
+
+    def _empty_text(self, corpus: Corpus) -> Content:
+        if not corpus.complete:
+            return Content.styled("indexing…", "italic $text-muted")
+        return Content.styled("no matching files", "italic $text-muted")
+
+    @staticmethod
+    def _status_text(corpus: Corpus) -> str:
+        if corpus.status in ("building", "idle"):
+            return f"indexing… {corpus.size:,}"
+        if corpus.status in ("truncated", "failed"):
+            return corpus.reason or "partial index"
+        return ""
+
+    def _follow_index(self) -> None:
+        """While open and the index is still being built, refresh the rows as it grows."""
+        building = self.index is not None and (self.index.building or not self._corpus().complete)
+        if building and self._poll is None and self.is_mounted:
+            self._poll = self.set_interval(POLL_INTERVAL, self._poll_index)
+        elif not building:
+            self._stop_polling()
+
+    def _poll_index(self) -> None:
+        if not self.is_open:
+            self._stop_polling()
+            return
+        corpus = self._corpus()
+        if (corpus.generation, corpus.size) != self._corpus_key:
+            self._refresh_rows(keep=self.highlighted_match)
+        if self.index is None or (not self.index.building and corpus.complete):
+            self._stop_polling()
+
+    def _stop_polling(self) -> None:
+        if self._poll is not None:
+            self._poll.stop()
+            self._poll = None
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        """A click on a row: the prompt completes it."""
+        event.stop()
+        if 0 <= event.option_index < len(self._shown) and self.on_choose is not None:
+            self.on_choose(self._shown[event.option_index])
+
+    def on_unmount(self) -> None:
+        self._stop_polling()
+        if self.index is not None:
+            self.index.stop()
