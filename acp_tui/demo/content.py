@@ -22,13 +22,15 @@ BEHAVIOURS: Final[dict[str, str]] = {
     "error": "A turn that ends with an error",
     "unknown": "An update kind no client knows (_demo/sparkle)",
     "everything": "All of the above (except slow and error) in one turn",
+    "context": "Say which blocks the prompt carried (text, @-mentioned files, images)",
 }
 
 WELCOME: Final[str] = (
     "Welcome to the **acp-tui demo agent**. It runs no model: each word below triggers a scripted "
     "behaviour.\n\n"
     "Try: `markdown`, `think`, `tools`, `edit` (asks permission), `plan`, `notice`, `compact`, "
-    "`slow` (30 s, try Ctrl-C), `error`, `unknown`, `everything`. Anything else gets an echo."
+    "`slow` (30 s, try Ctrl-C), `error`, `unknown`, `everything`, or `context` with an @-mentioned file. "
+    "Anything else gets an echo."
 )
 
 MARKDOWN_ANSWER: Final[str] = """\

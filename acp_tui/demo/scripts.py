@@ -35,6 +35,39 @@ def prompt_text(blocks: list[dict[str, Any]]) -> str:
     return "\n".join(str(block.get("text", "")) for block in blocks if block.get("type") == "text")
 
 
+def _decoded_size(data: Any) -> str:
+    """The decoded size of base64 text, as "12 KB" (without decoding it)."""
+    size = len(str(data).rstrip("=")) * 3 // 4
+    return f"{size} B" if size < 1024 else f"{round(size / 1024)} KB"
+
+
+def received(blocks: list[dict[str, Any]]) -> str:
+    """What the prompt carried, block by block, as the agent got it (the `context` behaviour, and said
+    whenever a prompt has more than text): "I received: text, resource_link file:///…, image image/png 12 KB"."""
+    items: list[str] = []
+    for block in blocks:
+        kind = block.get("type")
+        if kind == "text":
+            items.append("text")
+        elif kind == "resource_link":
+            size = block.get("size")
+            items.append(f"resource_link {block.get('uri')}" + (f" ({size} bytes)" if isinstance(size, int) else ""))
+        elif kind == "resource":
+            resource = block.get("resource")
+            if not isinstance(resource, dict):
+                resource = {}
+            mime = resource.get("mimeType") or "no type"
+            if "blob" in resource:
+                items.append(f"resource {resource.get('uri')} {mime} {_decoded_size(resource.get('blob'))}")
+            else:
+                items.append(f"resource {resource.get('uri')} {mime} {len(str(resource.get('text', '')))} characters")
+        elif kind in ("image", "audio"):
+            items.append(f"{kind} {block.get('mimeType', 'no type')} {_decoded_size(block.get('data', ''))}")
+        else:
+            items.append(f"{kind!r}")
+    return "I received: " + (", ".join(items) if items else "nothing")
+
+
 def attachments(blocks: list[dict[str, Any]]) -> list[str]:
     """A short description of each non-text block, for the echo."""
     described: list[str] = []
@@ -69,9 +102,14 @@ async def run(turn: Turn, blocks: list[dict[str, Any]]) -> None:
     """Play the behaviours the prompt names, or the echo."""
     text = prompt_text(blocks)
     names = choose(text)
+    if "context" in names or any(block.get("type") != "text" for block in blocks):
+        await turn.say(received(blocks), delay=0.01)
+        if names == ["context"]:
+            return
+        names = [name for name in names if name != "context"]
     if not names:
         words = _WORD.findall(text)
-        await turn.say(content.echo_text(text, words, attachments(blocks)), delay=0.01)
+        await turn.say(content.echo_text(text, words, []), delay=0.01)
         return
     for name in names:
         await SCRIPTS[name](turn)

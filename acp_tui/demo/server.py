@@ -268,7 +268,7 @@ class DemoAgent:
             return methods.InitializeResponse(
                 protocol_version=2,
                 info=AGENT_INFO,
-                capabilities={"session": {"prompt": {"embeddedContext": {}}}},
+                capabilities={"session": {"prompt": {"embeddedContext": {}, "image": {}}}},
             )
         self.version, self.dialect = 1, V1Dialect()
         return methods.InitializeResponse(
@@ -276,7 +276,7 @@ class DemoAgent:
             agent_info=AGENT_INFO,
             agent_capabilities={
                 "loadSession": False,
-                "promptCapabilities": {"embeddedContext": True},
+                "promptCapabilities": {"embeddedContext": True, "image": True},
                 "sessionCapabilities": {"resume": {}, "list": {}, "close": {}},
             },
         )
