@@ -685,3 +685,14 @@ def test_settings_turn_file_access_off_and_refuse_outside_writes() -> None:
         "config.toml:1: 'client_files' must be true or false, not a string; ignoring it",
         "config.toml:2: 'outside_writes' must be \"ask\" or \"refuse\", not 'never'; asking",
     ]
+
+
+async def test_a_question_that_fails_refuses_the_write(tmp_path: Path) -> None:
+    class Broken:
+        async def confirm_outside_write(self, write: OutsideWrite) -> bool:
+            raise RuntimeError("the screen went away")
+
+    service, context, _ = make(tmp_path, asker=Broken())
+    error = await rpc_error(write(service, tmp_path / "x.txt", "x"))
+    assert error.code == INTERNAL_ERROR and "could not ask" in error.message
+    assert not (tmp_path / "x.txt").exists() and context.accesses[0].status == "refused"

@@ -25,8 +25,8 @@ names the resolved path and shows the diff) or refused when `outside_writes = "r
 Every access shows in the timeline (`acp_tui.session.events.FileAccessed`): a read as one line, a write
 with its diff; in the tool call it belongs to when that is certain. Errors: -32602 for what the request
 asks that cannot be served as text (relative path, directory, binary, too large, refused), -32002 for
-a missing file outside the folder, -32603 for an operating-system failure, -32800 when the user
-cancels the turn while a write waits for an answer.
+a missing file outside the folder, -32603 for an operating-system failure (or a question that could
+not be put), -32800 when the user cancels the turn while a write waits for an answer.
 """
 
 from __future__ import annotations
@@ -112,12 +112,14 @@ class FileAsker(Protocol):
 
 
 class _Refused(Exception):
-    """A file request that cannot be served: the JSON-RPC error to answer and the timeline's status."""
+    """A file request that cannot be served: the JSON-RPC error for the agent (naming the path), the
+    short reason for the timeline's line (which shows the path already) and its status."""
 
-    def __init__(self, code: int, message: str, status: FileAccessStatus = "failed") -> None:
+    def __init__(self, code: int, message: str, detail: str, status: FileAccessStatus = "failed") -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.detail = detail
         self.status = status
 
 
@@ -165,7 +167,8 @@ class FileService:
         self.max_read_bytes = max_read_bytes
         self._context: ServiceContext | None = None
         self._asks: set[asyncio.Task[bool]] = set()
-        self._asking = asyncio.Lock()
+        #: writes go one at a time, question included: what was inspected is what gets replaced, in the
+        #: agent's order, and the user sees one question at a time
         self._writing = asyncio.Lock()
 
     # -- ClientService -------------------------------------------------------------------------------
@@ -237,7 +240,7 @@ class FileService:
         try:
             result = await asyncio.to_thread(_read, path, line, limit, self.max_read_bytes, self._inside(path))
         except _Refused as exc:
-            self._show_read(params, path, status=exc.status, detail=exc.message)
+            self._show_read(params, path, status=exc.status, detail=exc.detail)
             raise RpcError(exc.code, exc.message) from None
         except asyncio.CancelledError:
             self._show_read(params, path, status="cancelled", detail="withdrawn by the agent")
@@ -282,7 +285,9 @@ class FileService:
             try:
                 data = params.content.encode("utf-8")
             except UnicodeEncodeError:
-                raise _Refused(INVALID_PARAMS, "Invalid params: the content is not valid Unicode text") from None
+                raise _Refused(
+                    INVALID_PARAMS, "Invalid params: the content is not valid Unicode text", "content is not valid Unicode"
+                ) from None
             async with self._writing:
                 existing = await asyncio.to_thread(_inspect, target, params.content, self._label(target))
                 reason: OutsideReason | None = None
@@ -298,7 +303,7 @@ class FileService:
                 committing = asyncio.ensure_future(asyncio.to_thread(_commit, target, data, existing))
                 await asyncio.shield(committing)
         except _Refused as exc:
-            self._show_write(params, target, existing, status=exc.status, detail=exc.message)
+            self._show_write(params, target, existing, status=exc.status, detail=exc.detail)
             raise RpcError(exc.code, exc.message) from None
         except asyncio.CancelledError:
             if committing is not None:
@@ -317,7 +322,7 @@ class FileService:
         return WriteTextFileResponse()
 
     async def _confirm(self, write: OutsideWrite) -> None:
-        """Ask the user (one question at a time) or refuse by setting; returns only when allowed."""
+        """Ask the user or refuse by setting; returns only when allowed (called under `_writing`)."""
         match write.reason:
             case "outside":
                 where = "outside the session folder"
@@ -330,6 +335,7 @@ class FileService:
                 raise _Refused(
                     INVALID_PARAMS,
                     f"refused: writing {write.path} {where} is turned off (outside_writes = \"refuse\")",
+                    f"{where}: turned off (outside_writes = \"refuse\")",
                     "refused",
                 )
             case "ask":
@@ -337,25 +343,36 @@ class FileService:
             case _:
                 assert_never(self.outside_writes)
         if self.asker is None:
-            raise _Refused(INVALID_PARAMS, f"refused: writing {write.path} {where} needs the user's consent", "refused")
-        async with self._asking:
-            ask = asyncio.ensure_future(self.asker.confirm_outside_write(write))
-            self._asks.add(ask)
-            try:
-                allowed = await ask
-            except asyncio.CancelledError:
-                current = asyncio.current_task()
-                if current is not None and current.cancelling():
-                    raise  # this request was withdrawn by the agent, or the connection closed
-                raise _Refused(
-                    REQUEST_CANCELLED, f"cancelled: the turn was cancelled before {write.path} was written", "cancelled"
-                ) from None
-            finally:
-                self._asks.discard(ask)
-                if not ask.done():
-                    ask.cancel()
+            raise _Refused(
+                INVALID_PARAMS, f"refused: writing {write.path} {where} needs the user's consent",
+                f"{where}: nobody to ask", "refused",
+            )
+        ask = asyncio.ensure_future(self.asker.confirm_outside_write(write))
+        self._asks.add(ask)
+        try:
+            allowed = await ask
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise  # this request was withdrawn by the agent, or the connection closed
+            raise _Refused(
+                REQUEST_CANCELLED, f"cancelled: the turn was cancelled before {write.path} was written",
+                "the turn was cancelled", "cancelled",
+            ) from None
+        except Exception as exc:  # noqa: BLE001 - a question that fails refuses the write, never allows it
+            raise _Refused(
+                INTERNAL_ERROR, f"refused: could not ask the user about writing {write.path} ({exc})",
+                f"{where}: could not ask you", "refused",
+            ) from None
+        finally:
+            self._asks.discard(ask)
+            if not ask.done():
+                ask.cancel()
         if not allowed:
-            raise _Refused(INVALID_PARAMS, f"refused: the user declined writing {write.path} {where}", "refused")
+            raise _Refused(
+                INVALID_PARAMS, f"refused: the user declined writing {write.path} {where}", f"{where}: you declined",
+                "refused",
+            )
 
     def _label(self, path: Path) -> str:
         """How a diff names the file: relative to the working directory when inside it, else absolute."""
@@ -391,7 +408,8 @@ class FileService:
 
 
 def _os_error(verb: str, path: Path, exc: OSError) -> _Refused:
-    return _Refused(INTERNAL_ERROR, f"cannot {verb} {path}: {exc.strerror or exc}")
+    reason = exc.strerror or str(exc)
+    return _Refused(INTERNAL_ERROR, f"cannot {verb} {path}: {reason}", reason)
 
 
 def _open_regular(path: Path) -> int:
@@ -401,9 +419,9 @@ def _open_regular(path: Path) -> int:
     try:
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):
-            raise _Refused(INVALID_PARAMS, f"Invalid params: {path} is a directory")
+            raise _Refused(INVALID_PARAMS, f"Invalid params: {path} is a directory", "a directory")
         if not stat.S_ISREG(mode):
-            raise _Refused(INVALID_PARAMS, f"Invalid params: {path} is not a regular file")
+            raise _Refused(INVALID_PARAMS, f"Invalid params: {path} is not a regular file", "not a regular file")
     except BaseException:
         os.close(fd)
         raise
@@ -412,12 +430,15 @@ def _open_regular(path: Path) -> int:
 
 def _decode(data: bytes, path: Path) -> str:
     if b"\0" in data:
-        raise _Refused(INVALID_PARAMS, f"Invalid params: {path} is a binary file (it contains NUL bytes)")
+        raise _Refused(
+            INVALID_PARAMS, f"Invalid params: {path} is a binary file (it contains NUL bytes)", "binary (NUL bytes)"
+        )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise _Refused(
-            INVALID_PARAMS, f"Invalid params: {path} is not UTF-8 text (invalid byte at offset {exc.start})"
+            INVALID_PARAMS, f"Invalid params: {path} is not UTF-8 text (invalid byte at offset {exc.start})",
+            "not UTF-8 text",
         ) from None
 
 
@@ -427,7 +448,7 @@ def _read(path: Path, line: int | None, limit: int | None, cap: int, inside: boo
     except FileNotFoundError:
         if inside:
             return _Read("", 0 if line is not None or limit is not None else None, missing=True)
-        raise _Refused(RESOURCE_NOT_FOUND, f"file not found: {path}") from None
+        raise _Refused(RESOURCE_NOT_FOUND, f"file not found: {path}", "not found") from None
     except OSError as exc:
         raise _os_error("read", path, exc) from None
     with os.fdopen(fd, "rb") as file:
@@ -436,10 +457,12 @@ def _read(path: Path, line: int | None, limit: int | None, cap: int, inside: boo
                 size = os.fstat(fd).st_size
                 data = file.read(cap + 1) if size <= cap else b""
                 if size > cap or len(data) > cap:
+                    found = _megabytes(max(size, len(data)))
                     raise _Refused(
                         INVALID_PARAMS,
-                        f"Invalid params: {path} is too large to read whole ({_megabytes(max(size, len(data)))}, "
-                        f"the limit is {_megabytes(cap)}); ask for a range with line and limit",
+                        f"Invalid params: {path} is too large to read whole ({found}, the limit is "
+                        f"{_megabytes(cap)}); ask for a range with line and limit",
+                        f"too large to read whole ({found})",
                     )
                 return _Read(_decode(data, path), None)
             data, count = _read_lines(file, max(line or 1, 1), limit, cap, path)
@@ -472,6 +495,7 @@ def _read_lines(file: BinaryIO, first: int, limit: int | None, cap: int, path: P
             raise _Refused(
                 INVALID_PARAMS,
                 f"Invalid params: the lines asked of {path} exceed {_megabytes(cap)}; ask for fewer lines",
+                f"the lines asked exceed {_megabytes(cap)}",
             )
         ended = piece.endswith(b"\n")
     return bytes(kept), count
@@ -491,9 +515,9 @@ def _inspect(target: Path, new_text: str, label: str) -> _Existing:
     except OSError as exc:
         raise _os_error("write", target, exc) from None
     if stat.S_ISDIR(info.st_mode):
-        raise _Refused(INVALID_PARAMS, f"Invalid params: {target} is a directory")
+        raise _Refused(INVALID_PARAMS, f"Invalid params: {target} is a directory", "a directory")
     if not stat.S_ISREG(info.st_mode):
-        raise _Refused(INVALID_PARAMS, f"Invalid params: {target} is not a regular file")
+        raise _Refused(INVALID_PARAMS, f"Invalid params: {target} is not a regular file", "not a regular file")
     old_text: str | None = None
     binary = False
     if info.st_size <= MAX_DIFF_TEXT:
@@ -545,7 +569,9 @@ def _commit(target: Path, data: bytes, existing: _Existing) -> None:
         raise _os_error("create the folder for", target, exc) from None
     if Path(os.path.realpath(parent)) != parent:
         # A folder on the way became a symlink between resolving and writing: judge again, write nothing.
-        raise _Refused(INTERNAL_ERROR, f"cannot write {target}: its folder changed while writing")
+        raise _Refused(
+            INTERNAL_ERROR, f"cannot write {target}: its folder changed while writing", "its folder changed while writing"
+        )
     try:
         fd, temporary = tempfile.mkstemp(dir=parent, prefix=f".{target.name}.", suffix=".acp-tmp")
     except OSError as exc:
