@@ -2,18 +2,28 @@
 
 With a `CommandMenu` attached, a `/` word at the start opens the agent's slash commands; while the
 menu is open Up/Down move its highlight, Tab/Enter complete the command and Escape closes it.
+With a `FilePicker` attached, `@` mentions files the same way, and mentions and huge pastes show as
+chips (see `prompt_context`); Enter then submits a `PromptSubmission` (text and mentions).
 """
 
 from __future__ import annotations
 
+from typing import ClassVar
+
+from rich.style import Style
 from textual import events, on
+from textual.geometry import Region
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import TextArea
 
 from acp_tui.history import PromptHistory
 from acp_tui.protocol.v2 import AvailableCommand
 from acp_tui.sanitize import plain
+from acp_tui.context.mentions import PromptSubmission
 from acp_tui.ui.widgets.command_menu import CommandMenu
+from acp_tui.ui.widgets.file_picker import FilePicker
+from acp_tui.ui.widgets.prompt_context import MENTION_HIGHLIGHT, PromptContext
 
 
 class PromptInput(TextArea):
@@ -31,18 +41,32 @@ class PromptInput(TextArea):
     PromptInput:focus {
         border: round $primary;
     }
+    PromptInput > .prompt-input--mention {
+        color: $text-accent;
+        background: $accent-muted;
+        text-style: bold;
+    }
     """
 
-    class Submitted(Message):
-        """The user pressed Enter on a non-empty prompt."""
+    COMPONENT_CLASSES: ClassVar[set[str]] = TextArea.COMPONENT_CLASSES | {"prompt-input--mention"}
 
-        def __init__(self, prompt: PromptInput, text: str) -> None:
+    class Submitted(Message):
+        """The user pressed Enter; `text` is what is sent (collapsed pastes expanded) and
+        `submission` the same text with the files it mentions."""
+
+        def __init__(self, prompt: PromptInput, text: str, submission: PromptSubmission | None = None) -> None:
             super().__init__()
             self.prompt = prompt
             self.text = text
+            self.submission = submission if submission is not None else PromptSubmission(text)
 
     def __init__(
-        self, history: PromptHistory, *, id: str | None = None, command_menu: CommandMenu | None = None
+        self,
+        history: PromptHistory,
+        *,
+        id: str | None = None,
+        command_menu: CommandMenu | None = None,
+        file_picker: FilePicker | None = None,
     ) -> None:
         super().__init__(
             "",
@@ -56,18 +80,19 @@ class PromptInput(TextArea):
         )
         self.prompt_history = history
         self.command_menu = command_menu
+        self.context = PromptContext(self, file_picker)
 
     async def _on_key(self, event: events.Key) -> None:
-        if self._menu_key(event):
+        if self.context.handle_key(event) or self._menu_key(event):
             event.stop()
             event.prevent_default()
             return
         if event.key == "enter":
             event.stop()
             event.prevent_default()
-            text = self.text
-            if text.strip():
-                self.post_message(self.Submitted(self, text))
+            submission = self.context.submission()
+            if submission.text.strip():
+                self.post_message(self.Submitted(self, submission.text, submission))
             return
         if event.key in ("shift+enter", "ctrl+j"):
             event.stop()
@@ -125,6 +150,40 @@ class PromptInput(TextArea):
     def _text_changed(self, event: TextArea.Changed) -> None:
         if self.command_menu is not None and event.text_area is self:
             self.command_menu.update_for(self.text)
+        if event.text_area is self:
+            self.context.prune()
+            self.context.sync_picker()
+
+    @on(TextArea.SelectionChanged)
+    def _cursor_moved(self, event: TextArea.SelectionChanged) -> None:
+        if event.text_area is self:
+            self.context.sync_picker()
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        """Image paths become mentions and huge pastes a collapsed token; other text is inserted."""
+        if not self.read_only and self.context.paste(event.text):
+            event.stop()
+            event.prevent_default()
+            self.focus()
+            return
+        await super()._on_paste(event)
+
+    def _build_highlight_map(self) -> None:
+        """No syntax highlighting: the only highlights are the chips of mentions and pastes."""
+        super()._build_highlight_map()
+        context: PromptContext | None = getattr(self, "context", None)  # None while TextArea.__init__ runs
+        if context is not None:
+            for row, spans in context.highlights().items():
+                self._highlights[row].extend(spans)
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        theme = self._theme
+        if theme is not None:
+            style = self.get_component_rich_style("prompt-input--mention", partial=True)
+            if theme.syntax_styles.get(MENTION_HIGHLIGHT) != style:
+                theme.syntax_styles = {**theme.syntax_styles, MENTION_HIGHLIGHT: style or Style()}
+                self._line_cache.clear()
+        return super().render_lines(crop)
 
     def _show(self, text: str, *, at_end: bool) -> None:
         """Replace the content with a recalled prompt; the cursor goes where the next key expects it."""
