@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.terminal_theme import TerminalTheme
 from textual.app import App
 from textual.binding import Binding
 
 from acp_tui.ui.interrupt import FORCE_STOP_AFTER
 from acp_tui.ui.markdown_styles import markdown_theme
 from acp_tui.ui.screens.chat import ChatScreen
-from acp_tui.ui.themes import load_shipped_themes
+from acp_tui.ui.themes import ansi_terminal_theme, load_shipped_themes
 from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
 
 if TYPE_CHECKING:
@@ -40,13 +41,22 @@ class AcpApp(App[int]):
         self.launch = launch
         self.arm_delay = arm_delay
         self.force_stop_after = force_stop_after
+        #: our palettes' own ANSI colours for agent terminal output, by theme name
+        self._ansi_themes: dict[str, TerminalTheme] = {}
         for theme in load_shipped_themes():
             self.register_theme(theme)
+            if (ansi := ansi_terminal_theme(theme)) is not None:
+                self._ansi_themes[theme.name] = ansi
         wanted = launch.theme or DEFAULT_THEME
         self.theme = wanted if wanted in self.available_themes else DEFAULT_THEME
         self._theme_warning = None if wanted in self.available_themes else f"unknown theme {wanted!r}"
         self._quitting = False
         self._markdown_styled = False
+
+    @property
+    def ansi_theme(self) -> TerminalTheme:
+        """The palette's own ANSI colours (readable on it); Textual's defaults under any other theme."""
+        return self._ansi_themes.get(self.theme) or super().ansi_theme
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """Our extra palette variables, with fallbacks so every Textual theme works too."""

@@ -1,7 +1,8 @@
 """Load the palettes shipped in `themes/` (installed as `acp_tui.themes`) as Textual themes.
 
 A palette is a TOML file of Textual's theme colours plus extra `[variables]`; widgets style
-themselves only through these variables, so a theme is nothing but a palette.
+themselves only through these variables, so a theme is nothing but a palette. The `ansi-*`
+variables also give agent terminal output its ANSI colours (`ansi_terminal_theme`).
 """
 
 from __future__ import annotations
@@ -9,12 +10,16 @@ from __future__ import annotations
 import tomllib
 from importlib import resources
 
+from rich.terminal_theme import TerminalTheme
+from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 _COLOUR_KEYS = (
     "primary", "secondary", "accent", "foreground", "background",
     "surface", "panel", "success", "warning", "error", "boost",
 )
+#: The ANSI colour names, in SGR order (30-37); a palette sets each as an `ansi-NAME` variable.
+ANSI_NAMES = ("black", "red", "green", "yellow", "blue", "magenta", "cyan", "white")
 
 
 def load_shipped_themes() -> list[Theme]:
@@ -41,3 +46,19 @@ def theme_from_palette(data: dict[str, object], *, fallback_name: str) -> Theme:
         variables={str(k): str(v) for k, v in variables.items()} if isinstance(variables, dict) else {},
         **colours,  # type: ignore[arg-type]
     )
+
+
+def ansi_terminal_theme(theme: Theme) -> TerminalTheme | None:
+    """The ANSI colours a palette gives agent terminal output, or None when it does not set all eight.
+
+    Textual maps ANSI colours through one fixed terminal theme per light/dark; ours are chosen with the
+    palette, so a red `1 failed` from pytest stays readable on the palette's own surface.
+    """
+    try:
+        colours = [Color.parse(theme.variables[f"ansi-{name}"]).rgb for name in ANSI_NAMES]
+        background = Color.parse(theme.background or "").rgb
+        foreground = Color.parse(theme.foreground or "").rgb
+    except (KeyError, ColorParseError):
+        return None
+    return TerminalTheme(background, foreground, colours, colours)
+

@@ -77,6 +77,10 @@ class ConfigPickerScreen(ModalScreen[ConfigChoice | None]):
     ConfigPickerScreen #config-help {
         color: $text-muted;
     }
+    ConfigPickerScreen #config-options > .option-list--option-disabled {
+        color: $text-muted;  /* the option names are headings, not disabled text */
+        text-style: bold;
+    }
     ConfigPickerScreen #config-options {
         height: auto;
         max-height: 30;

@@ -191,7 +191,7 @@ def _option_label(options: list[PermissionOption], index: int) -> Content:
     key = key_for_option(options, index)
     parts: list[str | tuple[str, str]] = [(number, "bold"), plain(options[index].name) or "(unnamed)"]
     if key is not None:
-        parts.append((f"  {key}", "dim"))
+        parts.append((f"  {key}", "italic"))
     return Content.assemble(*parts)
 
 

@@ -98,8 +98,9 @@ class CommandMenu(OptionList):
         display: block;
     }
     CommandMenu > .option-list--option-highlighted {
-        background: $block-cursor-background;
-        color: $block-cursor-foreground;
+        /* a tint, not the solid cursor colour: the rows keep their own colours, readable on it */
+        background: $primary 20%;
+        text-style: bold;
     }
     """
 

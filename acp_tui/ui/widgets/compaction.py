@@ -97,7 +97,7 @@ class CompactionView(Vertical, can_focus=True):
         self.add_class(f"-{variant}")
         text = Text(label)
         if self._has_summary():
-            text.append("  (summary ▾)" if self.expanded else "  (summary ▸)", style="dim")
+            text.append("  (summary ▾)" if self.expanded else "  (summary ▸)", style="italic")
         self._row_plain = text.plain
         self._row.update(text)
 

@@ -99,8 +99,10 @@ class ConfigBar(Widget):
         self.refresh()
 
     def render(self) -> Text:
-        value_style = self.get_component_rich_style("config-bar--value", partial=True)
-        hint_style = self.get_component_rich_style("config-bar--hint", partial=True)
+        # The visual style resolves `auto` and alpha colours against the bar's real background; a
+        # partial component style would drop them (`$text` came out white on the light theme).
+        value_style = self.get_visual_style("config-bar--value").rich_style
+        hint_style = self.get_visual_style("config-bar--hint").rich_style
         line = Text(no_wrap=True, overflow="ellipsis")
         spans: list[tuple[int, int, str]] = []
         for index, option in enumerate(self._options):

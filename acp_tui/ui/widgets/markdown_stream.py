@@ -51,7 +51,7 @@ FRAME_SECONDS = 1 / 30
 
 CODE_THEME = "monokai"
 #: Code highlighting under a light theme (a dark code block on a light screen glares).
-LIGHT_CODE_THEME = "friendly"
+LIGHT_CODE_THEME = "xcode"  # every token colour reads at 4.5:1 or better on its background
 
 RENDER_LIMIT = 256 * 1024
 """Characters of a message that are rendered. 256 KB is ~1,700 lines at width 156 (a long read, far
@@ -234,7 +234,8 @@ def render_tokens(
     return [Strip(line, width) for line in lines[start:end]]
 
 
-def _code_theme_for(dark: bool) -> str:
+def code_theme_for(dark: bool) -> str:
+    """The Pygments style for code blocks under a dark or a light app theme."""
     return CODE_THEME if dark else LIGHT_CODE_THEME
 
 
@@ -442,14 +443,14 @@ class MarkdownStream(Widget):
 
     def on_mount(self) -> None:
         """Text given before mounting is rendered at the first frame."""
-        self._code_theme = _code_theme_for(self.app.current_theme.dark)
+        self._code_theme = code_theme_for(self.app.current_theme.dark)
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
         if not self.settled:
             self._schedule_flush()
 
     def _theme_changed(self, theme: object) -> None:
         """A new theme re-renders with its colours (Markdown styles, and code colours for dark/light)."""
-        self._code_theme = _code_theme_for(bool(getattr(theme, "dark", True)))
+        self._code_theme = code_theme_for(bool(getattr(theme, "dark", True)))
         if self._width:
             self._rerender(self._width)
             self.refresh(layout=True)

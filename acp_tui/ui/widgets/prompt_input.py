@@ -41,6 +41,13 @@ class PromptInput(TextArea):
     PromptInput:focus {
         border: round $primary;
     }
+    PromptInput .text-area--placeholder {
+        color: $text-muted;  /* Textual's 40% is below 4.5:1 */
+    }
+    PromptInput:light .text-area--cursor {
+        color: $input-cursor-foreground;  /* Textual's light cursor is below 4.5:1 */
+        background: $input-cursor-background;
+    }
     PromptInput > .prompt-input--mention {
         color: $text-accent;
         background: $accent-muted;

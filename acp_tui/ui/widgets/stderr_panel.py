@@ -18,6 +18,7 @@ class StderrPanel(Log):
         height: 12;
         margin-bottom: 1;  /* docked edges do not stack: keep the status bar's row free */
         border-top: solid $warning 50%;
+        border-title-color: $warning;
         background: $surface;
         color: $text-muted;
         padding: 0 1;

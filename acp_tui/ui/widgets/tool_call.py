@@ -166,9 +166,9 @@ class _TerminalSlot(Vertical):
 #: the theme's variables (not CSS) so a card needs no styled node per pill.
 _PILL_COLOURS: Final[dict[str, tuple[str, float, str]]] = {
     "pending": ("boost", 1.0, "text-muted"),
-    "running": ("warning", 0.25, "warning"),
-    "success": ("success", 0.20, "success"),
-    "error": ("error", 0.25, "error"),
+    "running": ("warning", 0.15, "warning"),
+    "success": ("success", 0.15, "success"),
+    "error": ("error", 0.15, "error"),
     "cancelled": ("boost", 1.0, "text-muted"),
     "cancelling": ("warning", 0.15, "warning"),
     "unknown": ("boost", 1.0, "secondary"),

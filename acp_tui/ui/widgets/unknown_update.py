@@ -65,7 +65,7 @@ class UnknownUpdateView(Vertical, can_focus=True):
         return self.has_class("-expanded")
 
     def _update_row(self) -> None:
-        self._row.update(Text("▾ " if self.expanded else "▸ ", style="dim").append_text(unknown_label(self.entry.kind)))
+        self._row.update(Text.assemble("▾ " if self.expanded else "▸ ", unknown_label(self.entry.kind)))
 
     def raw_text(self) -> Text:
         """The payload as bounded, pretty JSON."""
