@@ -125,6 +125,8 @@ class _Command:
         self.eof = False
         #: resolved once the command exited and its output was read (or `EXIT_LINGER` passed)
         self.exit: asyncio.Future[TerminalExitStatus] = self.loop.create_future()
+        #: set once starting it succeeded or failed: only then is there a process group to signal
+        self.spawned = asyncio.Event()
         self.released = False
         self._pending = bytearray()
         self._skipped = 0
@@ -232,6 +234,7 @@ class _Command:
 
     async def kill(self, grace: float) -> None:
         """SIGTERM the whole group, SIGKILL what is left after `grace`, and wait for the exit status."""
+        await self.spawned.wait()
         pid = self.pid
         if pid is not None and (self.returncode is None or _group_alive(pid)):
             self._signal(signal.SIGTERM)
@@ -390,9 +393,7 @@ class TerminalService:
         self._count += 1
         command = _Command(self, f"term-{self._prefix}-{self._count}", limit)
         self._commands[command.id] = command
-        self.apply(TerminalUpdate(
-            terminal_id=command.id, command=shlex.join(argv), cwd=cwd, capabilities={"cancel": {}},
-        ))
+        self.apply(TerminalUpdate(terminal_id=command.id, command=shlex.join(argv), cwd=cwd))
         self.apply(TerminalTimed(command.id, started_at=time.monotonic()))
         try:
             await command.loop.subprocess_exec(
@@ -407,9 +408,14 @@ class TerminalService:
         except OSError as exc:
             command.fail(f"cannot run {argv[0]!r}: {exc.strerror or exc}", _NOT_EXECUTABLE)
         else:
-            if command.released:  # released (or the session closed) while it was starting
+            if command.released:  # the session closed while it was starting
+                command.spawned.set()
                 await command.kill(self.kill_grace)
                 command.dispose()
+            elif command.returncode is None:
+                self.apply(TerminalUpdate(terminal_id=command.id, capabilities={"cancel": {}}))  # the user may stop it
+        finally:
+            command.spawned.set()
         return CreateTerminalResponse(terminal_id=command.id)
 
     async def _output(self, request: Request) -> TerminalOutputResponse:
