@@ -379,9 +379,14 @@ class FileIndex:
                 try:
                     is_link = entry.is_symlink()
                     real_dir = not is_link and entry.is_dir(follow_symlinks=False)
-                    shown_dir = real_dir or (is_link and entry.is_dir())
                 except OSError:
                     continue
+                shown_dir = real_dir
+                if is_link:
+                    try:
+                        shown_dir = entry.is_dir()  # a link to a directory shows as one (never entered)
+                    except OSError:
+                        shown_dir = False  # a loop or a dangling link: listed as a file
                 relative = prefix + name
                 if rules.rules and rules.ignored(relative, shown_dir):
                     continue
