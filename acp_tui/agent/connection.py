@@ -69,6 +69,17 @@ class ProtocolProblem:
     raw: bytes
 
 
+class NotAnAgent(RpcError):
+    """The peer is no ACP agent: our own request came back to us, or it sent us `initialize` as a client.
+
+    An `RpcError` (-32600: what came back is no answer) so every caller that handles a failed request
+    handles this one; `message` says what happened, in words for the user.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(INVALID_REQUEST, message)
+
+
 #: Answers one agent→client request; returns the result (a Struct, dict or pre-encoded bytes)
 #: or raises `RpcError`. If cancelled by `$/cancel_request` it may still return a result (a
 #: permission handler answers `cancelled`); if it lets the cancellation through, -32800 is sent.
@@ -105,6 +116,8 @@ class Connection:
         self._framer = LineFramer()
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[msgspec.Raw]] = {}
+        #: the method of each pending request, to tell our own request coming back (an echo)
+        self._pending_methods: dict[int, str] = {}
         self._answered: set[RequestId] = set()
         self._abandoned: set[RequestId] = set()
         self._incoming: dict[RequestId, asyncio.Task[Any]] = {}
@@ -166,10 +179,12 @@ class Connection:
             request_id = next(self._ids)
         future: asyncio.Future[msgspec.Raw] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
+        self._pending_methods[request_id] = method
         try:
             await self._send(encode_request(request_id, method, params))
             return await future
         except asyncio.CancelledError:
+            self._pending_methods.pop(request_id, None)
             if self._pending.pop(request_id, None) is not None and not self._closed:
                 self._abandoned.add(request_id)
                 self._spawn(self._send(encode_notification(CANCEL_REQUEST_METHOD, {"requestId": request_id})))
@@ -242,6 +257,8 @@ class Connection:
 
     def _take_pending(self, request_id: RequestId, line: bytes) -> asyncio.Future[msgspec.Raw] | None:
         future = self._pending.pop(request_id, None) if isinstance(request_id, int) else None
+        if isinstance(request_id, int):
+            self._pending_methods.pop(request_id, None)
         if future is None:
             if request_id in self._abandoned:
                 self._abandoned.discard(request_id)
@@ -284,6 +301,8 @@ class Connection:
             asyncio.get_running_loop().call_soon(task.cancel)
 
     def _on_request(self, message: Request, line: bytes, batch: _Batch | None) -> None:
+        if self._not_an_agent(message, line):
+            return
         handler = self._request_handlers.get(message.method)
         if handler is None:
             if not message.method.startswith("_"):  # `_` methods are extensions, legitimately unknown
@@ -315,6 +334,29 @@ class Connection:
                 self._answer(encode_batch(batch.frames), None)
 
         task.add_done_callback(finished)
+
+    def _not_an_agent(self, message: Request, line: bytes) -> bool:
+        """Is this request one of ours coming back (`cat` echoes its input), or `initialize` (a client's
+        first request; no agent sends it)? Then no agent is there: say so, fail every request we wait
+        for with that explanation, and answer nothing (an echoing peer would echo the answer back as
+        the reply to our own request: "Method not found" for `initialize`)."""
+        request_id = message.id
+        echoed = isinstance(request_id, int) and self._pending_methods.get(request_id) == message.method
+        if not echoed and message.method != "initialize":
+            return False
+        if echoed:
+            reason = (f"the agent echoed our {message.method} request back — is this an ACP agent? "
+                      "(`cat` echoes its input)")
+        else:
+            reason = "the agent sent us an initialize request, as a client does — is this an ACP agent?"
+        self._problem(reason, line)
+        pending, self._pending = self._pending, {}
+        self._pending_methods.clear()
+        for pending_id, future in pending.items():
+            self._abandoned.add(pending_id)  # a late answer is dropped quietly
+            if not future.done():
+                future.set_exception(NotAnAgent(reason))
+        return True
 
     async def _run_handler(self, handler: RequestHandler, message: Request) -> bytes | None:
         """Run one handler to its single answer frame (`None` once the agent is gone)."""
@@ -373,6 +415,7 @@ class Connection:
         if self.trace is not None:
             self.trace.record("event", {"exit": info.describe(), "code": info.code, "signal": info.signal})
         pending, self._pending = self._pending, {}
+        self._pending_methods.clear()
         for future in pending.values():
             if not future.done():
                 future.set_exception(AgentExited(info))
@@ -390,6 +433,7 @@ class _CancelParams(msgspec.Struct, rename="camel"):
 __all__ = [
     "AgentExited",
     "Connection",
+    "NotAnAgent",
     "NotificationHandler",
     "ProtocolProblem",
     "RequestHandler",

@@ -19,6 +19,7 @@ import msgspec
 from msgspec import UNSET
 
 from acp_tui.agent.connection import AgentExited, Connection, ProtocolProblem, RpcError
+from acp_tui.agent.connection import NotAnAgent
 from acp_tui.agent.events import (
     AgentStopped,
     ModelChanged,
@@ -216,6 +217,8 @@ class AgentSession:
             raise HandshakeTimeout(
                 f"the agent did not answer {method} within {self.handshake_timeout:g} s"
             ) from None
+        except NotAnAgent as exc:
+            raise SessionError(exc.message) from None  # e.g. `cat`: say what happened, not "refused"
         except RpcError as exc:
             if exc.code == AUTH_REQUIRED:
                 methods_offered = self.init.auth_methods if self.init and isinstance(self.init.auth_methods, list) else []
