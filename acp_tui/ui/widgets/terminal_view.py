@@ -1,4 +1,10 @@
-"""A display-only agent terminal (docs/protocol.md §6.4): `$ command  (cwd)`, coloured output, exit status.
+"""A terminal (docs/protocol.md §6.4, §10.2): `$ command  (cwd)`, coloured output, exit status, run time.
+
+The same widget shows a v2 agent's display-only terminal, a v1 tool call's `_meta.terminal_*` output,
+and a command the client runs for a v1 agent (`terminal/create`, whose start and end times are known,
+so its footer also says how long it ran). A terminal that advertises `capabilities.cancel` can be
+stopped with the key the tool card uses to cancel a tool call: the view posts `CancelRequested`, and
+the footer says "stopping…" until the exit status arrives.
 
 Output bytes go through `acp_tui.ansi.TerminalDecoder`, which keeps SGR colours and drops every other
 control sequence, so agent bytes never reach the real terminal. Decoded text is kept as one Rich
@@ -8,16 +14,21 @@ line API in a scrollable box of at most ~15 rows that follows the end while the 
 
 from __future__ import annotations
 
+import time
 from collections import deque
-from typing import Final
+from typing import ClassVar, Final
 
 from rich.segment import Segment as RichSegment
 from rich.text import Text
+from textual.actions import SkipAction
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.geometry import Size
+from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.timer import Timer
 
 from acp_tui.ansi import PLAIN, Segment, TerminalDecoder
 from acp_tui.sanitize import multiline, plain
@@ -25,8 +36,9 @@ from acp_tui.ui.path_text import display_path
 from acp_tui.session.model import Terminal
 from acp_tui.ui.ansi_text import rich_style
 from acp_tui.ui.widgets.content_blocks import TextStatic
+from acp_tui.ui.widgets.tool_call import ToolCallCard
 
-__all__ = ["MAX_LINES", "MAX_LINE_CHARS", "TerminalOutputView", "TerminalView", "exit_text"]
+__all__ = ["MAX_LINES", "MAX_LINE_CHARS", "TerminalOutputView", "TerminalView", "elapsed_text", "exit_text"]
 
 #: Newest output lines kept for display; older ones are counted in `dropped_lines`.
 MAX_LINES: Final = 2000
@@ -38,7 +50,7 @@ def exit_text(terminal: Terminal) -> tuple[str, str]:
     """The footer text and its variant ("running", "success", "error", "unknown")."""
     status = terminal.exit_status
     if status is None:
-        return "running…", "running"
+        return ("stopping…" if terminal.cancelling else "running…"), "running"
     code = status.exit_code if isinstance(status.exit_code, int) else None
     signal = status.signal if isinstance(status.signal, str) else None
     if signal:
@@ -46,6 +58,32 @@ def exit_text(terminal: Terminal) -> tuple[str, str]:
     if code is None:
         return "exited", "unknown"
     return f"exit {code}", "success" if code == 0 else "error"
+
+
+def elapsed_text(terminal: Terminal, now: float | None = None) -> str:
+    """How long the command ran (or has been running): "0.4 s", "12 s", "3 min 05 s"; "" when unknown."""
+    if terminal.started_at is None:
+        return ""
+    end = terminal.ended_at if terminal.ended_at is not None else (time.monotonic() if now is None else now)
+    seconds = max(0.0, end - terminal.started_at)
+    if terminal.ended_at is None and seconds < 1:
+        return ""  # just started: nothing worth a number yet
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    minutes, secs = divmod(int(seconds), 60)
+    if minutes < 60:
+        return f"{minutes} min {secs:02d} s"
+    return f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+def _card_cancel_keys() -> str:
+    """The keys the tool card cancels a call with: a terminal is stopped with the same ones."""
+    for binding in ToolCallCard.BINDINGS:
+        if isinstance(binding, Binding) and binding.action == "cancel_call":
+            return binding.key
+    return "x"
 
 
 class TerminalOutputView(ScrollView, can_focus=True):
@@ -181,7 +219,23 @@ class TerminalOutputView(ScrollView, can_focus=True):
 
 
 class TerminalView(Vertical):
-    """One agent-owned terminal: header, bounded output, exit footer; updated by the methods below."""
+    """One terminal: header, bounded output, exit footer; updated by the methods below."""
+
+    class CancelRequested(Message):
+        """The user asked to stop this terminal (v2 `terminal/cancel`, or a command the client runs):
+        the screen calls `AgentSession.cancel_terminal(view.terminal_id)`."""
+
+        def __init__(self, view: TerminalView) -> None:
+            super().__init__()
+            self.view = view
+
+        @property
+        def terminal_id(self) -> str:
+            return self.view.terminal_id
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(_card_cancel_keys(), "stop_terminal", "Stop this command", show=False),
+    ]
 
     DEFAULT_CSS = """
     TerminalView {
@@ -209,8 +263,21 @@ class TerminalView(Vertical):
         self.output = TerminalOutputView(max_lines)
         self._footer = TextStatic(classes="terminal--footer")
         self._footer_plain = ""
+        self._ticker: Timer | None = None
         self.output.feed(bytes(terminal.output))
         self._update_footer()
+
+    def on_mount(self) -> None:
+        self._sync_ticker()
+
+    def _sync_ticker(self) -> None:
+        """While a timed command runs, its footer counts the seconds."""
+        running = self.terminal.started_at is not None and self.terminal.ended_at is None
+        if running and self._ticker is None and self.is_mounted:
+            self._ticker = self.set_interval(1.0, self._update_footer)
+        elif not running and self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
 
     @property
     def terminal_id(self) -> str:
@@ -232,11 +299,15 @@ class TerminalView(Vertical):
     def _update_footer(self) -> None:
         text, variant = exit_text(self.terminal)
         footer = Text(text)
+        elapsed = elapsed_text(self.terminal)
+        if elapsed:
+            footer.append(f"  · {elapsed}", style="dim")
         dropped = self.output.dropped_lines
+        more = ""
         if dropped or self.terminal.dropped:
-            more = f"{dropped} earlier lines not shown" if dropped else "earlier output not kept"
-            footer.append(f"  · {more}", style="dim")
-        self._footer_plain = footer.plain
+            more = f"  · {dropped} earlier lines not shown" if dropped else "  · earlier output not kept"
+            footer.append(more, style="dim")
+        self._footer_plain = text + more
         self._footer.update(footer)
         self._footer.set_classes(f"terminal--footer -{variant}")
 
@@ -259,8 +330,24 @@ class TerminalView(Vertical):
         """Re-render the parts that show the changed fields (`EntityChanged`)."""
         if fields & {"command", "cwd"}:
             self._header.update(self._header_text())
-        if "exit_status" in fields:
+        if fields & {"exit_status", "cancelling", "started_at", "ended_at"}:
             self._update_footer()
+        if fields & {"started_at", "ended_at"}:
+            self._sync_ticker()
+
+    # -- stopping ----------------------------------------------------------------------------
+
+    def request_cancel(self) -> bool:
+        """Ask to stop this terminal if it can be stopped now (posts `CancelRequested`); False otherwise."""
+        terminal = self.terminal
+        if not terminal.cancellable or terminal.cancelling:
+            return False
+        self.post_message(self.CancelRequested(self))
+        return True
+
+    def action_stop_terminal(self) -> None:
+        if not self.request_cancel():
+            raise SkipAction()  # not stoppable: the key goes on to the card (cancel the tool call)
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -268,7 +355,11 @@ class TerminalView(Vertical):
         return self._header_text().plain
 
     def footer_text(self) -> str:
+        """The exit status (or "running…"/"stopping…") and any note on dropped output; not the run time."""
         return self._footer_plain
+
+    def elapsed_text(self) -> str:
+        return elapsed_text(self.terminal)
 
     def full_text(self) -> str:
         """Header, retained output and footer as plain text (for saving)."""

@@ -692,6 +692,12 @@ class ToolCallCard(Widget, can_focus=True):
         self.toggle()
 
     def action_cancel_call(self) -> None:
+        # A running terminal in the card that can be stopped is what the key stops first (its view posts
+        # `TerminalView.CancelRequested`, docs/protocol.md §6.4); else the tool call is cancelled.
+        for slot in self._slots:
+            request_cancel = getattr(slot.view, "request_cancel", None)
+            if request_cancel is not None and request_cancel():
+                return
         if not self.call.finished:
             self.post_message(self.CancelRequested(self))
 
