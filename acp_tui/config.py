@@ -6,6 +6,7 @@ Example::
     default_agent = "claude"
     init_timeout = 30
     client_files = true          # offer v1 agents file reads and writes through acp-tui (ACP `fs`)
+    client_terminals = true      # run v1 agents' commands in acp-tui (ACP `terminal`); false: they run their own
     outside_writes = "ask"       # a write outside the session folder: "ask" (a dialog) or "refuse"
 
     [agents.claude]
@@ -55,11 +56,13 @@ class Settings:
     init_timeout: float = 30.0
     #: offer v1 agents `fs/read_text_file` / `fs/write_text_file` (answered either way, docs/protocol.md §10.2)
     client_files: bool = True
+    #: offer v1 agents `terminal/*` (commands run by acp-tui, docs/protocol.md §10.2); off, agents run their own
+    client_terminals: bool = True
     #: what a write outside the session's folder gets: a dialog ("ask") or an error ("refuse")
     outside_writes: Literal["ask", "refuse"] = "ask"
 
 
-_TOP_KEYS = ("theme", "default_agent", "init_timeout", "agents", "client_files", "outside_writes")
+_TOP_KEYS = ("theme", "default_agent", "init_timeout", "agents", "client_files", "client_terminals", "outside_writes")
 _AGENT_KEYS = ("command", "env", "cwd")
 _POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 _AT_END = "(at end of document)"
@@ -134,6 +137,14 @@ def parse_settings(text: str, source: str) -> tuple[Settings, list[str]]:
         else:
             bad("client_files", "true or false", value)
 
+    client_terminals = True
+    value = data.get("client_terminals")
+    if value is not None:
+        if isinstance(value, bool):
+            client_terminals = value
+        else:
+            bad("client_terminals", "true or false", value)
+
     outside_writes: Literal["ask", "refuse"] = "ask"
     value = data.get("outside_writes")
     if value == "refuse":
@@ -165,6 +176,7 @@ def parse_settings(text: str, source: str) -> tuple[Settings, list[str]]:
         agents=MappingProxyType(agents),
         init_timeout=init_timeout,
         client_files=client_files,
+        client_terminals=client_terminals,
         outside_writes=outside_writes,
     )
     return settings, warnings

@@ -21,6 +21,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from acp_tui.config import Settings, parse_settings
 from acp_tui.protocol import codec
 from acp_tui.protocol.jsonrpc import Request, RpcError, encode_error, encode_response
 from acp_tui.protocol.terminal import CreateTerminalRequest, TerminalOutputResponse, TerminalRequest
@@ -404,3 +405,12 @@ def test_tolerant_fields_match_the_schema(struct: type, name: str) -> None:
     }
     assert codec.default_on_error_fields(struct) == expected
 
+
+
+def test_the_setting_in_config_toml() -> None:
+    assert parse_settings("", "config.toml") == (Settings(), [])
+    settings, warnings = parse_settings("client_terminals = false\n", "config.toml")
+    assert settings.client_terminals is False and warnings == []
+    settings, warnings = parse_settings('client_terminals = "no"\n', "config.toml")
+    assert settings.client_terminals is True
+    assert warnings == ["config.toml:1: 'client_terminals' must be true or false, not a string; ignoring it"]
