@@ -21,31 +21,15 @@ from typing import Literal, TextIO
 
 from acp_tui import __version__, paths
 from acp_tui.config import NamedAgent, Settings, load_settings
+from acp_tui.launch import Launch, Protocol
 
 __all__ = ["Launch", "LaunchError", "main", "parse_argv", "build_launch", "demo_argv"]
 
-Protocol = Literal["auto", 1, 2]
 
 EXIT_USAGE = 2
 EXIT_NOT_EXECUTABLE = 126
 EXIT_NOT_FOUND = 127
 EXIT_INTERRUPTED = 130
-
-
-@dataclass(frozen=True, slots=True)
-class Launch:
-    """Everything the UI needs to start one agent; built and validated by the CLI."""
-
-    agent_argv: tuple[str, ...]
-    agent_name: str
-    env: Mapping[str, str]  # overrides on top of os.environ
-    cwd: Path  # absolute
-    protocol: Protocol
-    theme: str | None
-    log_path: Path | None
-    init_timeout: float
-    warnings: tuple[str, ...]
-    is_demo: bool = False
 
 
 class LaunchError(Exception):

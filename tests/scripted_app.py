@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from acp_tui.cli import Launch
+from acp_tui.launch import Launch
 from acp_tui.ui.screens.chat import ChatScreen
 from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.widgets.system_line import SystemLine

@@ -6,6 +6,7 @@ Every frame the session sends is validated against the negotiated version's JSON
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 import json
 import sys
 from collections.abc import AsyncIterator, Callable
@@ -14,7 +15,9 @@ from typing import Any
 
 import pytest
 
-from acp_tui.agent.events import AgentStopped, PermissionAsked, SessionEvent
+from acp_tui.agent.events import ModelChanged, SessionEvent
+from acp_tui.services.permission import PermissionQuestion, PermissionService
+from acp_tui.session.changes import AgentGone
 from acp_tui.agent.session import AgentSession, HandshakeTimeout, SessionError
 from acp_tui.agent.trace import Direction
 from acp_tui.protocol.v2 import TextContent
@@ -24,13 +27,44 @@ from tests.schema_check import validate_client_message
 V2_AGENT = str(Path(__file__).parent / "agents" / "rpc_v2_agent.py")
 
 
+@dataclass
+class Asked:
+    """One permission question as the scripted user saw it; the test resolves `outcome`."""
+
+    question: PermissionQuestion
+    outcome: asyncio.Future[str | None]
+
+    @property
+    def request_id(self) -> int | str:
+        return self.question.request_id
+
+    @property
+    def request(self) -> Any:
+        return self.question.request
+
+
 class Recorder:
-    """Trace sink keeping what the session sent, and an event sink with a condition wait."""
+    """Trace sink keeping what the session sent, an event sink with a condition wait, and a scripted asker."""
 
     def __init__(self) -> None:
         self.sent: list[bytes] = []
         self.events: list[SessionEvent] = []
+        self.asked: list[Asked] = []
         self._changed = asyncio.Event()
+
+    async def ask_permission(self, question: PermissionQuestion) -> str | None:
+        asked = Asked(question, asyncio.get_running_loop().create_future())
+        self.asked.append(asked)
+        self._changed.set()
+        try:
+            return await asyncio.shield(asked.outcome)
+        except asyncio.CancelledError:
+            if not asked.outcome.done():
+                asked.outcome.set_result("cancelled")  # withdrawn: what the dialog would show
+            raise
+
+    def permissions_waiting(self, count: int) -> None:
+        self._changed.set()
 
     def record(self, direction: Direction, payload: Any) -> None:
         if direction == "->":
@@ -40,8 +74,8 @@ class Recorder:
         self.events.append(event)
         self._changed.set()
 
-    def permissions(self) -> list[PermissionAsked]:
-        return [e for e in self.events if isinstance(e, PermissionAsked)]
+    def permissions(self) -> list[Asked]:
+        return list(self.asked)
 
     async def until(self, condition: Callable[[], bool], timeout: float = 30) -> None:
         async def wait() -> None:
@@ -75,7 +109,8 @@ async def recorder() -> Recorder:
 
 
 def make_session(argv: list[str], recorder: Recorder, tmp_path: Path, **kwargs: Any) -> AgentSession:
-    return AgentSession(argv, cwd=tmp_path, trace=recorder, emit=recorder.emit, **kwargs)
+    return AgentSession(argv, cwd=tmp_path, trace=recorder, emit=recorder.emit,
+                        services=[PermissionService(recorder)], **kwargs)
 
 
 @pytest.fixture
@@ -119,7 +154,7 @@ async def test_v2_permission_answered_by_the_user(v2_session: AgentSession, reco
 
 async def test_v2_cancel_answers_every_pending_permission(v2_session: AgentSession, recorder: Recorder) -> None:
     await v2_session.prompt([TextContent(text="ask twice")])
-    await recorder.until(lambda: len(recorder.permissions()) == 2)
+    await recorder.until(lambda: len(recorder.permissions()) == 1)  # one dialog at a time: the second waits
     await v2_session.cancel()
     assert all(p.outcome.done() and p.outcome.result() == "cancelled" for p in recorder.permissions())
     await recorder.until(idle_with(v2_session, "cancelled"))
@@ -141,9 +176,11 @@ async def test_handshake_timeout_is_a_clear_error(recorder: Recorder, tmp_path: 
 
 async def test_agent_exit_is_an_event(v2_session: AgentSession, recorder: Recorder) -> None:
     await v2_session.shutdown()
-    await recorder.until(lambda: any(isinstance(e, AgentStopped) for e in recorder.events))
-    stopped = next(e for e in recorder.events if isinstance(e, AgentStopped))
-    assert stopped.info.code == 0
+    gone = [c for e in recorder.events if isinstance(e, ModelChanged) for c in e.changes if isinstance(c, AgentGone)]
+    await recorder.until(lambda: any(isinstance(c, AgentGone) for e in recorder.events
+                                     if isinstance(e, ModelChanged) for c in e.changes))
+    assert v2_session.connection.exit_info is not None and v2_session.connection.exit_info.code == 0
+    assert len(gone) <= 1  # the exit is reported once
 
 
 async def test_forcing_v2_against_a_v1_answer_fails_naming_both(recorder: Recorder, tmp_path: Path,

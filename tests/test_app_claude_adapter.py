@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_tui.cli import Launch
+from acp_tui.launch import Launch
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.widgets.agent_message import AgentMessageView
 from acp_tui.ui.widgets.session_header import SessionHeader

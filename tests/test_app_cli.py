@@ -22,7 +22,8 @@ import pytest
 from textual.pilot import Pilot
 
 from acp_tui import __version__
-from acp_tui.cli import Launch, main
+from acp_tui.launch import Launch
+from acp_tui.cli import main
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.screens.chat import ChatScreen
 from acp_tui.ui.widgets.agent_message import AgentMessageView

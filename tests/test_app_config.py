@@ -68,7 +68,7 @@ async def test_f4_picker_sends_the_choice_and_the_bar_follows_the_answer(tmp_pat
     app = AcpApp(run.launch, arm_delay=ARM_DELAY)
     async with app.run_test(size=SIZE) as pilot:
         chat = await ready(pilot, app)
-        await wait_until(pilot, lambda: chat.config_bar.display, "the config bar")
+        await wait_until(pilot, lambda: chat.query_one(ConfigBar).display, "the config bar")
         assert bar_text(app).startswith("Model: Fast ▾ · Mode: Ask ▾")
         assert "Knob" not in bar_text(app)  # unknown option types are kept, not shown
         await pilot.press("f4")
@@ -93,7 +93,7 @@ async def test_escape_closes_the_picker_without_sending(tmp_path: Path) -> None:
     app = AcpApp(run.launch, arm_delay=ARM_DELAY)
     async with app.run_test(size=SIZE) as pilot:
         chat = await ready(pilot, app)
-        await wait_until(pilot, lambda: chat.config_bar.display, "the config bar")
+        await wait_until(pilot, lambda: chat.query_one(ConfigBar).display, "the config bar")
         await pilot.press("f4")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfigPickerScreen), "the picker")
         await pilot.press("down", "escape")
@@ -108,7 +108,7 @@ async def test_shift_tab_cycles_the_mode_option(tmp_path: Path) -> None:
     app = AcpApp(run.launch, arm_delay=ARM_DELAY)
     async with app.run_test(size=SIZE) as pilot:
         chat = await ready(pilot, app)
-        await wait_until(pilot, lambda: chat.config_bar.display, "the config bar")
+        await wait_until(pilot, lambda: chat.query_one(ConfigBar).display, "the config bar")
         assert chat.focused is chat.prompt_input
         await pilot.press("shift+tab")
         await wait_until(pilot, lambda: set_requests(run), "session/set_config_option")
@@ -124,7 +124,7 @@ async def test_without_a_mode_option_shift_tab_still_moves_focus(tmp_path: Path)
     app = AcpApp(run.launch, arm_delay=ARM_DELAY)
     async with app.run_test(size=SIZE) as pilot:
         chat = await ready(pilot, app)
-        await wait_until(pilot, lambda: chat.config_bar.display, "the config bar")
+        await wait_until(pilot, lambda: chat.query_one(ConfigBar).display, "the config bar")
         assert chat.focused is chat.prompt_input
         await pilot.press("shift+tab")
         await wait_until(pilot, lambda: chat.focused is not chat.prompt_input, "focus to move back")
@@ -136,7 +136,7 @@ async def test_no_options_hide_the_bar(tmp_path: Path) -> None:
     app = AcpApp(run.launch, arm_delay=ARM_DELAY)
     async with app.run_test(size=SIZE) as pilot:
         chat = await ready(pilot, app)
-        assert not chat.config_bar.display
+        assert not chat.query_one(ConfigBar).display
         await pilot.press("f4")
         await pilot.pause(0.05)
         assert app.screen is chat  # nothing to pick
@@ -148,7 +148,7 @@ async def test_refusal_shows_a_toast_and_keeps_the_bar(tmp_path: Path) -> None:
     app = AcpApp(run.launch, arm_delay=ARM_DELAY)
     async with app.run_test(size=SIZE) as pilot:
         chat = await ready(pilot, app)
-        await wait_until(pilot, lambda: chat.config_bar.display, "the config bar")
+        await wait_until(pilot, lambda: chat.query_one(ConfigBar).display, "the config bar")
         await pilot.press("shift+tab")
         await wait_until(pilot, lambda: any("locked" in str(n.message) for n in app._notifications), "the toast")
         (note,) = [n for n in app._notifications if "locked" in str(n.message)]
@@ -166,7 +166,7 @@ async def test_hostile_option_names_render_literally(tmp_path: Path) -> None:
     app = AcpApp(run.launch, arm_delay=ARM_DELAY)
     async with app.run_test(size=SIZE) as pilot:
         chat = await ready(pilot, app)
-        await wait_until(pilot, lambda: chat.config_bar.display, "the config bar")
+        await wait_until(pilot, lambda: chat.query_one(ConfigBar).display, "the config bar")
         text = bar_text(app)
         assert "[bold red]Mo[/]de" in text and "\x1b" not in text
         assert "[link=https://x]Evil[/link]" in text
@@ -183,7 +183,7 @@ async def test_command_palette_opens_the_picker(tmp_path: Path) -> None:
     app = AcpApp(run.launch, arm_delay=ARM_DELAY)
     async with app.run_test(size=SIZE) as pilot:
         chat = await ready(pilot, app)
-        await wait_until(pilot, lambda: chat.config_bar.display, "the config bar")
+        await wait_until(pilot, lambda: chat.query_one(ConfigBar).display, "the config bar")
         await pilot.press("ctrl+p")
         await wait_until(pilot, lambda: app.screen is not chat, "the command palette")
         await pilot.press(*"session settings")
@@ -214,7 +214,7 @@ async def test_grouped_values_and_booleans_in_the_picker(tmp_path: Path) -> None
     app = AcpApp(run.launch, arm_delay=ARM_DELAY)
     async with app.run_test(size=SIZE) as pilot:
         chat = await ready(pilot, app)
-        await wait_until(pilot, lambda: chat.config_bar.display, "the config bar")
+        await wait_until(pilot, lambda: chat.query_one(ConfigBar).display, "the config bar")
         assert bar_text(app).startswith("Model: Opus ▾ · Thinking: off ▾")
         await pilot.press("f4")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfigPickerScreen), "the picker")
@@ -239,7 +239,7 @@ async def test_clicking_a_chip_opens_the_picker_on_that_option(tmp_path: Path) -
     app = AcpApp(run.launch, arm_delay=ARM_DELAY)
     async with app.run_test(size=SIZE) as pilot:
         chat = await ready(pilot, app)
-        await wait_until(pilot, lambda: chat.config_bar.display, "the config bar")
+        await wait_until(pilot, lambda: chat.query_one(ConfigBar).display, "the config bar")
         offset = bar_text(app).index("Mode: Ask")
         await pilot.click(ConfigBar, offset=(offset + 2, 0))
         await wait_until(pilot, lambda: isinstance(app.screen, ConfigPickerScreen), "the picker")

@@ -17,7 +17,8 @@ import pytest
 from textual.pilot import Pilot
 from textual.widget import Widget
 
-from acp_tui.cli import Launch, demo_argv
+from acp_tui.launch import Launch
+from acp_tui.cli import demo_argv
 from acp_tui.demo import content
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.screens.chat import ChatScreen
@@ -90,7 +91,7 @@ class DemoRun:
     async def idle(self, what: str = "the turn to end") -> None:
         """Wait until the turn is over and every queued event is on screen."""
         await self.pilot.pause()
-        await self.wait(lambda: not self.chat._busy() and not self.chat._events and self.dialog() is None, what)
+        await self.wait(lambda: not self.chat.controller.busy and not self.chat._events and self.dialog() is None, what)
         await self.pilot.pause()
 
     async def turn(self, text: str) -> None:

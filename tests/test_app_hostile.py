@@ -21,7 +21,8 @@ from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import Log
 
-from acp_tui.cli import Launch
+from acp_tui.launch import Launch
+from acp_tui.services.permission import PermissionService
 from acp_tui.paths import transcripts_dir
 from acp_tui.transcript import render_markdown
 from acp_tui.ui.app import AcpApp
@@ -196,16 +197,15 @@ async def test_agent_killed_during_a_permission_dialog_closes_it_and_says_why(ap
         chat = await start_and_prompt(pilot, app, "delete it")
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen), what="the dialog")
         assert chat.session is not None and chat.session.process.pid is not None
-        pending = list(chat.session._permissions.values())
-        assert len(pending) == 1
+        permission = next(s for s in chat.session.services if isinstance(s, PermissionService))
+        assert permission.open_count == 1
         os.killpg(chat.session.process.pid, signal.SIGKILL)
         await wait_for(pilot, lambda: app.screen is chat, what="the dialog closed")
         await wait_for(pilot, lambda: chat.status.values.state == "stopped")
         lines = system_lines(chat)
         assert any("permission request closed: the agent stopped" in line for line in lines), lines
         assert any("killed by SIGKILL" in line for line in lines), lines
-        assert pending[0].done()  # the request failed (cancelled), never granted
-        assert pending[0].cancelled() or pending[0].result() == "cancelled"
+        assert permission.open_count == 0  # the request failed (cancelled), never granted
         assert chat.session.state.permissions == {}
         assert chat.status.values.waiting_for_user == 0
         answers = [json.loads(line) for line in record.read_text().splitlines()]
@@ -375,7 +375,7 @@ async def test_prompt_that_is_never_answered_waits_visibly_and_ctrl_c_twice_stop
         await wait_for(pilot, lambda: (chat.status.values.waiting_label or "").endswith("1s"), what="elapsed")
         assert "waiting for the agent" in screen_text(app)
         await pilot.press("ctrl+c")
-        await wait_for(pilot, lambda: chat._cancel_sent_at is not None, what="cancel sent")
+        await wait_for(pilot, lambda: chat.controller.cancel_sent_at is not None, what="cancel sent")
         await wait_for(pilot, lambda: any("has not stopped yet" in line for line in system_lines(chat)))
         await pilot.press("ctrl+c")
         await wait_for(pilot, lambda: chat.status.values.state == "stopped", what="stopped")

@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from textual.widgets import Static
+
 from acp_tui.paths import history_file
 from acp_tui.ui.widgets.agent_message import AgentMessageView
 from acp_tui.ui.widgets.queued_prompts import QueuedPrompt, QueuedPrompts
@@ -156,6 +158,13 @@ async def test_prompts_typed_while_busy_are_queued_removable_and_sent_in_order(t
         await run.wait(lambda: queue.texts == ["two", "four"], "five removed")
         assert "2 queued" in run.chat.status.render().plain
         await run.pilot.press("ctrl+c")
+        # after a cancel the queue waits for the user (it says so) instead of firing at once
+        await run.wait(lambda: queue.paused and "paused" in " ".join(
+            str(w.render()) for w in queue.query(Static)), "the queue to pause")
+        await run.pilot.pause(0.3)
+        assert run.prompts_received() == ["hold"] and queue.texts == ["two", "four"]
+        run.chat.prompt_input.focus()
+        await run.pilot.press("enter")  # on the empty prompt: send the next, then the rest in order
         await run.wait(lambda: run.prompts_received() == ["hold", "two", "four"], "the queue to drain")
         await run.idle()
         assert queue.texts == [] and not queue.display

@@ -20,7 +20,7 @@ from textual.color import Color
 from textual.pilot import Pilot
 from textual.widget import Widget
 
-from acp_tui.cli import Launch
+from acp_tui.launch import Launch
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.screens.chat import ChatScreen
 from acp_tui.ui.widgets.agent_message import AgentMessageView
@@ -85,7 +85,7 @@ class AppRun:
         nothing is sending or pending, the agent is not busy and every event has been applied."""
         await self.pilot.pause()
         await self.wait(
-            lambda: (not ran or self._turns() > self._turns_before) and not self.chat._busy()
+            lambda: (not ran or self._turns() > self._turns_before) and not self.chat.controller.busy
             and not self.chat._events,
             "the agent to go idle",
         )
@@ -723,13 +723,14 @@ async def test_a_long_title_is_cut_short_and_keeps_protocol_and_cwd_visible(tmp_
         assert "…" in line and "A very long session title" in line
 
 
-def test_key_hints_drop_whole_hints_that_do_not_fit() -> None:
+def test_key_hints_drop_whole_hints_that_do_not_fit_but_never_quit() -> None:
     hints = "⏎ send · ^J newline · ^C cancel · ^Q quit"
     assert fit_hints(hints, 100) == hints
     assert fit_hints(hints, len(hints)) == hints
-    assert fit_hints(hints, len(hints) - 1) == "⏎ send · ^J newline · ^C cancel"
-    assert fit_hints(hints, 10) == "⏎ send"
-    assert fit_hints(hints, 3) == ""
+    assert fit_hints(hints, len(hints) - 1) == "⏎ send · ^J newline · ^Q quit"
+    assert fit_hints(hints, 16) == "⏎ send · ^Q quit"
+    assert fit_hints(hints, 3) == "^Q quit"  # the status bar reserves its room first
+    assert fit_hints("⏎ send · ^J newline", 3) == ""
     assert fit_hints("", 50) == ""
 
 
@@ -743,4 +744,4 @@ async def test_narrow_status_bar_keeps_the_usage_and_whole_hints(tmp_path: Path)
         await run.pilot.pause()
         line = screen_text(run).splitlines()[-1].rstrip()
         assert line.startswith(" ● ready  · 53.2k / 200.0k (27%) · $0.120")
-        assert line.endswith("^C cancel")
+        assert line.endswith("⏎ send · ^J newline · ^Q quit")

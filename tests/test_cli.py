@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from acp_tui import __version__
-from acp_tui.cli import Launch, main, parse_argv
+from acp_tui.launch import Launch
+from acp_tui.cli import main, parse_argv
 
 
 @pytest.fixture(autouse=True)

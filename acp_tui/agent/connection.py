@@ -4,7 +4,7 @@ Lines are framed and routed synchronously as stdout chunks arrive. Notifications
 handler in receive order with no task per message (the hot path: thousands of updates a
 second). Each agent→client request runs in its own task, so a permission dialog left open never
 blocks the update stream, and is answered exactly once: the answer is written when its task ends,
-whatever way it ends. When the agent exits every pending request fails at once with `AgentExited`.
+whatever way it ends. When the agent exits every pending request fails at once with `ConnectionClosed`.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ class Transport(Protocol):
     async def write(self, data: bytes) -> None: ...
 
 
-class AgentExited(Exception):
+class ConnectionClosed(Exception):
     """The agent exited (or its output ended) while a request was pending, or before it was sent."""
 
     def __init__(self, info: ExitInfo | None) -> None:
@@ -62,7 +62,7 @@ class AgentExited(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class ProtocolProblem:
+class WireProblem:
     """Something the agent sent that breaks the protocol; logged and shown, never fatal."""
 
     reason: str
@@ -105,7 +105,7 @@ class Connection:
         self,
         transport: Transport,
         *,
-        on_problem: Callable[[ProtocolProblem], None] | None = None,
+        on_problem: Callable[[WireProblem], None] | None = None,
         on_close: Callable[[ExitInfo], None] | None = None,
         trace: TraceSink | None = None,
     ) -> None:
@@ -156,6 +156,12 @@ class Connection:
         """How the agent ended, once it has."""
         return self._exit
 
+    async def settle_incoming(self, timeout: float) -> None:
+        """Wait (at most `timeout` s) for the agent's requests being answered now to have their answers sent."""
+        tasks = [task for task in self._incoming.values() if not task.done()]
+        if tasks:
+            await asyncio.wait(tasks, timeout=timeout)
+
     async def wait_closed(self) -> ExitInfo | None:
         """Wait until the agent's side has ended."""
         await self._closed_event.wait()
@@ -168,13 +174,13 @@ class Connection:
         return next(self._ids)
 
     async def request(self, method: str, params: Any = UNSET, *, request_id: int | None = None) -> msgspec.Raw:
-        """Send a request and wait for its result (raw JSON); raises `RpcError` or `AgentExited`.
+        """Send a request and wait for its result (raw JSON); raises `RpcError` or `ConnectionClosed`.
 
         `request_id` is one from `reserve_id()`, else a fresh one is used. Cancelling the awaiting
         task sends `$/cancel_request` for it; its late answer is dropped.
         """
         if self._closed:
-            raise AgentExited(self._exit)
+            raise ConnectionClosed(self._exit)
         if request_id is None:
             request_id = next(self._ids)
         future: asyncio.Future[msgspec.Raw] = asyncio.get_running_loop().create_future()
@@ -192,16 +198,16 @@ class Connection:
         except AgentNotRunning:
             self._pending.pop(request_id, None)
             await self._closed_event.wait()
-            raise AgentExited(self._exit) from None
+            raise ConnectionClosed(self._exit) from None
 
     async def notify(self, method: str, params: Any = UNSET) -> None:
-        """Send a notification; raises `AgentExited` if the agent is gone."""
+        """Send a notification; raises `ConnectionClosed` if the agent is gone."""
         if self._closed:
-            raise AgentExited(self._exit)
+            raise ConnectionClosed(self._exit)
         try:
             await self._send(encode_notification(method, params))
         except AgentNotRunning:
-            raise AgentExited(self._exit) from None
+            raise ConnectionClosed(self._exit) from None
 
     async def _send(self, frame: bytes) -> None:
         if self.trace is not None:
@@ -403,7 +409,7 @@ class Connection:
         if self.trace is not None:
             self.trace.record("event", {"problem": reason})
         if self._on_problem is not None:
-            self._on_problem(ProtocolProblem(reason, raw))
+            self._on_problem(WireProblem(reason, raw))
 
     # -- end ---------------------------------------------------------------------------
 
@@ -418,7 +424,7 @@ class Connection:
         self._pending_methods.clear()
         for future in pending.values():
             if not future.done():
-                future.set_exception(AgentExited(info))
+                future.set_exception(ConnectionClosed(info))
         for task in list(self._incoming.values()):
             task.cancel()
         self._closed_event.set()
@@ -431,11 +437,11 @@ class _CancelParams(msgspec.Struct, rename="camel"):
 
 
 __all__ = [
-    "AgentExited",
+    "ConnectionClosed",
     "Connection",
     "NotAnAgent",
     "NotificationHandler",
-    "ProtocolProblem",
+    "WireProblem",
     "RequestHandler",
     "RpcError",
     "Transport",

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 import msgspec
 
 from acp_tui.protocol.jsonrpc import Request
+from acp_tui.protocol.methods import RequestPermissionRequest
 
 #: Answers one agent→client request: returns the result (a msgspec Struct, a dict, or pre-encoded
 #: bytes) or raises `acp_tui.agent.connection.RpcError`. Runs in its own task; if that task is
@@ -46,6 +47,24 @@ class Capabilities:
     v1: Mapping[str, Any] = field(default_factory=dict)
 
 
+class SessionDialect(Protocol):
+    """The negotiated version's translations a service needs (the agent layer's dialect object)."""
+
+    version: int
+
+    def permission_request(self, params: bytes) -> RequestPermissionRequest:
+        """Decode `session/request_permission` params into the v2 shape (raises `MalformedMessage`)."""
+        ...
+
+    def permission_opened(self, request_id: int | str, request: RequestPermissionRequest) -> list[object]:
+        """The model events for a permission request that arrived."""
+        ...
+
+    def permission_closed(self, request_id: int | str, outcome: str) -> list[object]:
+        """The model events for its answer."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class ServiceContext:
     """What a service may use of the connection it serves (one per agent connection)."""
@@ -63,6 +82,10 @@ class ServiceContext:
     report: Callable[[str, bytes], None]
     #: the negotiated `initialize` result's agent capabilities, as sent (for gating)
     agent_capabilities: Mapping[str, Any] = field(default_factory=dict)
+    #: the negotiated version's translations (v1 onto the v2 model)
+    dialect: SessionDialect | None = None
+    #: True once the agent's side of the connection has ended (its requests are then cancelled)
+    connection_closed: Callable[[], bool] = lambda: False
 
 
 class ClientService(Protocol):
@@ -132,5 +155,5 @@ def _deep_merge(into: dict[str, Any], fragment: Mapping[str, Any]) -> None:
             into[key] = value
 
 
-__all__ = ["Capabilities", "ClientService", "ServiceContext", "ServiceHandler", "merge_capabilities"]
+__all__ = ["Capabilities", "ClientService", "ServiceContext", "ServiceHandler", "SessionDialect", "merge_capabilities"]
 __all__ += ["NotifiedService", "ServiceNotificationHandler", "service_notifications"]

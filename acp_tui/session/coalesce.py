@@ -30,10 +30,15 @@ _ENTITY_CHANGES = (TextAppended, ContentAppended, BytesAppended, ContentReplaced
 _Run: TypeAlias = list[TextAppended | BytesAppended]
 
 
-def coalesce(changes: Iterable[Change]) -> list[Change]:
-    """The same effect as applying `changes` in order, with fewer and larger operations."""
+def coalesce(changes: Iterable[Change], added: set[EntityKey] | None = None) -> list[Change]:
+    """The same effect as applying `changes` in order, with fewer and larger operations.
+
+    `added` carries the keys added earlier in the same frame when one frame is applied in several
+    pieces (their later changes are in the model already); it is updated in place.
+    """
     out: list[Change | _Run] = []
-    added: set[EntityKey] = set()
+    if added is None:
+        added = set()
     field_slot: dict[EntityKey, int] = {}  # index in `out` of the merged EntityChanged for a key
     for change in changes:
         if isinstance(change, EntityAdded):

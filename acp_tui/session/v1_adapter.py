@@ -29,6 +29,7 @@ import msgspec
 from msgspec import UNSET
 
 from acp_tui.protocol.common import ErrorObject
+from acp_tui.protocol.methods import RequestPermissionRequest, ToolCallPermissionSubject, V1RequestPermissionRequest
 from acp_tui.protocol.v1 import (
     V1AgentMessageChunk,
     V1AgentThoughtChunk,
@@ -413,6 +414,23 @@ def _diff(item: V1Diff) -> Diff:
     )
 
 
+def v2_permission_request(request: V1RequestPermissionRequest) -> RequestPermissionRequest:
+    """A v1 permission request in the v2 shape the model and the UI know (docs/protocol.md §8).
+
+    v1 asks only about a tool call: its patch becomes the v2 `tool_call` subject (so the reducer patches
+    that call the v2 way) and its title (else its name) the request's title.
+    """
+    call = request.tool_call
+    title = next((v for v in (call.title, call.name) if isinstance(v, str) and v.strip()), "Permission requested")
+    return RequestPermissionRequest(
+        session_id=request.session_id,
+        title=title,
+        options=list(request.options),
+        subject=ToolCallPermissionSubject(tool_call=_tool_call(call)),
+        meta=request.meta,
+    )
+
+
 def _command(command: AvailableCommand) -> AvailableCommand:
     """v1 command input is untagged `{hint}`: treat it as `{type: "text", hint}` (docs/protocol.md §5.6)."""
     if isinstance(command.input, dict) and "type" not in command.input:
@@ -423,4 +441,4 @@ def _command(command: AvailableCommand) -> AvailableCommand:
     return command
 
 
-__all__ = ["V1Adapter", "V1_MODE_CONFIG_ID", "V1_PLAN_ID"]
+__all__ = ["V1Adapter", "V1_MODE_CONFIG_ID", "V1_PLAN_ID", "v2_permission_request"]

@@ -15,12 +15,12 @@ from textual.binding import Binding
 
 from acp_tui.ui.interrupt import FORCE_STOP_AFTER
 from acp_tui.ui.markdown_styles import markdown_theme
-from acp_tui.ui.screens.chat import ChatScreen
+from acp_tui.ui.screens.chat import ChatScreen, ControllerFactory, default_controller
 from acp_tui.ui.themes import ansi_terminal_theme, load_shipped_themes
 from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
 
 if TYPE_CHECKING:
-    from acp_tui.cli import Launch
+    from acp_tui.launch import Launch
 
 DEFAULT_THEME = "acp-dark"
 
@@ -36,9 +36,17 @@ class AcpApp(App[int]):
         Binding("ctrl+q", "quit_app", "Quit", priority=True),
     ]
 
-    def __init__(self, launch: Launch, *, arm_delay: float = 0.5, force_stop_after: float = FORCE_STOP_AFTER) -> None:
+    def __init__(
+        self,
+        launch: Launch,
+        *,
+        arm_delay: float = 0.5,
+        force_stop_after: float = FORCE_STOP_AFTER,
+        controller: ControllerFactory = default_controller,
+    ) -> None:
         super().__init__()
         self.launch = launch
+        self.controller_factory = controller
         self.arm_delay = arm_delay
         self.force_stop_after = force_stop_after
         #: our palettes' own ANSI colours for agent terminal output, by theme name
@@ -65,7 +73,8 @@ class AcpApp(App[int]):
     def on_mount(self) -> None:
         self._style_markdown(self.current_theme)
         self.theme_changed_signal.subscribe(self, self._style_markdown)
-        self.push_screen(ChatScreen(self.launch, arm_delay=self.arm_delay, force_stop_after=self.force_stop_after))
+        self.push_screen(ChatScreen(self.launch, arm_delay=self.arm_delay, force_stop_after=self.force_stop_after,
+                                    controller=self.controller_factory))
         if self._theme_warning:
             self.notify(f"{self._theme_warning}; using {DEFAULT_THEME}", severity="warning", markup=False)
 

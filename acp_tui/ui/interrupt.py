@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from enum import Enum
 
-#: Seconds after a cancel before a second Ctrl-C may stop the agent process.
-FORCE_STOP_AFTER = 3.0
+from acp_tui.controller.controller import FORCE_STOP_AFTER as FORCE_STOP_AFTER
+
 #: Seconds within which a second Ctrl-C on an empty, idle prompt quits.
 QUIT_WINDOW = 2.0
 

@@ -1,33 +1,48 @@
 """Model changes → widgets: each change touches exactly one widget (the view of its entity).
 
-`TimelineRenderer` keeps the map from entity keys to the widgets that show them, builds a widget
-when an entity appears (rendered from the model as it is then), and forwards appends and field
-changes to that widget's small update methods. It never recomposes anything.
+`TimelineRenderer` keeps the map from entity keys to the widgets that show them, builds a widget when
+an entity appears (rendered from the model as it is then, through `VIEWS`: one view class per entity
+kind), and forwards appends and field changes to that widget's `EntityView` methods. It never
+recomposes anything. Its dispatch over `Change` is exhaustive (`assert_never`).
 
-Prompt submissions are shown as pending bubbles until the agent inserts them; the bubble then
-becomes the user message it turned into (or goes away when the agent reported the message first).
-Terminals that a tool call refers to are shown inside that card; others stand alone in the timeline.
+Prompt submissions are shown as pending bubbles until the agent inserts them; the bubble then becomes
+the user message it turned into (or goes away when the agent reported the message first). Terminals
+that a tool call refers to are shown inside that card; others stand alone in the timeline.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol, assert_never, runtime_checkable
 
 from textual.widget import Widget
 
 from acp_tui.session.changes import (
+    AgentGone,
     BytesAppended,
+    Change,
+    CommandsChanged,
+    ConfigChanged,
     ContentAppended,
     ContentReplaced,
     EntityAdded,
     EntityChanged,
     EntityRemoved,
+    InfoChanged,
+    NoticeRaised,
+    PermissionsChanged,
+    ProblemAdded,
+    StateChanged,
+    SubmissionChanged,
     TextAppended,
+    TurnEnded,
+    UsageChanged,
 )
 from acp_tui.session.model import (
     AGENT_MESSAGE,
     AGENT_THOUGHT,
     COMPACTION,
+    FILE_ACCESS,
     PLAN,
     TERMINAL,
     TOOL_CALL,
@@ -40,6 +55,7 @@ from acp_tui.session.model import (
 from acp_tui.ui.widgets.agent_message import AgentMessageView
 from acp_tui.ui.widgets.compaction import CompactionView
 from acp_tui.ui.widgets.conversation import Conversation
+from acp_tui.ui.widgets.file_access import FileAccessView
 from acp_tui.ui.widgets.plan_view import PlanView
 from acp_tui.ui.widgets.terminal_view import TerminalView
 from acp_tui.ui.widgets.thought_view import ThoughtView
@@ -47,8 +63,51 @@ from acp_tui.ui.widgets.tool_call import ToolCallCard
 from acp_tui.ui.widgets.unknown_update import UnknownUpdateView
 from acp_tui.ui.widgets.user_message import UserMessageView
 
-_ENTITY_CHANGES = (EntityAdded, EntityRemoved, TextAppended, ContentAppended, BytesAppended, ContentReplaced,
-                   EntityChanged)
+
+@runtime_checkable
+class TextView(Protocol):
+    """A view whose entity streams text (messages, thoughts, compaction summaries)."""
+
+    def append_text(self, text: str) -> None: ...
+
+
+@runtime_checkable
+class ContentView(Protocol):
+    """A view that takes appended content items and whole-content replacements."""
+
+    def append_content(self, item: Any) -> None: ...
+
+    def replace_content(self) -> None: ...
+
+
+@runtime_checkable
+class FieldsView(Protocol):
+    """A view that re-renders named scalar fields of its entity."""
+
+    def apply_fields(self, fields: frozenset[str]) -> None: ...
+
+
+@runtime_checkable
+class StreamingView(Protocol):
+    """A view that folds or settles once its entity stops growing."""
+
+    def finish(self) -> None: ...
+
+
+#: One view class per entity kind (user messages and terminals get extra handling below).
+VIEWS: dict[str, Callable[[Any], Widget]] = {
+    USER_MESSAGE: UserMessageView,
+    AGENT_MESSAGE: AgentMessageView,
+    AGENT_THOUGHT: ThoughtView,
+    TERMINAL: TerminalView,
+    PLAN: PlanView,
+    COMPACTION: CompactionView,
+    UNKNOWN: UnknownUpdateView,
+    FILE_ACCESS: FileAccessView,
+}
+#: Kinds whose arrival means the agent moved on: a thought before a tool call folds away.
+_MOVES_ON = frozenset({AGENT_MESSAGE, AGENT_THOUGHT, TOOL_CALL})
+_STREAMING = frozenset({AGENT_MESSAGE, AGENT_THOUGHT})
 
 
 class TimelineRenderer:
@@ -63,41 +122,58 @@ class TimelineRenderer:
 
     # -- dispatch --------------------------------------------------------------------------------
 
-    def apply(self, change: object) -> bool:
-        """Apply one entity change; False when the change is not about a timeline entity."""
-        if not isinstance(change, _ENTITY_CHANGES):
-            return False
-        key = change.key
-        if type(change) is EntityAdded:
-            self._add(key)
-            return True
-        view = self.views.get(key)
-        if view is None:
-            return True  # e.g. a change in the same frame as an adoption; the model is authoritative
-        kind = type(change)
-        if kind is TextAppended:
-            view.append_text(change.text)  # type: ignore[attr-defined, union-attr]
-        elif kind is ContentAppended:
-            view.append_content(change.item)  # type: ignore[attr-defined, union-attr]
-        elif kind is BytesAppended:
-            view.append_bytes(change.data)  # type: ignore[attr-defined, union-attr]
-        elif kind is ContentReplaced:
-            if isinstance(view, TerminalView):
-                view.reset_and_replay()
-            elif isinstance(view, UserMessageView):
-                view.replace_content(self._entity(key))
-            else:
-                view.replace_content()  # type: ignore[attr-defined]
-        elif kind is EntityChanged:
-            apply_fields = getattr(view, "apply_fields", None)
-            if apply_fields is not None:
-                apply_fields(change.fields)  # type: ignore[union-attr]
-            if key[0] == TOOL_CALL and isinstance(view, ToolCallCard):
-                self._attach_terminals(view)
-        elif kind is EntityRemoved:
-            self.views.pop(key, None)
-            view.remove()
-        return True
+    def apply(self, change: Change) -> None:
+        """Apply one change; those about state beside the timeline are the status renderer's."""
+        match change:
+            case EntityAdded(key=key):
+                self._add(key)
+            case SubmissionChanged(request_id=request_id):
+                self.submission_changed(request_id)
+            case StateChanged(busy=busy):
+                if not busy:
+                    self.finish_streams()  # the turn is over: its last thought folds away
+            case TextAppended(key=key, text=text):
+                view = self._view(key)
+                if isinstance(view, TextView):
+                    view.append_text(text)
+            case ContentAppended(key=key, item=item):
+                view = self._view(key)
+                if isinstance(view, ContentView):
+                    view.append_content(item)
+            case BytesAppended(key=key, data=data):
+                view = self._view(key)
+                if isinstance(view, TerminalView):
+                    view.append_bytes(data)
+            case ContentReplaced(key=key):
+                self._replace(key)
+            case EntityChanged(key=key, fields=fields):
+                view = self._view(key)
+                if isinstance(view, FieldsView):
+                    view.apply_fields(fields)
+                if isinstance(view, ToolCallCard):
+                    self._attach_terminals(view)
+            case EntityRemoved(key=key):
+                removed = self.views.pop(key, None)
+                if removed is not None:
+                    removed.remove()
+            case (UsageChanged() | NoticeRaised() | CommandsChanged() | ConfigChanged() | InfoChanged()
+                  | PermissionsChanged() | ProblemAdded() | AgentGone() | TurnEnded()):
+                pass
+            case _:
+                assert_never(change)
+
+    def _view(self, key: EntityKey) -> object:
+        """The view of `key` (typed loosely: what it can do is asked with the view protocols)."""
+        return self.views.get(key)
+
+    def _replace(self, key: EntityKey) -> None:
+        view = self._view(key)
+        if isinstance(view, TerminalView):
+            view.reset_and_replay()
+        elif isinstance(view, UserMessageView):
+            view.replace_content(self._entity(key))
+        elif isinstance(view, ContentView):
+            view.replace_content()
 
     def _entity(self, key: EntityKey) -> Any:
         return self.state.entities.get(key)
@@ -111,46 +187,29 @@ class TimelineRenderer:
         if entity is None:
             return
         kind = key[0]
-        if kind == AGENT_MESSAGE or kind == AGENT_THOUGHT or kind == TOOL_CALL:
-            self._finish_streams()  # the agent moved on: a thought before a tool call folds away
-        if kind == USER_MESSAGE:
-            if self._adopt_bubble(key, entity):
-                return
-            view: Widget = UserMessageView(entity)
-        elif kind == AGENT_MESSAGE:
-            view = AgentMessageView(entity)
-            self._streaming.add(key)
-        elif kind == AGENT_THOUGHT:
-            view = ThoughtView(entity)
-            self._streaming.add(key)
-        elif kind == TOOL_CALL:
-            view = ToolCallCard(entity, terminal_factory=self._terminal_for_card)
-        elif kind == TERMINAL:
-            view = TerminalView(entity)
-            self.views[key] = view
-            if self._place_terminal_in_card(view):
-                return
-        elif kind == PLAN:
-            view = PlanView(entity)
-        elif kind == COMPACTION:
-            view = CompactionView(entity)
-        elif kind == UNKNOWN:
-            view = UnknownUpdateView(entity)
+        if kind in _MOVES_ON:
+            self.finish_streams()
+        if kind == USER_MESSAGE and self._adopt_bubble(entity):
+            return
+        if kind == TOOL_CALL:
+            view: Widget = ToolCallCard(entity, terminal_factory=self._terminal_for_card)
+        elif kind in VIEWS:
+            view = VIEWS[kind](entity)
         else:
             return
         self.views[key] = view
+        if kind in _STREAMING:
+            self._streaming.add(key)
+        if isinstance(view, TerminalView) and self._place_terminal_in_card(view):
+            return
         self.conversation.add_entry(view)
 
     def finish_streams(self) -> None:
-        """Foreground work ended: every growing message and thought is complete."""
-        self._finish_streams()
-
-    def _finish_streams(self) -> None:
+        """The agent moved on or the turn ended: every growing message and thought is complete."""
         for key in self._streaming:
-            view = self.views.get(key)
-            finish = getattr(view, "finish", None)
-            if finish is not None:
-                finish()
+            view = self._view(key)
+            if isinstance(view, StreamingView):
+                view.finish()
         self._streaming.clear()
 
     # -- submissions -------------------------------------------------------------------------------
@@ -176,7 +235,7 @@ class TimelineRenderer:
         elif bubble.message is None:
             bubble.remove()  # the agent reported this message first: its own view is already shown
 
-    def _adopt_bubble(self, key: EntityKey, message: Message) -> bool:
+    def _adopt_bubble(self, message: Message) -> bool:
         bubble = self._bubbles.pop(message.submission_id, None) if message.submission_id is not None else None
         if bubble is None:
             return False
@@ -224,3 +283,5 @@ class TimelineRenderer:
             if isinstance(view, TerminalView) and not view.is_attached:
                 card.attach_terminal(view)
 
+
+__all__ = ["TimelineRenderer", "VIEWS"]

@@ -1,7 +1,7 @@
 """The permission dialog: what the agent wants to do, and one button per option it offers.
 
-A `ModalScreen[PermissionChoice]` built from a decoded `session/request_permission` (v2
-`RequestPermissionRequest` or v1 `V1RequestPermissionRequest`). It is docked at the bottom and
+A `ModalScreen[PermissionChoice]` built from a decoded `session/request_permission` (always the v2
+`RequestPermissionRequest`: the core translates v1 requests). It is docked at the bottom and
 leaves the conversation visible above it; PageUp/PageDown and ctrl+Up/ctrl+Down still scroll the
 conversation underneath.
 
@@ -38,9 +38,7 @@ from acp_tui.protocol.methods import (
     RequestPermissionRequest,
     ToolCallPermissionSubject,
     UnknownPermissionSubject,
-    V1RequestPermissionRequest,
 )
-from acp_tui.protocol.v1 import V1Diff, V1ToolCallUpdate
 from acp_tui.protocol.v2 import (
     Diff,
     TerminalRef,
@@ -78,7 +76,8 @@ MAX_BODY_LINES: Final = 200
 #: Lines of a diff shown inside the dialog (the tool card in the conversation shows more).
 MAX_DIFF_LINES: Final = 300
 
-PermissionRequest = RequestPermissionRequest | V1RequestPermissionRequest
+#: v1 requests reach the UI translated into the v2 shape (acp_tui.session.v1_adapter)
+PermissionRequest = RequestPermissionRequest
 
 _ARMING_HINT: Final = "keys are ignored for a moment…"
 
@@ -100,14 +99,8 @@ class PermissionChoice:
 
 
 def request_title(request: PermissionRequest) -> str:
-    """The dialog's title, sanitized: v2 `title`; v1 the tool call's title (or its name)."""
-    if isinstance(request, RequestPermissionRequest):
-        return plain(request.title)
-    tool_call = request.tool_call
-    for value in (tool_call.title, tool_call.name):
-        if isinstance(value, str) and value.strip():
-            return plain(value)
-    return "Permission requested"
+    """The dialog's title, sanitized (a v1 request's is its tool call's title, set in the core)."""
+    return plain(request.title)
 
 
 def _bounded(text: str, classes: str = "") -> Static:
@@ -125,7 +118,7 @@ def _location_text(location: ToolCallLocation) -> str:
     return f"📍 {display_path(location.path)}{line}"
 
 
-def _tool_call_widgets(tool_call: ToolCallUpdate | V1ToolCallUpdate, dialog_title: str) -> list[Widget]:
+def _tool_call_widgets(tool_call: ToolCallUpdate, dialog_title: str) -> list[Widget]:
     """What a tool call would do: kind and title, content (text, diffs), locations, else raw input."""
     widgets: list[Widget] = []
     kind = tool_call.kind if isinstance(tool_call.kind, str) and tool_call.kind else "other"
@@ -143,7 +136,7 @@ def _tool_call_widgets(tool_call: ToolCallUpdate | V1ToolCallUpdate, dialog_titl
                 widgets.append(_bounded(item.content.text, "subject-text"))
             else:
                 widgets.append(ContentChip(item.content))
-        elif isinstance(item, (Diff, V1Diff)):
+        elif isinstance(item, Diff):
             widgets.append(DiffView(item, max_lines=MAX_DIFF_LINES))
         elif isinstance(item, TerminalRef):
             widgets.append(Static(Text(f"terminal {plain(item.terminal_id)}"), classes="subject-note"))
@@ -161,8 +154,6 @@ def _tool_call_widgets(tool_call: ToolCallUpdate | V1ToolCallUpdate, dialog_titl
 
 def _subject_widgets(request: PermissionRequest, dialog_title: str) -> list[Widget]:
     """The dialog body: description, then what the request is about."""
-    if isinstance(request, V1RequestPermissionRequest):
-        return _tool_call_widgets(request.tool_call, dialog_title)
     widgets: list[Widget] = []
     if isinstance(request.description, str) and request.description.strip():
         widgets.append(_bounded(request.description, "description"))

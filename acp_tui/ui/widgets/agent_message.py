@@ -1,36 +1,27 @@
 """An agent message: streamed Markdown text, plus chips for any non-text content blocks.
 
 A message too long to render whole shows its first part and a note; the view then becomes
-focusable, and `s` asks the screen (`SaveRequested`) to write `full_text()` to a file.
+focusable, and `s` asks the screen (`MessageSaveRequested`) to write `full_text()` to a file.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import HorizontalGroup, Vertical
-from textual.message import Message as TextualMessage
 
 from acp_tui.protocol.v2 import ContentBlock, TextContent
 from acp_tui.session.model import Message
 from acp_tui.ui.widgets.content_blocks import block_widget
 from acp_tui.ui.widgets.markdown_stream import MarkdownStream, sanitize
+from acp_tui.ui.widgets.save_request import MessageSaveRequested
 
-if TYPE_CHECKING:
-    from acp_tui.ui.widgets.thought_view import ThoughtView
 
 
 class AgentMessageView(Vertical):
     """Text goes to one `MarkdownStream` (cheap appends); images, links and resources become chips."""
-
-    class SaveRequested(TextualMessage):
-        """The user asked to save a message's (or thought's) whole text: `view.full_text()`."""
-
-        def __init__(self, view: AgentMessageView | ThoughtView) -> None:
-            super().__init__()
-            self.view = view
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "save", "Save message", show=False),
@@ -114,7 +105,7 @@ class AgentMessageView(Vertical):
             self.can_focus = self.stream.truncated
 
     def action_save(self) -> None:
-        self.post_message(self.SaveRequested(self))
+        self.post_message(MessageSaveRequested(self))
 
 
 def _is_text(block: object) -> bool:

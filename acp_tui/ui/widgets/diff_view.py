@@ -2,8 +2,8 @@
 
 v2 `Diff` (docs/protocol.md §6.3): `changes` is authoritative for the file list (badge A/D/M/R/C or the raw
 operation, `oldPath → path` for moves/copies, binary/directory/symlink noted); `patch` is optional,
-and a `git_patch` is coloured line by line while any other format is shown as raw text. A v1 `V1Diff`
-(whole old/new text) gets its unified diff computed here with `difflib`.
+and a `git_patch` is coloured line by line while any other format is shown as raw text. v1 whole-file
+diffs arrive already translated (the core computes their patch).
 
 Rendering is bounded (`MAX_DIFF_LINES`); `full_text()` returns everything for saving. Colours come
 from component classes styled with theme variables, so the patch text is never markup. (Component
@@ -13,14 +13,12 @@ dim text uses `text-style: dim` instead.)
 
 from __future__ import annotations
 
-import difflib
 from typing import ClassVar, Final
 
 from rich.style import Style
 from rich.text import Text
 from textual.widget import Widget
 
-from acp_tui.protocol.v1 import V1Diff
 from acp_tui.protocol.v2 import Diff, DiffChange, DiffPatch
 from acp_tui.sanitize import multiline, plain
 from acp_tui.ui.path_text import display_path
@@ -39,20 +37,6 @@ _FILE_TYPE_NOTES: Final[dict[str, str]] = {
 }
 
 
-def v1_unified_diff(item: V1Diff) -> str:
-    """The unified diff of a v1 whole-file diff (`old_text` missing or null = new file)."""
-    old_text = item.old_text if isinstance(item.old_text, str) else None
-    old_lines = (old_text or "").splitlines(keepends=True)
-    new_lines = item.new_text.splitlines(keepends=True)
-    lines = difflib.unified_diff(
-        old_lines,
-        new_lines,
-        fromfile="/dev/null" if old_text is None else item.path,
-        tofile=item.path,
-    )
-    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
-
-
 def _change_line(change: DiffChange, has_patch: bool) -> tuple[str, str, str]:
     """(badge, path text, note) for one file change."""
     path = display_path(change.path)
@@ -69,12 +53,8 @@ def _change_line(change: DiffChange, has_patch: bool) -> tuple[str, str, str]:
     return operation_badge(change.operation), path, note
 
 
-def diff_source(item: Diff | V1Diff) -> tuple[list[tuple[str, str, str]], str | None, str]:
+def diff_source(item: Diff) -> tuple[list[tuple[str, str, str]], str | None, str]:
     """(file list, patch text or None, patch format) of a diff, sanitized."""
-    if isinstance(item, V1Diff):
-        operation = "add" if not isinstance(item.old_text, str) else "modify"
-        files = [(operation_badge(operation), display_path(item.path), "")]
-        return files, multiline(v1_unified_diff(item)), "git_patch"
     patch = item.patch if isinstance(item.patch, DiffPatch) else None
     files = [_change_line(change, patch is not None) for change in item.changes]
     if patch is None:
@@ -100,7 +80,7 @@ def diff_line_kind(line: str, in_hunk: bool) -> str:
 
 
 class DiffView(Widget):
-    """The file changes of one `Diff` / `V1Diff` tool-call content item."""
+    """The file changes of one `Diff` tool-call content item."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "diff--added", "diff--removed", "diff--hunk", "diff--header", "diff--badge", "diff--note",
@@ -119,7 +99,7 @@ class DiffView(Widget):
     DiffView > .diff--note { text-style: dim italic; }
     """
 
-    def __init__(self, item: Diff | V1Diff, *, max_lines: int = MAX_DIFF_LINES) -> None:
+    def __init__(self, item: Diff, *, max_lines: int = MAX_DIFF_LINES) -> None:
         super().__init__()
         self.item = item
         self._files, self._patch, self._format = diff_source(item)

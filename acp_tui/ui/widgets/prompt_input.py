@@ -97,9 +97,9 @@ class PromptInput(TextArea):
         if event.key == "enter":
             event.stop()
             event.prevent_default()
+            # An empty Enter is submitted too: it sends the next prompt of a paused queue.
             submission = self.context.submission()
-            if submission.text.strip():
-                self.post_message(self.Submitted(self, submission.text, submission))
+            self.post_message(self.Submitted(self, submission.text, submission))
             return
         if event.key in ("shift+enter", "ctrl+j"):
             event.stop()
@@ -167,13 +167,12 @@ class PromptInput(TextArea):
             self.context.sync_picker()
 
     async def _on_paste(self, event: events.Paste) -> None:
-        """Image paths become mentions and huge pastes a collapsed token; other text is inserted."""
+        """Image paths become mentions and huge pastes a collapsed token; other text is left to
+        `TextArea._on_paste`, which Textual calls after this (unless the default is prevented)."""
         if not self.read_only and self.context.paste(event.text):
             event.stop()
             event.prevent_default()
             self.focus()
-            return
-        await super()._on_paste(event)
 
     def _build_highlight_map(self) -> None:
         """No syntax highlighting: the only highlights are the chips of mentions and pastes."""

@@ -1,11 +1,20 @@
-"""Prompts typed while the agent works: shown above the input, removable, sent in order when idle."""
+"""Prompts typed while the agent works: shown above the input, removable, sent in order when idle.
+
+The queue itself is the session controller's; this widget shows it and reports removals by position.
+After a cancel the queue is paused and says so: Enter on an empty prompt sends the next one.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
+
+PAUSED_TEXT = "paused — Enter sends the next"
 
 
 class QueuedPrompt(Static, can_focus=True):
@@ -38,7 +47,7 @@ class QueuedPrompts(Vertical):
     DEFAULT_CSS = """
     QueuedPrompts {
         height: auto;
-        max-height: 6;
+        max-height: 7;
         display: none;
         padding: 0 1;
     }
@@ -53,26 +62,53 @@ class QueuedPrompts(Vertical):
         background: $boost;
         color: $foreground;
     }
+    QueuedPrompts #paused {
+        color: $warning;
+        height: 1;
+        display: none;
+    }
+    QueuedPrompts.-paused #paused {
+        display: block;
+    }
     """
+
+    class Removed(Message):
+        """The user removed the queued prompt at `index`; `focus_released` when no queued prompt keeps focus."""
+
+        def __init__(self, index: int, focus_released: bool) -> None:
+            super().__init__()
+            self.index = index
+            self.focus_released = focus_released
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._items: list[QueuedPrompt] = []  # the source of truth; widget removal is asynchronous
+        self._items: list[QueuedPrompt] = []  # the shown items; widget removal is asynchronous
+        self.paused = False
 
-    def add(self, text: str) -> None:
-        item = QueuedPrompt(text)
-        self._items.append(item)
-        self.mount(item)
-        self.add_class("-has-items")
+    def compose(self) -> ComposeResult:
+        yield Static(Text(PAUSED_TEXT), id="paused")
 
-    def pop_first(self) -> str | None:
-        """Take the oldest queued prompt, if any."""
-        if not self._items:
-            return None
-        first = self._items.pop(0)
-        first.remove()
+    def show(self, prompts: Sequence[str], *, paused: bool) -> None:
+        """Show exactly `prompts` (the controller's queue), keeping the items that are still queued."""
+        self.paused = paused
+        self.set_class(paused, "-paused")
+        kept: list[QueuedPrompt] = []
+        wanted = list(prompts)
+        focus_index: int | None = None
+        for item in self._items:
+            if len(kept) < len(wanted) and item.prompt_text == wanted[len(kept)]:
+                kept.append(item)
+            else:
+                if item.has_focus:
+                    focus_index = len(kept)
+                item.remove()
+        added = [QueuedPrompt(text) for text in wanted[len(kept):]]
+        self._items = kept + added
+        if added:
+            self.mount_all(added)
+        if focus_index is not None and self._items:
+            self._items[min(focus_index, len(self._items) - 1)].focus(scroll_visible=False)
         self.set_class(bool(self._items), "-has-items")
-        return first.prompt_text
 
     @property
     def count(self) -> int:
@@ -82,28 +118,10 @@ class QueuedPrompts(Vertical):
     def texts(self) -> list[str]:
         return [item.prompt_text for item in self._items]
 
-    class Changed(Message):
-        """The number of queued prompts changed (so the status bar can say so).
-
-        `focus_released` is True when the removed prompt had the focus and no queued prompt is
-        left to take it: the screen gives it back to the prompt input.
-        """
-
-        def __init__(self, focus_released: bool = False) -> None:
-            super().__init__()
-            self.focus_released = focus_released
-
     def on_queued_prompt_removed(self, event: QueuedPrompt.Removed) -> None:
         event.stop()
-        item = event.item
-        if item not in self._items:
+        if event.item not in self._items:
             return
-        index = self._items.index(item)
-        had_focus = item.has_focus
-        self._items.remove(item)
-        if had_focus and self._items:
-            # The next prompt (or the new last one) takes the focus, so Delete can be pressed again.
-            self._items[min(index, len(self._items) - 1)].focus(scroll_visible=False)
-        item.remove()
-        self.set_class(bool(self._items), "-has-items")
-        self.post_message(self.Changed(focus_released=had_focus and not self._items))
+        index = self._items.index(event.item)
+        had_focus = event.item.has_focus
+        self.post_message(self.Removed(index, focus_released=had_focus and len(self._items) == 1))

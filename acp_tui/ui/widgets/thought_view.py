@@ -8,8 +8,8 @@ from textual.binding import Binding, BindingType
 
 from acp_tui.protocol.v2 import ContentBlock, TextContent
 from acp_tui.session.model import Message
-from acp_tui.ui.widgets.agent_message import AgentMessageView
 from acp_tui.ui.widgets.markdown_stream import sanitize
+from acp_tui.ui.widgets.save_request import MessageSaveRequested
 from acp_tui.ui.widgets.thought import Thought
 
 
@@ -48,4 +48,4 @@ class ThoughtView(Thought):
         return True
 
     def action_save(self) -> None:
-        self.post_message(AgentMessageView.SaveRequested(self))
+        self.post_message(MessageSaveRequested(self))

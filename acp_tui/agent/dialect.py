@@ -1,0 +1,197 @@
+"""The client-side differences between ACP v2 and v1, in one object per negotiated version.
+
+Everything above the agent layer sees one v2-shaped model. `AgentSession` asks its dialect how to read
+a session's setup result, how to route an update, how to present a permission request, whether a
+session can be resumed, and how a prompt turn starts and ends; nothing else in the agent layer
+branches on the version. v1 details (the implicit turn, synthetic modes, whole-file diffs) live in the
+`V1Adapter`, which only this module's `V1Dialect` drives (docs/protocol.md §4.2, §5.6).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from msgspec import UNSET
+
+from acp_tui.protocol import codec, methods
+from acp_tui.protocol.common import ErrorObject
+from acp_tui.protocol.methods import RequestPermissionRequest, V1RequestPermissionRequest
+from acp_tui.protocol.v1 import V1CurrentModeUpdate
+from acp_tui.protocol.v2 import AvailableCommandsUpdate, ConfigOptionUpdate, ToolCallUpdate
+from acp_tui.session import events as local
+from acp_tui.session.v1_adapter import V1_MODE_CONFIG_ID, V1Adapter, v2_permission_request
+
+SessionSetup = methods.NewSessionResponse | methods.ResumeSessionResponse
+
+
+class Dialect:
+    """One protocol version's client rules; subclasses fill in what differs."""
+
+    version: int = 2
+
+    def __init__(self, init: methods.InitializeResponse | None) -> None:
+        self.init = init
+
+    # -- session setup ---------------------------------------------------------------------------
+
+    def can_resume(self) -> bool:
+        """May `session/resume` be tried?"""
+        raise NotImplementedError
+
+    def resume_params(self, session_id: str, cwd: str, replay: bool) -> methods.ResumeSessionRequest:
+        return codec.build_resume_session(session_id, cwd, self.version, replay)
+
+    def session_ready(self, result: SessionSetup) -> list[object]:
+        """The updates a setup result implies (config options, commands), to apply before anything else."""
+        raise NotImplementedError
+
+    # -- updates and requests --------------------------------------------------------------------
+
+    def update(self, update: Any) -> list[object]:
+        """One decoded update as the v2 updates the reducer applies."""
+        raise NotImplementedError
+
+    def permission_request(self, params: bytes) -> RequestPermissionRequest:
+        """Decode `session/request_permission` params into the v2 shape (raises `MalformedMessage`)."""
+        decoded = codec.decode_permission_request(params, self.version)
+        if isinstance(decoded, V1RequestPermissionRequest):
+            return v2_permission_request(decoded)
+        return decoded
+
+    def permission_opened(self, request_id: int | str, request: RequestPermissionRequest) -> list[object]:
+        """What to apply when a permission request arrives."""
+        return [local.PermissionRequested(request_id, request)]
+
+    def permission_closed(self, request_id: int | str, outcome: str) -> list[object]:
+        """What to apply once it is answered."""
+        return [local.PermissionResolved(request_id, outcome)]
+
+    # -- turns -----------------------------------------------------------------------------------
+
+    def turn_started(self, request_id: int) -> list[object]:
+        """A prompt was sent (v1: the turn starts now; v2: the agent says when)."""
+        return []
+
+    def turn_ended(self, stop_reason: Any) -> list[object]:
+        """The prompt request was answered (v1: the turn is over)."""
+        return []
+
+    def turn_failed(self, error: ErrorObject | None, after_cancel: bool) -> list[object]:
+        """The prompt request failed (v1: the turn is over)."""
+        return []
+
+    def message_accepted(self, items: list[object]) -> str:
+        """The local user-message id among `turn_started`'s items ("" when the agent names it)."""
+        return next((item.message_id for item in items if isinstance(item, local.PromptAccepted)), "")
+
+    # -- config ----------------------------------------------------------------------------------
+
+    def mode_request(self, config_id: str) -> bool:
+        """True when `config_id` stands for v1 modes and is changed with `session/set_mode`."""
+        return False
+
+    def mode_changed(self, value: str) -> list[object]:
+        return []
+
+    def config_result(self, update: ConfigOptionUpdate) -> list[object]:
+        return [update]
+
+    def can_set_boolean(self) -> bool:
+        """v1 agents accept a boolean option only from clients advertising a capability we do not."""
+        return True
+
+
+class V2Dialect(Dialect):
+    """ACP v2: the agent reports its own states and user messages; ids name everything."""
+
+    version = 2
+
+    def __init__(self, init: methods.InitializeResponse | None) -> None:
+        super().__init__(init)
+        #: tool calls whose latest patch advertised `capabilities.cancel` (docs/protocol.md §6.1)
+        self.cancellable_tools: set[str] = set()
+
+    def can_resume(self) -> bool:
+        return True  # baseline in v2
+
+    def session_ready(self, result: SessionSetup) -> list[object]:
+        out: list[object] = []
+        if isinstance(result.config_options, list):
+            out.append(ConfigOptionUpdate(config_options=result.config_options))
+        if isinstance(result.available_commands, list):
+            out.append(AvailableCommandsUpdate(available_commands=result.available_commands))
+        return out
+
+    def update(self, update: Any) -> list[object]:
+        if type(update) is ToolCallUpdate and update.capabilities not in (UNSET, None):
+            if update.capabilities.cancel not in (UNSET, None):
+                self.cancellable_tools.add(update.tool_call_id)
+            else:
+                self.cancellable_tools.discard(update.tool_call_id)
+        return [update]
+
+
+class V1Dialect(Dialect):
+    """ACP v1: a turn is the pending `session/prompt`; modes are a config option; whole-file diffs."""
+
+    version = 1
+
+    def __init__(self, init: methods.InitializeResponse | None, adapter: V1Adapter | None = None) -> None:
+        super().__init__(init)
+        self.adapter = adapter if adapter is not None else V1Adapter()
+
+    def can_resume(self) -> bool:
+        return self._capability("sessionCapabilities", "resume")
+
+    def session_ready(self, result: SessionSetup) -> list[object]:
+        options = result.config_options if isinstance(result.config_options, list) else None
+        modes = result.modes if result.modes not in (UNSET, None) else None
+        self.adapter = V1Adapter(modes=modes, config_options=options)
+        return list(self.adapter.initial_updates())
+
+    def update(self, update: Any) -> list[object]:
+        return list(self.adapter.update(update))
+
+    def permission_opened(self, request_id: int | str, request: RequestPermissionRequest) -> list[object]:
+        # The v2-shaped subject patches the tool call; v1 has no states, so the adapter synthesises one.
+        return [local.PermissionRequested(request_id, request), *self.adapter.permission_requested(None)]
+
+    def permission_closed(self, request_id: int | str, outcome: str) -> list[object]:
+        return [local.PermissionResolved(request_id, outcome), *self.adapter.permission_resolved()]
+
+    def turn_started(self, request_id: int) -> list[object]:
+        return list(self.adapter.turn_started(request_id))
+
+    def turn_ended(self, stop_reason: Any) -> list[object]:
+        return list(self.adapter.turn_ended(stop_reason))
+
+    def turn_failed(self, error: ErrorObject | None, after_cancel: bool) -> list[object]:
+        return list(self.adapter.turn_failed(error, after_cancel=after_cancel))
+
+    def mode_request(self, config_id: str) -> bool:
+        return self.adapter.synthetic_modes and config_id == V1_MODE_CONFIG_ID
+
+    def mode_changed(self, value: str) -> list[object]:
+        return list(self.adapter.update(V1CurrentModeUpdate(current_mode_id=value)))
+
+    def config_result(self, update: ConfigOptionUpdate) -> list[object]:
+        return list(self.adapter.update(update))
+
+    def can_set_boolean(self) -> bool:
+        return False
+
+    def _capability(self, *path: str) -> bool:
+        node: Any = self.init.agent_capabilities if self.init else None
+        for key in path:
+            if not isinstance(node, dict):
+                return False
+            node = node.get(key)
+        return node not in (None, False, UNSET)
+
+
+def dialect_for(version: int, init: methods.InitializeResponse | None) -> Dialect:
+    """The dialect of a negotiated version."""
+    return V1Dialect(init) if version == 1 else V2Dialect(init)
+
+
+__all__ = ["Dialect", "V1Dialect", "V2Dialect", "dialect_for"]

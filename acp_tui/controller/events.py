@@ -1,0 +1,74 @@
+"""What the session controller tells the UI: one name for one fact.
+
+Model changes (`ModelChanged`) carry everything the session model holds, including the agent's exit
+(`AgentGone`) and protocol problems (`ProblemAdded`). The rest are facts about the controller itself:
+what it is waiting for, lines it adds to the conversation, who the agent is, the prompt queue.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+from acp_tui.agent.events import ModelChanged, StderrLine
+
+Severity = Literal["info", "warning", "error"]
+Lifecycle = Literal["starting", "ready", "stopped"]
+
+
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    """The controller waits for the agent (`what`, e.g. "opening a session"); None when it no longer does."""
+
+    what: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A line for the conversation from the client itself (not the agent); also written to the transcript."""
+
+    text: str
+    severity: Severity = "info"
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class LifecycleChanged:
+    """The agent connection is starting, ready for prompts, or stopped (crashed, refused, or stopped by the user)."""
+
+    phase: Lifecycle
+
+
+@dataclass(frozen=True, slots=True)
+class AgentIdentified:
+    """`initialize` was answered: the agent's name and version as it reports them, and the protocol version."""
+
+    name: str
+    version: str | None
+    protocol: int
+
+
+@dataclass(frozen=True, slots=True)
+class QueueChanged:
+    """Prompts waiting to be sent; `paused` after a cancel (the user sends the next one explicitly)."""
+
+    prompts: tuple[str, ...]
+    paused: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CancelStateChanged:
+    """A cancel was sent (`cancelling`) or the turn it cancelled ended."""
+
+    cancelling: bool
+
+
+ControllerEvent: TypeAlias = (
+    ModelChanged | StderrLine | Waiting | Note | LifecycleChanged | AgentIdentified | QueueChanged
+    | CancelStateChanged
+)
+
+__all__ = [
+    "AgentIdentified", "CancelStateChanged", "ControllerEvent", "LifecycleChanged", "ModelChanged", "Note",
+    "QueueChanged", "Severity", "StderrLine", "Waiting",
+]

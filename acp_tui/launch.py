@@ -1,0 +1,29 @@
+"""What starting one agent takes: built and validated by the CLI, used by the session controller and the UI."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+Protocol = Literal["auto", 1, 2]
+
+
+@dataclass(frozen=True, slots=True)
+class Launch:
+    """Everything the UI needs to start one agent; built and validated by the CLI."""
+
+    agent_argv: tuple[str, ...]
+    agent_name: str
+    env: Mapping[str, str]  # overrides on top of os.environ
+    cwd: Path  # absolute
+    protocol: Protocol
+    theme: str | None
+    log_path: Path | None
+    init_timeout: float
+    warnings: tuple[str, ...]
+    is_demo: bool = False
+
+
+__all__ = ["Launch", "Protocol"]

@@ -1,0 +1,159 @@
+"""The permission service: `session/request_permission`, asked one at a time, answered exactly once.
+
+Requests are shown in arrival order, one dialog at a time; the rest wait in this service's queue (the
+asker is told how many). Every request is answered exactly once (docs/protocol.md §8): with the option
+the user chose, or `cancelled` when the user dismisses it, cancels the turn (docs/protocol.md §9.3),
+the agent withdraws it (`$/cancel_request`) or the connection ends. An answer that names an option
+the agent did not offer is a protocol problem of ours and is sent as `cancelled`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from acp_tui.protocol.codec import MalformedMessage
+from acp_tui.protocol.jsonrpc import INVALID_PARAMS, INVALID_REQUEST, Request, RpcError
+from acp_tui.protocol.methods import RequestPermissionRequest
+from acp_tui.services.base import Capabilities, ServiceContext, ServiceHandler
+
+CANCELLED = "cancelled"
+
+#: why a question was taken back from the user before they answered
+TURN_CANCELLED = "the turn was cancelled"
+AGENT_STOPPED = "the agent stopped"
+AGENT_WITHDREW = "the agent withdrew its request"
+
+
+@dataclass(eq=False, slots=True)
+class PermissionQuestion:
+    """One permission request put to the user (always v2-shaped; v1 is translated in the core)."""
+
+    request_id: int | str
+    request: RequestPermissionRequest
+    #: set before the ask is cancelled: why the question went away unanswered
+    closed_because: str | None = field(default=None)
+
+
+class PermissionAsker(Protocol):
+    """How the user is asked; the screen implements it with a dialog, tests with a script."""
+
+    async def ask_permission(self, question: PermissionQuestion) -> str | None:
+        """The chosen option id, or None for "cancelled". Cancelled when the question is withdrawn."""
+        ...
+
+    def permissions_waiting(self, count: int) -> None:
+        """How many further requests wait behind the one being asked (0 when none)."""
+        ...
+
+
+class PermissionService:
+    """Answers `session/request_permission` through a `PermissionAsker`."""
+
+    name = "permission"
+
+    def __init__(self, asker: PermissionAsker) -> None:
+        self.asker = asker
+        self._context: ServiceContext | None = None
+        self._open: dict[int | str, tuple[PermissionQuestion, asyncio.Future[str]]] = {}
+        self._turn = asyncio.Lock()
+        self._waiting = 0
+
+    # -- ClientService -------------------------------------------------------------------------------
+
+    def capabilities(self) -> Capabilities:
+        return Capabilities()  # every client must answer permission requests: nothing to advertise
+
+    def methods(self) -> Mapping[str, ServiceHandler]:
+        return {"session/request_permission": self._handle}
+
+    def bind(self, context: ServiceContext) -> None:
+        self._context = context
+
+    def turn_cancelled(self) -> None:
+        self._settle_all(TURN_CANCELLED)
+
+    async def close(self) -> None:
+        self._settle_all(AGENT_STOPPED)
+
+    # -- answering -----------------------------------------------------------------------------------
+
+    @property
+    def open_count(self) -> int:
+        """Requests not answered yet (the one asked and those waiting)."""
+        return len(self._open)
+
+    def _settle_all(self, reason: str) -> None:
+        for question, future in list(self._open.values()):
+            if not future.done():
+                question.closed_because = reason
+                future.set_result(CANCELLED)
+
+    async def _handle(self, request: Request) -> dict[str, Any]:
+        context = self._context
+        assert context is not None and context.dialect is not None, "bound before the first request"
+        dialect = context.dialect
+        request_id = request.id
+        if request_id is None:  # JSON-RPC allows a null id; ACP forbids it, and nothing could name this one
+            context.report("permission request with a null id", bytes(request.params))
+            raise RpcError(INVALID_REQUEST, "Invalid Request: null id")
+        try:
+            decoded = dialect.permission_request(bytes(request.params))
+        except MalformedMessage as exc:
+            context.report(f"malformed permission request: {exc.reason}", exc.raw)
+            raise RpcError(INVALID_PARAMS, f"Invalid params: {exc.reason}") from None
+        for item in dialect.permission_opened(request_id, decoded):
+            context.apply(item)
+        question = PermissionQuestion(request_id, decoded)
+        future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self._open[request_id] = (question, future)
+        asking = asyncio.get_running_loop().create_task(self._ask_in_turn(question, future))
+        try:
+            outcome = await future
+        except asyncio.CancelledError:
+            # The agent withdrew it ($/cancel_request) or the connection went away: answer cancelled, once.
+            question.closed_because = question.closed_because or (
+                AGENT_STOPPED if context.connection_closed() else AGENT_WITHDREW
+            )
+            outcome = CANCELLED
+        finally:
+            self._open.pop(request_id, None)
+            if not asking.done():
+                asking.cancel()
+        offered = {option.option_id for option in decoded.options}
+        if outcome != CANCELLED and outcome not in offered:
+            context.report(f"permission answer {outcome!r} is not an offered option", b"")
+            outcome = CANCELLED
+        for item in dialect.permission_closed(request_id, outcome):
+            context.apply(item)
+        if outcome == CANCELLED:
+            return {"outcome": {"outcome": "cancelled"}}
+        return {"outcome": {"outcome": "selected", "optionId": outcome}}
+
+    async def _ask_in_turn(self, question: PermissionQuestion, future: asyncio.Future[str]) -> None:
+        """Wait for the dialog to be free, then ask; the answer resolves `future` unless it is settled."""
+        self._set_waiting(self._waiting + 1)
+        try:
+            await self._turn.acquire()
+        finally:
+            self._set_waiting(self._waiting - 1)
+        try:
+            if future.done():
+                return
+            answer = await self.asker.ask_permission(question)
+        finally:
+            self._turn.release()
+        if not future.done():
+            future.set_result(answer if answer is not None else CANCELLED)
+
+    def _set_waiting(self, count: int) -> None:
+        self._waiting = max(count, 0)
+        self.asker.permissions_waiting(self._waiting)
+
+
+__all__ = [
+    "AGENT_STOPPED", "AGENT_WITHDREW", "CANCELLED", "PermissionAsker", "PermissionQuestion", "PermissionService",
+    "TURN_CANCELLED",
+]

@@ -1,0 +1,85 @@
+"""How the chat screen asks the user what a client service needs to know: one dialog per question.
+
+`ScreenAsker` implements the controller's `UserAsker` with modal screens. Each ask pushes its dialog
+and awaits the user's choice; when the service withdraws the question (the turn was cancelled, the
+agent withdrew it or stopped) the awaiting task is cancelled and the dialog closes saying why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import TypeVar
+
+from textual.app import App
+from textual.screen import ModalScreen
+
+from acp_tui.services.permission import AGENT_WITHDREW, PermissionQuestion
+from acp_tui.ui.screens.permission import PermissionChoice, PermissionScreen
+
+T = TypeVar("T")
+
+
+class ScreenAsker:
+    """The UI side of every service question."""
+
+    def __init__(
+        self,
+        app: App[object],
+        *,
+        arm_delay: float,
+        cancel_turn: Callable[[], bool],
+        closed: Callable[[str], None],
+    ) -> None:
+        self.app = app
+        self.arm_delay = arm_delay
+        self._cancel_turn = cancel_turn
+        self._closed = closed
+        self._permission: PermissionScreen | None = None
+        self._waiting = 0
+
+    @property
+    def dialog_open(self) -> bool:
+        return self._permission is not None
+
+    async def ask_permission(self, question: PermissionQuestion) -> str | None:
+        screen = PermissionScreen(question.request, arm_delay=self.arm_delay)
+        self._permission = screen
+        self._show_queue()
+        try:
+            choice = await self._ask(screen)
+        except asyncio.CancelledError:
+            reason = question.closed_because or AGENT_WITHDREW
+            if screen.is_active or screen in self.app.screen_stack:
+                screen.close_because(reason)
+                self._closed(f"permission request closed: {reason}")
+            raise
+        finally:
+            self._permission = None
+        if choice is None or choice.option_id is None:
+            if choice is not None and choice.cancel_turn:
+                self._cancel_turn()
+            return None
+        return choice.option_id
+
+    def permissions_waiting(self, count: int) -> None:
+        self._waiting = count
+        self._show_queue()
+
+    def _show_queue(self) -> None:
+        if self._permission is not None:
+            self._permission.set_queue(1, 1 + self._waiting)
+
+    async def _ask(self, screen: ModalScreen[T]) -> T | None:
+        """Push `screen` and wait for its result (None when it is dismissed without one)."""
+        future: asyncio.Future[T | None] = asyncio.get_running_loop().create_future()
+
+        def done(result: T | None) -> None:
+            if not future.done():
+                future.set_result(result)
+
+        self.app.push_screen(screen, callback=done)
+        return await future
+
+
+__all__ = ["ScreenAsker", "PermissionChoice"]

@@ -1,0 +1,194 @@
+"""Everything beside the timeline: status bar, header, config chips, slash commands, the prompt queue.
+
+`StatusRenderer` turns the session model's non-timeline changes and the controller's own events into
+updates of those widgets. Its dispatch over `Change` is exhaustive (`assert_never`): a new kind of
+change that this renderer forgets is a type error, not a silent gap.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import assert_never
+
+from textual.app import App
+from textual.timer import Timer
+
+from acp_tui.controller.events import (
+    AgentIdentified,
+    CancelStateChanged,
+    LifecycleChanged,
+    QueueChanged,
+    Waiting,
+)
+from acp_tui.sanitize import plain
+from acp_tui.session.changes import (
+    AgentGone,
+    BytesAppended,
+    Change,
+    CommandsChanged,
+    ConfigChanged,
+    ContentAppended,
+    ContentReplaced,
+    EntityAdded,
+    EntityChanged,
+    EntityRemoved,
+    InfoChanged,
+    NoticeRaised,
+    PermissionsChanged,
+    ProblemAdded,
+    StateChanged,
+    SubmissionChanged,
+    TextAppended,
+    TurnEnded,
+    UsageChanged,
+)
+from acp_tui.session.model import SessionState
+from acp_tui.ui.widgets.command_menu import CommandMenu
+from acp_tui.ui.widgets.config_bar import ConfigBar
+from acp_tui.ui.widgets.queued_prompts import QueuedPrompts
+from acp_tui.ui.widgets.session_header import SessionHeader
+from acp_tui.ui.widgets.status_bar import StatusBar, format_cost
+
+#: Severity names of ACP notices → Textual toast severities; unknown values show as information.
+NOTICE_SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
+
+ControllerStatus = Waiting | LifecycleChanged | AgentIdentified | QueueChanged | CancelStateChanged
+
+
+class StatusRenderer:
+    """Applies changes and controller events to the widgets around the conversation."""
+
+    def __init__(
+        self,
+        app: App[object],
+        *,
+        status: StatusBar,
+        header: SessionHeader,
+        config: ConfigBar,
+        commands: CommandMenu,
+        queue: QueuedPrompts,
+    ) -> None:
+        self.app = app
+        self.status = status
+        self.header = header
+        self.config = config
+        self.commands = commands
+        self.queue = queue
+        self._waiting_what: str | None = None
+        self._waiting_since = 0.0
+        self._waiting_timer: Timer | None = None
+
+    # -- model changes ---------------------------------------------------------------------------
+
+    def apply(self, state: SessionState, change: Change) -> None:
+        """One model change; entity changes are the timeline's."""
+        match change:
+            case (EntityAdded() | EntityRemoved() | TextAppended() | ContentAppended() | BytesAppended()
+                  | ContentReplaced() | EntityChanged() | SubmissionChanged() | TurnEnded()):
+                pass  # the timeline's (a turn's end line comes from the controller)
+            case StateChanged():
+                self.show_state(state)
+            case UsageChanged():
+                self._show_usage(state)
+            case NoticeRaised():
+                self._show_notice(change)
+            case InfoChanged():
+                self.header.update_values(session_title=state.info.title)
+            case PermissionsChanged():
+                self.status.update_values(waiting_for_user=len(state.permissions))
+            case ProblemAdded():
+                self.status.update_values(problems=state.problem_count)
+            case CommandsChanged():
+                self.commands.set_commands(state.commands)
+            case ConfigChanged():
+                self.config.set_options(state.config_options)
+            case AgentGone():
+                self.status.update_values(state="stopped", busy=False, cancelling=False, waiting_for_user=0)
+            case _:
+                assert_never(change)
+
+    def show_state(self, state: SessionState) -> None:
+        fg = state.foreground
+        if fg.busy:
+            self.status.update_values(state=fg.state, busy=True, stop_reason=None, error_message=None)
+        else:
+            self.status.update_values(
+                state=fg.state, busy=False, stop_reason=fg.stop_reason,
+                error_message=fg.error.message if fg.error is not None else None,
+            )
+
+    def reset(self, state: SessionState) -> None:
+        """A new connection: its (empty) options and commands replace the old ones."""
+        self.config.set_options(state.config_options)
+        self.commands.set_commands(state.commands)
+
+    def _show_usage(self, state: SessionState) -> None:
+        usage = state.usage
+        if usage is None:
+            self.status.update_values(used=None, size=None, cost=None)
+            return
+        cost = format_cost(usage.cost.amount, usage.cost.currency) if usage.cost is not None else None
+        self.status.update_values(used=usage.used, size=usage.size, cost=cost)
+
+    def _show_notice(self, change: NoticeRaised) -> None:
+        notice = change.notice
+        severity = NOTICE_SEVERITY.get(notice.severity)
+        title = plain(notice.title)
+        if severity is None:
+            title = f"{plain(notice.severity)}: {title}"
+        description = notice.description if isinstance(notice.description, str) else ""
+        self.app.notify(
+            plain(description) or title,
+            title=title if description else "",
+            severity=severity or "information",  # type: ignore[arg-type]
+            markup=False,
+            timeout=8 if severity == "error" else 5,
+        )
+
+    # -- controller events -----------------------------------------------------------------------
+
+    def apply_event(self, state: SessionState, event: ControllerStatus) -> None:
+        match event:
+            case Waiting(what=what):
+                self._set_waiting(what)
+            case LifecycleChanged(phase=phase):
+                if phase == "stopped":
+                    self.status.update_values(state="stopped", busy=False, cancelling=False, waiting_for_user=0)
+                elif phase == "ready":
+                    self.status.update_values(state="idle", busy=False, stop_reason=None)
+                else:
+                    self.status.update_values(state="starting", busy=False)
+                    self.reset(state)
+            case AgentIdentified(name=name, version=version, protocol=protocol):
+                self.header.update_values(agent=name, agent_version=version, protocol=protocol)
+            case QueueChanged(prompts=prompts, paused=paused):
+                self.queue.show(prompts, paused=paused)
+                self.status.update_values(queued=len(prompts))
+            case CancelStateChanged(cancelling=cancelling):
+                self.status.update_values(cancelling=cancelling)
+            case _:
+                assert_never(event)
+
+    def _set_waiting(self, what: str | None) -> None:
+        if what is None:
+            self._waiting_what = None
+            if self._waiting_timer is not None:
+                self._waiting_timer.stop()
+                self._waiting_timer = None
+            self.status.update_values(waiting_label=None)
+            return
+        if self._waiting_what is None:
+            self._waiting_since = time.monotonic()
+            self._waiting_timer = self.status.set_interval(1.0, self._tick_waiting)
+        self._waiting_what = what
+        self._tick_waiting()
+
+    def _tick_waiting(self) -> None:
+        if self._waiting_what is None:
+            return
+        elapsed = int(time.monotonic() - self._waiting_since)
+        label = f"{self._waiting_what}… {elapsed}s" if elapsed >= 1 else f"{self._waiting_what}…"
+        self.status.update_values(waiting_label=label)
+
+
+__all__ = ["ControllerStatus", "StatusRenderer"]
