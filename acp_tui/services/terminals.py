@@ -17,7 +17,7 @@ Each command:
   dropped and `terminal/output` starts at a UTF-8 character boundary, with `truncated: true`;
 - is shown live in the timeline as a terminal entity fed with v2-shaped updates (the same widget as
   a v2 display-only terminal): its command and cwd, its output in coalesced chunks (one every 50 ms
-  at most, and at most 1 MiB each: a flood shows its newest output and says how much it skipped),
+  at most, and at most 512 KiB each: a flood shows its newest output and says how much it skipped),
   its exit status and its run time. The user can stop it from its card.
 
 **Pipes, not a PTY.** Measured with `bench/terminal_pty_vs_pipe.py` (100 MB from `yes`: pipes
@@ -97,7 +97,7 @@ EXIT_LINGER: Final = 0.2
 #: Output reaches the screen in chunks at most this often...
 FLUSH_INTERVAL: Final = 0.05
 #: ...and at most this large: a flood shows its newest bytes and says how many it skipped.
-DISPLAY_BACKLOG: Final = 1 << 20
+DISPLAY_BACKLOG: Final = 1 << 19
 
 #: The params Struct a decoder returns.
 _P = TypeVar("_P", CreateTerminalRequest, TerminalRequest)
