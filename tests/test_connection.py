@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from acp_tui.agent.connection import AgentExited, Connection, ProtocolProblem, RpcError
+from acp_tui.agent.connection import ConnectionClosed, Connection, WireProblem, RpcError
 from acp_tui.agent.process import AgentProcess
 from acp_tui.agent.trace import WireTrace
 from acp_tui.protocol.jsonrpc import Request
@@ -27,7 +27,7 @@ class Peer:
     def __init__(self, proc: AgentProcess, conn: Connection) -> None:
         self.proc = proc
         self.conn = conn
-        self.problems: list[ProtocolProblem] = []
+        self.problems: list[WireProblem] = []
         self.notes: list[tuple[str, Any]] = []
         self.changed = asyncio.Event()
 
@@ -109,15 +109,15 @@ async def test_notifications_arrive_in_order(peer: Peer) -> None:
 
 
 async def test_crash_mid_stream_fails_pending_request_and_reports_exit(peer: Peer) -> None:
-    with pytest.raises(AgentExited) as info:
+    with pytest.raises(ConnectionClosed) as info:
         await peer.call("test/exit", {"code": 7, "stderr": "fatal: out of cheese\n", "partial": True})
     assert info.value.info is not None and info.value.info.code == 7
     assert "out of cheese" in info.value.info.stderr_tail
     assert peer.conn.closed
     assert any("invalid JSON" in p.reason and p.raw.startswith(b'{"jsonrpc"') for p in peer.problems)
-    with pytest.raises(AgentExited):
+    with pytest.raises(ConnectionClosed):
         await peer.conn.request("echo", {})
-    with pytest.raises(AgentExited):
+    with pytest.raises(ConnectionClosed):
         await peer.conn.notify("session/cancel", {})
 
 
@@ -125,9 +125,9 @@ async def test_exit_while_a_child_holds_stdout_still_fails_every_pending_request
     await peer.call("test/spawn_child")
     held = asyncio.ensure_future(peer.conn.request("test/hold", {}))
     await peer.call("echo")  # the agent has read the held request
-    with pytest.raises(AgentExited):
+    with pytest.raises(ConnectionClosed):
         await peer.call("test/exit", {"code": 0})
-    with pytest.raises(AgentExited):
+    with pytest.raises(ConnectionClosed):
         await asyncio.wait_for(held, 5)
 
 
