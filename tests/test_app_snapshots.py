@@ -1,5 +1,5 @@
 """SVG snapshots of the whole chat screen at 120x40: an answer with code, a tool call with a diff, a
-plan with the usage meter, and the light theme.
+plan with the usage meter, and the light theme; and at 80x24 in both themes (header and status bar fit).
 
 The scripted agent plays fixed turns; HOME is the test's own directory, so the header shows
 `~/src/project`; each snapshot is taken once the agent is idle (no spinner frame). Baselines live in
@@ -60,9 +60,12 @@ def answer_steps() -> list[dict[str, Any]]:
                     "content": text(ANSWER[start:start + 13])}) for start in range(0, len(ANSWER), 13)]
 
 
-def snapshot_app(tmp_path: Path, turn: dict[str, Any], *, theme: str | None = None) -> AcpApp:
+def snapshot_app(tmp_path: Path, turn: dict[str, Any], *, theme: str | None = None,
+                 session_new: dict[str, Any] | None = None) -> AcpApp:
     script = {"version": 2, "initialize": INIT, "turns": [turn],
               "after_session_new": [update({"sessionUpdate": "session_info_update", "title": "Friendlier greeting"})]}
+    if session_new is not None:
+        script["session_new"] = session_new
     script_path = tmp_path / "script.json"
     script_path.write_text(json.dumps(script), encoding="utf-8")
     launch = make_launch(scripted_agent_argv(script_path, tmp_path / "record.jsonl"), cwd=project_dir(tmp_path),
@@ -135,3 +138,52 @@ def test_snapshot_light_theme(snap_compare: Any, tmp_path: Path) -> None:
     app = snapshot_app(tmp_path, v2_turn(*steps), theme="acp-light")
     run_before = send_and_wait("How can greet() be friendlier?", record=tmp_path / "record.jsonl")
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+# -- 80x24: the header and the status bar fit (issue 11) ----------------------------------------------
+
+NARROW = (80, 24)
+CHIPS = {"sessionId": "narrow-1", "configOptions": [
+    {"type": "select", "configId": "mode", "name": "Mode", "currentValue": "ask", "category": "mode",
+     "options": [{"value": "ask", "name": "Ask"}, {"value": "code", "name": "Code"}]},
+    {"type": "select", "configId": "model", "name": "Model", "currentValue": "fast", "category": "model",
+     "options": [{"value": "fast", "name": "Fast"}, {"value": "smart", "name": "Smart"}]},
+]}
+
+
+def narrow_steps() -> list[dict[str, Any]]:
+    return [
+        update({"sessionUpdate": "agent_message", "messageId": "m", "content": [text("I'll edit the greeting.")]}),
+        tool("edit-1", title="Edit src/greet.py", kind="edit", status="completed",
+             content=[{"type": "diff", "changes": [{"operation": "modify", "path": "src/greet.py"}],
+                       "patch": {"format": "git_patch", "text": GIT_DIFF}}]),
+        update({"sessionUpdate": "usage_update", "used": 53_200, "size": 200_000,
+                "cost": {"amount": 0.1234, "currency": "USD"}}),
+    ]
+
+
+def test_snapshot_80x24_dark(snap_compare: Any, tmp_path: Path) -> None:
+    app = snapshot_app(tmp_path, v2_turn(*narrow_steps()), session_new=CHIPS)
+    run_before = send_and_wait("Make it friendlier", record=tmp_path / "record.jsonl")
+    assert snap_compare(app, terminal_size=NARROW, run_before=run_before)
+
+
+def test_snapshot_80x24_light_with_an_error(snap_compare: Any, tmp_path: Path) -> None:
+    """The turn fails: the status bar keeps the error and ^Q quit next to the usage and a problem."""
+    turn = {"steps": [
+        {"op": "respond_prompt"}, {"op": "user_message"}, {"op": "state", "state": "running"},
+        *narrow_steps(), {"op": "raw", "line": "not json"}, {"op": "stderr", "text": "rate limited"},
+        update({"sessionUpdate": "state_update", "state": "idle", "stopReason": "error",
+                "error": {"code": -32603, "message": "model overloaded, try again in a minute"}}),
+    ]}
+    app = snapshot_app(tmp_path, turn, theme="acp-light", session_new=CHIPS)
+    sent = send_and_wait("Make it friendlier", record=tmp_path / "record.jsonl")
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await sent(pilot)
+        run = AppRun(pilot.app, pilot, tmp_path / "record.jsonl")  # type: ignore[arg-type]
+        # stderr has its own pipe: it may be read after the turn ended
+        await run.wait(lambda: run.chat.status.values.stderr_unseen == 1, "the stderr line")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=NARROW, run_before=run_before)

@@ -1,13 +1,17 @@
 """The status bar: what the agent is doing, how full its context is, and which keys matter now.
 
 It holds plain values (set by the chat screen from the session model) and renders one line; only a
-running state animates, with a timer that stops when work ends.
+running state animates, with a timer that stops when work ends. In a narrow terminal (80 columns)
+the line is fitted, never wrapped or cut blindly: the state (with its error) and `^Q quit` always
+show, the counts and the usage meter shorten or drop by priority, and the other hints drop from the end.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Final
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.timer import Timer
 from textual.widget import Widget
@@ -62,12 +66,36 @@ def format_cost(amount: float, currency: str) -> str:
     return f"{symbol}{amount:.{digits}f}" if symbol else f"{amount:.{digits}f} {plain(currency)}"
 
 
+@dataclass(frozen=True, slots=True)
+class InfoPart:
+    """One count or meter in the middle of the bar; `short` is shown when `text` does not fit."""
+
+    name: str
+    text: str
+    short: str | None = None
+    separator: str = "  · "
+
+
+#: Which middle parts stay longest when the bar is narrow (first stays longest): what needs the user
+#: (queued prompts, problems, unseen stderr) before the usage meter and its cost. The state and the
+#: pinned hints come before all of them; the other key hints after.
+INFO_PRIORITY: Final = ("queued", "problems", "stderr", "usage", "cost")
+#: Hints that never drop out, however narrow the terminal: the way out.
+PINNED_HINTS: Final = frozenset({"^Q quit"})
+HINT_SEPARATOR: Final = " · "
+#: Cells kept between the left part and the hints.
+GAP: Final = 2
+
+
 def fit_hints(hints: str, room: int) -> str:
-    """The key hints that fit in `room` cells, dropping whole hints from the end (least useful last)."""
-    parts = hints.split(" · ") if hints else []
-    while parts and len(" · ".join(parts)) > room:
-        parts.pop()
-    return " · ".join(parts)
+    """The key hints that fit in `room` cells: whole hints drop from the end (the least useful are
+    listed last), except the pinned ones (`^Q quit`), which stay even when they do not fit (the status
+    bar reserves their room before anything else)."""
+    parts = hints.split(HINT_SEPARATOR) if hints else []
+    droppable = [index for index, part in enumerate(parts) if part not in PINNED_HINTS]
+    while droppable and cell_len(HINT_SEPARATOR.join(parts)) > room:
+        parts.pop(droppable.pop())
+    return HINT_SEPARATOR.join(parts)
 
 
 class StatusBar(Widget):
@@ -150,25 +178,50 @@ class StatusBar(Widget):
         style = warning if reason != "cancelled" else ""
         return Text(f"● {label}", style=style)
 
-    def render(self) -> Text:
+    def info_parts(self) -> list[InfoPart]:
+        """The middle of the bar, in the order shown."""
         v = self._values
-        line = Text()
-        line.append_text(self.state_text())
+        parts: list[InfoPart] = []
         if v.queued:
-            line.append(f"  · {v.queued} queued")
+            parts.append(InfoPart("queued", f"{v.queued} queued"))
         if v.used is not None and v.size:
-            percent = 100 * v.used / v.size
-            line.append(f"  · {format_tokens(v.used)} / {format_tokens(v.size)} ({percent:.0f}%)")
+            percent = f"{100 * v.used / v.size:.0f}%"
+            parts.append(InfoPart("usage", f"{format_tokens(v.used)} / {format_tokens(v.size)} ({percent})", percent))
         if v.cost:
-            line.append(f" · {v.cost}")
+            parts.append(InfoPart("cost", v.cost, separator=" · "))  # reads as part of the usage
         if v.problems:
-            line.append(f"  · ⚑ {v.problems} protocol problem{'s' if v.problems != 1 else ''}")
+            noun = "problem" if v.problems == 1 else "problems"
+            parts.append(InfoPart("problems", f"⚑ {v.problems} protocol {noun}", f"⚑ {v.problems}"))
         if v.stderr_unseen:
-            line.append(f"  · stderr +{v.stderr_unseen}")
-        hints = fit_hints(v.hints, (self.content_size.width or 160) - line.cell_len - 2)
+            parts.append(InfoPart("stderr", f"stderr +{v.stderr_unseen}"))
+        return parts
+
+    def render(self) -> Text:
+        """state · info · hints, fitted to the width (see `INFO_PRIORITY` and `PINNED_HINTS`)."""
+        v = self._values
+        width = self.content_size.width or 160
+        pinned = HINT_SEPARATOR.join(h for h in v.hints.split(HINT_SEPARATOR) if h in PINNED_HINTS)
+        reserved = cell_len(pinned) + GAP if pinned else 0
+        state = self.state_text()
+        if state.cell_len > width - reserved:  # a long error message is cut, never the way out
+            state.truncate(max(width - reserved, 1), overflow="ellipsis")
+        line = Text()
+        line.append_text(state)  # its colour stays its own (a Text's base style would colour the whole line)
+        parts = self.info_parts()
+        shown: dict[int, str] = {}
+        room = width - reserved - line.cell_len
+        for index in sorted(range(len(parts)), key=lambda i: INFO_PRIORITY.index(parts[i].name)):
+            part = parts[index]
+            for text in (part.text, part.short):
+                if text is not None and cell_len(part.separator + text) <= room:
+                    shown[index] = part.separator + text
+                    room -= cell_len(shown[index])
+                    break
+        for index in sorted(shown):
+            line.append(shown[index])
+        hints = fit_hints(v.hints, width - line.cell_len - GAP)
         if hints:
-            width = self.content_size.width or 160
-            line.append(" " * max(2, width - line.cell_len - len(hints)))
+            line.append(" " * max(GAP, width - line.cell_len - cell_len(hints)))
             line.append(hints)
         line.no_wrap = True
         line.overflow = "ellipsis"

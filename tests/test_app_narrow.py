@@ -1,0 +1,135 @@
+"""At 80x24 the header and the status bar fit: what matters stays, lower-priority parts give way.
+
+The status bar always shows the state (with its error) and `^Q quit`; counts and the usage meter
+shorten or drop by priority, the other key hints drop from the end. The header always shows the
+agent, then the protocol and the tail of a long directory; the title and version give way first.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.cells import cell_len
+from textual.app import App, ComposeResult
+
+from acp_tui.ui.widgets.session_header import HeaderValues, SessionHeader, tail
+from acp_tui.ui.widgets.status_bar import StatusBar
+from tests.test_app_timeline import (
+    SHOWN_CWD,
+    private_dirs,  # noqa: F401  (autouse fixture: private data/state/config dirs and HOME)
+    project_dir,
+    running_app,
+    screen_text,
+    text,
+    update,
+)
+
+NARROW = (80, 24)
+HINTS = "⏎ send · ^J newline · ^C cancel · F2 stderr · ^R restart · ^Q quit"
+
+
+class BarsApp(App[None]):
+    """The header and the status bar alone, for exact line checks."""
+
+    def __init__(self, header: HeaderValues) -> None:
+        super().__init__()
+        self._header = header
+
+    def compose(self) -> ComposeResult:
+        yield SessionHeader(self._header)
+        yield StatusBar()
+
+
+async def bar_lines(header: HeaderValues, width: int = 80, **status: Any) -> tuple[str, str]:
+    """The header's and the status bar's lines (padding included) at `width` columns."""
+    app = BarsApp(header)
+    async with app.run_test(size=(width, 5)) as pilot:
+        app.query_one(StatusBar).update_values(hints=HINTS, **status)
+        await pilot.pause()
+        lines = [strip.text for strip in app.screen._compositor.render_strips()]
+    return lines[0], lines[-1]
+
+
+async def test_an_error_and_every_count_fit_80_columns_with_the_state_and_quit() -> None:
+    message = "the model is overloaded right now, please try again in a few minutes (code 529)"
+    _, status = await bar_lines(
+        HeaderValues(agent="Agent"), state="idle", stop_reason="error", error_message=message, queued=2,
+        used=53_200, size=200_000, cost="$0.120", problems=3, stderr_unseen=12,
+    )
+    assert cell_len(status) == 80
+    assert status.startswith(" ✗ error: the model is overloaded")
+    assert "…" in status  # the message is cut short, not the way out
+    assert status.rstrip().endswith("^Q quit")
+
+
+async def test_counts_shorten_and_drop_by_priority_before_the_state_or_quit() -> None:
+    _, status = await bar_lines(
+        HeaderValues(agent="Agent"), state="idle", queued=2, used=53_200, size=200_000, cost="$0.120",
+        problems=3, stderr_unseen=12,
+    )
+    # the meter is shortened to its percentage and the cost goes before any count does
+    assert status.rstrip() == " ● ready  · 2 queued  · 27%  · ⚑ 3 protocol problems  · stderr +12      ^Q quit"
+    _, status = await bar_lines(HeaderValues(agent="Agent"), width=50, state="idle", queued=2, used=53_200,
+                                size=200_000, cost="$0.120", problems=3, stderr_unseen=12)
+    assert status.rstrip() == " ● ready  · 2 queued  · 27%  · ⚑ 3        ^Q quit"  # what fits, by priority
+
+
+async def test_with_room_the_hints_come_back_in_their_order() -> None:
+    _, status = await bar_lines(HeaderValues(agent="Agent"), state="idle")
+    assert status.rstrip().endswith(HINTS)
+    _, status = await bar_lines(HeaderValues(agent="Agent"), width=60, state="idle", used=53_200, size=200_000)
+    assert status.rstrip() == " ● ready  · 53.2k / 200.0k (27%)           ⏎ send · ^Q quit"
+
+
+async def test_the_header_keeps_agent_protocol_and_the_directory_tail_at_80_columns() -> None:
+    long_cwd = "~/src/clients/a-rather-long-directory-name/with/several/levels/project"
+    header, _ = await bar_lines(HeaderValues(agent="Scripted Agent", agent_version="1.0.0", protocol=2,
+                                             session_title="Make the greeting friendlier for everyone",
+                                             cwd=long_cwd))
+    assert cell_len(header) == 80
+    assert header.startswith(" ◆ Scripted Agent 1.0.0  —  Make the")
+    assert header.rstrip().endswith("ACP v2  ·  …th/several/levels/project")  # a third of the line
+    header, _ = await bar_lines(HeaderValues(agent="A" * 70, protocol=2, cwd=long_cwd))
+    assert header.startswith(" ◆ AAAA") and "…" in header and header.rstrip().endswith("levels/project")
+
+
+def test_a_long_directory_keeps_its_tail() -> None:
+    assert tail("~/src/project", 20) == "~/src/project"
+    assert tail("~/src/clients/project", 12) == "…nts/project"
+    assert cell_len(tail("~/src/客户/project", 10)) <= 10
+
+
+async def test_the_real_app_at_80x24_shows_agent_protocol_directory_state_error_and_quit(tmp_path: Path) -> None:
+    cwd = tmp_path / "src" / "clients" / "a-rather-long-directory-name" / "with" / "several" / "levels" / "project"
+    cwd.mkdir(parents=True)
+    usage = update({"sessionUpdate": "usage_update", "used": 53_200, "size": 200_000,
+                    "cost": {"amount": 0.12, "currency": "USD"}})
+    failing = {"match": "fail", "steps": [
+        {"op": "respond_prompt"}, {"op": "user_message"}, {"op": "state", "state": "running"}, usage,
+        update({"sessionUpdate": "agent_message", "messageId": "m", "content": [text("Trying…")]}),
+        update({"sessionUpdate": "state_update", "state": "idle", "stopReason": "error",
+                "error": {"code": -32603, "message": "model overloaded, try again in a few minutes please"}}),
+    ]}
+    script = {"version": 2, "turns": [failing],
+              "initialize": {"protocolVersion": 2, "capabilities": {"session": {}},
+                             "info": {"name": "scripted", "title": "Scripted Agent", "version": "1.0.0"}}}
+    async with running_app(tmp_path, script, size=NARROW, cwd=cwd) as run:
+        await run.send("fail")
+        await run.idle()
+        await run.wait(lambda: run.chat.status.values.stop_reason == "error", "the error state")
+        await run.pilot.pause()
+        lines = screen_text(run).splitlines()
+        header, status = lines[0].rstrip(), lines[-1].rstrip()
+        assert header.startswith(" ◆ Scripted Agent") and "ACP v2" in header and header.endswith("levels/project")
+        assert status.startswith(" ✗ error: model overloaded")
+        assert status.endswith("^Q quit")
+        assert max(cell_len(line) for line in lines) == 80
+
+
+async def test_the_real_app_at_80x24_idle_header_and_hints(tmp_path: Path) -> None:
+    async with running_app(tmp_path, {"version": 2}, size=NARROW, cwd=project_dir(tmp_path)) as run:
+        await run.pilot.pause()
+        lines = screen_text(run).splitlines()
+        assert lines[0].rstrip().endswith(f"ACP v2  ·  {SHOWN_CWD}")
+        assert lines[-1].startswith(" ● ready") and lines[-1].rstrip().endswith("^Q quit")
