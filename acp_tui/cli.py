@@ -245,6 +245,9 @@ def build_launch(
         init_timeout=options.init_timeout if options.init_timeout is not None else settings.init_timeout,
         warnings=tuple(warnings),
         is_demo=is_demo,
+        client_files=settings.client_files,
+        client_terminals=settings.client_terminals,
+        outside_writes=settings.outside_writes,
     )
 
 

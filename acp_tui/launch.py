@@ -24,6 +24,12 @@ class Launch:
     init_timeout: float
     warnings: tuple[str, ...]
     is_demo: bool = False
+    #: offer v1 agents file reads and writes through acp-tui (ACP `fs`; the `client_files` setting)
+    client_files: bool = True
+    #: run v1 agents' commands in acp-tui (ACP `terminal`; the `client_terminals` setting)
+    client_terminals: bool = True
+    #: a write outside the session folder: "ask" (a dialog) or "refuse" (the `outside_writes` setting)
+    outside_writes: Literal["ask", "refuse"] = "ask"
 
 
 __all__ = ["Launch", "Protocol"]

@@ -39,6 +39,7 @@ from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.v2 import ContentBlock
 from acp_tui.sanitize import plain
 from acp_tui.services.base import ClientService
+from acp_tui.services.files import FileAsker, FileService
 from acp_tui.services.permission import PermissionAsker, PermissionService
 from acp_tui.session.changes import AgentGone, Change, StateChanged, TurnEnded
 from acp_tui.session.coalesce import coalesce
@@ -57,17 +58,20 @@ TURN_END_TEXT: dict[str, str] = {
 }
 
 
-class UserAsker(PermissionAsker, Protocol):
+class UserAsker(PermissionAsker, FileAsker, Protocol):
     """Everything the services may ask the user; the chat screen implements it with dialogs."""
 
 
 #: Builds the services for one agent connection (fresh instances each time: a restart closes the old ones).
-ServicesFactory = Callable[[UserAsker], Sequence[ClientService]]
+ServicesFactory = Callable[[Launch, UserAsker], Sequence[ClientService]]
 
 
-def default_services(asker: UserAsker) -> list[ClientService]:
-    """The services every connection gets."""
-    return [PermissionService(asker)]
+def default_services(launch: Launch, asker: UserAsker) -> list[ClientService]:
+    """The services every connection gets, as the user's settings allow."""
+    return [
+        PermissionService(asker),
+        FileService(asker, offer=launch.client_files, outside_writes=launch.outside_writes),
+    ]
 
 
 class SessionController:
@@ -151,7 +155,7 @@ class SessionController:
             handshake_timeout=launch.init_timeout,
             log_path=launch.log_path,
             emit=lambda event: self._on_session_event(session, event),
-            services=self._services_factory(self.asker),
+            services=self._services_factory(launch, self.asker),
         )
         self.session = session
         self._stopped_by_user = False

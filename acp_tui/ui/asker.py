@@ -14,7 +14,9 @@ from typing import TypeVar
 from textual.app import App
 from textual.screen import ModalScreen
 
+from acp_tui.services.files import OutsideWrite
 from acp_tui.services.permission import AGENT_WITHDREW, PermissionQuestion
+from acp_tui.ui.screens.outside_write import OutsideWriteScreen
 from acp_tui.ui.screens.permission import PermissionChoice, PermissionScreen
 
 T = TypeVar("T")
@@ -61,6 +63,16 @@ class ScreenAsker:
                 self._cancel_turn()
             return None
         return choice.option_id
+
+    async def confirm_outside_write(self, write: OutsideWrite) -> bool:
+        screen = OutsideWriteScreen(write, arm_delay=self.arm_delay)
+        try:
+            allowed: bool | None = await self._ask(screen)
+            return bool(allowed)
+        except asyncio.CancelledError:
+            if screen.is_active or screen in self.app.screen_stack:
+                screen.close_because("the question was withdrawn")
+            raise
 
     def permissions_waiting(self, count: int) -> None:
         self._waiting = count
