@@ -11,8 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from acp_tui.protocol.common import ErrorObject
 from acp_tui.protocol.v2 import AgentMessageChunk, StateUpdate, TextContent, ToolCallUpdate
 from acp_tui.session.changes import (
@@ -128,7 +126,6 @@ def test_coalesce_keeps_turn_ended_after_the_turns_output() -> None:
 # -- in the app ------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(reason="lead wires this: the screen/controller writes the line on TurnEnded", strict=False)
 async def test_instant_failure_line_follows_its_own_prompt_and_output(tmp_path: Path) -> None:
     """An agent that fails at once (everything in one burst): the line still comes after the turn."""
     fail = [{"op": "state", "state": "running"}, {"op": "user_message"},
