@@ -12,10 +12,10 @@ import asyncio
 import contextlib
 import os
 import signal
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+
+from acp_tui.process_group import group_alive, wait_group_gone
 
 #: How long to keep reading stdout/stderr after the agent exits: a grandchild may hold the pipes.
 _PIPE_LINGER = 0.5
@@ -192,11 +192,11 @@ class AgentProcess:
                 self._signal_group(signal.SIGKILL)
                 await self._wait_exit(None)
         # The leader is gone; children it left in its group are not.
-        if _group_alive(proc.pid):
+        if group_alive(proc.pid):
             self._signal_group(signal.SIGTERM)
-            if not await _wait_group_gone(proc.pid, term_grace):
+            if not await wait_group_gone(proc.pid, term_grace):
                 self._signal_group(signal.SIGKILL)
-                await _wait_group_gone(proc.pid, term_grace)
+                await wait_group_gone(proc.pid, term_grace)
         return await self.wait()
 
     async def _wait_exit(self, timeout: float | None) -> bool:
@@ -295,40 +295,6 @@ class _ExitAwareProtocol(asyncio.subprocess.SubprocessStreamProtocol):
         super().process_exited()
         if not self._returncode_future.done():
             self._returncode_future.set_result(code if code is not None else -1)
-
-
-def _group_alive(pgid: int) -> bool:
-    """True while a live (non-zombie) process remains in group `pgid`."""
-    proc = Path("/proc")
-    if sys.platform.startswith("linux") and proc.is_dir():
-        for entry in proc.iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            # Fields after the parenthesised command: state, ppid, pgrp, ...
-            fields = stat[stat.rfind(")") + 2 :].split()
-            if len(fields) > 2 and fields[2] == str(pgid) and fields[0] not in ("Z", "X"):
-                return True
-        return False
-    try:
-        os.killpg(pgid, 0)
-    except (ProcessLookupError, PermissionError):
-        return False
-    return True
-
-
-async def _wait_group_gone(pgid: int, timeout: float) -> bool:
-    """Poll until group `pgid` is empty or `timeout` passes; no event exists for this."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while _group_alive(pgid):
-        if loop.time() >= deadline:
-            return False
-        await asyncio.sleep(0.02)
-    return True
 
 
 __all__ = ["AgentProcess", "AgentNotRunning", "ExitInfo", "SpawnError"]

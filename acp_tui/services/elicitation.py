@@ -35,7 +35,6 @@ from typing import Final, Literal, NoReturn, Protocol, TypeAlias
 
 import msgspec
 
-from acp_tui.agent.connection import RpcError
 from acp_tui.protocol.codec import MalformedMessage
 from acp_tui.protocol.elicitation import (
     CreateElicitationResponse,
@@ -52,7 +51,7 @@ from acp_tui.protocol.elicitation import (
     decode_complete,
     decode_create,
 )
-from acp_tui.protocol.jsonrpc import INVALID_PARAMS, INVALID_REQUEST, Request
+from acp_tui.protocol.jsonrpc import INVALID_PARAMS, INVALID_REQUEST, Request, RpcError
 from acp_tui.sanitize import multiline
 from acp_tui.services.base import Capabilities, ServiceContext, ServiceHandler, ServiceNotificationHandler
 from acp_tui.services.elicitation_form import ContentValue, FormModel, Unrenderable, build_form, check_content

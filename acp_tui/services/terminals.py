@@ -59,7 +59,7 @@ from typing import Any, Final, TypeVar
 
 from msgspec import UNSET
 
-from acp_tui.agent.process import _group_alive, _wait_group_gone
+from acp_tui import process_group
 from acp_tui.protocol import codec
 from acp_tui.protocol.codec import MalformedMessage
 from acp_tui.protocol.jsonrpc import (
@@ -230,17 +230,17 @@ class _Command:
     # -- stopping ------------------------------------------------------------------------------------
 
     def group_alive(self) -> bool:
-        return self.pid is not None and _group_alive(self.pid)
+        return self.pid is not None and process_group.group_alive(self.pid)
 
     async def kill(self, grace: float) -> None:
         """SIGTERM the whole group, SIGKILL what is left after `grace`, and wait for the exit status."""
         await self.spawned.wait()
         pid = self.pid
-        if pid is not None and (self.returncode is None or _group_alive(pid)):
+        if pid is not None and (self.returncode is None or process_group.group_alive(pid)):
             self._signal(signal.SIGTERM)
-            if not await _wait_group_gone(pid, grace):
+            if not await process_group.wait_group_gone(pid, grace):
                 self._signal(signal.SIGKILL)
-                await _wait_group_gone(pid, 2.0)
+                await process_group.wait_group_gone(pid, 2.0)
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(asyncio.shield(self.exit), EXIT_LINGER + 1.0)
 
