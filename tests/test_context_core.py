@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from acp_tui.context import blocks as blocks_module
+from acp_tui.context import matcher as matcher_module
 from acp_tui.context.blocks import (
     EMBED_LIMIT,
     PromptBlockError,
@@ -215,7 +216,11 @@ def sample_paths(count: int, seed: int = 7) -> list[str]:
     return sorted(paths)
 
 
-def test_results_are_exactly_the_subsequence_matches_whatever_the_typing_order() -> None:
+@pytest.mark.parametrize("few_occurrences", [4000, 0])
+def test_results_are_exactly_the_subsequence_matches_whatever_the_typing_order(
+    few_occurrences: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(matcher_module, "_FEW_OCCURRENCES", few_occurrences)  # by position, or by scanning
     paths = sample_paths(3000)
     corpus = Corpus.from_paths(paths)
     plain = Corpus(corpus.paths, corpus.lower, corpus.base, corpus.base_start, corpus.visible, corpus.size,

@@ -25,7 +25,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from itertools import repeat
+from itertools import accumulate, repeat
 from operator import contains
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,6 +67,10 @@ class CharMasks:
     #: every entry, and the entries that are not hidden
     all: int
     visible: int
+    #: every lower-case path joined by NUL (no file name holds one), and where each starts: one C-level
+    #: `count`/`find` tells how often and where a query occurs as a substring, in rank order
+    blob: str
+    starts: list[int]
 
     @staticmethod
     def build(lower: Sequence[str], visible: Sequence[int], size: int) -> CharMasks:
@@ -78,7 +82,9 @@ class CharMasks:
         flags = bytearray(size)
         for index in visible:
             flags[index] = 1
-        return CharMasks(chars, int.from_bytes(b"\x01" * size, "big"), int.from_bytes(flags, "big"))
+        starts = list(accumulate((len(text) + 1 for text in strings), initial=0))[:-1] if size else []
+        return CharMasks(chars, int.from_bytes(b"\x01" * size, "big"), int.from_bytes(flags, "big"),
+                         "\0".join(strings), starts)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -124,7 +130,10 @@ class Corpus:
         return builder.ranked().snapshot(generation, "complete", "").with_masks()
 
     def with_masks(self) -> Corpus:
-        """The same corpus with its character bitmasks computed (same generation: same entries)."""
+        """The same corpus with its character bitmasks computed (same generation: same entries).
+
+        Only for a ranked corpus (hidden entries last), as `FileIndex` and `from_paths` make.
+        """
         return dataclasses.replace(self, masks=CharMasks.build(self.lower, self.visible[: self.visible_size], self.size))
 
 

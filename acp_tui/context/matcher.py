@@ -21,7 +21,7 @@ requested number of results are scanned, and each lazily, so a common query cost
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -108,6 +108,43 @@ def _masked(corpus: Corpus, masks: CharMasks, q: str, hidden: bool) -> list[int]
     return list(compress(range(corpus.size), combined.to_bytes(corpus.size, "big")))
 
 
+#: A query occurring at most this often as a substring gets its substring tiers from the occurrences.
+_FEW_OCCURRENCES = 4000
+
+
+def _substring_tiers(corpus: Corpus, q: str, hidden: bool) -> list[Iterator[int]] | None:
+    """The three substring tiers (last component starts with `q`, contains it, path contains it) from
+    the occurrences of `q` in the corpus's joined paths, or None when there are too many to list
+    (then the tiers fill up fast by scanning) or the corpus has no joined paths."""
+    masks = corpus.masks
+    if masks is None or "\0" in q:
+        return None
+    blob, starts = masks.blob, masks.starts
+    if blob.count(q) > _FEW_OCCURRENCES:
+        return None
+    limit = corpus.size if hidden else corpus.visible_size  # ranked corpora list hidden entries last
+    tiers: tuple[list[int], list[int], list[int]] = ([], [], [])
+    last = -1
+    at = blob.find(q)
+    while at >= 0:
+        index = bisect_right(starts, at) - 1
+        if index >= limit:
+            break
+        if index != last:
+            last = index
+            lowered = corpus.lower[index]
+            name_at = len(lowered) - len(corpus.base[index])
+            # the best occurrence of this path decides its tier: the last component first
+            if lowered.startswith(q, name_at):
+                tiers[0].append(index)
+            elif lowered.find(q, name_at) >= 0:
+                tiers[1].append(index)
+            else:
+                tiers[2].append(index)
+        at = blob.find(q, at + 1)
+    return [iter(tier) for tier in tiers]
+
+
 class _Entry:
     """A cached match set: the indices matching one query among the first `size` entries."""
 
@@ -186,17 +223,27 @@ class Matcher:
         """
         if verified and len(candidates) <= 1:
             return candidates[:limit]
-        bases = _strings(corpus.base, candidates)
-        lowers = _strings(corpus.lower, candidates)
+        # Gathered lazily (C-level `map`): a tier that fills the results early never touches the rest.
+        def bases() -> Iterator[str]:
+            return map(corpus.base.__getitem__, candidates)
+
+        def lowers() -> Iterator[str]:
+            return map(corpus.lower.__getitem__, candidates)
+
         pattern = _subsequence(q)
-        tiers: list[Iterator[int]] = [
-            compress(candidates, map(str.startswith, bases, repeat(q))),
-            compress(candidates, map(contains, bases, repeat(q))),
-            compress(candidates, map(contains, lowers, repeat(q))),
-        ]
-        if len(q) > 1:
-            tiers.append(compress(candidates, map(pattern.match, bases)))
-        tiers.append(iter(candidates) if verified else compress(candidates, map(pattern.match, lowers)))
+        in_name = "/" not in q.rstrip("/")  # a query with an inner slash can only match across components
+        tiers: list[Iterator[int]] = []
+        substring = _substring_tiers(corpus, q, hidden=wants_hidden(q))
+        if substring is not None:
+            tiers.extend(substring)  # rare (or absent) as a substring: found by position, not by a scan
+        else:
+            if in_name:
+                tiers.append(compress(candidates, map(str.startswith, bases(), repeat(q))))
+                tiers.append(compress(candidates, map(contains, bases(), repeat(q))))
+            tiers.append(compress(candidates, map(contains, lowers(), repeat(q))))
+        if in_name and len(q) > 1:
+            tiers.append(compress(candidates, map(pattern.match, bases())))
+        tiers.append(iter(candidates) if verified else compress(candidates, map(pattern.match, lowers())))
         chosen: list[int] = []
         taken: set[int] = set()
         for tier in tiers:

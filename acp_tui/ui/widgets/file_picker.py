@@ -19,13 +19,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from textual.content import Content
+from textual.content import Content, Span
 from textual.timer import Timer
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from acp_tui.context.index import Corpus, FileIndex
-from acp_tui.context.matcher import DEFAULT_LIMIT, Match, Matcher
+from acp_tui.context.matcher import Match, Matcher
 from acp_tui.context.mentions import escape_char
 
 __all__ = ["FilePicker", "picker_row", "REFRESH_AFTER"]
@@ -33,7 +33,9 @@ __all__ = ["FilePicker", "picker_row", "REFRESH_AFTER"]
 #: An index older than this (seconds) is rebuilt in the background when the picker opens.
 REFRESH_AFTER = 30.0
 #: How often the rows follow a growing index while the picker is open.
-POLL_INTERVAL = 0.1
+POLL_INTERVAL = 0.05
+#: Rows listed (about ten show at once; the rest scroll).
+PICKER_LIMIT = 20
 #: Rows wider than this many characters are shortened in the middle (the widget's width when known).
 MAX_ROW = 200
 
@@ -47,27 +49,33 @@ def _css() -> str:
 
 
 def picker_row(match: Match, width: int = MAX_ROW) -> Content:
-    """One row: the path, the characters the query matched in bold accent, a directory's name in
-    the primary colour; unprintable characters as muted escapes; middle-shortened past `width`."""
+    """One row: the path, the characters the query matched in bold accent, the last component in the
+    text colour (a directory's in the primary colour), the rest muted; unprintable characters as muted
+    escapes; middle-shortened past `width`."""
     path = match.path
-    hits = set(match.positions)
     base = path.rfind("/", 0, len(path) - 1) + 1
-    parts: list[tuple[str, str]] = []
-    for offset, char in enumerate(path):
-        shown = escape_char(char)
-        if shown != char and char not in "\\\"":
-            style = "$text-warning italic"
-        elif offset in hits:
-            style = "bold $text-accent"
-        elif offset >= base:
-            style = "$text-primary" if match.is_dir else "$text"
-        else:
-            style = "$text-muted"
-        parts.append((shown, style))
-    content = Content.assemble(*parts)
+    name_style = "$text-primary" if match.is_dir else "$text"
+    if path.isprintable():
+        spans = [Span(0, base, "$text-muted"), Span(base, len(path), name_style)]
+        spans += [Span(offset, offset + 1, "bold $text-accent") for offset in match.positions]
+        content = Content(path, spans)
+        base_cells = len(path) - base
+    else:
+        hits = set(match.positions)
+        parts: list[tuple[str, str]] = []
+        for offset, char in enumerate(path):
+            shown = escape_char(char)
+            if shown != char and char not in "\\\"":
+                style = "$text-warning italic"
+            elif offset in hits:
+                style = "bold $text-accent"
+            else:
+                style = name_style if offset >= base else "$text-muted"
+            parts.append((shown, style))
+        content = Content.assemble(*parts)
+        base_cells = len(content.plain) - _cells(parts, base)
     total = len(content.plain)
     if total > width > 8:
-        base_cells = total - _cells(parts, base)  # the last component, as shown
         tail = max(width // 2, min(width - 4, base_cells))
         head = max(1, width - 1 - tail)
         content = Content.assemble(content[:head], ("…", "$text-muted"), content[total - tail:])
@@ -91,7 +99,7 @@ class FilePicker(OptionList):
         *,
         id: str | None = None,
         index: FileIndex | None = None,
-        limit: int = DEFAULT_LIMIT,
+        limit: int = PICKER_LIMIT,
     ) -> None:
         super().__init__(id=id, markup=False)
         self.index = index if index is not None else (FileIndex(root) if root is not None else None)
