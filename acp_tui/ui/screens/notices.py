@@ -1,0 +1,159 @@
+"""The notices list: every ACP `notice` of the session, because a 5-second toast is easy to miss.
+
+Notices are live and not part of the conversation's history (docs/protocol.md), so they stay out of
+the timeline; the chat screen keeps them in a `NoticeLog` as they arrive and `NoticesScreen` lists
+them, newest last, each with a glyph for its severity. Severity, title and description are the
+agent's text: sanitized and drawn as plain text, never markup.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import partial
+from typing import ClassVar, Final
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from acp_tui.protocol.v2 import Notice
+from acp_tui.sanitize import multiline, plain
+
+__all__ = [
+    "MAX_NOTICES", "NOTICES_KEY", "NoticeCommands", "NoticeEntry", "NoticeLog", "NoticesScreen", "severity_glyph",
+]
+
+#: The key that opens (and closes) the list. F5 is free everywhere, including in the prompt, where
+#: Textual's TextArea takes F6 and F7 for itself.
+NOTICES_KEY: Final = "f5"
+#: Notices kept per session; older ones are dropped (and counted) so a chatty agent cannot grow memory.
+MAX_NOTICES: Final = 500
+
+_GLYPHS: Final[dict[str, str]] = {"info": "ℹ", "warning": "⚠", "error": "✗"}
+
+
+def severity_glyph(severity: str) -> str:
+    """The glyph of a known severity; any other value gets a neutral bullet (it is shown as sent)."""
+    return _GLYPHS.get(severity, "•")
+
+
+@dataclass(frozen=True, slots=True)
+class NoticeEntry:
+    """One notice as it arrived (agent text, unsanitized: sanitized where it is drawn)."""
+
+    severity: str
+    title: str
+    description: str
+    at: datetime
+
+
+@dataclass(slots=True)
+class NoticeLog:
+    """The session's notices, oldest first, at most `limit` of them."""
+
+    limit: int = MAX_NOTICES
+    total: int = 0
+    _entries: deque[NoticeEntry] = field(default_factory=deque)
+
+    def add(self, notice: Notice, at: datetime | None = None) -> NoticeEntry:
+        """Keep `notice` (the toast is shown by the caller); the oldest one goes when the log is full."""
+        description = notice.description if isinstance(notice.description, str) else ""
+        entry = NoticeEntry(notice.severity, notice.title, description, at or datetime.now())
+        self._entries.append(entry)
+        while len(self._entries) > self.limit:
+            self._entries.popleft()
+        self.total += 1
+        return entry
+
+    @property
+    def entries(self) -> list[NoticeEntry]:
+        """The kept notices, oldest first."""
+        return list(self._entries)
+
+
+def notice_row(entry: NoticeEntry) -> Content:
+    """`HH:MM:SS ⚠ Title — description` with the glyph in the severity's colour; agent text is plain."""
+    severity = plain(entry.severity)
+    style = {"info": "$primary", "warning": "$warning", "error": "$error"}.get(entry.severity, "$secondary")
+    parts: list[Content | str | tuple[str, str]] = [
+        (entry.at.strftime("%H:%M:%S "), "$text-muted"),
+        (f"{severity_glyph(entry.severity)} ", f"bold {style}"),
+    ]
+    if entry.severity not in _GLYPHS:
+        parts.append((f"{severity}: ", style))  # an unknown severity is shown as sent
+    parts.append((plain(entry.title) or "(untitled)", "bold"))
+    description = multiline(entry.description).strip()
+    if description:
+        parts += [" — ", description]
+    return Content.assemble(*parts)
+
+
+class NoticesScreen(ModalScreen[None]):
+    """A modal list of the session's notices (newest last); Escape, q or the opening key closes it."""
+
+    CSS_PATH = "notices.tcss"
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding(f"escape,q,{NOTICES_KEY}", "dismiss", "Close")]
+
+    def __init__(self, entries: Iterable[NoticeEntry], total: int | None = None) -> None:
+        super().__init__()
+        self._entries = list(entries)
+        self._total = len(self._entries) if total is None else total
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="notices-dialog") as box:
+            box.border_title = "Notices"
+            shown = len(self._entries)
+            summary = f"{self._total} notice{'s' if self._total != 1 else ''} from the agent"
+            if shown < self._total:
+                summary += f" (the newest {shown} are kept)"
+            yield Static(Content(summary + " — Esc closes"), id="notices-summary")
+            with VerticalScroll(id="notices-list"):
+                for entry in self._entries:
+                    classes = f"notice -{entry.severity if entry.severity in _GLYPHS else 'other'}"
+                    yield Static(notice_row(entry), classes=classes)
+                if not self._entries:
+                    yield Static(Content("no notices yet"), id="notices-empty")
+
+    def on_mount(self) -> None:
+        notices = self.query_one("#notices-list", VerticalScroll)
+        notices.focus()
+        self.call_after_refresh(notices.scroll_end, animate=False)  # newest last, and in view once laid out
+
+    def action_dismiss(self) -> None:  # type: ignore[override]
+        self.dismiss(None)
+
+
+#: Palette entry: name and help.
+COMMAND_NAME: Final = "Notices"
+COMMAND_HELP: Final = "Every notice the agent raised this session (F5)"
+
+
+class NoticeCommands(Provider):
+    """Command-palette entry that opens the notices list on screens with a `show_notices` action."""
+
+    def _command(self) -> Callable[[], object] | None:
+        if not hasattr(self.screen, "action_show_notices"):
+            return None
+        return partial(self.screen.run_action, "show_notices")
+
+    async def discover(self) -> Hits:
+        command = self._command()
+        if command is not None:
+            yield DiscoveryHit(COMMAND_NAME, command, help=COMMAND_HELP)
+
+    async def search(self, query: str) -> Hits:
+        command = self._command()
+        if command is None:
+            return
+        matcher = self.matcher(query)
+        score = matcher.match(COMMAND_NAME)
+        if score > 0:
+            yield Hit(score, matcher.highlight(COMMAND_NAME), command, help=COMMAND_HELP)
