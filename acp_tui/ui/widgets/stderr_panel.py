@@ -1,12 +1,21 @@
-"""The agent's stderr: a live, bounded tail in a panel the user toggles, with an unseen-lines badge."""
+"""The agent's stderr: a live, bounded tail in a panel the user toggles, with an unseen-lines badge.
+
+Until the agent writes anything the panel says so ("no stderr yet") rather than opening blank, which
+reads as broken.
+"""
 
 from __future__ import annotations
 
+from typing import ClassVar, Final
+
+from rich.text import Text
+from textual.strip import Strip
 from textual.widgets import Log
 
 from acp_tui.sanitize import plain
 
 MAX_LINES = 2000
+EMPTY_TEXT: Final = "no stderr yet"
 
 
 class StderrPanel(Log):
@@ -29,7 +38,13 @@ class StderrPanel(Log):
     StderrPanel.-open {
         display: block;
     }
+    StderrPanel > .stderr-panel--empty {
+        color: $text-muted;
+        text-style: italic;
+    }
     """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"stderr-panel--empty"}
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(max_lines=MAX_LINES, auto_scroll=True, id=id)
@@ -39,6 +54,14 @@ class StderrPanel(Log):
     @property
     def is_open(self) -> bool:
         return self.has_class("-open")
+
+    def render_line(self, y: int) -> Strip:
+        """The log's lines; while there are none, the first row says so."""
+        if self.line_count or y != 0:
+            return super().render_line(y)
+        style = self.get_visual_style("stderr-panel--empty").rich_style
+        text = Text(EMPTY_TEXT, style=style, no_wrap=True)
+        return Strip(text.render(self.app.console), text.cell_len).extend_cell_length(self.size.width, self.rich_style)
 
     def add_lines(self, lines: list[str]) -> None:
         """Append stderr lines (sanitized: no escape sequence from the agent reaches the terminal)."""
