@@ -490,6 +490,10 @@ def test_describe_block_names_what_was_attached_without_its_bytes(tmp_path: Path
     assert labels[0] is None
     assert [a.label() for a in labels[1:] if a is not None] == ["app.py · 12 B", "shot.png · png · 80 B", "docs/ · folder"]
     assert [a.kind for a in labels[1:] if a is not None] == ["embedded", "image", "link"]
+    records = [a.record() for a in labels[1:] if a is not None]
+    assert records[1] == {"kind": "image", "name": "shot.png", "size": 80, "mimeType": "image/png",
+                          "uri": (root / "shot.png").as_uri()}
+    assert "data" not in json.dumps(records) and "print('hi')" not in json.dumps(records)
 
 
 def test_the_core_imports_neither_textual_nor_rich() -> None:

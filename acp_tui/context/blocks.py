@@ -293,6 +293,17 @@ class Attachment:
     mime_type: str | None
     uri: str | None
 
+    def record(self) -> dict[str, object]:
+        """JSON-ready, without the bytes: what a transcript keeps of an attachment."""
+        record: dict[str, object] = {"kind": self.kind, "name": _wire(self.name)}
+        if self.size is not None:
+            record["size"] = self.size
+        if self.mime_type is not None:
+            record["mimeType"] = _wire(self.mime_type)
+        if self.uri is not None:
+            record["uri"] = _wire(self.uri)
+        return record
+
     def label(self) -> str:
         """One sanitised line: "app.py · 2 KB", "shot.png · png · 34 KB", "src/ · folder"."""
         parts = [shown_path(self.name, 60)]
