@@ -26,7 +26,7 @@ from tests.test_app_timeline import AppRun, private_dirs  # noqa: F401  (autouse
 def with_terminals(launch: Launch, emit: Callable[[ControllerEvent], None], asker: UserAsker) -> SessionController:
     """The app's controller with the terminal service installed (as the app installs it)."""
     return SessionController(launch, asker=asker, emit=emit,
-                             services=lambda ask: [PermissionService(ask), TerminalService()])
+                             services=lambda _launch, ask: [PermissionService(ask), TerminalService()])
 
 
 @pytest.mark.timeout(180)

@@ -47,6 +47,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import contextvars
 import os
 import secrets
 import shlex
@@ -116,6 +117,8 @@ class _Command:
         self.id = terminal_id
         self.limit = limit
         self.loop = asyncio.get_running_loop()
+        #: the context of the request that started it: the process's events run in it (see `_Pipe`)
+        self.context = contextvars.copy_context()
         #: the output kept for the agent (up to twice `limit` between trims; `output()` returns the newest `limit`)
         self.buffer = bytearray()
         self.truncated = False
@@ -281,9 +284,12 @@ class _Pipe(asyncio.SubprocessProtocol):
         self.command.on_eof()
 
     def process_exited(self) -> None:
-        transport = self.command.transport
+        # The child watcher may report this from a callback scheduled by its own thread, which runs in an
+        # empty context; what the exit updates (the model, then the UI's timers) needs the caller's.
+        command = self.command
+        transport = command.transport
         code = transport.get_returncode() if transport is not None else None
-        self.command.on_exit(code if code is not None else _NOT_FOUND)
+        command.loop.call_soon(command.on_exit, code if code is not None else _NOT_FOUND, context=command.context)
 
 
 class TerminalService:
