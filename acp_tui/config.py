@@ -21,12 +21,18 @@ A TOML syntax error discards the whole file (the message names the file, line an
 the wrong type discards only that key (the message names the file and the key). Unknown keys are
 reported and ignored, so typos do not pass silently. A relative agent `cwd` is taken from the
 directory acp-tui is started in.
+
+The app writes one key back: the theme picked in the command palette (`save_theme`). It changes that
+one line and nothing else, so the user's comments, order and formatting survive.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shlex
+import tempfile
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -34,7 +40,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Literal
 
-__all__ = ["NamedAgent", "Settings", "load_settings", "parse_settings"]
+__all__ = ["NamedAgent", "Settings", "load_settings", "parse_settings", "save_theme", "with_theme"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,3 +283,83 @@ def _type_name(value: object) -> str:
     if isinstance(value, dict):
         return "a table"
     return type(value).__name__
+
+
+_THEME_LINE = re.compile(
+    r"""^(?P<key>[ \t]*(?:theme|"theme"|'theme')[ \t]*=[ \t]*)"""
+    r"""(?P<value>"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^#\r\n]*?)"""
+    r"""(?P<rest>[ \t]*(?:#[^\r\n]*)?)(?P<eol>\r?\n?)$"""
+)
+_TABLE_LINE = re.compile(r"^[ \t]*\[")
+_ASSIGNMENT_LINE = re.compile(r"^[ \t]*[A-Za-z0-9_\-\"'.]+[ \t]*=")
+
+
+def with_theme(text: str, theme: str) -> str:
+    """`text` (a config file) with its top-level `theme` set to `theme`, every other line untouched.
+
+    The value on an existing `theme = ...` line is replaced (its comment kept); without one, the key is
+    added after the last top-level setting (or first, when there is none). Raises ValueError when the
+    edit cannot be made safely: the file is not valid TOML, or the result would change anything else.
+    """
+    try:
+        before = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"it is not valid TOML ({exc})") from exc
+    value = json.dumps(theme, ensure_ascii=False)  # a JSON string is a valid TOML basic string
+    lines = text.splitlines(keepends=True)
+    newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
+    top_level = next((i for i, line in enumerate(lines) if _TABLE_LINE.match(line)), len(lines))
+    for index in range(top_level):
+        match = _THEME_LINE.match(lines[index])
+        if match is not None:
+            rest = match["rest"] if match["rest"].strip() else ""
+            lines[index] = f"{match['key']}{value}{rest}{match['eol'] or ''}"
+            break
+    else:
+        last = max((i for i in range(top_level) if _ASSIGNMENT_LINE.match(lines[i])), default=-1)
+        if last >= 0 and not lines[last].endswith("\n"):
+            lines[last] += newline
+        lines.insert(last + 1, f"theme = {value}{newline}")
+    result = "".join(lines)
+    try:
+        after = tomllib.loads(result)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"the edit would break it ({exc})") from exc
+    if after.get("theme") != theme or {**after, "theme": None} != {**before, "theme": None}:
+        raise ValueError("the theme line could not be changed on its own")
+    return result
+
+
+def save_theme(path: Path, theme: str) -> str | None:
+    """Set `theme = "<theme>"` in the settings file at `path` (created if missing); never raises.
+
+    Returns None on success, else a message for the user: the file is left as it was.
+    """
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        text = ""
+    except (OSError, UnicodeDecodeError) as exc:
+        return f"{path}: cannot read settings ({exc}); the theme was not saved"
+    try:
+        updated = with_theme(text, theme)
+    except ValueError as exc:
+        return f"{path}: {exc}; the theme was not saved"
+    if updated == text:
+        return None
+    temporary: str | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, prefix=".config-",
+                                         suffix=".toml", delete=False, newline="") as file:
+            temporary = file.name
+            file.write(updated)
+        if path.exists():
+            os.chmod(temporary, path.stat().st_mode & 0o7777)
+        os.replace(temporary, path)  # atomic: a crash leaves the old file or the new one, never half
+    except OSError as exc:
+        if temporary is not None and os.path.exists(temporary):
+            os.unlink(temporary)
+        return f"{path}: cannot write settings ({exc.strerror or exc}); the theme was not saved"
+    return None
+

@@ -12,7 +12,10 @@ from typing import TYPE_CHECKING
 from rich.terminal_theme import TerminalTheme
 from textual.app import App
 from textual.binding import Binding
+from textual.theme import Theme
 
+from acp_tui.config import save_theme
+from acp_tui.paths import config_file
 from acp_tui.ui.interrupt import FORCE_STOP_AFTER
 from acp_tui.ui.markdown_styles import markdown_theme
 from acp_tui.ui.screens.chat import ChatScreen, ControllerFactory, default_controller
@@ -58,6 +61,7 @@ class AcpApp(App[int]):
         wanted = launch.theme or DEFAULT_THEME
         self.theme = wanted if wanted in self.available_themes else DEFAULT_THEME
         self._theme_warning = None if wanted in self.available_themes else f"unknown theme {wanted!r}"
+        self._saved_theme = self.theme  # what config.toml (or --theme) asked for: no need to write it back
         self._quitting = False
         self._markdown_styled = False
 
@@ -73,10 +77,20 @@ class AcpApp(App[int]):
     def on_mount(self) -> None:
         self._style_markdown(self.current_theme)
         self.theme_changed_signal.subscribe(self, self._style_markdown)
+        self.theme_changed_signal.subscribe(self, self._save_theme)
         self.push_screen(ChatScreen(self.launch, arm_delay=self.arm_delay, force_stop_after=self.force_stop_after,
                                     controller=self.controller_factory))
         if self._theme_warning:
             self.notify(f"{self._theme_warning}; using {DEFAULT_THEME}", severity="warning", markup=False)
+
+    def _save_theme(self, theme: Theme) -> None:
+        """A theme picked in the palette is written to config.toml, so the next start uses it too."""
+        if theme.name == self._saved_theme:
+            return
+        self._saved_theme = theme.name
+        problem = save_theme(config_file(), theme.name)
+        if problem is not None:
+            self.notify(problem, title="theme", severity="warning", markup=False)
 
     def _style_markdown(self, _theme: object) -> None:
         """Give Rich's Markdown styles the theme's colours (replacing those of the previous theme)."""
