@@ -8,7 +8,7 @@ shell's conventional code (127 not found, 126 not executable, 2 usage) instead o
 
 from __future__ import annotations
 
-import argparse
+import optparse
 import os
 import shlex
 import shutil
@@ -62,78 +62,99 @@ Named agents, the default agent, theme and init_timeout live in config.toml (see
 environment: ACP_TUI_LOG (log file), ACP_TUI_CONFIG_DIR, ACP_TUI_DATA_DIR, ACP_TUI_STATE_DIR
 """
 
-# Options that take a value; the splitter must know them to find where the agent command starts.
-_VALUE_OPTIONS = frozenset({"--cwd", "--protocol", "--theme", "--log", "--init-timeout"})
 _LAUNCHERS = frozenset(
     {"npx", "bunx", "pnpx", "uvx", "pipx", "yarn", "pnpm", "bun", "deno", "node", "python", "python3"}
 )
 _LAUNCHER_VERBS = frozenset({"run", "exec", "dlx", "x"})
 
 
-def _positive_seconds(value: str) -> float:
+def _positive_seconds(option: optparse.Option, opt: str, value: str) -> float:
+    """The `seconds` option type: a positive, finite number."""
     try:
         seconds = float(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+        raise optparse.OptionValueError(f"option {opt}: not a number: {value!r}") from None
     if not seconds > 0 or seconds == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {value!r}")
+        raise optparse.OptionValueError(f"option {opt}: must be a positive number of seconds: {value!r}")
     return seconds
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+class _Option(optparse.Option):
+    """optparse's option with one more type, `seconds` (optparse's documented way to add a type)."""
+
+    TYPES = (*optparse.Option.TYPES, "seconds")
+    TYPE_CHECKER = {**optparse.Option.TYPE_CHECKER, "seconds": _positive_seconds}
+
+
+class _HelpFormatter(optparse.IndentedHelpFormatter):
+    """argparse's lower-case headings, and the description and examples printed as written, not re-wrapped."""
+
+    def format_usage(self, usage: str) -> str:
+        return f"usage: {usage}\n"
+
+    def format_heading(self, heading: str) -> str:
+        return super().format_heading(heading.lower())
+
+    def format_description(self, description: str | None) -> str:
+        return f"{description}\n" if description else ""
+
+    def format_epilog(self, epilog: str | None) -> str:
+        return f"\n{epilog}" if epilog else ""
+
+
+class _Parser(optparse.OptionParser):
+    """optparse without abbreviations (`--the` is no `--theme`), so a new flag never changes an old command line.
+
+    `_match_long_opt` is the one place optparse (frozen since Python 3.2) resolves a long option's name.
+    """
+
+    def _match_long_opt(self, opt: str) -> str:
+        if opt in self._long_opt:
+            return opt
+        raise optparse.BadOptionError(opt)
+
+
+def _parser() -> optparse.OptionParser:
+    """Our options; parsing stops at the first word that is not one of them, which starts the agent command.
+
+    optparse rather than argparse: `disable_interspersed_args` is made for a command that runs another
+    command with options of its own, and an option's value may begin with `-` (`--cwd -dir`), which argparse
+    refuses (python/cpython#53580). argparse's way, a `nargs=REMAINDER` positional, is undocumented since
+    Python 3.9 and keeps the `--` that ends our options. So the parser alone decides where the agent's argv
+    starts, and a new flag is one `add(...)` line below. A subcommand (`acp-tui export ...`) would be the
+    first word of that argv, dispatched on before the agent is resolved.
+    """
+    parser = _Parser(
         prog="acp-tui",
-        usage="acp-tui [OPTIONS] [--] [AGENT [ARGS...]]",
+        usage="%prog [OPTIONS] [--] [AGENT [ARGS...]]",
         description="A terminal chat client for AI coding agents that speak the Agent Client Protocol.",
         epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        allow_abbrev=False,
+        option_class=_Option,
+        formatter=_HelpFormatter(),
     )
-    parser.add_argument("--cwd", metavar="DIR", help="working directory for the agent's session (default: here)")
-    parser.add_argument(
-        "--protocol",
-        choices=("auto", "1", "2"),
-        default="auto",
-        help="ACP version to speak: auto negotiates (default), 1 or 2 forces one",
-    )
-    parser.add_argument("--theme", metavar="NAME", help="colour theme (default: from config, else built-in)")
-    parser.add_argument("--log", metavar="FILE", help="write every JSON-RPC frame and stderr line as JSON lines (also env ACP_TUI_LOG)")
-    parser.add_argument(
-        "--init-timeout",
-        metavar="SECONDS",
-        type=_positive_seconds,
-        help="how long to wait for the agent to answer initialize (default: 30)",
-    )
-    parser.add_argument("--list-agents", action="store_true", help="list the named agents from config.toml")
-    parser.add_argument("--paths", action="store_true", help="print the config, data and state paths")
-    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    parser.disable_interspersed_args()
+    add = parser.add_option
+    add("--cwd", metavar="DIR", help="working directory for the agent's session (default: here)")
+    add("--protocol", type="choice", choices=("auto", "1", "2"), default="auto", metavar="auto|1|2",
+        help="ACP version to speak: auto negotiates (default), 1 or 2 forces one")
+    add("--theme", metavar="NAME", help="colour theme (default: from config, else built-in)")
+    add("--log", metavar="FILE", help="write every JSON-RPC frame and stderr line as JSON lines (also env ACP_TUI_LOG)")
+    add("--init-timeout", type="seconds", metavar="SECONDS",
+        help="how long to wait for the agent to answer initialize (default: 30)")
+    add("--list-agents", action="store_true", default=False, help="list the named agents from config.toml")
+    add("--paths", action="store_true", default=False, help="print the config, data and state paths")
+    add("--version", action="store_true", default=False, help="print the version and exit")
     return parser
 
 
-def _split(argv: Sequence[str]) -> tuple[list[str], list[str]]:
-    """Our options (values joined as `--opt=value`) and the agent command, split at the first word."""
-    options: list[str] = []
-    i = 0
-    while i < len(argv):
-        token = argv[i]
-        if token == "--":
-            return options, list(argv[i + 1 :])
-        if not token.startswith("-") or token == "-":
-            return options, list(argv[i:])
-        if token in _VALUE_OPTIONS and i + 1 < len(argv):
-            options.append(f"{token}={argv[i + 1]}")
-            i += 2
-            continue
-        options.append(token)
-        i += 1
-    return options, []
+def parse_argv(argv: Sequence[str]) -> tuple[optparse.Values, list[str]]:
+    """Parse our options; returns (options, agent argv). Exits via SystemExit for -h and usage errors.
 
-
-def parse_argv(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
-    """Parse our options; returns (options, agent argv). Exits via SystemExit for -h and usage errors."""
-    options, agent = _split(argv)
-    namespace = _parser().parse_args(options)
-    return namespace, agent
+    The agent argv is everything from the first word that is not one of our options, or everything after
+    a `--` that ends them, verbatim: its own `-h`, `--` and options included.
+    """
+    options, agent = _parser().parse_args(list(argv))
+    return options, agent
 
 
 def demo_argv() -> list[str]:
@@ -189,7 +210,7 @@ def _directory(value: str, what: str, base: Path) -> Path:
 
 
 def build_launch(
-    options: argparse.Namespace,
+    options: optparse.Values,
     agent: Sequence[str],
     settings: Settings,
     warnings: Sequence[str],
@@ -292,7 +313,7 @@ def main(argv: Sequence[str] | None = None, *, runner: Callable[[Launch], int] |
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         options, agent = parse_argv(args)
-    except SystemExit as exc:  # argparse: -h or a usage error, already printed
+    except SystemExit as exc:  # optparse: -h or a usage error, already printed
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     if options.version:
         print(f"acp-tui {__version__}")

@@ -61,6 +61,9 @@ def write_config(tmp_path: Path, text: str) -> Path:
         (["--protocol", "2", "--", "--weird-agent", "-h"], ["--weird-agent", "-h"], None, "2"),
         (["--cwd", "-dashdir", "opencode", "acp"], ["opencode", "acp"], "-dashdir", "auto"),
         (["codex-acp", "--", "--version"], ["codex-acp", "--", "--version"], None, "auto"),
+        (["--cwd=-d", "--protocol=2", "agent", "-h", "--", "--cwd", "x"],
+         ["agent", "-h", "--", "--cwd", "x"], "-d", "2"),
+        (["--", "--", "agent"], ["--", "agent"], None, "auto"),
         ([], [], None, "auto"),
         (["--"], [], None, "auto"),
     ],
@@ -144,6 +147,7 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["--bogus"])[0] == 2
     assert run(["--protocol", "3"])[0] == 2
     assert run(["--init-timeout", "-1"])[0] == 2
+    assert run(["--vers"])[0] == 2  # no abbreviations: a new flag must not change an old command line
     assert "usage: acp-tui" in capsys.readouterr().err
 
 
