@@ -251,7 +251,8 @@ def _field(name: str, prop: object, required: bool) -> FormField | str:
                 pattern=pattern,
                 pattern_checked=pattern is not None and _compiled(pattern) is not None,
                 format=prop.format if isinstance(prop.format, str) else None,
-                default=default,
+                # shown in an input and sent as shown: no controls or invisible characters
+                default=plain(default) if default is not None else None,
             )
         case NumberPropertySchema() | IntegerPropertySchema():
             integer = isinstance(prop, IntegerPropertySchema)

@@ -99,7 +99,9 @@ def describe_url(url: str) -> UrlView:
     host, host_unicode = _host_forms(host_raw, warnings)
     if scheme in _OPENABLE and not host:
         warnings.append("It has no host.")
-    segments = _marked(url, parts.netloc, scheme) if host and not hidden else _segments(url, "text")
+    # urlsplit drops tabs and line breaks (as browsers do), so offsets into `url` only hold without them
+    shifted = any(char in url for char in "\t\r\n")
+    segments = _marked(url, parts.netloc, scheme) if host and not shifted else _segments(url, "text")
     can_open = scheme in _OPENABLE and bool(host) and not hidden and " " not in url
     return UrlView(url, tuple(segments), scheme, host, host_unicode, tuple(warnings), can_open)
 

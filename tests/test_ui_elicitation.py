@@ -1,0 +1,490 @@
+"""The elicitation dialogs: the form (keyboard, inline validation, defaults, typing guard) and the URL.
+
+Pilot tests drive each dialog over a themed host app; SVG snapshots pin both at 80×24 and 160×50,
+dark and light (baselines in tests/__snapshots__/; regenerate with --snapshot-update and look at them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import time
+import webbrowser
+from typing import Any
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.pilot import Pilot
+from textual.widgets import Button, Checkbox, Input, Select, SelectionList, Static
+
+from acp_tui.protocol.elicitation import FormElicitation, UrlElicitation, decode_create
+from acp_tui.services.elicitation import (
+    Cancelled,
+    Declined,
+    FormAccepted,
+    FormQuestion,
+    UrlAccepted,
+    UrlQuestion,
+)
+from acp_tui.services.elicitation_form import FormModel, build_form
+from acp_tui.services.elicitation_url import describe_url
+from acp_tui.ui.screens import elicitation_url
+from acp_tui.ui.screens.elicitation_form import ElicitationFormScreen, FieldRow
+from acp_tui.ui.screens.elicitation_url import ElicitationUrlScreen, open_in_browser
+from acp_tui.ui.themes import load_shipped_themes
+from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
+from tests.test_elicitation_form import EVERY_TYPE, form_params
+
+ARM = 0.1
+HOSTILE = "[bold red]Name[/] [@click=app.quit]q[/] \x1b]8;;https://evil\x1b\\link\x1b]8;;\x1b\\ \x1b]52;c;aGk=\x07\u202eevil"
+
+
+class Host(App[None]):
+    """A conversation-like scroller under the dialog, themed like the real app."""
+
+    def __init__(self, theme: str = "acp-dark") -> None:
+        super().__init__()
+        self._theme_name = theme
+        self.results: list[Any] = []
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return dict(EXTRA_THEME_VARIABLES)
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="chat"):
+            for n in range(60):
+                yield Static(f"conversation line {n}")
+
+    def on_mount(self) -> None:
+        for theme in load_shipped_themes():
+            self.register_theme(theme)
+        self.theme = self._theme_name
+
+
+def form_question(properties: dict[str, Any], required: list[str] | None = None, **extra: Any) -> FormQuestion:
+    params = form_params(properties, required, **extra)
+    params["message"] = "I need a few details to set up the project.\nNothing leaves this machine."
+    params["requestedSchema"]["title"] = "Project settings"
+    raw = json.dumps(params).encode()
+    request = decode_create(raw, 2)
+    assert isinstance(request, FormElicitation)
+    form = build_form(request.requested_schema)
+    assert isinstance(form, FormModel)
+    return FormQuestion(1, request.message, form, request.scope, 2, raw)
+
+
+def url_question(url: str, message: str = "Sign in to GitHub so I can open the pull request.") -> UrlQuestion:
+    params = {"sessionId": "s1", "message": message, "mode": "url", "elicitationId": "e1", "url": url}
+    raw = json.dumps(params).encode()
+    request = decode_create(raw, 2)
+    assert isinstance(request, UrlElicitation)
+    return UrlQuestion(1, request.message, request.url, describe_url(request.url), "e1", request.scope, 2, raw)
+
+
+async def open_dialog(app: Host, pilot: Pilot[None], screen: Any, *, arm: bool = True) -> None:
+    app.push_screen(screen, callback=app.results.append)
+    await pilot.pause()
+    if arm:
+        for _ in range(500):
+            if screen.armed:
+                break
+            await pilot.pause(0.01)
+        assert screen.armed
+
+
+async def result(app: Host, pilot: Pilot[None]) -> Any:
+    for _ in range(300):
+        if app.results:
+            return app.results[0]
+        await pilot.pause(0.01)
+    raise AssertionError("the dialog gave no result")
+
+
+def row(screen: ElicitationFormScreen, name: str) -> FieldRow:
+    return next(r for r in screen.rows if r.field.name == name)
+
+
+# --- the form ------------------------------------------------------------------------------------------
+
+
+async def test_keyboard_fills_in_and_enter_on_the_last_field_submits() -> None:
+    question = form_question({
+        "name": {"type": "string", "title": "Name", "minLength": 1},
+        "years": {"type": "integer", "minimum": 0},
+        "ok": {"type": "boolean"},
+        "branch": {"type": "string", "default": "main"},
+    }, ["name"])
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        screen = ElicitationFormScreen(question, agent="Claude", arm_delay=ARM)
+        await open_dialog(app, pilot, screen)
+        assert screen.focused is None  # nothing focused on arrival: a stray Enter decides nothing
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.results == []
+        await pilot.press("tab", *"Ada", "enter", *"36", "enter")  # Enter moves on
+        assert isinstance(screen.focused, Checkbox)
+        await pilot.press("space", "enter")  # space ticks, Enter moves on
+        assert isinstance(screen.focused, Input) and screen.focused.value == "main"
+        await pilot.press("enter")  # the last field: submit
+        assert await result(app, pilot) == FormAccepted({"name": "Ada", "years": 36, "ok": True, "branch": "main"})
+
+
+async def test_defaults_fill_in_and_an_untouched_form_submits_them() -> None:
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        screen = ElicitationFormScreen(form_question(EVERY_TYPE), arm_delay=ARM)
+        await open_dialog(app, pilot, screen)
+        assert screen.values["name"] == "Ada" and screen.values["size"] == "M" and screen.values["pets"] == ("dog",)
+        assert row(screen, "subscribe").control.value is True  # type: ignore[attr-defined]
+        await pilot.press("ctrl+s")
+        outcome = await result(app, pilot)
+        assert outcome == FormAccepted({"name": "Ada", "rating": 4.5, "subscribe": True, "size": "M", "pets": ["dog"]})
+
+
+async def test_inline_validation_on_leaving_a_field_and_while_fixing_it() -> None:
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        screen = ElicitationFormScreen(form_question({"email": {"type": "string", "format": "email"}, "n": {"type": "number"}}), arm_delay=ARM)
+        await open_dialog(app, pilot, screen)
+        await pilot.press("tab", *"ada", "tab")
+        email = row(screen, "email")
+        assert email.error is not None and email.error.startswith("Not an email address")
+        assert email.has_class("-invalid")
+        await pilot.press("shift+tab", *"@example.com")
+        assert email.error is None and not email.has_class("-invalid")
+
+
+async def test_submit_with_errors_shows_them_all_and_focuses_the_first() -> None:
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        screen = ElicitationFormScreen(form_question(EVERY_TYPE, ["name", "langs", "email"]), arm_delay=ARM)
+        await open_dialog(app, pilot, screen)
+        await pilot.press("tab", "ctrl+a", "ctrl+k", "ctrl+s")
+        await pilot.pause()
+        assert app.results == []
+        assert [r.field.name for r in screen.rows if r.error] == ["name", "email", "langs"]
+        assert screen.focused is row(screen, "name").control
+        assert "3 fields to fix" in str(screen.query_one("#hint", Static).render())
+
+
+@pytest.mark.parametrize(("keys", "expected"), [(["ctrl+n"], Declined()), (["escape"], Cancelled("dismissed"))])
+async def test_decline_and_cancel_keys(keys: list[str], expected: Any) -> None:
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await open_dialog(app, pilot, ElicitationFormScreen(form_question(EVERY_TYPE), arm_delay=ARM))
+        await pilot.press(*keys)
+        assert await result(app, pilot) == expected
+
+
+async def test_decline_button() -> None:
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        screen = ElicitationFormScreen(form_question(EVERY_TYPE), arm_delay=ARM)
+        await open_dialog(app, pilot, screen)
+        await pilot.click(screen.query_one("#decline", Button))
+        assert await result(app, pilot) == Declined()
+
+
+async def test_select_and_selection_list_by_keyboard() -> None:
+    question = form_question({
+        "colour": {"type": "string", "oneOf": [{"const": "r", "title": "Red"}, {"const": "g", "title": "Green"}]},
+        "langs": {"type": "array", "items": {"type": "string", "enum": ["py", "rs", "go"]}},
+    })
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        screen = ElicitationFormScreen(question, arm_delay=ARM)
+        await open_dialog(app, pilot, screen)
+        await pilot.press("tab")
+        assert isinstance(screen.focused, Select)
+        await pilot.press("enter", "down", "down", "enter")
+        await pilot.pause()
+        assert screen.values["colour"] == "g"
+        await pilot.press("tab")
+        assert isinstance(screen.focused, SelectionList)
+        await pilot.press("space", "down", "down", "space")
+        await pilot.pause()
+        assert screen.values["langs"] == ("py", "go")
+        await pilot.press("ctrl+s")
+        assert await result(app, pilot) == FormAccepted({"colour": "g", "langs": ["py", "go"]})
+
+
+async def test_keys_before_arming_are_ignored_and_typing_restarts_the_countdown() -> None:
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        screen = ElicitationFormScreen(form_question(EVERY_TYPE), arm_delay=1.0)
+        await open_dialog(app, pilot, screen, arm=False)
+        assert "ignored" in str(screen.query_one("#hint", Static).render())
+        loop = asyncio.get_running_loop()
+        until = loop.time() + 1.6
+        while loop.time() < until:
+            await pilot.press("x", "tab", "enter", "escape", "ctrl+s")
+            assert not screen.armed and app.results == []
+            await pilot.pause(0.05)
+        assert screen.focused is None and screen.values["name"] == "Ada"
+        for _ in range(300):
+            if screen.armed:
+                break
+            await pilot.pause(0.01)
+        await pilot.press("escape")
+        assert await result(app, pilot) == Cancelled("dismissed")
+
+
+async def test_close_because_answers_cancelled_once() -> None:
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        screen = ElicitationFormScreen(form_question(EVERY_TYPE), arm_delay=ARM)
+        await open_dialog(app, pilot, screen, arm=False)
+        screen.close_because("the agent withdrew the question")
+        assert await result(app, pilot) == Cancelled("the agent withdrew the question")
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert len(app.results) == 1
+
+
+async def test_hostile_text_renders_literally_and_triggers_nothing() -> None:
+    params_title = {"f": {"type": "string", "title": HOSTILE, "description": HOSTILE}}
+    question = form_question(params_title)
+    app = Host()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = ElicitationFormScreen(question, agent=HOSTILE, tool_call=HOSTILE, arm_delay=ARM)
+        await open_dialog(app, pilot, screen)
+        head = str(screen.query_one(".field .head", Static).render())
+        assert head == "[bold red]Name[/] [@click=app.quit]q[/] link evil\n[bold red]Name[/] [@click=app.quit]q[/] link evil"
+        title = Content("Question from [bold red]Name[/] [@click=app.quit]q[/] link evil")
+        assert screen.query_one("#dialog").border_title == title.markup
+        context = str(screen.query_one("#context", Static).render())
+        assert context == "For the tool call: [bold red]Name[/] [@click=app.quit]q[/] link evil"
+        svg = app.export_screenshot()
+        assert "\x1b" not in svg and "aGk=" not in svg and "\u202e" not in svg
+        await pilot.click(".field .head")
+        await pilot.pause()
+        assert app.is_running and app.results == []
+
+
+async def test_two_hundred_fields_scroll_and_submit() -> None:
+    properties = {f"f{n:03}": {"type": "string", "title": f"Field {n}", "default": str(n)} for n in range(200)}
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        start = time.monotonic()
+        screen = ElicitationFormScreen(form_question(properties, list(properties)), arm_delay=ARM)
+        await open_dialog(app, pilot, screen)
+        assert time.monotonic() - start < 20
+        body = screen.query_one("#body", VerticalScroll)
+        assert body.max_scroll_y > 100
+        dialog = screen.query_one("#dialog")
+        assert dialog.region.contains_region(screen.query_one("#submit").region)
+        assert dialog.region.contains_region(screen.query_one("#hint").region)
+        for _ in range(5):  # backwards past the buttons to the last field
+            await pilot.press("shift+tab")
+            if screen.focused is screen.rows[-1].control:
+                break
+        assert screen.focused is screen.rows[-1].control
+        await pilot.pause()
+        assert body.scroll_y > 100  # scrolled to the focused field
+        await pilot.press("enter")
+        outcome = await result(app, pilot)
+        assert isinstance(outcome, FormAccepted) and len(outcome.content) == 200
+
+
+async def test_tool_call_and_before_session_context() -> None:
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        screen = ElicitationFormScreen(form_question(EVERY_TYPE), agent="Claude", tool_call="Fetch issues", arm_delay=ARM)
+        await open_dialog(app, pilot, screen)
+        assert str(screen.query_one("#context", Static).render()) == "For the tool call: Fetch issues"
+        assert screen.query_one("#dialog").border_title == "Question from Claude"
+
+
+# --- the URL dialog ----------------------------------------------------------------------------------------
+
+
+async def test_open_runs_the_opener_in_a_thread_with_the_exact_url() -> None:
+    opened: list[tuple[str, bool]] = []
+    import threading
+
+    def opener(url: str) -> bool:
+        opened.append((url, threading.current_thread() is threading.main_thread()))
+        return True
+
+    url = "https://github.com/login/device?user_code=WDJB-MJHT"
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = ElicitationUrlScreen(url_question(url), arm_delay=ARM, opener=opener)
+        await open_dialog(app, pilot, screen)
+        assert screen.focused is None
+        await pilot.press("o")
+        assert await result(app, pilot) == UrlAccepted("open")
+        for _ in range(100):
+            if opened:
+                break
+            await pilot.pause(0.01)
+        assert opened == [(url, False)]
+
+
+async def test_when_no_browser_opens_the_url_is_copied() -> None:
+    url = "https://example.com/login"
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await open_dialog(app, pilot, ElicitationUrlScreen(url_question(url), arm_delay=ARM, opener=lambda u: False))
+        await pilot.press("o")
+        assert await result(app, pilot) == UrlAccepted("open")
+        for _ in range(100):
+            if app.clipboard == url:
+                break
+            await pilot.pause(0.01)
+        assert app.clipboard == url
+
+
+@pytest.mark.parametrize(("key", "expected"), [("c", UrlAccepted("copy")), ("d", Declined()), ("escape", Cancelled("dismissed"))])
+async def test_copy_decline_cancel(key: str, expected: Any) -> None:
+    opened: list[str] = []
+    url = "https://example.com/a?b=c"
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await open_dialog(app, pilot, ElicitationUrlScreen(url_question(url), arm_delay=ARM, opener=lambda u: bool(opened.append(u))))
+        await pilot.press(key)
+        assert await result(app, pilot) == expected
+        assert opened == []  # never opened without being asked
+        assert (app.clipboard == url) is (key == "c")
+
+
+async def test_keys_before_arming_open_nothing() -> None:
+    opened: list[str] = []
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = ElicitationUrlScreen(url_question("https://example.com"), arm_delay=1.0, opener=lambda u: bool(opened.append(u)))
+        await open_dialog(app, pilot, screen, arm=False)
+        await pilot.press("o", "c", "enter", "escape")
+        await pilot.pause()
+        assert app.results == [] and opened == [] and not screen.armed
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://good.example.com\u202e/moc.live",
+        "https://example.com/\x1b]8;;https://evil.example\x1b\\x\x1b]8;;\x1b\\",
+        "https://example.com/\x1b]52;c;aGk=\x07",
+        "javascript:alert(1)",
+    ],
+)
+async def test_hostile_urls_are_shown_inert_and_cannot_be_opened(url: str) -> None:
+    opened: list[str] = []
+    app = Host()
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = ElicitationUrlScreen(url_question(url, HOSTILE), agent=HOSTILE, arm_delay=ARM, opener=lambda u: bool(opened.append(u)))
+        await open_dialog(app, pilot, screen)
+        assert not screen.query("#open")
+        svg = app.export_screenshot()
+        # the URL is shown literally, its controls as visible escapes; none reaches the terminal
+        assert not any(char in svg for char in "\x1b\x07\u202e")
+        title = Content("Link from [bold red]Name[/] [@click=app.quit]q[/] link evil")
+        assert screen.query_one("#dialog").border_title == title.markup  # plain text, escaped as markup
+        assert "[bold red]Name[/]" in str(screen.query_one("#message", Static).render())
+        await pilot.press("o")
+        await pilot.pause()
+        assert app.results == [] and opened == []
+        await pilot.press("c")
+        assert await result(app, pilot) == UrlAccepted("copy") and app.clipboard == url
+
+
+async def test_the_host_is_shown_on_its_own_line() -> None:
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = ElicitationUrlScreen(url_question("https://user@xn--80ak6aa92e.com/x"), agent="Claude", arm_delay=ARM)
+        await open_dialog(app, pilot, screen)
+        host = str(screen.query_one("#host", Static).render())
+        assert host == "Opens xn--80ak6aa92e.com  (written аррӏе.com)"
+        warnings = " ".join(str(w.render()) for w in screen.query(".warning").results(Static))
+        assert "international name" in warnings and "user name" in warnings
+        assert screen.query_one("#dialog").border_title == "Link from Claude"
+
+
+# --- opening safely -----------------------------------------------------------------------------------------
+
+
+def test_open_in_browser_never_starts_a_console_browser(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(webbrowser, "get", lambda: webbrowser.GenericBrowser("lynx"))
+    monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: pytest.fail("started a console browser"))
+    assert open_in_browser("https://example.com") is False
+
+
+def test_open_in_browser_runs_command_line_openers_detached_and_silent(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[Any, dict[str, Any]]] = []
+    monkeypatch.setattr(webbrowser, "get", lambda: webbrowser.BackgroundBrowser("xdg-open"))
+    monkeypatch.setattr(elicitation_url.subprocess, "Popen", lambda args, **kwargs: calls.append((args, kwargs)))
+    assert open_in_browser("https://example.com/?a=1;b") is True
+    ((args, kwargs),) = calls
+    assert args == ["xdg-open", "https://example.com/?a=1;b"]
+    assert kwargs["stdout"] is kwargs["stderr"] is kwargs["stdin"] is subprocess.DEVNULL and kwargs["start_new_session"]
+
+
+def test_open_in_browser_uses_other_launchers_and_survives_errors(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Launcher(webbrowser.BaseBrowser):
+        def __init__(self, ok: bool) -> None:
+            super().__init__("launcher")
+            self.ok = ok
+
+        def open(self, url: str, new: int = 0, autoraise: bool = True) -> bool:
+            if not self.ok:
+                raise OSError("broken")
+            return True
+
+    monkeypatch.setattr(webbrowser, "get", lambda: Launcher(True))
+    assert open_in_browser("https://example.com") is True
+    monkeypatch.setattr(webbrowser, "get", lambda: Launcher(False))
+    assert open_in_browser("https://example.com") is False
+
+    def no_browser() -> webbrowser.BaseBrowser:
+        raise webbrowser.Error("none")
+
+    monkeypatch.setattr(webbrowser, "get", no_browser)
+    assert open_in_browser("https://example.com") is False
+
+
+# --- snapshots ------------------------------------------------------------------------------------------
+
+
+SIZES = [(80, 24), (160, 50)]
+THEMES = ["acp-dark", "acp-light"]
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x50"])
+def test_snapshot_form(snap_compare: Any, size: tuple[int, int], theme: str) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
+        question = form_question(EVERY_TYPE, ["name", "langs"], toolCallId="call-1")
+        screen = ElicitationFormScreen(question, agent="Claude", tool_call="Configure the project", arm_delay=0.05)
+        pilot.app.push_screen(screen)
+        for _ in range(500):
+            if screen.armed:
+                break
+            await pilot.pause(0.01)
+        await pilot.press("tab", "ctrl+a", "ctrl+k", "tab", *"ada", "tab")  # two fields with errors shown
+        await pilot.pause()
+
+    assert snap_compare(Host(theme), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x50"])
+def test_snapshot_url(snap_compare: Any, size: tuple[int, int], theme: str) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
+        url = (  # the small one shows every warning; the large one a plain link that can be opened
+            "https://user@xn--80ak6aa92e.com/login/oauth?client=acp-tui\u202e&next=%2Fsettings"
+            if size == (80, 24)
+            else "https://github.com/login/device?user_code=WDJB-MJHT"
+        )
+        screen = ElicitationUrlScreen(url_question(url), agent="Claude", arm_delay=0.05)
+        pilot.app.push_screen(screen)
+        for _ in range(500):
+            if screen.armed:
+                break
+            await pilot.pause(0.01)
+        await pilot.pause()
+
+    assert snap_compare(Host(theme), terminal_size=size, run_before=run_before)
