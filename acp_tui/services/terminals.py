@@ -232,9 +232,6 @@ class _Command:
 
     # -- stopping ------------------------------------------------------------------------------------
 
-    def group_alive(self) -> bool:
-        return self.pid is not None and process_group.group_alive(self.pid)
-
     async def kill(self, grace: float) -> None:
         """SIGTERM the whole group, SIGKILL what is left after `grace`, and wait for the exit status."""
         await self.spawned.wait()
