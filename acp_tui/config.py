@@ -8,6 +8,7 @@ Example::
     client_files = true          # offer v1 agents file reads and writes through acp-tui (ACP `fs`)
     client_terminals = true      # run v1 agents' commands in acp-tui (ACP `terminal`); false: they run their own
     outside_writes = "ask"       # a write outside the session folder: "ask" (a dialog) or "refuse"
+    attention = true             # bell + desktop notification when the agent waits and the window is unfocused
 
     [agents.claude]
     command = ["npx", "@agentclientprotocol/claude-agent-acp"]
@@ -66,9 +67,11 @@ class Settings:
     client_terminals: bool = True
     #: what a write outside the session's folder gets: a dialog ("ask") or an error ("refuse")
     outside_writes: Literal["ask", "refuse"] = "ask"
+    #: ring the bell and post a desktop notification when the agent waits for the user in an unfocused window
+    attention: bool = True
 
 
-_TOP_KEYS = ("theme", "default_agent", "init_timeout", "agents", "client_files", "client_terminals", "outside_writes")
+_TOP_KEYS = ("theme", "default_agent", "init_timeout", "agents", "client_files", "client_terminals", "outside_writes", "attention")
 _AGENT_KEYS = ("command", "env", "cwd")
 _POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 _AT_END = "(at end of document)"
@@ -162,6 +165,14 @@ def parse_settings(text: str, source: str) -> tuple[Settings, list[str]]:
     elif value is not None and value != "ask":
         bad("outside_writes", '"ask" or "refuse"', value)
 
+    attention = True
+    value = data.get("attention")
+    if value is not None:
+        if isinstance(value, bool):
+            attention = value
+        else:
+            bad("attention", "true or false", value)
+
     agents: dict[str, NamedAgent] = {}
     table = data.get("agents", {})
     if not isinstance(table, dict):
@@ -184,6 +195,7 @@ def parse_settings(text: str, source: str) -> tuple[Settings, list[str]]:
         client_files=client_files,
         client_terminals=client_terminals,
         outside_writes=outside_writes,
+        attention=attention,
     )
     return settings, warnings
 
