@@ -253,7 +253,7 @@ async def test_typing_never_waits_for_the_index(tmp_path: Path, monkeypatch: pyt
         await pilot.pause()
         assert app.prompt.text == "@app"  # every key went in while the walk had not even started
         assert app.picker.is_open and not app.picker.shown
-        assert app.picker.border_subtitle.startswith("indexing…")
+        assert (app.picker.border_subtitle or "").startswith("indexing…")
         release.set()
         await until(pilot, lambda: shown(app)[:1] == ["src/app.py"], "results once the index is ready")
         await until(pilot, lambda: app.picker.border_subtitle == "", "the indexing note gone")

@@ -207,7 +207,7 @@ def reference(paths: list[str], query: str) -> set[str]:
 def sample_paths(count: int, seed: int = 7) -> list[str]:
     rng = random.Random(seed)
     words = ["app", "core", "util", "Model", "view", "test", "data", "api", "index", "prompt", "widget", ".cfg"]
-    paths = set()
+    paths: set[str] = set()
     while len(paths) < count:
         depth = rng.randint(0, 3)
         parts = [rng.choice(words) + str(rng.randint(0, 3)) for _ in range(depth)]
