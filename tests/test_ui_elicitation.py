@@ -11,6 +11,7 @@ import json
 import subprocess
 import time
 import webbrowser
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -31,7 +32,6 @@ from acp_tui.services.elicitation import (
 )
 from acp_tui.services.elicitation_form import FormModel, build_form
 from acp_tui.services.elicitation_url import describe_url
-from acp_tui.ui.screens import elicitation_url
 from acp_tui.ui.screens.elicitation_form import ElicitationFormScreen, FieldRow
 from acp_tui.ui.screens.elicitation_url import ElicitationUrlScreen, open_in_browser
 from acp_tui.ui.themes import load_shipped_themes
@@ -101,6 +101,16 @@ async def result(app: Host, pilot: Pilot[None]) -> Any:
             return app.results[0]
         await pilot.pause(0.01)
     raise AssertionError("the dialog gave no result")
+
+
+def recorder(opened: list[str]) -> Callable[[str], bool]:
+    """An opener that records the URL and says no browser started (so nothing is opened)."""
+
+    def opener(url: str) -> bool:
+        opened.append(url)
+        return False
+
+    return opener
 
 
 def row(screen: ElicitationFormScreen, name: str) -> FieldRow:
@@ -345,7 +355,7 @@ async def test_copy_decline_cancel(key: str, expected: Any) -> None:
     url = "https://example.com/a?b=c"
     app = Host()
     async with app.run_test(size=(100, 30)) as pilot:
-        await open_dialog(app, pilot, ElicitationUrlScreen(url_question(url), arm_delay=ARM, opener=lambda u: bool(opened.append(u))))
+        await open_dialog(app, pilot, ElicitationUrlScreen(url_question(url), arm_delay=ARM, opener=recorder(opened)))
         await pilot.press(key)
         assert await result(app, pilot) == expected
         assert opened == []  # never opened without being asked
@@ -356,7 +366,7 @@ async def test_keys_before_arming_open_nothing() -> None:
     opened: list[str] = []
     app = Host()
     async with app.run_test(size=(100, 30)) as pilot:
-        screen = ElicitationUrlScreen(url_question("https://example.com"), arm_delay=1.0, opener=lambda u: bool(opened.append(u)))
+        screen = ElicitationUrlScreen(url_question("https://example.com"), arm_delay=1.0, opener=recorder(opened))
         await open_dialog(app, pilot, screen, arm=False)
         await pilot.press("o", "c", "enter", "escape")
         await pilot.pause()
@@ -376,7 +386,7 @@ async def test_hostile_urls_are_shown_inert_and_cannot_be_opened(url: str) -> No
     opened: list[str] = []
     app = Host()
     async with app.run_test(size=(120, 30)) as pilot:
-        screen = ElicitationUrlScreen(url_question(url, HOSTILE), agent=HOSTILE, arm_delay=ARM, opener=lambda u: bool(opened.append(u)))
+        screen = ElicitationUrlScreen(url_question(url, HOSTILE), agent=HOSTILE, arm_delay=ARM, opener=recorder(opened))
         await open_dialog(app, pilot, screen)
         assert not screen.query("#open")
         svg = app.export_screenshot()
@@ -416,7 +426,7 @@ def test_open_in_browser_never_starts_a_console_browser(monkeypatch: pytest.Monk
 def test_open_in_browser_runs_command_line_openers_detached_and_silent(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[tuple[Any, dict[str, Any]]] = []
     monkeypatch.setattr(webbrowser, "get", lambda: webbrowser.BackgroundBrowser("xdg-open"))
-    monkeypatch.setattr(elicitation_url.subprocess, "Popen", lambda args, **kwargs: calls.append((args, kwargs)))
+    monkeypatch.setattr(subprocess, "Popen", lambda args, **kwargs: calls.append((args, kwargs)))
     assert open_in_browser("https://example.com/?a=1;b") is True
     ((args, kwargs),) = calls
     assert args == ["xdg-open", "https://example.com/?a=1;b"]

@@ -15,6 +15,8 @@ BEHAVIOURS: Final[dict[str, str]] = {
     "think": "Think out loud (a streamed thought) before answering",
     "tools": "Tool calls of several kinds: read, edit with a diff, a terminal run, a failure",
     "edit": "Ask permission before editing a file, then apply or skip the edit",
+    "ask": "Ask you a question with a form: text, email, choices, numbers, a date, yes/no",
+    "link": "Send you to a web page (a pretend login), then say when it is done",
     "plan": "A plan whose entries complete as the tool calls run",
     "notice": "Live notices (warning and info; ACP v2 only)",
     "compact": "A context compaction with a streamed summary (ACP v2 only)",
@@ -28,7 +30,8 @@ BEHAVIOURS: Final[dict[str, str]] = {
 WELCOME: Final[str] = (
     "Welcome to the **acp-tui demo agent**. It runs no model: each word below triggers a scripted "
     "behaviour.\n\n"
-    "Try: `markdown`, `think`, `tools`, `edit` (asks permission), `plan`, `notice`, `compact`, "
+    "Try: `markdown`, `think`, `tools`, `edit` (asks permission), `ask` (a form), `link` (a web page), "
+    "`plan`, `notice`, `compact`, "
     "`slow` (30 s, try Ctrl-C), `error`, `unknown`, `everything`, or `context` with an @-mentioned file. "
     "Anything else gets an echo."
 )
@@ -140,6 +143,56 @@ V2_ONLY: Final[str] = (
 
 ERROR_CODE: Final[int] = -32603
 ERROR_MESSAGE: Final[str] = "The demo model overheated (a scripted error, nothing is broken)."
+
+#: `ask`: a form with one field of every kind the elicitation schema has (docs/protocol.md §10.1).
+ASK_MESSAGE: Final[str] = "Before I set up the project, a few questions. Nothing leaves this machine."
+ASK_SCHEMA: Final[dict[str, object]] = {
+    "type": "object",
+    "title": "Project settings",
+    "description": "Defaults are filled in; change what you like.",
+    "properties": {
+        "name": {"type": "string", "title": "Project name", "minLength": 1, "maxLength": 40, "default": "greeter"},
+        "email": {"type": "string", "title": "Maintainer email", "format": "email"},
+        "language": {
+            "type": "string",
+            "title": "Language",
+            "oneOf": [
+                {"const": "python", "title": "Python"},
+                {"const": "rust", "title": "Rust"},
+                {"const": "go", "title": "Go"},
+            ],
+            "default": "python",
+        },
+        "licence": {"type": "string", "title": "Licence", "enum": ["MIT", "Apache-2.0", "GPL-3.0-or-later"]},
+        "features": {
+            "type": "array",
+            "title": "Features",
+            "items": {
+                "anyOf": [
+                    {"const": "tests", "title": "Tests"},
+                    {"const": "ci", "title": "Continuous integration"},
+                    {"const": "docs", "title": "Documentation"},
+                ]
+            },
+            "minItems": 1,
+            "default": ["tests"],
+        },
+        "width": {"type": "integer", "title": "Line width", "minimum": 60, "maximum": 200, "default": 100},
+        "coverage": {"type": "number", "title": "Coverage target (%)", "minimum": 0, "maximum": 100},
+        "release": {"type": "string", "title": "First release", "format": "date"},
+        "branch": {"type": "string", "title": "Branch", "pattern": "^[a-z0-9][a-z0-9/_-]*$", "default": "main"},
+        "private": {"type": "boolean", "title": "Private repository", "default": True},
+    },
+    "required": ["name", "language", "features"],
+}
+#: `link`: a URL flow; the page does not exist, the demo pretends the login finished.
+LINK_MESSAGE: Final[str] = "A pretend login: open the page (there is nothing there) and I carry on when it is done."
+LINK_URL: Final[str] = "https://example.com/acp-tui-demo/login?code=DEMO-1234"
+#: Said when the client did not advertise the elicitation mode a behaviour needs.
+ELICITATION_UNSUPPORTED: Final[str] = (
+    "`{feature}` needs a client that advertises {mode} elicitation (`elicitation.{mode}` in `initialize`), "
+    "and yours did not, so I will not ask."
+)
 
 SLOW_INTRO: Final[str] = "Counting slowly to sixty, one number every half second. Press Ctrl-C to cancel.\n\n"
 SLOW_COUNT: Final[int] = 60

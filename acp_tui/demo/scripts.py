@@ -8,6 +8,7 @@ cancellation, into the right ending.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -262,6 +263,52 @@ async def edit(turn: Turn) -> None:
         await turn.say("You refused the edit, so `src/greet.py` is unchanged.")
 
 
+async def ask(turn: Turn) -> None:
+    """A form tied to a tool call: every field kind, then what the user answered."""
+    if "form" not in turn.elicitation_modes:
+        await turn.say(content.ELICITATION_UNSUPPORTED.format(feature="ask", mode="form"))
+        return
+    await turn.say("I need a few details before I set up the project.\n")
+    tool = await turn.start_tool("Collect project settings", "other", status="in_progress")
+    answer = await turn.ask_user({
+        "toolCallId": tool, "message": content.ASK_MESSAGE, "mode": "form", "requestedSchema": content.ASK_SCHEMA,
+    })
+    action = answer.get("action") if answer else None
+    if action == "accept":
+        given = answer.get("content") if answer else None
+        values = given if isinstance(given, dict) else {}
+        lines = [f"- **{name}**: `{json.dumps(value, ensure_ascii=False)}`" for name, value in values.items()]
+        await turn.finish_tool(tool, "completed", items=[ToolText(f"{len(values)} answers")])
+        await turn.say("Thank you. You answered:\n\n" + ("\n".join(lines) or "(nothing)"))
+    elif action == "decline":
+        await turn.finish_tool(tool, "failed", items=[ToolText("Declined by the user.")])
+        await turn.say("You declined, so I will leave the project settings as they are.")
+    else:
+        await turn.finish_tool(tool, "cancelled")
+        await turn.say("The question was dismissed; nothing was changed.")
+
+
+async def link(turn: Turn) -> None:
+    """A URL flow: the user agrees to open the page, later the demo says it completed."""
+    if "url" not in turn.elicitation_modes:
+        await turn.say(content.ELICITATION_UNSUPPORTED.format(feature="link", mode="url"))
+        return
+    elicitation_id = turn.session.new_id("login")
+    answer = await turn.ask_user({
+        "message": content.LINK_MESSAGE, "mode": "url", "elicitationId": elicitation_id, "url": content.LINK_URL,
+    })
+    action = answer.get("action") if answer else None
+    if action == "accept":
+        await turn.say("Waiting for the login to finish…\n")
+        await turn.pace.wait(2.0)
+        await turn.notify("elicitation/complete", {"elicitationId": elicitation_id})
+        await turn.say("The (pretend) login is complete. Carrying on.")
+    elif action == "decline":
+        await turn.say("You declined the login, so I stop here.")
+    else:
+        await turn.say("The login was dismissed.")
+
+
 async def plan(turn: Turn) -> None:
     await turn.say("Here is my plan; watch its entries complete as the tool calls run.\n")
     await _planned_work(turn, ask=False)
@@ -342,6 +389,8 @@ SCRIPTS: dict[str, Script] = {
     "think": think,
     "tools": tools,
     "edit": edit,
+    "ask": ask,
+    "link": link,
     "plan": plan,
     "notice": notice,
     "compact": compact,

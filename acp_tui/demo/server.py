@@ -123,6 +123,8 @@ class DemoAgent:
         self.version: int | None = None
         self.dialect: Dialect = V2Dialect()
         self.sessions: dict[str, DemoSession] = {}
+        #: the elicitation modes the client advertised in `initialize`
+        self.elicitation_modes: frozenset[str] = frozenset()
         self._request_ids = itertools.count(1)
         self._waiting: dict[jsonrpc.RequestId, asyncio.Future[bytes | None]] = {}
         self._background: set[asyncio.Task[None]] = set()
@@ -257,12 +259,40 @@ class DemoAgent:
         except (msgspec.ValidationError, msgspec.DecodeError):
             return wire.PermissionAnswer(wire.PermissionOutcome("_malformed"))
 
+    async def elicit(self, params: Any) -> dict[str, Any] | None:
+        """Ask the client (`elicitation/create`); its result, or None for an error answer.
+
+        If the asking turn is cancelled the question is withdrawn with `$/cancel_request`
+        (agents should cancel elicitations that cancelled work no longer needs, docs/protocol.md §1.4).
+        """
+        request_id = next(self._request_ids)
+        waiter: asyncio.Future[bytes | None] = asyncio.get_running_loop().create_future()
+        self._waiting[request_id] = waiter
+        try:
+            self.out.send(jsonrpc.encode_request(request_id, "elicitation/create", params))
+            await self.out.flush()
+            raw = await waiter
+        except asyncio.CancelledError:
+            self.out.send(jsonrpc.encode_notification(jsonrpc.CANCEL_REQUEST_METHOD, {"requestId": request_id}))
+            raise
+        finally:
+            self._waiting.pop(request_id, None)
+        if raw is None:
+            return None
+        try:
+            answer = msgspec.json.decode(raw)
+        except msgspec.DecodeError:
+            return None
+        return answer if isinstance(answer, dict) else None
+
     # --- setup methods ----------------------------------------------------------------------------------
 
     async def _initialize(self, request_id: jsonrpc.RequestId, params: bytes) -> Any:
-        requested = msgspec.json.decode(params, type=wire.InitializeParams).protocol_version
+        init = msgspec.json.decode(params, type=wire.InitializeParams)
+        requested = init.protocol_version
         if isinstance(requested, bool) or not isinstance(requested, int) or requested < 0:
             raise BadParams(f"protocolVersion must be a non-negative integer, got {requested!r}")
+        self.elicitation_modes = _elicitation_modes(init.capabilities if requested >= 2 else init.client_capabilities)
         if requested >= 2:
             self.version, self.dialect = 2, V2Dialect()
             return methods.InitializeResponse(
@@ -464,6 +494,14 @@ class DemoAgent:
         else:
             self.out.send(jsonrpc.encode_response(prompt.request_id, methods.V1PromptResponse(stop_reason=stop_reason)))
         await self.out.flush()
+
+
+def _elicitation_modes(capabilities: Any) -> frozenset[str]:
+    """The modes under `elicitation` that are present and not null (an object marks support)."""
+    elicitation = capabilities.get("elicitation") if isinstance(capabilities, dict) else None
+    if not isinstance(elicitation, dict):
+        return frozenset()
+    return frozenset(mode for mode in ("form", "url") if isinstance(elicitation.get(mode), dict))
 
 
 # --- stdio -------------------------------------------------------------------------------------------

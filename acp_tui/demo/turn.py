@@ -92,6 +92,11 @@ class Link(Protocol):
 
     async def request_permission(self, params: Any) -> wire.PermissionAnswer: ...
 
+    #: the elicitation modes the client advertised ("form", "url")
+    elicitation_modes: frozenset[str]
+
+    async def elicit(self, params: Any) -> dict[str, Any] | None: ...
+
 
 class Turn:
     """The steps of one turn; records open entities so an abrupt end can close them."""
@@ -250,6 +255,26 @@ class Turn:
         chosen = answer.outcome.option_id if answer.outcome.outcome == "selected" else None
         # An unknown outcome or an option we did not offer is never approval.
         return chosen if chosen in offered else "reject_once"
+
+    # --- elicitation --------------------------------------------------------------------------------------
+
+    @property
+    def elicitation_modes(self) -> frozenset[str]:
+        """The elicitation modes the client advertised: a behaviour asks only in those (docs/protocol.md §10.1)."""
+        return self._link.elicitation_modes
+
+    async def ask_user(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        """Send `elicitation/create` for this session and wait: the client's result, None for an error answer.
+
+        v2 reports `requires_action` while waiting. Cancelling the turn withdraws the question.
+        """
+        v2 = self.v2
+        if v2 is not None:
+            await self.send(v2.state("requires_action"))
+        answer = await self._link.elicit({"sessionId": self.session.session_id, **request})
+        if v2 is not None:
+            await self.send(v2.state("running"))
+        return answer
 
     # --- plan ------------------------------------------------------------------------------------------
 

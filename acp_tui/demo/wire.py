@@ -83,9 +83,11 @@ class V1PermissionRequest(WireStruct):
 
 
 class InitializeParams(msgspec.Struct, rename="camel"):
-    """`initialize` params: only the version matters to the demo."""
+    """`initialize` params: the version, and the client's capabilities (v2 and v1 spellings)."""
 
     protocol_version: Any = None
+    capabilities: Any = None
+    client_capabilities: Any = None
 
 
 class NewSessionParams(msgspec.Struct, rename="camel"):
