@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import NamedTuple, TypedDict
 
+from acp_tui.secrets import redact
+
 __all__ = ["Color", "SgrStyle", "Segment", "TerminalDecoder", "PLAIN"]
 
 # A palette index 0-255 (0-7 standard, 8-15 bright) or a truecolor (r, g, b).
@@ -95,14 +97,14 @@ class TerminalDecoder:
         if not text:
             return out
         if not self._in_string and _SPECIAL.search(text) is None:
-            out.append(Segment(text, self._style))
+            out.append(Segment(redact(text), self._style))
             return out
         self._parse(text, out)
         return _merge(out) if len(out) > 1 else out
 
     def _emit(self, out: list[Segment], text: str) -> None:
         if text:
-            out.append(Segment(text, self._style))
+            out.append(Segment(redact(text), self._style))  # keys we set stay hidden (docs/protocol.md §2.4)
 
     def _parse(self, text: str, out: list[Segment]) -> None:
         i = 0

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from acp_tui.secrets import redact
+
 MAX_ENTRIES = 1000
 
 
@@ -47,6 +49,7 @@ class PromptHistory:
         """Remember a sent prompt (not twice in a row) and persist it; browsing starts over."""
         self._cursor = None
         self._draft = ""
+        prompt = redact(prompt)  # a key pasted into a prompt is not kept on disk (docs/protocol.md §2.4)
         if not prompt.strip() or (self._entries and self._entries[-1] == prompt):
             return
         self._entries.append(prompt)

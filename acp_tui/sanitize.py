@@ -19,6 +19,9 @@ The UI never interprets agent text as markup: it builds `rich.text.Text(...)` ob
 `Content`) from plain strings and attaches styles separately, so `[bold]` in agent text is shown
 literally. Escaping is therefore unnecessary and would corrupt text that is later copied or logged.
 
+Secrets (acp_tui.secrets: keys we set for the agent, anything typed into a masked field) are redacted
+here too, because everything shown or saved passes through these two functions (docs/protocol.md §2.4).
+
 Per-chunk use is safe: sanitizing each streamed chunk separately can at worst show the printable tail
 of a sequence that was split across chunks (e.g. `]0;title` without its ESC), never a live control.
 """
@@ -26,6 +29,8 @@ of a sequence that was split across chunks (e.g. `]0;title` without its ESC), ne
 from __future__ import annotations
 
 import re
+
+from acp_tui.secrets import redact
 
 __all__ = ["plain", "multiline"]
 
@@ -73,18 +78,18 @@ _MULTILINE_TABLE = {**_DELETE, ord("\n"): "\n", ord("\t"): "\t", 0x2028: "\n", 0
 
 
 def plain(s: str) -> str:
-    """One-line UI text: controls and spoofing characters removed, line breaks and tabs -> spaces."""
+    """One-line UI text: controls and spoofing characters removed, line breaks and tabs -> spaces, secrets redacted."""
     if _NEEDS_WORK_PLAIN.search(s) is None:
-        return s
+        return redact(s)
     if "\r" in s:
         s = s.replace("\r\n", "\n").replace("\r", "\n")
-    return _SEQUENCES.sub("", s).translate(_PLAIN_TABLE)
+    return redact(_SEQUENCES.sub("", s).translate(_PLAIN_TABLE))
 
 
 def multiline(s: str) -> str:
     """Message/stderr text: like `plain` but keeps `\\n` and `\\t`; `\\r\\n` and a bare `\\r` -> `\\n`."""
     if _NEEDS_WORK_MULTILINE.search(s) is None:
-        return s
+        return redact(s)
     if "\r" in s:
         s = s.replace("\r\n", "\n").replace("\r", "\n")
-    return _SEQUENCES.sub("", s).translate(_MULTILINE_TABLE)
+    return redact(_SEQUENCES.sub("", s).translate(_MULTILINE_TABLE))

@@ -16,6 +16,8 @@ from typing import IO, Any, Literal, Protocol
 
 import msgspec
 
+from acp_tui.secrets import holds_secret, redact_value
+
 Direction = Literal["->", "<-", "stderr", "event"]
 
 #: Environment variable naming the trace file when `--log` is not given.
@@ -48,7 +50,11 @@ class WireTrace:
             return
         t = round(time.monotonic() - self._t0, 6)
         head = b'{"t":' + repr(t).encode() + b',"dir":' + json.dumps(direction).encode() + b',"msg":'
-        self._file.write(head + _as_json(payload) + b"}\n")
+        body = _as_json(payload)
+        if holds_secret(body):
+            # Keys we set and masked input never reach the file, whoever echoes them (docs/protocol.md §2.4).
+            body = json.dumps(redact_value(json.loads(body)), ensure_ascii=True, separators=(",", ":")).encode()
+        self._file.write(head + body + b"}\n")
         self._file.flush()
 
     def close(self) -> None:

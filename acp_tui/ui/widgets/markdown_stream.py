@@ -46,6 +46,8 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
+from acp_tui.secrets import redact
+
 FRAME_SECONDS = 1 / 30
 """How often buffered chunks are folded into the rendered lines while a stream is running."""
 
@@ -88,8 +90,8 @@ _CONTROL = _control_table()
 
 
 def sanitize(text: str) -> str:
-    """Remove every character that a terminal could act on, so agent text cannot emit escapes."""
-    return text.translate(_CONTROL)
+    """Remove every character that a terminal could act on, so agent text cannot emit escapes; redact secrets."""
+    return redact(text.translate(_CONTROL))
 
 
 def make_parser() -> MarkdownIt:

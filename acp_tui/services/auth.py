@@ -1,0 +1,360 @@
+"""The authentication service: terminal logins advertised, and logging the user in when the agent asks.
+
+Advertising: v1 `clientCapabilities.auth.terminal: true`, v2 `capabilities.auth.terminal: {}`, because
+acp-tui can run the configured agent program interactively (agents list terminal methods only then;
+docs/protocol.md §2.4). The service answers no agent→client request.
+
+Logging in is driven by the session controller when the agent says "authentication required" (-32000 from
+`session/new`, `session/resume` or a prompt, or an idle carrying that error) and it listed methods, or
+named the variable it lacks. `log_in` asks through a `LoginAsker` until one method works or the user gives
+up, and says what must happen next:
+
+* **agent method**: `authenticate` (v1) / `auth/login` (v2) with the method id, progress shown; success
+  is `LoggedIn` (retry on this connection), an error is shown and the list offered again;
+* **terminal method**: the user confirms the exact command (the agent program, the method's `args`
+  appended, its `env` added), the UI suspends itself and runs it in the real terminal; exit 0 is
+  `RestartNeeded` (a fresh agent reads the new credentials), anything else is a failure and the list again.
+  Never passed to `authenticate`/`auth/login`;
+* **env_var method** (dialect) and the client's own **key entry** ("set OPENAI_API_KEY for the agent"):
+  masked inputs, each value registered as a secret (`acp_tui.secrets`), then `RestartNeeded` with the
+  variables for the agent's process only (and, for the agent's method, its id to `authenticate` with if
+  the fresh agent still wants it);
+* unknown types are listed with the reason they cannot be used, never offered.
+
+Logging out (`logout_method`): v2 `auth/logout`, v1 `logout` when advertised, never when `authMethods`
+was empty or absent.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol, TypeAlias, assert_never
+
+from acp_tui import secrets
+from acp_tui.protocol.auth import (
+    AgentLogin,
+    AuthMethod,
+    EnvVarLogin,
+    LoginVariable,
+    TerminalLogin,
+    UnsupportedLogin,
+    decode_auth_methods,
+    login_method_name,
+    login_request,
+    logout_method,
+    valid_env_name,
+)
+from acp_tui.protocol.auth import LogoutRequest
+from acp_tui.protocol.jsonrpc import RpcError
+from acp_tui.sanitize import plain
+from acp_tui.services.base import Capabilities, ServiceContext, ServiceHandler
+
+__all__ = [
+    "AUTH_CAPABILITIES", "AgentRequest", "AuthService", "KeyEntry", "LoggedIn", "LoginAsker", "LoginAttempt",
+    "LoginCancelled", "LoginChoice", "LoginInterrupted", "LoginOutcome", "LoginRequest", "RestartNeeded",
+    "SecretRequest", "TerminalCommand", "TerminalOutcome", "variable_named_in",
+]
+
+#: What the service advertises (each schema's shape: v2 an empty object, v1 a boolean).
+AUTH_CAPABILITIES = Capabilities(v2={"auth": {"terminal": {}}}, v1={"auth": {"terminal": True}})
+
+Severity = Literal["info", "warning", "error"]
+
+#: Sends one client→agent request and returns its raw result; raises `RpcError` when the agent refuses
+#: and `LoginInterrupted` when the agent is gone (the controller adapts the connection to this).
+AgentRequest = Callable[[str, Any], Awaitable[object]]
+
+#: An upper-case variable name that reads like a credential, e.g. in "OPENAI_API_KEY is not set".
+_NAMED_VARIABLE = re.compile(r"\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:API_KEY|KEY|TOKEN|SECRET|ACCESS_KEY))\b")
+
+
+class LoginInterrupted(Exception):
+    """The agent went away while a login request was pending."""
+
+
+@dataclass(frozen=True, slots=True)
+class KeyEntry:
+    """The client's own option, whatever the agent lists: set a key variable for the agent's process.
+
+    `variable` is the name the agent's error message gave, if it named one (the dialog suggests it).
+    """
+
+    variable: str | None = None
+
+
+#: What the user picks in the login dialog.
+LoginChoice: TypeAlias = AuthMethod | KeyEntry
+
+
+@dataclass(frozen=True, slots=True)
+class LoginRequest:
+    """The login dialog's content: why (the agent's error, raw: the UI sanitises), the methods, the last failure."""
+
+    agent: str
+    reason: str | None
+    methods: tuple[AuthMethod, ...]
+    key_entry: KeyEntry = KeyEntry()
+    #: what went wrong with the previous choice (already sanitised), shown above the list
+    failure: str | None = None
+
+    @property
+    def offered(self) -> tuple[AuthMethod, ...]:
+        """The methods the user may choose (unsupported ones are only listed)."""
+        return tuple(m for m in self.methods if not isinstance(m, UnsupportedLogin))
+
+
+@dataclass(frozen=True, slots=True)
+class TerminalCommand:
+    """A terminal method ready to run: the exact argv, the complete environment, the folder."""
+
+    method: TerminalLogin
+    argv: tuple[str, ...]
+    env: Mapping[str, str]
+    cwd: Path
+
+    @property
+    def added_env(self) -> tuple[tuple[str, str], ...]:
+        """The variables the agent's method adds (shown to the user; the rest is the agent's own environment)."""
+        return self.method.env
+
+
+@dataclass(frozen=True, slots=True)
+class TerminalOutcome:
+    """How a terminal login ended: an exit code (negative: killed by that signal) or why it did not run."""
+
+    exit_code: int | None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+    def describe(self) -> str:
+        if self.exit_code is None:
+            return self.error or "it could not be run"
+        if self.exit_code < 0:
+            return f"it was stopped by signal {-self.exit_code}"
+        return f"it exited with status {self.exit_code}"
+
+
+@dataclass(frozen=True, slots=True)
+class SecretRequest:
+    """Ask for variables in masked fields; with no `variables`, the user names one (`suggested` prefilled)."""
+
+    title: str
+    variables: tuple[LoginVariable, ...] = ()
+    suggested: str | None = None
+    link: str | None = None
+
+
+class LoginAsker(Protocol):
+    """How the user is asked; the chat screen implements it with dialogs, tests with a script."""
+
+    async def choose_login(self, request: LoginRequest) -> LoginChoice | None:
+        """The method (or the key entry) chosen from `request`, or None when the user does not log in now."""
+        ...
+
+    async def confirm_terminal_login(self, command: TerminalCommand) -> bool:
+        """May `command` run? It is shown as it will run: argv and the variables the agent adds."""
+        ...
+
+    async def ask_secrets(self, request: SecretRequest) -> dict[str, str] | None:
+        """Variable name → value typed in masked fields, or None when the user goes back."""
+        ...
+
+    async def run_terminal_login(self, command: TerminalCommand) -> TerminalOutcome:
+        """Run `command` interactively in the real terminal (the UI steps aside) and say how it ended."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedIn:
+    """The agent accepted the login on this connection: retry what failed."""
+
+    how: str
+
+
+@dataclass(frozen=True, slots=True)
+class RestartNeeded:
+    """A fresh agent must start (it reads credentials or variables at start), then retry what failed.
+
+    `env` is set for the agent's process only; `then_login` is the agent's method id to log in with if the
+    fresh agent still answers "authentication required".
+    """
+
+    how: str
+    env: Mapping[str, str] = field(default_factory=dict)
+    then_login: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LoginCancelled:
+    """The user did not log in (or the agent went away: `why`)."""
+
+    why: str | None = None
+
+
+LoginOutcome: TypeAlias = LoggedIn | RestartNeeded | LoginCancelled
+
+
+@dataclass(frozen=True, slots=True)
+class LoginAttempt:
+    """One "authentication required" to resolve: why, what the agent offers, and how to reach it."""
+
+    reason: str | None
+    methods: tuple[AuthMethod, ...]
+    request: AgentRequest
+    #: the environment the agent runs in (a terminal method's program gets it, plus the method's `env`)
+    base_env: Mapping[str, str]
+    #: "logging in…" while an agent method runs (None: done)
+    progress: Callable[[str | None], None] = lambda _text: None
+    #: a line for the conversation (a failed attempt)
+    note: Callable[[str, Severity], None] = lambda _text, _severity: None
+
+
+def variable_named_in(message: str | None) -> str | None:
+    """The credential variable an error message names ("OPENAI_API_KEY is not set"), if any."""
+    if not message:
+        return None
+    found = _NAMED_VARIABLE.search(message)
+    return found.group(1) if found is not None else None
+
+
+class AuthService:
+    """Advertises terminal logins and runs the login dialog's choices (see the module docstring)."""
+
+    name = "auth"
+
+    def __init__(self, asker: LoginAsker, *, agent_name: str, agent_argv: Sequence[str], cwd: Path) -> None:
+        self.asker = asker
+        self.agent_name = agent_name
+        self.agent_argv = tuple(agent_argv)
+        self.cwd = cwd
+        self._context: ServiceContext | None = None
+
+    # -- ClientService -------------------------------------------------------------------------------
+
+    def capabilities(self) -> Capabilities:
+        return AUTH_CAPABILITIES
+
+    def methods(self) -> Mapping[str, ServiceHandler]:
+        return {}  # the agent asks the client nothing about logins
+
+    def bind(self, context: ServiceContext) -> None:
+        self._context = context
+
+    def turn_cancelled(self) -> None:
+        """A login is not part of a turn: cancelling the turn leaves it be."""
+
+    async def close(self) -> None:
+        """Nothing runs on the agent's behalf (a terminal login runs while the connection still lives)."""
+
+    # -- what the agent offers -----------------------------------------------------------------------
+
+    @property
+    def version(self) -> int:
+        return self._context.version if self._context is not None else 2
+
+    def decode(self, raw_methods: object) -> tuple[AuthMethod, ...]:
+        """The agent's `authMethods` (as sent in `initialize`), typed for this connection's version."""
+        return decode_auth_methods(raw_methods, self.version)
+
+    def can_help(self, methods: tuple[AuthMethod, ...], reason: str | None) -> bool:
+        """Is there anything to offer: a listed method, or a variable the agent's error names?"""
+        return bool(methods) or variable_named_in(reason) is not None
+
+    def logout_method(self, raw_methods: object) -> str | None:
+        """The logout request for this agent, or None when it may not be called (docs/protocol.md §2.4)."""
+        context = self._context
+        capabilities = dict(context.agent_capabilities) if context is not None else {}
+        return logout_method(self.version, raw_methods, capabilities)
+
+    def terminal_command(self, method: TerminalLogin, base_env: Mapping[str, str]) -> TerminalCommand:
+        """The configured agent program with the method's `args` appended and its `env` over `base_env`."""
+        return TerminalCommand(method, (*self.agent_argv, *method.args), {**base_env, **dict(method.env)}, self.cwd)
+
+    # -- logging in ----------------------------------------------------------------------------------
+
+    async def log_in(self, attempt: LoginAttempt) -> LoginOutcome:
+        """Ask until a method works or the user gives up (the list is offered again after each failure)."""
+        failure: str | None = None
+        key_entry = KeyEntry(variable_named_in(attempt.reason))
+        while True:
+            request = LoginRequest(self.agent_name, attempt.reason, attempt.methods, key_entry, failure)
+            choice = await self.asker.choose_login(request)
+            failure = None
+            match choice:
+                case None:
+                    return LoginCancelled()
+                case AgentLogin():
+                    try:
+                        failure = await self.authenticate(attempt, choice.method_id, choice.name)
+                    except LoginInterrupted as exc:
+                        return LoginCancelled(str(exc))
+                    if failure is None:
+                        return LoggedIn(f"logged in: {plain(choice.name)}")
+                case TerminalLogin():
+                    command = self.terminal_command(choice, attempt.base_env)
+                    if not await self.asker.confirm_terminal_login(command):
+                        continue
+                    outcome = await self.asker.run_terminal_login(command)
+                    if outcome.ok:
+                        return RestartNeeded(f"logged in: {plain(choice.name)}; restarting the agent")
+                    failure = f"{plain(choice.name)}: {outcome.describe()}"
+                case EnvVarLogin():
+                    values = await self._ask_values(SecretRequest(choice.name, choice.variables, link=choice.link))
+                    if values is None:
+                        continue
+                    return RestartNeeded(f"{_names(values)} set for the agent; restarting it", values, choice.method_id)
+                case KeyEntry():
+                    values = await self._ask_values(SecretRequest("API key", suggested=choice.variable))
+                    if values is None:
+                        continue
+                    return RestartNeeded(f"{_names(values)} set for the agent; restarting it", values)
+                case UnsupportedLogin():
+                    failure = f"{plain(choice.name)} cannot be used: {choice.why}"
+                case _:
+                    assert_never(choice)
+            if failure is not None:
+                attempt.note(f"login failed — {failure}", "warning")
+
+    async def authenticate(self, attempt: LoginAttempt, method_id: str, name: str) -> str | None:
+        """`authenticate` (v1) / `auth/login` (v2) with `method_id`; None on success, else why it failed."""
+        attempt.progress(f"logging in: {plain(name)}…")
+        try:
+            await attempt.request(login_method_name(self.version), login_request(self.version, method_id))
+        except RpcError as exc:
+            return f"{plain(name)}: {plain(exc.message) or 'refused'} ({exc.code})"
+        finally:
+            attempt.progress(None)
+        return None
+
+    async def log_out(self, request: AgentRequest, raw_methods: object) -> str | None:
+        """Send the logout request this agent accepts; the method sent, or None when none may be sent.
+
+        Raises `RpcError` when the agent refuses and `LoginInterrupted` when it is gone.
+        """
+        method = self.logout_method(raw_methods)
+        if method is not None:
+            await request(method, LogoutRequest())
+        return method
+
+    async def _ask_values(self, request: SecretRequest) -> dict[str, str] | None:
+        """Masked values, checked and registered as secrets the moment they exist."""
+        values = await self.asker.ask_secrets(request)
+        if values is None:
+            return None
+        clean: dict[str, str] = {}
+        for name, value in values.items():
+            value = value.strip()
+            secrets.register(value)
+            if valid_env_name(name) and value and "\x00" not in value:
+                clean[name] = value
+        return clean or None
+
+
+def _names(values: Mapping[str, str]) -> str:
+    return ", ".join(sorted(values))
