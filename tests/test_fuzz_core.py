@@ -38,7 +38,8 @@ from acp_tui.session.model import (
 )
 from acp_tui.session.reducer import apply
 from acp_tui.session.v1_adapter import V1Adapter
-from acp_tui.transcript import TranscriptWriter, load_records
+from acp_tui.transcript import TranscriptWriter, load_records, render_markdown
+from acp_tui.transcript.records import OpenRecord
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -489,4 +490,6 @@ def test_transcript_survives_whatever_the_reducer_reports(tmp_path: Path, params
         assert b"\x1b" not in raw and b"\\u001b" not in raw and b"\x00" not in raw
         for line in raw.splitlines():
             msgspec.json.decode(line)
-        assert load_records(path)[0]["ev"] == "open"
+        records = load_records(path)
+        assert isinstance(records[0], OpenRecord) and len(records) == len(raw.splitlines())  # each line reads back
+        assert "\x1b" not in render_markdown(path)
