@@ -20,7 +20,7 @@ from types import MappingProxyType
 from typing import Literal, TextIO
 
 from acp_tui import __version__, paths
-from acp_tui.config import NamedAgent, Settings, load_settings
+from acp_tui.config import NamedAgent, Settings, load_settings, resolve_env
 from acp_tui.launch import Launch, Protocol
 
 __all__ = ["Launch", "LaunchError", "main", "parse_argv", "build_launch", "demo_argv"]
@@ -251,6 +251,10 @@ def build_launch(
         program = str(Path(os.path.normpath(here / Path(program).expanduser())))
         argv[0] = program
     _check_executable(program, {**environ, **env})
+    if named is not None:
+        # `env` values that name a command are resolved now, before the UI, and kept as secrets (docs/protocol.md §2.4)
+        env, env_warnings = resolve_env(named, name=name or "agent")
+        warnings = [*warnings, *env_warnings]
 
     log_value = options.log or environ.get("ACP_TUI_LOG") or None
     log_path = Path(os.path.normpath(here / Path(log_value).expanduser())) if log_value else None
@@ -293,8 +297,8 @@ def _print_agents(settings: Settings, out: TextIO) -> None:
         details = shlex.join(agent.command)
         if agent.cwd is not None:
             details += f"  (cwd {agent.cwd})"
-        if agent.env:
-            details += f"  (env {', '.join(sorted(agent.env))})"
+        if agent.env or agent.env_commands:
+            details += f"  (env {', '.join(sorted([*agent.env, *agent.env_commands]))})"
         marker = "*" if name == settings.default_agent else " "
         print(f"{marker} {name:<{width}}  {details}", file=out)
     if settings.default_agent is not None:

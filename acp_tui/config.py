@@ -15,6 +15,10 @@ Example::
     env = { ANTHROPIC_LOG = "debug" }
     cwd = "~/src"
 
+    [agents.codex]
+    command = "codex-acp"
+    env = { OPENAI_API_KEY = { command = ["pass", "openai"] } }   # the first line of its output is the key
+
     [agents.gemini]
     command = "gemini --acp"     # a string is split like a shell would (no shell is run)
 
@@ -22,6 +26,11 @@ A TOML syntax error discards the whole file (the message names the file, line an
 the wrong type discards only that key (the message names the file and the key). Unknown keys are
 reported and ignored, so typos do not pass silently. A relative agent `cwd` is taken from the
 directory acp-tui is started in.
+
+An `env` value may name a command instead of holding the value (a key kept in a password manager stays
+out of the file and the shell history); `resolve_env` runs it when the agent is launched, before the
+UI starts, and registers its output as a secret (acp_tui.secrets: redacted wherever acp-tui writes or
+shows text), as it does for literal values of variables whose name says they hold a key.
 
 The app writes one key back: the theme picked in the command palette (`save_theme`). It changes that
 one line and nothing else, so the user's comments, order and formatting survive.
@@ -33,6 +42,7 @@ import json
 import os
 import re
 import shlex
+import subprocess
 import tempfile
 import tomllib
 from collections.abc import Callable, Mapping
@@ -41,7 +51,15 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Literal
 
+from acp_tui import secrets
+
 __all__ = ["NamedAgent", "Settings", "load_settings", "parse_settings", "save_theme", "with_theme"]
+__all__ += ["ENV_COMMAND_TIMEOUT", "resolve_env"]
+
+#: How long an `env` command may take (it may ask for a passphrase on the terminal).
+ENV_COMMAND_TIMEOUT = 120.0
+#: Variable names whose literal values are treated as secrets.
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +69,8 @@ class NamedAgent:
     command: list[str]
     env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
+    #: variables whose value is the first line a command prints (`env = { K = { command = [...] } }`)
+    env_commands: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +255,7 @@ def _parse_agent(
         return None
 
     env: dict[str, str] = {}
+    env_commands: dict[str, tuple[str, ...]] = {}
     raw_env = entry.get("env", {})
     if not isinstance(raw_env, dict):
         bad(f"{key}.env", "a table of strings", raw_env)
@@ -242,14 +263,62 @@ def _parse_agent(
         for name, value in raw_env.items():
             if isinstance(value, str):
                 env[name] = value
+            elif (isinstance(value, dict) and set(value) == {"command"}
+                  and (found := _env_command(value["command"])) is not None):
+                env_commands[name] = found
             else:
-                bad(f"{key}.env.{name}", "a string", value)
+                bad(f"{key}.env.{name}", 'a string or { command = ["program", "arg", ...] }', value)
 
     cwd = entry.get("cwd")
     if cwd is not None and not isinstance(cwd, str):
         bad(f"{key}.cwd", "a string", cwd)
         cwd = None
-    return NamedAgent(command=argv, env=env, cwd=cwd)
+    return NamedAgent(command=argv, env=env, cwd=cwd, env_commands=env_commands)
+
+
+def _env_command(value: object) -> tuple[str, ...] | None:
+    """The argv of an `env` command: a non-empty list of strings, or a string split like a shell would."""
+    if isinstance(value, str):
+        try:
+            value = shlex.split(value)
+        except ValueError:
+            return None
+    if isinstance(value, list) and value and all(isinstance(part, str) for part in value) and value[0]:
+        return tuple(value)
+    return None
+
+
+def resolve_env(agent: NamedAgent, *, name: str = "agent") -> tuple[dict[str, str], list[str]]:
+    """The agent's environment: literal values, and each command's first output line; plus warnings.
+
+    Runs each command with the terminal still ours (stdin and stderr inherited: a password manager may
+    ask for a passphrase), at most `ENV_COMMAND_TIMEOUT` seconds. A command that fails leaves its
+    variable unset with a warning; the rest of the launch goes on. Values are registered as secrets.
+    """
+    env = dict(agent.env)
+    warnings: list[str] = []
+    for variable, value in env.items():
+        if _SECRET_NAME.search(variable):
+            secrets.register(value)
+    for variable, argv in agent.env_commands.items():
+        where = f"agents.{name}.env.{variable}"
+        try:
+            done = subprocess.run(list(argv), stdout=subprocess.PIPE, timeout=ENV_COMMAND_TIMEOUT, check=False)
+        except subprocess.TimeoutExpired:
+            warnings.append(f"{where}: `{shlex.join(argv)}` took longer than {ENV_COMMAND_TIMEOUT:g} s; not set")
+            continue
+        except OSError as exc:
+            warnings.append(f"{where}: `{shlex.join(argv)}` could not run ({exc.strerror or exc}); not set")
+            continue
+        lines = done.stdout.decode("utf-8", "replace").splitlines()
+        value = lines[0].strip() if lines else ""
+        if done.returncode != 0 or not value:
+            why = f"exited with status {done.returncode}" if done.returncode != 0 else "printed nothing"
+            warnings.append(f"{where}: `{shlex.join(argv)}` {why}; not set")
+            continue
+        secrets.register(value)
+        env[variable] = value
+    return env, warnings
 
 
 _HEADER = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(?:#.*)?$")
