@@ -743,6 +743,18 @@ def test_file_accesses_of_a_tool_call_are_written_once_each(tmp_path: Path) -> N
         in render_markdown(path)
 
 
+def test_tool_output_that_is_one_fenced_block_is_not_fenced_again(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    session = Session(TranscriptWriter(path))
+    outputs = {"a": "```python\nprint(1)\n```\n", "b": "```\none\n```\nprose\n```\ntwo\n```"}
+    for call_id, text in outputs.items():
+        session.update({"sessionUpdate": "tool_call_update", "toolCallId": call_id, "title": call_id, "status": "completed",
+                        "content": [{"type": "content", "content": {"type": "text", "text": text}}]})
+    md = render_markdown(path)
+    assert "**Tool call:** a — ✓ completed\n\n```python\nprint(1)\n```\n\n" in md
+    assert md.endswith("**Tool call:** b — ✓ completed\n\n````\n```\none\n```\nprose\n```\ntwo\n```\n````\n")
+
+
 # -- hostile input, broken files, broken disks -------------------------------------------------------------
 
 

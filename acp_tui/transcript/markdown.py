@@ -3,12 +3,12 @@
 The records are replayed into the timeline the user saw (entities at their first-seen position, each
 as it last was) with the client's lines where they happened. Then: `### User` before each prompt and
 `### Agent` before the agent's part of a turn; thoughts quoted; a tool call one line (title, status,
-kind, locations) with its result below it, text in a fence and a diff in a `diff` fence; a terminal a
-tool call shows inside that call, as the timeline does; plans as task lists; file accesses as the line
-the timeline shows; notes, notices, the session title and prompts that were never answered as lines of
-their own. Foreground states, usage, commands, config, permissions and protocol problems are left out:
-they are the status bar's, not the conversation's; so is the agent's exit record (the client's note
-says how it ended).
+kind, locations) with its result below it, text in a fence (unless it is one already) and a diff in a
+`diff` fence; a terminal a tool call shows inside that call, as the timeline does; plans as task
+lists; file accesses as the line the timeline shows; notes, notices, the session title and prompts
+that were never answered as lines of their own. Foreground states, usage, commands, config,
+permissions and protocol problems are left out: they are the status bar's, not the conversation's; so
+is the agent's exit record (the client's note says how it ended).
 
 Both record formats render; a format 1 tool call's content was flattened to text, so it shows in one
 plain fence. The result passes `sanitize.multiline` once more, so even a hand-edited transcript cannot
@@ -261,7 +261,7 @@ def _render_tool_call(block: _Block, terminals: dict[tuple[int, str], _Block]) -
             run.append(item.text)
             continue
         if run:
-            parts.append(_fence("".join(run)))
+            parts.append(_tool_text("".join(run)))
             run = []
         match item:
             case ContentItem():
@@ -276,7 +276,7 @@ def _render_tool_call(block: _Block, terminals: dict[tuple[int, str], _Block]) -
             case _:
                 assert_never(item)
     if run:
-        parts.append(_fence("".join(run)))
+        parts.append(_tool_text("".join(run)))
     if block.text:  # format 1: the content flattened to text
         parts.append(_fence(block.text))
     if block.files:
@@ -452,6 +452,18 @@ def _text(value: object) -> str:
 def _set_fields(fields: EntityFields) -> dict[str, Any]:
     """The fields a `changed` record sets (everything not UNSET)."""
     return {name: value for name in _ENTITY_FIELDS if (value := getattr(fields, name)) is not UNSET}
+
+
+def _tool_text(text: str) -> str:
+    """A tool's text output in a fence, unless it already is one fenced block (agents often send that)."""
+    stripped = text.strip("\n")
+    opening = re.match(r"(`{3,}|~{3,})[^\n`]*\n", stripped)
+    if opening is not None:
+        fence = opening.group(1)
+        body = stripped[opening.end():]
+        if body.endswith("\n" + fence) and ("\n" + fence) not in body[: -len(fence) - 1]:
+            return stripped
+    return _fence(text)
 
 
 def _fence(text: str, info: str = "") -> str:
