@@ -91,7 +91,7 @@ class DemoRun:
     async def idle(self, what: str = "the turn to end") -> None:
         """Wait until the turn is over and every queued event is on screen."""
         await self.pilot.pause()
-        await self.wait(lambda: not self.chat.controller.busy and not self.chat._events and self.dialog() is None, what)
+        await self.wait(lambda: not self.chat.controller.busy and not self.chat.pump.pending and self.dialog() is None, what)
         await self.pilot.pause()
 
     async def turn(self, text: str) -> None:
@@ -195,7 +195,7 @@ async def test_first_message_says_what_to_type_then_markdown_and_think(tmp_path:
 
 
 def card_by_title(run: DemoRun, start: str) -> ToolCallCard:
-    matches = [card for card in run.cards() if card.call.title.startswith(start)]
+    matches = [card for card in run.cards() if (card.call.title or "").startswith(start)]
     assert len(matches) == 1, f"one card titled {start!r}, got {[c.call.title for c in run.cards()]}"
     return matches[0]
 

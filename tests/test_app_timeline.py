@@ -86,7 +86,7 @@ class AppRun:
         await self.pilot.pause()
         await self.wait(
             lambda: (not ran or self._turns() > self._turns_before) and not self.chat.controller.busy
-            and not self.chat._events,
+            and not self.chat.pump.pending,
             "the agent to go idle",
         )
         await self.pilot.pause()

@@ -9,7 +9,8 @@ branches on the version. v1 details (the implicit turn, synthetic modes, whole-f
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from msgspec import UNSET
 
@@ -22,12 +23,33 @@ from acp_tui.session import events as local
 from acp_tui.session.v1_adapter import V1_MODE_CONFIG_ID, V1Adapter, v2_permission_request
 
 SessionSetup = methods.NewSessionResponse | methods.ResumeSessionResponse
+#: How a past session is opened: v2 `session/resume` (with `replayFrom` when the history is wanted), v1
+#: `session/load` (always replays) or v1 `session/resume` (never replays) (docs/protocol.md §3).
+OpenMethod = Literal["resume", "resume_replay", "load"]
+
+
+@dataclass(frozen=True, slots=True)
+class SessionAbilities:
+    """Which session methods the agent advertised in `initialize` (docs/protocol.md §3); nothing else is called."""
+
+    list: bool = False
+    load: bool = False
+    resume: bool = False
+    close: bool = False
+    delete: bool = False
+
+    @property
+    def can_open(self) -> bool:
+        """Can a past session be opened at all (with or without its history)?"""
+        return self.load or self.resume
 
 
 class Dialect:
     """One protocol version's client rules; subclasses fill in what differs."""
 
     version: int = 2
+    #: v2 moved terminals to the agent (`terminal/cancel` stops one); in v1 the client runs them
+    agent_owns_terminals: bool = True
 
     def __init__(self, init: methods.InitializeResponse | None) -> None:
         self.init = init
@@ -36,7 +58,19 @@ class Dialect:
 
     def can_resume(self) -> bool:
         """May `session/resume` be tried?"""
+        return self.abilities().resume
+
+    def abilities(self) -> SessionAbilities:
+        """The session methods the agent advertised."""
         raise NotImplementedError
+
+    def open_method(self, history: bool) -> OpenMethod | None:
+        """How to open a past session: with its history replayed when `history` (and the agent can), else
+        without (the screen already shows it); None when the agent offers neither."""
+        abilities = self.abilities()
+        if history and abilities.load:
+            return "load"
+        return "resume" if abilities.resume else None
 
     def resume_params(self, session_id: str, cwd: str, replay: bool) -> methods.ResumeSessionRequest:
         return codec.build_resume_session(session_id, cwd, self.version, replay)
@@ -111,8 +145,18 @@ class V2Dialect(Dialect):
         #: tool calls whose latest patch advertised `capabilities.cancel` (docs/protocol.md §6.1)
         self.cancellable_tools: set[str] = set()
 
-    def can_resume(self) -> bool:
-        return True  # baseline in v2
+    def abilities(self) -> SessionAbilities:
+        # `session: {}` makes list, resume and close baseline; delete has its own marker (docs/protocol.md §2.3).
+        caps = self.init.capabilities if self.init is not None else None
+        session = caps.get("session") if isinstance(caps, dict) else None
+        if not isinstance(session, dict):
+            return SessionAbilities()
+        return SessionAbilities(list=True, resume=True, close=True, delete=isinstance(session.get("delete"), dict))
+
+    def open_method(self, history: bool) -> OpenMethod | None:
+        if not self.abilities().resume:
+            return None
+        return "resume_replay" if history else "resume"
 
     def session_ready(self, result: SessionSetup) -> list[object]:
         out: list[object] = []
@@ -135,18 +179,26 @@ class V1Dialect(Dialect):
     """ACP v1: a turn is the pending `session/prompt`; modes are a config option; whole-file diffs."""
 
     version = 1
+    agent_owns_terminals = False
 
     def __init__(self, init: methods.InitializeResponse | None, adapter: V1Adapter | None = None) -> None:
         super().__init__(init)
         self.adapter = adapter if adapter is not None else V1Adapter()
 
-    def can_resume(self) -> bool:
-        return self._capability("sessionCapabilities", "resume")
+    def abilities(self) -> SessionAbilities:
+        node: Any = self.init.agent_capabilities if self.init else None
+        return SessionAbilities(
+            list=self._capability("sessionCapabilities", "list"),
+            load=isinstance(node, dict) and node.get("loadSession") is True,
+            resume=self._capability("sessionCapabilities", "resume"),
+            close=self._capability("sessionCapabilities", "close"),
+            delete=self._capability("sessionCapabilities", "delete"),
+        )
 
     def session_ready(self, result: SessionSetup) -> list[object]:
         options = result.config_options if isinstance(result.config_options, list) else None
         modes = result.modes if result.modes not in (UNSET, None) else None
-        self.adapter = V1Adapter(modes=modes, config_options=options)
+        self.adapter.configure(modes=modes, config_options=options)  # a load's replay went through it already
         return list(self.adapter.initial_updates())
 
     def update(self, update: Any) -> list[object]:
@@ -194,4 +246,4 @@ def dialect_for(version: int, init: methods.InitializeResponse | None) -> Dialec
     return V1Dialect(init) if version == 1 else V2Dialect(init)
 
 
-__all__ = ["Dialect", "V1Dialect", "V2Dialect", "dialect_for"]
+__all__ = ["Dialect", "OpenMethod", "SessionAbilities", "V1Dialect", "V2Dialect", "dialect_for"]

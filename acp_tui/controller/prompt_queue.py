@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections import deque
 
+from acp_tui.context import PromptSubmission
+
 
 class PromptQueue:
-    """FIFO of prompt texts; `paused` holds them until the user asks for the next one."""
+    """FIFO of submissions (text and mentions); `paused` holds them until the user asks for the next one."""
 
     def __init__(self) -> None:
-        self._items: deque[str] = deque()
+        self._items: deque[PromptSubmission] = deque()
         self.paused = False
 
     def __len__(self) -> int:
@@ -17,17 +19,18 @@ class PromptQueue:
 
     @property
     def items(self) -> tuple[str, ...]:
-        return tuple(self._items)
+        """The queued prompts' texts, oldest first (what the queue shows)."""
+        return tuple(item.text for item in self._items)
 
-    def add(self, text: str) -> None:
-        self._items.append(text)
+    def add(self, submission: PromptSubmission) -> None:
+        self._items.append(submission)
 
-    def pop(self) -> str | None:
+    def pop(self) -> PromptSubmission | None:
         """The oldest prompt (None when empty)."""
         return self._items.popleft() if self._items else None
 
-    def remove(self, index: int) -> str | None:
-        """Take out the prompt at `index` (the user edits or drops it)."""
+    def remove(self, index: int) -> PromptSubmission | None:
+        """Take out the prompt at `index` (the user drops it)."""
         if 0 <= index < len(self._items):
             item = self._items[index]
             del self._items[index]

@@ -10,51 +10,37 @@ thousands of updates costs one refresh.
 from __future__ import annotations
 
 import time
-from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, assert_never
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.timer import Timer
 
 from acp_tui.agent.connection import ConnectionClosed
 from acp_tui.agent.session import SessionError
 from acp_tui.controller.controller import SessionController
-from acp_tui.controller.events import (
-    AgentIdentified,
-    CancelStateChanged,
-    ControllerEvent,
-    LifecycleChanged,
-    ModelChanged,
-    Note,
-    QueueChanged,
-    StderrLine,
-    Waiting,
-)
+from acp_tui.controller.events import ControllerEvent
 from acp_tui.history import PromptHistory
 from acp_tui.launch import Launch
 from acp_tui.paths import history_file
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.sanitize import plain
-from acp_tui.session.changes import Change
-from acp_tui.session.coalesce import coalesce
-from acp_tui.session.model import EntityKey
 from acp_tui.ui.asker import ScreenAsker
 from acp_tui.ui.config_control import ConfigControl
+from acp_tui.ui.event_pump import EventPump
 from acp_tui.ui.interrupt import Interrupt, decide_interrupt
 from acp_tui.ui.path_text import display_path
 from acp_tui.ui.saving import save_full_text
 from acp_tui.ui.screens.config_picker import ConfigCommands
 from acp_tui.ui.screens.problems import ProblemsScreen
 from acp_tui.ui.status import StatusRenderer
-from acp_tui.ui.timeline import TimelineRenderer
 from acp_tui.ui.widgets.command_menu import CommandMenu
 from acp_tui.ui.widgets.config_bar import ConfigBar
 from acp_tui.ui.widgets.conversation import Conversation
+from acp_tui.ui.widgets.file_picker import FilePicker
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.queued_prompts import QueuedPrompts
 from acp_tui.ui.widgets.save_request import MessageSaveRequested
@@ -62,14 +48,13 @@ from acp_tui.ui.widgets.session_header import HeaderValues, SessionHeader
 from acp_tui.ui.widgets.status_bar import StatusBar
 from acp_tui.ui.widgets.stderr_panel import StderrPanel
 from acp_tui.ui.widgets.system_line import SystemLine
+from acp_tui.ui.widgets.terminal_view import TerminalView
 from acp_tui.ui.widgets.tool_call import ToolCallCard
 
 if TYPE_CHECKING:
     from acp_tui.agent.session import AgentSession
     from acp_tui.controller.controller import UserAsker
 
-#: Frame budget for applying queued controller events (≈ 60 fps).
-FRAME = 1 / 60
 KEY_HINTS = "⏎ send · ^J newline · ^C cancel · F2 stderr · ^R restart · ^Q quit"
 
 #: Builds the controller a screen drives: (emit, asker) → controller. Tests hand in a scripted one.
@@ -112,14 +97,12 @@ class ChatScreen(Screen[None]):
         self.history = PromptHistory.load(_history_path(launch))
         self.asker = ScreenAsker(self.app, arm_delay=arm_delay, cancel_turn=self.action_cancel_turn,
                                  closed=lambda text: self.controller.note(text))
-        self.controller = controller(launch, self._on_event, self.asker)
+        self.pump = EventPump(self)
+        self.controller = controller(launch, self.pump.push, self.asker)
         if force_stop_after is not None:
             self.controller.force_stop_after = force_stop_after
         self.config = ConfigControl(self.app, self.controller)
-        self._events: deque[ControllerEvent] = deque()
-        self._flush_timer: Timer | None = None
         self._quit_armed_at: float | None = None
-        self._shut_down = False
 
     @property
     def session(self) -> AgentSession | None:
@@ -137,78 +120,28 @@ class ChatScreen(Screen[None]):
         yield QueuedPrompts(id="queue")
         menu = CommandMenu(id="command-menu")
         yield menu
-        yield PromptInput(self.history, id="prompt", command_menu=menu)
+        picker = FilePicker(self.launch.cwd, id="file-picker")
+        yield picker
+        yield PromptInput(self.history, id="prompt", command_menu=menu, file_picker=picker)
         yield ConfigBar(id="config")
 
     def on_mount(self) -> None:
         self.conversation = self.query_one(Conversation)
         self.prompt_input = self.query_one(PromptInput)
         self.status = self.query_one(StatusBar)
-        self.timeline = TimelineRenderer(self.conversation, self.controller.state)
-        self.renderer = StatusRenderer(
+        renderer = StatusRenderer(
             self.app, status=self.status, header=self.query_one(SessionHeader), config=self.query_one(ConfigBar),
             commands=self.query_one(CommandMenu), queue=self.query_one(QueuedPrompts),
         )
+        self.pump.attach(self.controller, conversation=self.conversation, renderer=renderer,
+                         stderr=self.query_one(StderrPanel), transcript_error=lambda error: self.app.notify(
+                             error, title="transcript", severity="warning", markup=False))
         self.status.update_values(hints=KEY_HINTS)
         self.prompt_input.focus()
         for warning in self.launch.warnings:
             self.conversation.add_entry(SystemLine(warning, severity="warning"))
         self.run_worker(self.controller.start(), group="agent-start", exclusive=True)
-
-    # -- controller events: queued by the callback, applied once per frame -----------------------
-
-    def _on_event(self, event: ControllerEvent) -> None:
-        """Called by the controller (same event loop); only queues, never touches a widget."""
-        if self._shut_down:
-            return  # the screen is going away; the transcript already holds what was shown
-        self._events.append(event)
-        if self._flush_timer is None:
-            self._flush_timer = self.set_timer(FRAME, self._flush)
-
-    def _flush(self) -> None:
-        self._flush_timer = None
-        if self._shut_down or not self.is_attached:
-            self._events.clear()
-            return
-        changes: list[Change] = []
-        stderr: list[str] = []
-        added: set[EntityKey] = set()  # entities built this frame already show the model as it is now
-        while self._events:
-            event = self._events.popleft()
-            if isinstance(event, ModelChanged):
-                changes.extend(event.changes)
-                continue
-            self._apply_changes(changes, added)  # in order: what the model said before this event comes first
-            changes = []
-            match event:
-                case StderrLine(text=text):
-                    stderr.append(text)
-                case Note(text=text, severity=severity, detail=detail):
-                    self.conversation.add_entry(SystemLine(text, detail=detail, severity=severity))
-                case LifecycleChanged(phase="starting"):
-                    self.timeline = TimelineRenderer(self.conversation, self.controller.state)
-                    self.renderer.apply_event(self.controller.state, event)
-                case Waiting() | LifecycleChanged() | AgentIdentified() | QueueChanged() | CancelStateChanged():
-                    self.renderer.apply_event(self.controller.state, event)
-                case _:
-                    assert_never(event)
-        self._apply_changes(changes, added)
-        if stderr:
-            panel = self.query_one(StderrPanel)
-            panel.add_lines(stderr)
-            self.status.update_values(stderr_unseen=panel.unseen)
-
-    def _apply_changes(self, changes: list[Change], added: set[EntityKey]) -> None:
-        if not changes:
-            return
-        state = self.controller.state
-        for change in coalesce(changes, added):
-            self.timeline.apply(change)
-            self.renderer.apply(state, change)
-        error = self.controller.transcript_error
-        if error is not None and not self.status.has_class("-transcript-warned"):
-            self.status.add_class("-transcript-warned")  # say it once; the conversation itself goes on
-            self.app.notify(error, title="transcript", severity="warning", markup=False)
+        self.query_one(FilePicker).warm()  # the first `@` finds a complete index
 
     # -- prompts ---------------------------------------------------------------------------------
 
@@ -221,7 +154,7 @@ class ChatScreen(Screen[None]):
         self.history.add(event.text)
         self.prompt_input.load_text("")
         self.conversation.follow()
-        if not self.controller.submit(event.text) and self.controller.stopped:
+        if not self.controller.submit(event.submission) and self.controller.stopped:
             self.app.notify("The agent is not running; press Ctrl-R to restart it. Your prompt is queued.",
                             severity="warning", markup=False)
 
@@ -278,7 +211,7 @@ class ChatScreen(Screen[None]):
 
     async def shutdown(self) -> None:
         """Cancel running work, then stop the agent cleanly (Ctrl-Q); only the first call does anything."""
-        self._shut_down = True
+        self.pump.closed = True
         await self.controller.shutdown()
 
     async def on_unmount(self) -> None:
@@ -305,14 +238,19 @@ class ChatScreen(Screen[None]):
         self.config.cycle_mode()
 
     @on(ToolCallCard.CancelRequested)
-    def _cancel_tool_call(self, event: ToolCallCard.CancelRequested) -> None:
-        async def cancel(tool_call_id: str) -> None:
+    @on(TerminalView.CancelRequested)
+    def _cancel_in_card(self, event: ToolCallCard.CancelRequested | TerminalView.CancelRequested) -> None:
+        """Stop one tool call (v2 `tool_call/cancel`) or the command in one terminal; a refusal is a toast."""
+        async def cancel() -> None:
             try:
-                await self.controller.cancel_tool_call(tool_call_id)
+                if isinstance(event, TerminalView.CancelRequested):
+                    await self.controller.cancel_terminal(event.view.terminal_id)
+                else:
+                    await self.controller.cancel_tool_call(event.card.call.id)
             except (SessionError, RpcError, ConnectionClosed) as exc:
                 self.app.notify(plain(str(exc)), severity="warning", markup=False)
 
-        self.run_worker(cancel(event.card.call.id), group="tool-cancel")
+        self.run_worker(cancel(), group="tool-cancel")
 
     @on(ToolCallCard.SaveRequested)
     @on(MessageSaveRequested)

@@ -1,0 +1,130 @@
+"""The controller's events, applied to the screen once per frame and in order.
+
+The controller reports synchronously (thousands of updates a second); the pump only queues, and a
+timer drains the queue once per frame: model changes are folded (`coalesce`) and handed to the
+timeline and the status renderer, the controller's own facts to the status renderer, its notes to the
+conversation. So a burst costs one refresh. The dispatch is exhaustive (`assert_never`).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from typing import assert_never
+
+from textual.timer import Timer
+from textual.widget import Widget
+
+from acp_tui.controller.controller import SessionController
+from acp_tui.controller.events import (
+    AgentIdentified,
+    CancelStateChanged,
+    ControllerEvent,
+    LifecycleChanged,
+    ModelChanged,
+    Note,
+    QueueChanged,
+    StderrLine,
+    Waiting,
+)
+from acp_tui.session.changes import Change
+from acp_tui.session.coalesce import coalesce
+from acp_tui.session.model import EntityKey
+from acp_tui.ui.status import StatusRenderer
+from acp_tui.ui.timeline import TimelineRenderer
+from acp_tui.ui.widgets.conversation import Conversation
+from acp_tui.ui.widgets.stderr_panel import StderrPanel
+from acp_tui.ui.widgets.system_line import SystemLine
+
+#: Frame budget for applying queued controller events (≈ 60 fps).
+FRAME = 1 / 60
+
+
+class EventPump:
+    """Queues controller events (`push`) and applies them on the next frame (`flush`)."""
+
+    def __init__(self, owner: Widget) -> None:
+        self.owner = owner
+        self._events: deque[ControllerEvent] = deque()
+        self._timer: Timer | None = None
+        self._transcript_warned = False
+        self.closed = False
+
+    def attach(
+        self,
+        controller: SessionController,
+        *,
+        conversation: Conversation,
+        renderer: StatusRenderer,
+        stderr: StderrPanel,
+        transcript_error: Callable[[str], None],
+    ) -> None:
+        """The widgets to render into (once the screen is mounted, before the controller starts)."""
+        self.controller = controller
+        self.conversation = conversation
+        self.renderer = renderer
+        self.stderr = stderr
+        self.timeline = TimelineRenderer(conversation, controller.state)
+        self._transcript_error = transcript_error
+
+    @property
+    def pending(self) -> bool:
+        """Events are waiting for the next frame."""
+        return bool(self._events)
+
+    def push(self, event: ControllerEvent) -> None:
+        """Called by the controller (same event loop); only queues, never touches a widget."""
+        if self.closed:
+            return  # the screen is going away; the transcript already holds what was shown
+        self._events.append(event)
+        if self._timer is None:
+            self._timer = self.owner.set_timer(FRAME, self.flush)
+
+    def flush(self) -> None:
+        self._timer = None
+        if self.closed or not self.owner.is_attached:
+            self._events.clear()
+            return
+        changes: list[Change] = []
+        stderr: list[str] = []
+        added: set[EntityKey] = set()  # entities built this frame already show the model as it is now
+        state = self.controller.state
+        while self._events:
+            event = self._events.popleft()
+            if isinstance(event, ModelChanged):
+                changes.extend(event.changes)
+                continue
+            self._apply(changes, added)  # in order: what the model said before this event comes first
+            changes = []
+            match event:
+                case StderrLine(text=text):
+                    stderr.append(text)
+                case Note(text=text, severity=severity, detail=detail):
+                    self.conversation.add_entry(SystemLine(text, detail=detail, severity=severity))
+                case LifecycleChanged(phase="starting"):
+                    state = self.controller.state
+                    self.timeline = TimelineRenderer(self.conversation, state)  # a new connection's model
+                    self.renderer.apply_event(state, event)
+                case Waiting() | LifecycleChanged() | AgentIdentified() | QueueChanged() | CancelStateChanged():
+                    self.renderer.apply_event(state, event)
+                case _:
+                    assert_never(event)
+        self._apply(changes, added)
+        if stderr:
+            self.stderr.add_lines(stderr)
+            self.renderer.status.update_values(stderr_unseen=self.stderr.unseen)
+
+    def _apply(self, changes: list[Change], added: set[EntityKey]) -> None:
+        if not changes:
+            return
+        state = self.controller.state
+        for change in coalesce(changes, added):
+            self.timeline.apply(change)
+            self.renderer.apply(state, change)
+        error = self.controller.transcript_error
+        if error is not None and not self._transcript_warned:
+            self._transcript_warned = True  # say it once; the conversation itself goes on
+            self._transcript_error(error)
+
+
+__all__ = ["EventPump", "FRAME"]
