@@ -78,7 +78,7 @@ class ScriptedAsker:
             self.withdrawn.append(question.request_id)
             raise
 
-    def refused(self, refusal: RefusedElicitation) -> None:
+    def elicitation_refused(self, refusal: RefusedElicitation) -> None:
         self.refusals.append(refusal)
 
 

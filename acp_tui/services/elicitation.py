@@ -16,7 +16,7 @@ withdraws its dialog. A form answer is checked against the schema again before i
 **Refusals.** An unadvertised or unknown mode, a malformed request and a schema this client cannot
 render (unknown field types, nesting, no choices) get JSON-RPC `-32602` with the reasons; the first
 two are the agent's fault and reported as protocol problems, a schema we cannot render is kept in
-`refused` (with the raw request, for "show raw") and handed to `ElicitationAsker.refused` so the
+`refused` (with the raw request, for "show raw") and handed to `ElicitationAsker.elicitation_refused` so the
 user learns that a question went unanswered.
 
 **URL mode.** `accept` means "the user agreed to open it", not that the flow finished: the question
@@ -185,7 +185,7 @@ class ElicitationAsker(Protocol):
         """Show the URL; open or copy it only on the user's say-so; return what the user did."""
         ...
 
-    def refused(self, refusal: RefusedElicitation) -> None:
+    def elicitation_refused(self, refusal: RefusedElicitation) -> None:
         """A question could not be shown (already answered); tell the user, offer the raw request."""
         ...
 
@@ -415,7 +415,7 @@ class ElicitationService:
     def _refuse(self, refusal: RefusedElicitation, context: ServiceContext) -> None:
         self.refused.append(refusal)
         try:
-            self._asker.refused(refusal)
+            self._asker.elicitation_refused(refusal)
         except Exception as exc:  # noqa: BLE001 - telling the user is best effort; the answer stands
             context.report(f"showing a refused elicitation failed: {exc.__class__.__name__}: {exc}", refusal.raw)
 
