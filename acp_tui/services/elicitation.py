@@ -14,10 +14,10 @@ withdraws its dialog. A form answer is checked against the schema again before i
 (`check_content`), so an asker bug becomes `cancel` plus a noted problem, never an invalid answer.
 
 **Refusals.** An unadvertised or unknown mode, a malformed request and a schema this client cannot
-render (unknown field types, nesting, no choices) get JSON-RPC `-32602` with the reasons; the first
-two are the agent's fault and reported as protocol problems, a schema we cannot render is kept in
-`refused` (with the raw request, for "show raw") and handed to `ElicitationAsker.elicitation_refused` so the
-user learns that a question went unanswered.
+render (unknown field types, nesting, no choices) get JSON-RPC `-32602` with the reasons. The first
+two are the agent's fault and reported as protocol problems; a schema we cannot render is kept in
+`refused` (with the raw request, for "show raw") and handed to `ElicitationAsker.elicitation_refused`,
+so the user learns that a question went unanswered.
 
 **URL mode.** `accept` means "the user agreed to open it", not that the flow finished: the question
 then waits in `waiting` until `elicitation/complete` names it, the turn is cancelled or the
