@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import io
 import json
 import os
 import queue
@@ -26,6 +27,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tests.paths import REPO
 
@@ -303,7 +305,7 @@ class JsonLinePeer:
         self.lines.put(None)
 
     def _pump_stderr(self) -> None:
-        assert self.proc.stderr is not None
+        assert isinstance(self.proc.stderr, io.BufferedReader)
         while chunk := self.proc.stderr.read1(1 << 16):
             self.stderr_bytes += len(chunk)
             if len(self.stderr_head) < 1 << 16:
@@ -325,7 +327,7 @@ class JsonLinePeer:
         except queue.Empty:
             raise AssertionError(f"{self.argv[-1]}: no output within {timeout}s") from None
 
-    def read_message(self, timeout: float = 10.0) -> dict[str, object]:
+    def read_message(self, timeout: float = 10.0) -> dict[str, Any]:
         """The next stdout line parsed as JSON; AssertionError at end of output."""
 
         line = self.read_line(timeout)
@@ -334,12 +336,12 @@ class JsonLinePeer:
         return json.loads(line)
 
     def read_until(
-        self, predicate: Callable[[dict[str, object]], bool], timeout: float = 10.0
-    ) -> list[dict[str, object]]:
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 10.0
+    ) -> list[dict[str, Any]]:
         """Read JSON messages until one satisfies ``predicate``; return all read, that one last."""
 
         deadline = time.monotonic() + timeout
-        seen: list[dict[str, object]] = []
+        seen: list[dict[str, Any]] = []
         while True:
             message = self.read_message(max(0.01, deadline - time.monotonic()))
             seen.append(message)
@@ -348,7 +350,7 @@ class JsonLinePeer:
 
     def request(
         self, msg_id: int | str, method: str, params: dict[str, object], timeout: float = 10.0
-    ) -> dict[str, object]:
+    ) -> dict[str, Any]:
         """Send a request and return its response (notifications before it are discarded)."""
         self.send({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
         seen = self.read_until(

@@ -18,6 +18,7 @@ import pytest
 from acp_tui.agent.events import ModelChanged, SessionEvent
 from acp_tui.services.permission import PermissionQuestion, PermissionService
 from acp_tui.session.changes import AgentGone
+from acp_tui.session.model import ToolCall
 from acp_tui.agent.session import AgentSession, HandshakeTimeout, SessionError
 from acp_tui.agent.trace import Direction
 from acp_tui.protocol.v2 import TextContent
@@ -145,7 +146,8 @@ async def test_v2_permission_answered_by_the_user(v2_session: AgentSession, reco
     assert v2_session.state.permissions
     asked.outcome.set_result("allow")
     await recorder.until(idle_with(v2_session, "end_turn"))
-    assert v2_session.state.tool_call("call-0").status == "completed"
+    call = v2_session.state.tool_call("call-0")
+    assert call is not None and call.status == "completed"
     assert not v2_session.state.permissions
     answer = json.loads(recorder.sent[-1])
     assert answer == {"jsonrpc": "2.0", "id": 0, "result": {"outcome": {"outcome": "selected", "optionId": "allow"}}}
@@ -163,7 +165,8 @@ async def test_v2_cancel_answers_every_pending_permission(v2_session: AgentSessi
     answers = [m for m in sent if "result" in m]
     assert sorted(m["id"] for m in answers) == [0, 1]
     assert all(m["result"] == {"outcome": {"outcome": "cancelled"}} for m in answers)
-    assert v2_session.state.tool_call("call-0").status == "cancelled"
+    call = v2_session.state.tool_call("call-0")
+    assert call is not None and call.status == "cancelled"
     recorder.validate_sent(2)
 
 
@@ -248,7 +251,7 @@ async def test_sdk_agent_v1_tool_calls_and_permission_id_zero(recorder: Recorder
         assert session.state.foreground.state == "requires_action"
         asked.outcome.set_result(asked.request.options[0].option_id)
         await recorder.until(idle_with(session, "end_turn"))
-        calls = [e for e in session.state.entities.values() if type(e).__name__ == "ToolCall"]
+        calls = [e for e in session.state.entities.values() if isinstance(e, ToolCall)]
         assert [c.status for c in calls] == ["completed", "completed"]
         answer = next(json.loads(line) for line in recorder.sent if b'"result"' in line)
         assert answer["id"] == 0 and answer["result"]["outcome"]["outcome"] == "selected"

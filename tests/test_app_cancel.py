@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from acp_tui.session.model import AGENT_MESSAGE, TOOL_CALL, USER_MESSAGE
+from acp_tui.session.model import AGENT_MESSAGE, TOOL_CALL, USER_MESSAGE, Message
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.screens.chat import ChatScreen
 from acp_tui.ui.widgets.system_line import SystemLine
@@ -80,7 +80,7 @@ def agent_text(chat: ChatScreen) -> str:
     """The text of every agent message in the model."""
     assert chat.session is not None
     return "".join(entity.content.text for key, entity in chat.session.state.entities.items()
-                   if key[0] == AGENT_MESSAGE)
+                   if key[0] == AGENT_MESSAGE and isinstance(entity, Message))
 
 
 def cancelling_shown(chat: ChatScreen) -> bool:

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -73,7 +74,7 @@ def mock_model(tmp_path: Path) -> Iterator[int]:
         proc.wait(timeout=5)
 
 
-def _launch(argv: list[str], cwd: Path, port: int, protocol: int) -> Launch:
+def _launch(argv: list[str], cwd: Path, port: int, protocol: Literal[1, 2]) -> Launch:
     home = cwd.parent / "claude-home"
     home.mkdir(exist_ok=True)
     env = {
@@ -87,7 +88,7 @@ def _launch(argv: list[str], cwd: Path, port: int, protocol: int) -> Launch:
 @pytest.mark.timeout(180)
 @pytest.mark.parametrize("protocol", [2, 1], ids=["v2", "v1"])
 async def test_claude_adapter_answers_and_runs_a_command(tmp_path: Path, claude_adapter: list[str],
-                                                         mock_model: int, protocol: int) -> None:
+                                                         mock_model: int, protocol: Literal[1, 2]) -> None:
     project = tmp_path / "src" / "project"
     app = AcpApp(_launch(claude_adapter, project, mock_model, protocol), arm_delay=0.1)
     async with app.run_test(size=(140, 45)) as pilot:

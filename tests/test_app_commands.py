@@ -32,7 +32,9 @@ from tests.test_app_timeline import (
 
 
 def cmd(name: str, description: str = "", input: dict[str, Any] | None = None) -> AvailableCommand:
-    return AvailableCommand(name=name, description=description, **({"input": input} if input is not None else {}))
+    if input is None:
+        return AvailableCommand(name=name, description=description)
+    return AvailableCommand(name=name, description=description, input=input)
 
 
 def test_command_query_is_the_slash_word_before_any_space() -> None:

@@ -290,7 +290,7 @@ async def test_update_flood_keeps_the_ui_answering_keys(app_dirs: Path, tmp_path
         await wait_for(pilot, lambda: chat.prompt_input.text == "typed during the flood", what="typed text")
         await wait_for(pilot, lambda: DONE_MARKER in screen_text(app), timeout=60, what="the done marker")
         assert chat.session is not None
-        message = chat.session.state.entities[("agent_message", "flood-msg")]  # type: ignore[index]
+        message = chat.session.state.entities[("agent_message", "flood-msg")]
         assert "19999 " in message.text_content() if hasattr(message, "text_content") else True
         assert chat.status.values.problems == 0
 
@@ -370,7 +370,7 @@ async def test_prompt_that_is_never_answered_waits_visibly_and_ctrl_c_twice_stop
     app = AcpApp(make_launch(hostile("never_prompt"), tmp_path), arm_delay=0.1)
     async with app.run_test(size=SIZE) as pilot:
         chat = chat_of(app)
-        chat.force_stop_after = 0.3
+        chat.controller.force_stop_after = 0.3
         await start_and_prompt(pilot, app, "hello?")
         await wait_for(pilot, lambda: (chat.status.values.waiting_label or "").endswith("1s"), what="elapsed")
         assert "waiting for the agent" in screen_text(app)

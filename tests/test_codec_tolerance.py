@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from msgspec import UNSET
 
 from acp_tui.protocol import codec, methods, v1, v2
+from acp_tui.protocol.common import ErrorObject
 from tests.schema_check import load_schema
 
 
@@ -63,7 +64,7 @@ def test_everything_malformed_at_once_still_idles() -> None:
 def test_valid_idle_is_unchanged_by_tolerance() -> None:
     error = {"code": -32603, "message": "Internal error", "data": {"x": 1}}
     decoded = _update({"sessionUpdate": "state_update", "state": "idle", "stopReason": "error", "error": error})
-    assert decoded.error == v2.ErrorObject(code=-32603, message="Internal error", data={"x": 1})
+    assert decoded.error == ErrorObject(code=-32603, message="Internal error", data={"x": 1})
 
 
 @pytest.mark.parametrize("state", [None, 42, {"s": "idle"}])
@@ -74,7 +75,7 @@ def test_state_itself_is_required(state: Any) -> None:
 
 # --- fix 2: v1 grouped select options use `group` ---------------------------------------------------
 
-GROUPED_OPTION = {
+GROUPED_OPTION: dict[str, Any] = {
     "type": "select",
     "name": "Model",
     "currentValue": "sonnet",

@@ -55,9 +55,14 @@ async def peer(tmp_path: Path) -> AsyncIterator[Peer]:
     proc = AgentProcess([sys.executable, AGENT])
     await proc.start()
     holder: list[Peer] = []
+
+    def on_problem(problem: WireProblem) -> None:
+        holder[0].problems.append(problem)
+        holder[0].changed.set()
+
     conn = Connection(
         proc,
-        on_problem=lambda p: (holder[0].problems.append(p), holder[0].changed.set()),
+        on_problem=on_problem,
         trace=WireTrace(tmp_path / "trace.jsonl"),
     )
     peer = Peer(proc, conn)

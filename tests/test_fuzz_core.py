@@ -404,7 +404,7 @@ def check_changes(state: SessionState, changes: list[Any], added: set[Any]) -> N
     """Each entity is added once, at its permanent position; every change names an existing entity."""
     order = list(state.entities)
     for change in changes:
-        assert isinstance(change, Change.__args__)  # type: ignore[attr-defined]
+        assert isinstance(change, Change.__args__)
         key = getattr(change, "key", None)
         if isinstance(change, EntityRemoved):
             assert key in added and key not in state.entities

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ V1_INIT = {"protocolVersion": 1, "clientCapabilities": {}}
 
 
 @pytest.fixture
-def spawn(tmp_path: Path) -> Iterator[Any]:
+def spawn(tmp_path: Path) -> Iterator[Callable[[list[str]], JsonLinePeer]]:
     started: list[JsonLinePeer] = []
 
     def start(argv: list[str]) -> JsonLinePeer:

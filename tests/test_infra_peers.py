@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.peers import JsonLinePeer, PeerUnavailable, PySdkPeers, TsSdkPeers, ensure_ts_sdk, peer_env
+
+#: The `spawn` fixture: start a peer from its argv.
+Spawn = Callable[[list[str]], JsonLinePeer]
 
 V2_INIT = {"protocolVersion": 2, "info": {"name": "infra-test", "version": "0.0.1"}, "capabilities": {}}
 V1_INIT = {
@@ -18,7 +21,7 @@ V1_INIT = {
 
 
 @pytest.fixture
-def spawn(tmp_path: Path) -> Iterator[type[JsonLinePeer]]:
+def spawn(tmp_path: Path) -> Iterator[Spawn]:
     """Start peers with a fresh HOME each, and shut every one down at teardown."""
     started: list[JsonLinePeer] = []
 
@@ -27,7 +30,7 @@ def spawn(tmp_path: Path) -> Iterator[type[JsonLinePeer]]:
         started.append(peer)
         return peer
 
-    yield start  # type: ignore[misc]
+    yield start
     for peer in started:
         peer.close()
 
@@ -38,7 +41,7 @@ def test_peer_env_has_fresh_home(tmp_path: Path) -> None:
     assert (tmp_path / "h").is_dir() and not any((tmp_path / "h").iterdir())
 
 
-def test_dual_version_agent_negotiates_v2(ts_sdk_peers: TsSdkPeers, spawn) -> None:
+def test_dual_version_agent_negotiates_v2(ts_sdk_peers: TsSdkPeers, spawn: Spawn) -> None:
     peer = spawn(ts_sdk_peers.dual_version_agent)
     answer = peer.request(1, "initialize", V2_INIT)
     assert answer["result"]["protocolVersion"] == 2
@@ -46,19 +49,19 @@ def test_dual_version_agent_negotiates_v2(ts_sdk_peers: TsSdkPeers, spawn) -> No
     assert isinstance(session["result"]["sessionId"], str)
 
 
-def test_dual_version_agent_speaks_v1(ts_sdk_peers: TsSdkPeers, spawn) -> None:
+def test_dual_version_agent_speaks_v1(ts_sdk_peers: TsSdkPeers, spawn: Spawn) -> None:
     peer = spawn(ts_sdk_peers.dual_version_agent)
     answer = peer.request(1, "initialize", V1_INIT)
     assert answer["result"]["protocolVersion"] == 1
 
 
-def test_sdk_agent_answers_v1(ts_sdk_peers: TsSdkPeers, spawn) -> None:
+def test_sdk_agent_answers_v1(ts_sdk_peers: TsSdkPeers, spawn: Spawn) -> None:
     peer = spawn(ts_sdk_peers.agent)
     answer = peer.request(1, "initialize", V1_INIT)
     assert answer["result"]["protocolVersion"] == 1
 
 
-def test_python_echo_agent_echoes(py_sdk_peers: PySdkPeers, spawn) -> None:
+def test_python_echo_agent_echoes(py_sdk_peers: PySdkPeers, spawn: Spawn) -> None:
     peer = spawn(py_sdk_peers.echo_agent)
     assert peer.request(1, "initialize", V1_INIT, timeout=20)["result"]["protocolVersion"] == 1
     session_id = peer.request(2, "session/new", {"cwd": "/tmp", "mcpServers": []})["result"]["sessionId"]

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.segment import Segment
 from textual.widgets import Button
 
+from acp_tui.paths import transcripts_dir
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.widgets.tool_call import ToolCallCard
@@ -22,7 +23,6 @@ from tests.test_app_hostile import (
     make_launch,
     screen_text,
     start_and_prompt,
-    transcripts_dir,
     wait_for,
 )
 
@@ -35,6 +35,7 @@ def segments(app: AcpApp) -> list[Segment]:
     update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
     console = Console(width=app.size.width, height=app.size.height, file=io.StringIO(), force_terminal=True,
                       color_system="truecolor", legacy_windows=False, safe_box=False)
+    assert update is not None
     return list(console.render(update))
 
 

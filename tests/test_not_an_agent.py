@@ -21,6 +21,7 @@ from acp_tui.agent.connection import Connection, NotAnAgent
 from acp_tui.agent.process import AgentProcess
 from acp_tui.agent.session import AgentSession, SessionError
 from acp_tui.cli import main
+from acp_tui.launch import Launch
 from acp_tui.protocol.jsonrpc import Request
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.widgets.system_line import SystemLine
@@ -58,7 +59,7 @@ async def connected(argv: list[str]) -> tuple[AgentProcess, Connection, list[str
 
     proc = AgentProcess(argv)
     await proc.start()
-    conn = Connection(proc, on_problem=lambda p: problems.append(p.reason), trace=Trace())  # type: ignore[arg-type]
+    conn = Connection(proc, on_problem=lambda p: problems.append(p.reason), trace=Trace())
     conn.start()
     return proc, conn, problems, sent
 
@@ -117,8 +118,13 @@ async def test_acp_tui_with_cat_says_the_agent_echoed(tmp_path: Path, monkeypatc
         (tmp_path / name).mkdir()
         monkeypatch.setenv(f"ACP_TUI_{name}_DIR", str(tmp_path / name))
     monkeypatch.chdir(tmp_path)
-    launches: list[Any] = []
-    assert main(["--", "cat"], runner=lambda launch: launches.append(launch) or 0) == 0
+    launches: list[Launch] = []
+
+    def runner(launch: Launch) -> int:
+        launches.append(launch)
+        return 0
+
+    assert main(["--", "cat"], runner=runner) == 0
     app = AcpApp(launches[0], arm_delay=0.1)
     async with app.run_test(size=(120, 45)) as pilot:
         def lines() -> list[str]:

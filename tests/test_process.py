@@ -8,6 +8,7 @@ import signal
 import sys
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from acp_tui.agent.connection import Connection
@@ -132,7 +133,5 @@ async def test_shutdown_sweeps_children_of_a_polite_agent() -> None:
     assert not alive(pids["child"])
 
 
-def msgspec_decode(raw: object) -> dict[str, int]:
-    import msgspec
-
-    return msgspec.json.decode(raw)  # type: ignore[arg-type]
+def msgspec_decode(raw: msgspec.Raw) -> dict[str, int]:
+    return msgspec.json.decode(raw, type=dict[str, int])

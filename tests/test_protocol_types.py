@@ -158,8 +158,10 @@ def test_permission_subjects() -> None:
     base = {"sessionId": "s1", "title": "Run?", "options": [{"optionId": "o", "name": "OK", "kind": "allow_once"}]}
     command = codec.decode_permission_request(
         msgspec.json.encode({**base, "subject": {"type": "command", "command": "ls", "cwd": "/"}}), 2)
+    assert isinstance(command, methods.RequestPermissionRequest)
     assert isinstance(command.subject, methods.CommandPermissionSubject)
     unknown = codec.decode_permission_request(msgspec.json.encode({**base, "subject": {"type": "vibe"}}), 2)
+    assert isinstance(unknown, methods.RequestPermissionRequest)
     assert unknown.subject == methods.UnknownPermissionSubject(type="vibe", raw={"type": "vibe"})
 
 

@@ -6,6 +6,8 @@ Sources: the ACP v2 spec page "Prompt Lifecycle" ("lifecycle") and `docs/protoco
 from __future__ import annotations
 
 import base64
+from collections.abc import Sequence
+from typing import Any
 
 from msgspec import UNSET
 
@@ -45,6 +47,7 @@ from acp_tui.protocol.v2 import (
 )
 from acp_tui.session.changes import (
     AgentGone,
+    Change,
     BytesAppended,
     ContentAppended,
     ContentReplaced,
@@ -84,16 +87,18 @@ from acp_tui.session.model import (
 from acp_tui.session.reducer import apply
 
 
-def t(text: str, meta: dict | None = None) -> TextContent:
+def t(text: str, meta: dict[str, Any] | None = None) -> TextContent:
     return TextContent(text=text) if meta is None else TextContent(text=text, meta=meta)
 
 
-def texts(blocks: list) -> list[str]:
-    return [b.text for b in blocks]
+def texts(blocks: Sequence[object]) -> list[str]:
+    """The text of each block; every block must be text."""
+    assert all(isinstance(b, TextContent) for b in blocks)
+    return [b.text for b in blocks if isinstance(b, TextContent)]
 
 
-def feed(state: SessionState, *items: object) -> list:
-    changes: list = []
+def feed(state: SessionState, *items: object) -> list[Change]:
+    changes: list[Change] = []
     for item in items:
         changes.extend(apply(state, item))
     return changes
@@ -144,6 +149,7 @@ def test_message_update_without_content_keeps_content_and_patches_meta() -> None
 
 def test_message_null_or_empty_content_clears() -> None:
     """lifecycle: "A message update with content: [] or content: null clears the message content." """
+    cleared: list[TextContent] | None
     for cleared in (None, []):
         s = SessionState()
         feed(s, AgentMessageChunk(message_id="m", content=t("x")), AgentMessageChunk(message_id="m", content=t("y")))
@@ -159,7 +165,8 @@ def test_chunk_meta_is_chunk_scoped() -> None:
     feed(s, AgentMessage(message_id="m", content=[t("a")], meta={"top": True}))
     apply(s, AgentMessageChunk(message_id="m", content=t("b", meta={"block": 1}), meta={"chunk": 2}))
     assert agent_msg(s).meta == {"top": True}
-    assert agent_msg(s).content.blocks[1].meta == {"block": 1}
+    block = agent_msg(s).content.blocks[1]
+    assert isinstance(block, TextContent) and block.meta == {"block": 1}
 
 
 def test_same_message_id_names_two_entities_across_types() -> None:
@@ -293,7 +300,7 @@ def test_tool_call_content_chunk_appends_and_creates() -> None:
     assert apply(s, ToolCallContentChunk(tool_call_id="c", content=second)) == [ContentAppended((TOOL_CALL, "c"), second)]
     assert tool(s).content == [first, second] and tool(s).status == "pending"
     apply(s, ToolCallUpdate(tool_call_id="c", status="completed", content=[ToolContent(content=t("done"))]))
-    assert [c.content.text for c in tool(s).content] == ["done"]
+    assert tool(s).content == [ToolContent(content=t("done"))]
 
 
 def test_tool_call_unknown_status_kept_and_cancelled_status_accepted() -> None:
@@ -394,6 +401,7 @@ def test_compaction_first_seen_in_progress_chunks_append_summary_replaces() -> N
 def test_compaction_null_or_empty_summary_clears_and_unknown_status_kept() -> None:
     """§5.5: "null or [] clears partial output, e.g. before failed / cancelled"; "Unknown statuses are
     kept as-is" """
+    cleared: list[TextContent] | None
     for cleared in (None, []):
         s = SessionState()
         feed(s, CompactionUpdate(compaction_id="k", status="in_progress", summary=[t("partial")]))
@@ -401,7 +409,7 @@ def test_compaction_null_or_empty_summary_clears_and_unknown_status_kept() -> No
         comp = s.compaction("k")
         assert comp is not None and comp.summary.blocks == [] and comp.error == "disk full" and comp.status == "failed"
     feed(s, CompactionUpdate(compaction_id="k", status="_archived", error=None))
-    assert comp.status == "_archived" and comp.error is None
+    assert comp is not None and comp.status == "_archived" and comp.error is None
 
 
 def test_compaction_position_fixed_by_first_notification() -> None:
@@ -515,7 +523,8 @@ def test_cancel_resolves_pending_permissions_and_marks_current_tool_calls_cancel
     changes = apply(s, CancelRequested())
     assert changes[0] == PermissionsChanged(((0, "cancelled"), ("p2", "cancelled")))
     assert s.permissions == {}
-    assert [c.key for c in changes[1:]] == [(TOOL_CALL, "run"), (TOOL_CALL, "odd")]
+    assert all(isinstance(c, EntityChanged) for c in changes[1:])
+    assert [c.key for c in changes[1:] if isinstance(c, EntityChanged)] == [(TOOL_CALL, "run"), (TOOL_CALL, "odd")]
     assert tool(s, "run").cancelling and not tool(s, "done").cancelling and not tool(s, "old").cancelling
     # "later agent updates win"; a late answer to an already-cancelled request is not answered twice
     feed(s, ToolCallUpdate(tool_call_id="run", status="failed"))

@@ -22,6 +22,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from acp_tui.protocol.v2 import DiffPatch
 from acp_tui.protocol.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -271,7 +272,7 @@ async def test_write_creates_the_file_and_its_parents(tmp_path: Path) -> None:
     assert access.kind == "write" and access.status == "done" and access.created
     assert (access.added, access.removed) == (2, 0)
     assert access.diff is not None and access.diff.changes[0].path == "a/b/c.txt"
-    assert access.diff.patch.text.startswith("diff --git a/a/b/c.txt b/a/b/c.txt\n--- /dev/null\n+++ b/a/b/c.txt\n")
+    assert isinstance(access.diff.patch, DiffPatch) and access.diff.patch.text.startswith("diff --git a/a/b/c.txt b/a/b/c.txt\n--- /dev/null\n+++ b/a/b/c.txt\n")
     assert list(cwd.rglob("*.acp-tmp")) == []
 
 

@@ -120,7 +120,7 @@ def recorded(record: Path, method: str) -> list[dict[str, Any]]:
     return [m for m in messages if m.get("method") == method]
 
 
-V2_OPTIONS = [
+V2_OPTIONS: list[dict[str, Any]] = [
     {"type": "select", "configId": "mode", "name": "Mode", "category": "mode", "currentValue": "ask",
      "options": [{"value": "ask", "name": "Ask"}, {"value": "code", "name": "Code"}]},
     {"type": "boolean", "configId": "fast", "name": "Fast", "currentValue": False},

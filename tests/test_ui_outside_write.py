@@ -56,7 +56,7 @@ class DialogApp(App[None]):
 
     def __init__(self) -> None:
         super().__init__()
-        self.results: list[bool] = []
+        self.results: list[bool | None] = []
         for theme in load_shipped_themes():
             self.register_theme(theme)
         self.theme = "acp-dark"
@@ -83,7 +83,7 @@ async def wait_for(pilot: Pilot[None], condition: Any, what: str) -> None:
     raise AssertionError(f"timed out waiting for {what}")
 
 
-async def decide(keys: list[str], write: OutsideWrite | None = None) -> tuple[list[bool], OutsideWriteScreen]:
+async def decide(keys: list[str], write: OutsideWrite | None = None) -> tuple[list[bool | None], OutsideWriteScreen]:
     app = DialogApp()
     async with app.run_test(size=(100, 30)) as pilot:
         screen = app.ask(write or outside_write())
@@ -206,7 +206,10 @@ def _access(state: SessionState, **fields: Any) -> FileAccess:
 
 def test_access_lines() -> None:
     state = SessionState()
-    line = lambda **fields: access_line(_access(state, **fields)).plain  # noqa: E731
+
+    def line(**fields: Any) -> str:
+        return access_line(_access(state, **fields)).plain
+
     assert line(kind="read", path=f"{PROJECT}/src/app.py") == "▤ read src/app.py"
     assert line(kind="read", path=f"{PROJECT}/src/app.py", first_line=10, line_count=51) == (
         "▤ read src/app.py (lines 10–60)")

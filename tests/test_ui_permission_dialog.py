@@ -14,6 +14,8 @@ from textual.pilot import Pilot
 from textual.widgets import Button, Static
 
 from acp_tui.protocol.codec import decode_permission_request
+from acp_tui.protocol.methods import V1RequestPermissionRequest
+from acp_tui.session.v1_adapter import v2_permission_request
 from acp_tui.ui.screens.permission import PermissionChoice, PermissionRequest, PermissionScreen
 from acp_tui.ui.themes import load_shipped_themes
 from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
@@ -71,11 +73,16 @@ V1_REQUEST: dict[str, Any] = {
 
 
 def v2(**changes: Any) -> PermissionRequest:
-    return decode_permission_request(json.dumps({**V2_REQUEST, **changes}).encode(), 2)
+    request = decode_permission_request(json.dumps({**V2_REQUEST, **changes}).encode(), 2)
+    assert isinstance(request, PermissionRequest)
+    return request
 
 
 def v1(**changes: Any) -> PermissionRequest:
-    return decode_permission_request(json.dumps({**V1_REQUEST, **changes}).encode(), 1)
+    """A v1 request as the dialog gets it: through the v1 adapter, v2-shaped."""
+    request = decode_permission_request(json.dumps({**V1_REQUEST, **changes}).encode(), 1)
+    assert isinstance(request, V1RequestPermissionRequest)
+    return v2_permission_request(request)
 
 
 class DialogApp(App[None]):
@@ -101,7 +108,7 @@ class Harness:
     def __init__(self, app: DialogApp, pilot: Pilot[None]) -> None:
         self.app = app
         self.pilot = pilot
-        self.results: list[PermissionChoice] = []
+        self.results: list[PermissionChoice | None] = []
         self.screen: PermissionScreen | None = None
 
     async def open(self, request: PermissionRequest, *, arm: bool = True, **kwargs: Any) -> PermissionScreen:
@@ -120,7 +127,7 @@ class Harness:
             await self.pilot.pause(0.01)
         raise AssertionError("dialog never armed")
 
-    async def result(self) -> PermissionChoice:
+    async def result(self) -> PermissionChoice | None:
         for _ in range(200):
             if self.results:
                 return self.results[0]
@@ -128,7 +135,7 @@ class Harness:
         raise AssertionError("dialog gave no result")
 
 
-async def run(request: PermissionRequest, keys: list[str], **kwargs: Any) -> PermissionChoice:
+async def run(request: PermissionRequest, keys: list[str], **kwargs: Any) -> PermissionChoice | None:
     app = DialogApp()
     async with app.run_test(size=(100, 30)) as pilot:
         harness = Harness(app, pilot)
@@ -284,7 +291,7 @@ async def test_close_because_dismisses_without_option() -> None:
         screen = await harness.open(v2(), arm=False)
         screen.close_because("the agent withdrew the request")
         choice = await harness.result()
-        assert choice.option_id is None and not choice.cancel_turn
+        assert choice is not None and choice.option_id is None and not choice.cancel_turn
         assert choice.reason == "the agent withdrew the request"
         await pilot.pause()
         assert app.screen is not screen

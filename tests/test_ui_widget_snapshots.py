@@ -27,7 +27,7 @@ from acp_tui.session.reducer import apply
 from acp_tui.ui.widgets.plan_view import PlanView
 from acp_tui.ui.widgets.terminal_view import TerminalView
 from acp_tui.ui.widgets.tool_call import ToolCallCard
-from tests.test_ui_widgets import GIT_PATCH, WidgetApp
+from tests.test_ui_widgets import GIT_PATCH, WidgetApp, found
 
 SIZE = (80, 24)
 
@@ -47,7 +47,7 @@ def test_snapshot_tool_card_with_diff(snap_compare: Any) -> None:
         )],
     ))
     apply(state, ToolCallUpdate(tool_call_id="r1", title="Read README.md", kind="read", status="in_progress"))
-    app = WidgetApp(ToolCallCard(state.tool_call("e1")), ToolCallCard(state.tool_call("r1")))
+    app = WidgetApp(ToolCallCard(found(state.tool_call("e1"))), ToolCallCard(found(state.tool_call("r1"))))
     assert snap_compare(app, terminal_size=SIZE)
 
 
@@ -60,7 +60,7 @@ def test_snapshot_plan(snap_compare: Any) -> None:
         PlanEntry(content="Update the changelog", priority="low", status="cancelled"),
         PlanEntry(content="Celebrate [bold]loudly[/]", priority="_someday", status="_blocked"),
     ])))
-    app = WidgetApp(PlanView(state.plan("p")))
+    app = WidgetApp(PlanView(found(state.plan("p"))))
     assert snap_compare(app, terminal_size=SIZE)
 
 
@@ -78,5 +78,5 @@ def test_snapshot_terminal(snap_compare: Any) -> None:
         output=TerminalOutput(data=base64.b64encode(output).decode()),
         exit_status=TerminalExitStatus(exit_code=1),
     ))
-    app = WidgetApp(TerminalView(state.terminal("t1")))
+    app = WidgetApp(TerminalView(found(state.terminal("t1"))))
     assert snap_compare(app, terminal_size=SIZE)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from rich.text import Text
@@ -14,7 +14,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 
 from acp_tui.protocol.common import ErrorObject
-from acp_tui.protocol.v1 import V1Diff
+from acp_tui.protocol.v1 import V1Diff, V1ToolCall
 from acp_tui.protocol.v2 import (
     AudioContent,
     CompactionSummaryChunk,
@@ -56,13 +56,15 @@ from acp_tui.session.changes import (
     TextAppended,
 )
 from acp_tui.session.events import AgentExited, CancelRequested
-from acp_tui.session.model import SessionState, Submission
+from acp_tui.session.model import SessionState, Submission, UnknownEntry
 from acp_tui.session.reducer import apply
+from acp_tui.session.v1_adapter import V1Adapter
 from acp_tui.ui.themes import load_shipped_themes
 from acp_tui.ui.widgets.compaction import CompactionView
 from acp_tui.ui.widgets.content_blocks import ContentChip, EmbeddedResourceView, block_chip, head_lines
 from acp_tui.ui.widgets.diff_view import DiffView
 from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES, kind_icon, status_pill
+from acp_tui.ui.widgets.markdown_stream import MarkdownStream
 from acp_tui.ui.widgets.plan_view import PlanView
 from acp_tui.ui.widgets.terminal_view import TerminalView
 from acp_tui.ui.widgets.tool_call import ToolCallCard
@@ -97,7 +99,7 @@ class WidgetApp(App[None]):
     def compose(self) -> ComposeResult:
         yield VerticalScroll(*self._widgets)
 
-    def action_quit(self) -> None:  # a hostile "@click=app.quit" must never get here
+    async def action_quit(self) -> None:  # a hostile "@click=app.quit" must never get here
         self.quit_called = True
 
     def on_tool_call_card_save_requested(self, event: ToolCallCard.SaveRequested) -> None:
@@ -124,6 +126,15 @@ async def until(pilot: Any, predicate: Any, tries: int = 100) -> bool:
 
 def shows(app: App[Any], needle: str) -> Any:
     return lambda: needle in screen_text(app)
+
+
+Found = TypeVar("Found")
+
+
+def found(entity: Found | None) -> Found:
+    """What a model lookup must find: a test fails here, not later on an attribute of None."""
+    assert entity is not None
+    return entity
 
 
 def run(state: SessionState, *updates: object) -> list[Change]:
@@ -252,7 +263,7 @@ async def test_tool_card_status_transitions_update_pill_without_recompose() -> N
     state = SessionState()
     run(state, StateUpdate(state="running"))
     run(state, ToolCallUpdate(tool_call_id="t1", title="Run tests", kind="execute", status="pending"))
-    card = ToolCallCard(state.tool_call("t1"))
+    card = ToolCallCard(found(state.tool_call("t1")))
     app = WidgetApp(card)
     async with app.run_test(size=(80, 12)) as pilot:
         await pilot.pause()
@@ -284,7 +295,7 @@ async def test_tool_card_shows_interrupted_when_the_agent_dies_mid_call() -> Non
     state = SessionState()
     run(state, StateUpdate(state="running"))
     run(state, ToolCallUpdate(tool_call_id="t1", title="Run tests", kind="execute", status="in_progress"))
-    card = ToolCallCard(state.tool_call("t1"))
+    card = ToolCallCard(found(state.tool_call("t1")))
     app = WidgetApp(card)
     async with app.run_test(size=(80, 12)) as pilot:
         await pilot.pause()
@@ -308,7 +319,7 @@ async def test_tool_card_hostile_title_is_literal_and_inert() -> None:
         run(state, ToolCallUpdate(tool_call_id=f"h{index}", title=title, kind="_weird", locations=[
             ToolCallLocation(path=f"/p/{title}", line=3),
         ]))
-        cards.append(ToolCallCard(state.tool_call(f"h{index}")))
+        cards.append(ToolCallCard(found(state.tool_call(f"h{index}"))))
     app = WidgetApp(*cards)
     async with app.run_test(size=(100, 60)) as pilot:
         await pilot.pause()
@@ -341,7 +352,7 @@ async def test_tool_card_expand_collapse_by_kind_status_and_user() -> None:
         ToolCallUpdate(tool_call_id="f", title="Search", kind="search", status="failed",
                        content=[text_item("search exploded")]),
     )
-    read, edit, failed = (ToolCallCard(state.tool_call(i)) for i in "ref")
+    read, edit, failed = (ToolCallCard(found(state.tool_call(i))) for i in "ref")
     app = WidgetApp(read, edit, failed)
     async with app.run_test(size=(90, 50)) as pilot:
         assert await until(pilot, shows(app, "search exploded"))
@@ -364,7 +375,7 @@ async def test_tool_card_expand_collapse_by_kind_status_and_user() -> None:
 async def test_tool_card_body_is_built_from_the_model_when_first_opened() -> None:
     state = SessionState()
     run(state, ToolCallUpdate(tool_call_id="g", title="grep", kind="search", status="completed"))
-    card = ToolCallCard(state.tool_call("g"))
+    card = ToolCallCard(found(state.tool_call("g")))
     app = WidgetApp(card)
     async with app.run_test(size=(80, 30)) as pilot:
         await pilot.pause()
@@ -400,7 +411,7 @@ async def test_tool_card_v2_diff_binary_move_and_unknown_format() -> None:
                patch=DiffPatch(format="_fancy", text="+ not coloured\n- either"))
     bare = Diff(changes=[DiffChange(operation="modify", path="/link", file_type="symlink")], patch=None)
     run(state, ToolCallUpdate(tool_call_id="d", title="Edit", kind="edit", content=[diff, odd, bare]))
-    card = ToolCallCard(state.tool_call("d"))
+    card = ToolCallCard(found(state.tool_call("d")))
     app = WidgetApp(card)
     async with app.run_test(size=(90, 50)) as pilot:
         await pilot.pause()
@@ -430,13 +441,13 @@ async def test_tool_card_v2_diff_binary_move_and_unknown_format() -> None:
 
 
 async def test_tool_card_v1_diff_with_difflib() -> None:
+    """v1 whole-file diffs reach the card as v2 diffs, with the patch the v1 adapter computed."""
     state = SessionState()
     new_file = V1Diff(path="/new.txt", new_text="hello\nworld\n")
     changed = V1Diff(path="/cfg.toml", old_text="a = 1\nb = 2\n", new_text="a = 1\nb = 3\n")
-    run(state, ToolCallUpdate(tool_call_id="v", title="Write", kind="edit"))
-    call = state.tool_call("v")
-    call.content = [new_file, changed]  # a v1 diff reaching the card as is
-    card = ToolCallCard(call)
+    created = V1ToolCall(tool_call_id="v", title="Write", kind="edit", content=[new_file, changed])
+    run(state, *V1Adapter().update(created))
+    card = ToolCallCard(found(state.tool_call("v")))
     app = WidgetApp(card)
     async with app.run_test(size=(80, 40)) as pilot:
         await pilot.pause()
@@ -448,7 +459,7 @@ async def test_tool_card_v1_diff_with_difflib() -> None:
 async def test_tool_card_streams_text_bounds_output_and_saves_everything() -> None:
     state = SessionState()
     run(state, ToolCallUpdate(tool_call_id="x", title="cat big", kind="execute", status="in_progress"))
-    card = ToolCallCard(state.tool_call("x"), max_text_lines=50)
+    card = ToolCallCard(found(state.tool_call("x")), max_text_lines=50)
     app = WidgetApp(card)
     async with app.run_test(size=(80, 80)) as pilot:
         await pilot.pause()
@@ -462,7 +473,7 @@ async def test_tool_card_streams_text_bounds_output_and_saves_everything() -> No
         text = screen_text(app)
         assert "line 0" in text and "line 99999" not in text
         assert "more lines (press s to save)" in text
-        stream = card.query_one("MarkdownStream")
+        stream = card.query_one(MarkdownStream)
         assert len(stream.text.splitlines()) <= 50
         saved = card.full_text()
         assert "line 99999" in saved and "first chunk" in saved
@@ -476,7 +487,7 @@ async def test_tool_card_many_items_are_bounded() -> None:
     run(state, ToolCallUpdate(tool_call_id="m", title="many", kind="other",
                               content=[ToolContent(content=ResourceLink(uri=f"file:///{i}", name=f"f{i}"))
                                        for i in range(30)]))
-    card = ToolCallCard(state.tool_call("m"), max_items=10)
+    card = ToolCallCard(found(state.tool_call("m")), max_items=10)
     app = WidgetApp(card)
     async with app.run_test(size=(80, 40)) as pilot:
         await pilot.pause()
@@ -492,7 +503,7 @@ async def test_tool_card_locations_raw_json_terminals_and_replace() -> None:
         raw_input={"command": "[bold]ls[/]", "lines": list(range(1000))},
         content=[TerminalRef(terminal_id="term-1"), UnknownToolContent(type="hologram")],
     ))
-    card = ToolCallCard(state.tool_call("t"))
+    card = ToolCallCard(found(state.tool_call("t")))
     app = WidgetApp(card)
     async with app.run_test(size=(80, 60)) as pilot:
         await pilot.pause()
@@ -510,11 +521,11 @@ async def test_tool_card_locations_raw_json_terminals_and_replace() -> None:
         assert "more lines" in str(raw.render())
 
         run(state, TerminalUpdate(terminal_id="term-1", command="make", output=TerminalOutput(data=b64(b"ok\n"))))
-        terminal = TerminalView(state.terminal("term-1"))
+        terminal = TerminalView(found(state.terminal("term-1")))
         assert card.attach_terminal(terminal)
         await pilot.pause()
         assert "$ make" in screen_text(app) and "ok" in screen_text(app)
-        assert not card.attach_terminal(TerminalView(state.terminal("term-1")))
+        assert not card.attach_terminal(TerminalView(found(state.terminal("term-1"))))
 
         drive(card, run(state, ToolCallUpdate(tool_call_id="t", content=[text_item("replaced body")])))
         assert await until(pilot, shows(app, "replaced body"))
@@ -536,7 +547,7 @@ async def test_tool_card_terminal_factory_fills_slots() -> None:
         term = state.terminal(terminal_id)
         return TerminalView(term) if term is not None else None
 
-    card = ToolCallCard(state.tool_call("c"), terminal_factory=factory)
+    card = ToolCallCard(found(state.tool_call("c")), terminal_factory=factory)
     app = WidgetApp(card)
     async with app.run_test(size=(80, 30)) as pilot:
         await pilot.pause()
@@ -556,7 +567,7 @@ async def test_tool_card_terminal_factory_fills_slots() -> None:
 async def test_terminal_keeps_colours_and_drops_controls() -> None:
     state = SessionState()
     run(state, TerminalUpdate(terminal_id="t", command="ls --color\x1b]0;x\x07", cwd="/home/u"))
-    view = TerminalView(state.terminal("t"))
+    view = TerminalView(found(state.terminal("t")))
     app = WidgetApp(view)
     async with app.run_test(size=(80, 20)) as pilot:
         await pilot.pause()
@@ -601,7 +612,7 @@ async def test_terminal_keeps_colours_and_drops_controls() -> None:
 async def test_terminal_output_is_bounded_and_scrollable() -> None:
     state = SessionState()
     run(state, TerminalUpdate(terminal_id="t", command="seq 100000"))
-    view = TerminalView(state.terminal("t"))
+    view = TerminalView(found(state.terminal("t")))
     app = WidgetApp(view)
     async with app.run_test(size=(80, 30)) as pilot:
         await pilot.pause()
@@ -630,7 +641,7 @@ async def test_plan_entries_glyphs_priorities_and_in_place_replace() -> None:
         PlanEntry(content="Think", priority="low", status="_blocked"),
     ]
     run(state, PlanUpdate(plan=PlanItems(plan_id="p1", entries=entries)))
-    view = PlanView(state.plan("p1"))
+    view = PlanView(found(state.plan("p1")))
     app = WidgetApp(view)
     async with app.run_test(size=(70, 14)) as pilot:
         await pilot.pause()
@@ -657,7 +668,7 @@ async def test_unknown_plan_expands_to_raw_json() -> None:
     state = SessionState()
     run(state, PlanUpdate(plan=UnknownPlan(type="markdown", plan_id="p2",
                                            raw={"type": "markdown", "planId": "p2", "content": "[b]# hi[/b]"})))
-    view = PlanView(state.plan("p2"))
+    view = PlanView(found(state.plan("p2")))
     app = WidgetApp(view)
     async with app.run_test(size=(70, 14)) as pilot:
         await pilot.pause()
@@ -675,7 +686,7 @@ async def test_unknown_plan_expands_to_raw_json() -> None:
 async def test_compaction_states_and_summary() -> None:
     state = SessionState()
     run(state, CompactionUpdate(compaction_id="c", status="in_progress"))
-    view = CompactionView(state.compaction("c"))
+    view = CompactionView(found(state.compaction("c")))
     app = WidgetApp(view)
     async with app.run_test(size=(70, 16)) as pilot:
         await pilot.pause()
@@ -710,6 +721,7 @@ async def test_unknown_update_row_expands_to_bounded_sanitized_json() -> None:
            "big": list(range(2000))}
     run(state, UnknownUpdate(kind="hologram[/]\u202e", raw=raw))
     entry = state.get("unknown", "1")
+    assert isinstance(entry, UnknownEntry)
     view = UnknownUpdateView(entry)
     app = WidgetApp(view)
     async with app.run_test(size=(80, 30)) as pilot:

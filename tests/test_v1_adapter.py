@@ -196,7 +196,7 @@ def test_config_options_win_over_modes() -> None:
     assert isinstance(option, SessionConfigBoolean) and option.config_id == "fast"
     assert not s.adapter.synthetic_modes
     s.send({"sessionUpdate": "current_mode_update", "currentModeId": "code"})
-    assert [o.config_id for o in s.state.config_options] == ["fast"]  # type: ignore[union-attr]
+    assert [o.config_id for o in s.state.config_options] == ["fast"]
 
 
 def test_command_input_hint_becomes_text_input() -> None:

@@ -12,9 +12,10 @@ import signal
 import subprocess
 import sys
 import time
+from typing import Any
 
 out = sys.stdout.buffer
-backlog: list[dict] = []
+backlog: list[dict[str, Any]] = []
 
 
 def send(message: object) -> None:
@@ -22,7 +23,7 @@ def send(message: object) -> None:
     out.flush()
 
 
-def read_message() -> dict | None:
+def read_message() -> dict[str, Any] | None:
     if backlog:
         return backlog.pop(0)
     while True:
@@ -33,9 +34,9 @@ def read_message() -> dict | None:
             return json.loads(line)
 
 
-def wait_response(request_id: object) -> dict:
+def wait_response(request_id: object) -> dict[str, Any]:
     """Read until the response to `request_id`; other messages wait in the backlog."""
-    held: list[dict] = []
+    held: list[dict[str, Any]] = []
     while True:
         line = sys.stdin.buffer.readline()
         if not line:
@@ -54,7 +55,7 @@ def wait_raw_line() -> bytes:
     return line
 
 
-def handle(message: dict) -> None:
+def handle(message: dict[str, Any]) -> None:
     method = message.get("method")
     params = message.get("params") or {}
     rid = message.get("id")

@@ -8,19 +8,20 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 SID = "sess-1"
 out = sys.stdout.buffer
 pending_permissions: dict[object, str] = {}
 
 
-def send(message: dict) -> None:
+def send(message: dict[str, Any]) -> None:
     message["jsonrpc"] = "2.0"
     out.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
     out.flush()
 
 
-def update(body: dict) -> None:
+def update(body: dict[str, Any]) -> None:
     send({"method": "session/update", "params": {"sessionId": SID, "update": body}})
 
 
