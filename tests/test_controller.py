@@ -21,6 +21,7 @@ from acp_tui.cli import demo_argv
 from acp_tui.controller.controller import SessionController
 from acp_tui.controller.events import ControllerEvent, LifecycleChanged, ModelChanged, Note, QueueChanged
 from acp_tui.launch import Launch
+from acp_tui.services.files import OutsideWrite
 from acp_tui.services.permission import PermissionQuestion
 from acp_tui.session.changes import AgentGone
 from acp_tui.session.model import AGENT_MESSAGE, TOOL_CALL, Message, ToolCall
@@ -44,6 +45,10 @@ class ScriptedUser:
 
     def permissions_waiting(self, count: int) -> None:
         self.waiting.append(count)
+
+    async def confirm_outside_write(self, write: OutsideWrite) -> bool:
+        """The demo writes inside its folder; a write outside is refused."""
+        return False
 
 
 def demo_launch(tmp_path: Path) -> Launch:
