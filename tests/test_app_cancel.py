@@ -264,7 +264,7 @@ async def test_ctrl_q_during_work_cancels_then_shuts_the_agent_down_cleanly(tmp_
     run.validate_all()
 
 
-async def test_x_on_a_cancellable_tool_card_sends_tool_call_cancel(tmp_path: Path) -> None:
+async def test_ctrl_x_on_a_cancellable_tool_card_sends_tool_call_cancel(tmp_path: Path) -> None:
     steps = [
         tool_call("in_progress", capabilities={"cancel": {}}),
         {"op": "wait_for", "method": "session/cancel"},
@@ -280,7 +280,7 @@ async def test_x_on_a_cancellable_tool_card_sends_tool_call_cancel(tmp_path: Pat
         await wait_until(pilot, lambda: bool(chat.query(ToolCallCard)), "the tool card")
         card = chat.query_one(ToolCallCard)
         card.focus()
-        await pilot.press("x")
+        await pilot.press("ctrl+x")  # a plain x is typed into the prompt (tests/test_app_focus.py)
         await wait_until(pilot, lambda: "tool_call/cancel" in run.methods(), "tool_call/cancel")
         await pilot.press("ctrl+c")
         await wait_until(pilot, lambda: not chat.status.values.busy, "the turn to end")
@@ -291,7 +291,7 @@ async def test_x_on_a_cancellable_tool_card_sends_tool_call_cancel(tmp_path: Pat
     run.validate_all()
 
 
-async def test_x_on_a_tool_card_without_the_capability_sends_nothing(tmp_path: Path) -> None:
+async def test_ctrl_x_on_a_tool_card_without_the_capability_sends_nothing(tmp_path: Path) -> None:
     steps = [tool_call("in_progress"), {"op": "wait_for", "method": "session/cancel"}, tool_call("cancelled")]
     run = ScriptedRun(tmp_path, {"turns": [{"steps": v2_turn(*steps, stop_reason="cancelled")}]})
     app = AcpApp(run.launch, arm_delay=ARM_DELAY)
@@ -300,7 +300,7 @@ async def test_x_on_a_tool_card_without_the_capability_sends_nothing(tmp_path: P
         await submit(pilot, chat, "run it")
         await wait_until(pilot, lambda: bool(chat.query(ToolCallCard)), "the tool card")
         chat.query_one(ToolCallCard).focus()
-        await pilot.press("x")
+        await pilot.press("ctrl+x")
         await pilot.press("ctrl+c")
         await wait_until(pilot, lambda: not chat.status.values.busy, "the turn to end")
     assert "tool_call/cancel" not in run.methods()

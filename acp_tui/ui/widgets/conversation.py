@@ -16,10 +16,14 @@ from textual.geometry import Size
 from textual.widget import AwaitMount, Widget
 
 from acp_tui.ui.widgets.new_output_hint import NewOutputHint
+from acp_tui.ui.widgets.prompt_return import ReturnsToPrompt
 
 
-class Conversation(VerticalScroll):
-    """Vertical timeline of conversation entries (messages, thoughts, tool cards, plans...)."""
+class Conversation(ReturnsToPrompt, VerticalScroll):
+    """Vertical timeline of conversation entries (messages, thoughts, tool cards, plans...).
+
+    Escape, or typing, on any entry (or on the timeline itself) goes back to the prompt (`ReturnsToPrompt`).
+    """
 
     DEFAULT_CSS = """
     Conversation {
@@ -88,6 +92,11 @@ class Conversation(VerticalScroll):
 
     def action_follow(self) -> None:
         self.follow()
+
+    def scroll_to_start(self) -> None:
+        """Jump to the oldest entry (Ctrl+Home); new output no longer moves the view (the hint says so)."""
+        self.release_anchor()
+        self.scroll_home(animate=False, immediate=True)
 
     def on_new_output_hint_pressed(self, event: NewOutputHint.Pressed) -> None:
         event.stop()

@@ -12,6 +12,7 @@ from typing import ClassVar
 
 from rich.style import Style
 from textual import events, on
+from textual.actions import SkipAction
 from textual.geometry import Region
 from textual.message import Message
 from textual.strip import Strip
@@ -122,6 +123,21 @@ class PromptInput(TextArea):
                 self._show(recalled, at_end=True)
                 return
         await super()._on_key(event)
+
+    def action_cursor_page_up(self) -> None:
+        """PageUp scrolls the conversation, not the prompt: skipping lets the screen's binding run."""
+        raise SkipAction()
+
+    def action_cursor_page_down(self) -> None:
+        """PageDown scrolls the conversation (see `action_cursor_page_up`)."""
+        raise SkipAction()
+
+    def take_focus(self, character: str | None = None) -> None:
+        """Focus the prompt and, if given, type `character` at the cursor (a key typed on a card)."""
+        self.focus()
+        if character:
+            start, end = self.selection
+            self._replace_via_keyboard(character, start, end)
 
     def _menu_key(self, event: events.Key) -> bool:
         """Route a key to the open command menu; True when the menu used it."""

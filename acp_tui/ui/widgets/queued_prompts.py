@@ -14,6 +14,8 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
 
+from acp_tui.ui.widgets.prompt_return import ReturnsToPrompt
+
 PAUSED_TEXT = "paused — Enter sends the next"
 
 
@@ -41,8 +43,8 @@ class QueuedPrompt(Static, can_focus=True):
         self.action_remove()
 
 
-class QueuedPrompts(Vertical):
-    """The queue, oldest first; hidden while empty."""
+class QueuedPrompts(ReturnsToPrompt, Vertical):
+    """The queue, oldest first; hidden while empty. Escape or typing on a queued prompt goes back to the prompt."""
 
     DEFAULT_CSS = """
     QueuedPrompts {

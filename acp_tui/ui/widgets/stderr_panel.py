@@ -13,13 +13,15 @@ from textual.strip import Strip
 from textual.widgets import Log
 
 from acp_tui.sanitize import plain
+from acp_tui.ui.widgets.prompt_return import ReturnsToPrompt
 
 MAX_LINES = 2000
 EMPTY_TEXT: Final = "no stderr yet"
 
 
-class StderrPanel(Log):
-    """A `Log` (line API, cheap appends) that counts lines arriving while it is hidden."""
+class StderrPanel(ReturnsToPrompt, Log):
+    """A `Log` (line API, cheap appends) that counts lines arriving while it is hidden; Escape or
+    typing in it goes back to the prompt."""
 
     DEFAULT_CSS = """
     StderrPanel {

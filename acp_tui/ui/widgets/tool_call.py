@@ -247,7 +247,8 @@ class ToolCallCard(Widget, can_focus=True):
         Binding("enter", "toggle_open", "Expand", show=False),
         Binding("i", "toggle_raw", "Raw input/output", show=False),
         Binding("s", "save", "Save output", show=False),
-        Binding("x", "cancel_call", "Cancel this tool call", show=False),
+        # A modifier: cancelling is sent to the agent, and a plain `x` is typed into the prompt instead.
+        Binding("ctrl+x", "cancel_call", "Cancel this tool call", show=False),
     ]
 
     DEFAULT_CSS = """

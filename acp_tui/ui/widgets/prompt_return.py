@@ -1,0 +1,56 @@
+"""Keys typed away from the prompt come back to it: Escape returns there, and so does a typed character.
+
+The prompt is where the user works; the other focusable parts of the chat screen (timeline cards,
+the conversation itself, queued prompts, the stderr panel) are visited. `ReturnsToPrompt` is mixed
+into the containers of those parts, so it sees every key their focused widget does not use (keys
+bubble up from the focused widget; bindings are only looked at after that):
+
+- Escape, unless something in the focus chain binds it, asks for the prompt;
+- a printable character that nothing in the focus chain binds (a card's own letters such as `s`
+  stay the card's) asks for the prompt *with the character*, so it is typed there, never lost.
+
+The mixin only posts `FocusPrompt`; the screen owns the prompt and handles it
+(`PromptInput.take_focus(event.character)`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import events
+from textual.message import Message
+from textual.widget import Widget
+
+__all__ = ["FocusPrompt", "ReturnsToPrompt"]
+
+# A plain mixin at run time: a Widget subclass would pin `can_focus` (Widget.__init_subclass__ copies it
+# into every subclass) and hide the container's own value.
+if TYPE_CHECKING:
+    _Base = Widget
+else:
+    _Base = object
+
+
+class FocusPrompt(Message):
+    """Give the focus back to the prompt; `character`, when set, is typed into it (at the cursor)."""
+
+    def __init__(self, character: str | None = None) -> None:
+        super().__init__()
+        self.character = character
+
+
+class ReturnsToPrompt(_Base):
+    """Mixin for non-modal containers: Escape and unbound printable keys go back to the prompt."""
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key == "escape":
+            character = None
+        elif event.is_printable and event.character is not None:
+            character = event.character
+        else:
+            return
+        if event.key in self.screen.active_bindings:
+            return  # the focused widget (or a container of it) uses this key itself
+        event.stop()
+        event.prevent_default()
+        self.post_message(FocusPrompt(character))
