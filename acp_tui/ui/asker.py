@@ -14,10 +14,13 @@ from typing import TypeVar
 from textual.app import App
 from textual.screen import ModalScreen
 
+from acp_tui.services.auth import LoginChoice, LoginRequest, SecretRequest, TerminalCommand, TerminalOutcome
 from acp_tui.services.files import OutsideWrite
 from acp_tui.services.permission import AGENT_WITHDREW, PermissionQuestion
+from acp_tui.ui.screens.login import GuardedDialog, LoginScreen, SecretScreen, TerminalLoginScreen
 from acp_tui.ui.screens.outside_write import OutsideWriteScreen
 from acp_tui.ui.screens.permission import PermissionChoice, PermissionScreen
+from acp_tui.ui.terminal_login import run_in_terminal
 
 T = TypeVar("T")
 
@@ -71,6 +74,30 @@ class ScreenAsker:
             return bool(allowed)
         except asyncio.CancelledError:
             if screen.is_active or screen in self.app.screen_stack:
+                screen.close_because("the question was withdrawn")
+            raise
+
+    # -- logging in (acp_tui.services.auth.LoginAsker; docs/protocol.md §2.4) -------------------------
+
+    async def choose_login(self, request: LoginRequest) -> LoginChoice | None:
+        return await self._ask_closing(LoginScreen(request, arm_delay=self.arm_delay))
+
+    async def confirm_terminal_login(self, command: TerminalCommand) -> bool:
+        run: bool | None = await self._ask_closing(TerminalLoginScreen(command, arm_delay=self.arm_delay))
+        return bool(run)
+
+    async def ask_secrets(self, request: SecretRequest) -> dict[str, str] | None:
+        return await self._ask_closing(SecretScreen(request, arm_delay=self.arm_delay))
+
+    async def run_terminal_login(self, command: TerminalCommand) -> TerminalOutcome:
+        return run_in_terminal(self.app, command)
+
+    async def _ask_closing(self, screen: GuardedDialog[T]) -> T | None:
+        """`_ask`, closing the dialog when the asking task is cancelled (the app quits, the agent went away)."""
+        try:
+            return await self._ask(screen)
+        except asyncio.CancelledError:
+            if screen in self.app.screen_stack:
                 screen.close_because("the question was withdrawn")
             raise
 

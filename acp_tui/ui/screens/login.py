@@ -1,0 +1,502 @@
+"""The login dialogs (docs/protocol.md §2.4): choose a method, confirm a program to run, type a key.
+
+* `LoginScreen` lists the agent's `authMethods` by name and description (agent text: sanitised, shown as
+  plain text, never markup), how each works (the agent logs you in / runs a program here / asks for a
+  variable), the methods acp-tui cannot use with the reason (listed, not offered), and the client's own
+  "set an API key" entry. The previous attempt's failure is shown above the list.
+* `TerminalLoginScreen` shows exactly what a terminal method would run before it runs: the argv (the
+  configured agent program plus the agent's `args`), the variables the agent adds, the folder.
+* `SecretScreen` asks for variables in masked fields (a name field too for the client's own entry). Every
+  value is registered as a secret when submitted, so it is redacted wherever acp-tui writes or shows text.
+
+All three have the permission dialog's typing guard: keys and clicks are ignored until the dialog has
+been on screen for `arm_delay` seconds with no key pressed (each key while arming restarts the count), and
+nothing is focused on arrival, so a stray Enter from someone typing a prompt decides nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from typing import ClassVar, Final, Generic, TypeVar
+
+from rich.text import Text
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Button, Input, Static
+
+from acp_tui import secrets
+from acp_tui.protocol.auth import AgentLogin, EnvVarLogin, LoginVariable, TerminalLogin, UnsupportedLogin, valid_env_name
+from acp_tui.sanitize import plain
+from acp_tui.services.auth import KeyEntry, LoginChoice, LoginRequest, SecretRequest, TerminalCommand
+from acp_tui.ui.path_text import display_path
+from acp_tui.ui.screens.permission import ARM_DELAY
+
+__all__ = ["GuardedDialog", "LoginScreen", "SecretScreen", "TerminalLoginScreen", "method_label", "method_how"]
+
+#: Methods reachable with a number key.
+MAX_NUMBERED: Final = 9
+#: The dialog takes at most this fraction of the screen's height; the conversation shows above it.
+MAX_HEIGHT_FRACTION: Final = 0.8
+#: The method list keeps at least this many rows however small the screen.
+MIN_BODY_HEIGHT: Final = 3
+_ARMING_HINT: Final = "keys are ignored for a moment…"
+_SCROLL_KEYS: Final = frozenset({"pageup", "pagedown", "shift+up", "shift+down"})
+
+R = TypeVar("R")
+
+_DIALOG_CSS = """
+    align: center bottom; background: $background 40%;
+    & > #dialog {
+        width: 100%; height: auto; max-height: 80%;
+        background: $surface; border: round $accent; border-title-color: $accent; border-title-style: bold;
+        padding: 0 1;
+    }
+    #dialog > #title { height: auto; text-style: bold; color: $text; }
+    #dialog > .muted { height: auto; color: $text-muted; }
+    #dialog > #failure { height: auto; color: $error; }
+    #dialog > #body { height: auto; overflow-x: hidden; scrollbar-gutter: stable; margin-top: 1; }
+    #dialog > #buttons { height: auto; padding-top: 1; }
+    #buttons > Button { width: auto; min-width: 16; margin-right: 2; }
+    Button:focus { text-style: bold underline; outline-left: thick $foreground; background-tint: $foreground 25%; }
+    #dialog > #hint { height: 1; color: $text-muted; }
+    #dialog > #hint.-arming { color: $warning; text-style: italic; }
+"""
+
+
+def _hints(pairs: tuple[tuple[str, str], ...]) -> Text:
+    text = Text()
+    for key, label in pairs:
+        if text:
+            text.append("  ")
+        text.append(key, "bold")
+        text.append(f" {label}")
+    return text
+
+
+class GuardedDialog(ModalScreen[R], Generic[R]):
+    """The typing guard shared by the login dialogs: nothing counts until the dialog is armed."""
+
+    def __init__(self, *, arm_delay: float) -> None:
+        super().__init__()
+        self.arm_delay = arm_delay
+        self._armed = False
+        self._arm_timer: Timer | None = None
+        self._decided = False
+        self._hint = Static(Text(_ARMING_HINT), id="hint", classes="-arming")
+
+    @property
+    def armed(self) -> bool:
+        """Do keys and clicks count yet?"""
+        return self._armed
+
+    def _controls(self) -> list[Widget]:
+        """Widgets disabled while arming."""
+        return []
+
+    def _armed_hints(self) -> Text:
+        return Text()
+
+    def on_screen_resume(self) -> None:
+        self._disarm()
+        self.call_after_refresh(self._start_arming)
+
+    def on_screen_suspend(self) -> None:
+        self._disarm()
+
+    def on_key(self, event: events.Key) -> None:
+        """While arming, every key but scrolling restarts the countdown (the controls are disabled)."""
+        if not self._armed and self._arm_timer is not None and event.key not in _SCROLL_KEYS:
+            self._start_arming()
+
+    def _start_arming(self) -> None:
+        if self._decided or not self.is_current:
+            return
+        if self._arm_timer is not None:
+            self._arm_timer.stop()
+        self._arm_timer = self.set_timer(self.arm_delay, self._arm, name="login-arm")
+
+    def _disarm(self) -> None:
+        if self._arm_timer is not None:
+            self._arm_timer.stop()
+            self._arm_timer = None
+        self._armed = False
+        for widget in self._controls():
+            widget.disabled = True
+        self._hint.update(Text(_ARMING_HINT))
+        self._hint.add_class("-arming")
+
+    def _arm(self) -> None:
+        self._arm_timer = None
+        if self._decided:
+            return
+        self._armed = True
+        for widget in self._controls():
+            widget.disabled = False
+        self._hint.remove_class("-arming")
+        self._hint.update(self._armed_hints())
+        self._on_armed()
+
+    def _on_armed(self) -> None:
+        """Hook: the dialog just became armed."""
+
+    def _finish(self, result: R | None) -> None:
+        if self._decided:
+            return
+        self._decided = True
+        if self._arm_timer is not None:
+            self._arm_timer.stop()
+        self.dismiss(result)
+
+    def close_because(self, reason: str) -> None:
+        """Close without an answer (the question went away)."""
+        self._finish(None)
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+
+
+# -- choosing a method -------------------------------------------------------------------------------------
+
+
+def method_label(choice: LoginChoice) -> str:
+    """The name shown for a method (sanitised agent text), or the client's own entry."""
+    if isinstance(choice, KeyEntry):
+        return f"Set {choice.variable} for the agent…" if choice.variable else "Set an API key for the agent…"
+    return plain(choice.name) or "(unnamed)"
+
+
+def method_how(choice: LoginChoice) -> str:
+    """How a method works, in a few words."""
+    match choice:
+        case AgentLogin():
+            return "the agent logs you in"
+        case TerminalLogin():
+            return "runs a program in this terminal"
+        case EnvVarLogin(variables=variables):
+            return "asks for " + ", ".join(v.name for v in variables)
+        case KeyEntry():
+            return "for the agent's process only; restarts the agent"
+        case UnsupportedLogin(why=why):
+            return f"cannot be used: {plain(why)}"
+
+
+class MethodButton(Button):
+    """One method the user may choose; keeps the choice it stands for."""
+
+    def __init__(self, choice: LoginChoice, label: Content, index: int) -> None:
+        super().__init__(label, variant="default", compact=True, disabled=True)
+        self.choice = choice
+        self.index = index
+
+
+class LoginScreen(GuardedDialog[LoginChoice]):
+    """Choose how to log in (see the module docstring); dismissed with the choice, or None for "not now"."""
+
+    DEFAULT_CSS = "LoginScreen {" + _DIALOG_CSS + """
+        #body > MethodButton { width: auto; min-width: 24; max-width: 100%; text-align: left;
+                               content-align: left middle; padding: 0 1; margin-top: 1; }
+        #body > MethodButton.-first { margin-top: 0; }
+        #body > .description { height: auto; color: $text-muted; padding-left: 4; }
+        #body > .unsupported { height: auto; color: $text-muted; text-style: italic; margin-top: 1; }
+    }"""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *(Binding(str(n), f"choose_number({n})", show=False) for n in range(1, MAX_NUMBERED + 1)),
+        Binding("escape", "not_now", show=False),
+        Binding("up,shift+tab", "move(-1)", show=False),
+        Binding("down,tab", "move(1)", show=False),
+        Binding("pageup,shift+up", "scroll_body(-1)", show=False),
+        Binding("pagedown,shift+down", "scroll_body(1)", show=False),
+    ]
+
+    def __init__(self, request: LoginRequest, *, arm_delay: float = ARM_DELAY) -> None:
+        super().__init__(arm_delay=arm_delay)
+        self.request = request
+        self.choices: list[LoginChoice] = [*request.offered, request.key_entry]
+        self._buttons = [MethodButton(choice, self._label(i, choice), i) for i, choice in enumerate(self.choices)]
+        self._dialog = Vertical(id="dialog")
+        self._body = VerticalScroll(id="body", can_focus=False)
+
+    def _label(self, index: int, choice: LoginChoice) -> Content:
+        number = f"{index + 1} " if index < MAX_NUMBERED else "  "
+        return Content.assemble((number, "bold"), method_label(choice))
+
+    @staticmethod
+    def _about(choice: LoginChoice) -> Text:
+        """The line under a method: how it works (italic), then the agent's description."""
+        about = Text()
+        about.append(method_how(choice), "italic")
+        description = plain(choice.description or "").strip() if not isinstance(choice, KeyEntry) else (
+            "a variable such as OPENAI_API_KEY, typed in a masked field; never written to disk")
+        if description:
+            about.append(f" · {description}")
+        return about
+
+    def _controls(self) -> list[Widget]:
+        return list(self._buttons)
+
+    def compose(self) -> ComposeResult:
+        request = self.request
+        self._dialog.border_title = "Log in"
+        with self._dialog:
+            agent = plain(request.agent) or "The agent"
+            yield Static(Text(f"{agent} needs you to log in" if request.reason else f"Log in to {agent}"), id="title")
+            reason = plain(request.reason or "")
+            if reason:
+                yield Static(Text(reason), classes="muted")
+            if request.failure:
+                yield Static(Text(f"✗ {plain(request.failure)}"), id="failure")
+            with self._body:
+                buttons = iter(self._buttons)
+                for method in request.methods:
+                    if isinstance(method, UnsupportedLogin):
+                        line = f"✗ {method_label(method)} — {method_how(method)}"
+                        yield Static(Text(line), classes="unsupported")
+                        continue
+                    yield next(buttons)
+                    yield Static(self._about(method), classes="description")
+                yield next(buttons)
+                yield Static(self._about(request.key_entry), classes="description")
+            yield self._hint
+        if self._buttons:
+            self._buttons[0].add_class("-first")
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._fit_body)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.call_after_refresh(self._fit_body)
+
+    def _fit_body(self) -> None:
+        """Cap the list so the title, the failure and the key hints always fit in 80% of the screen (CSS
+        cannot say "the rest, but no more than it needs"); the list scrolls."""
+        cap = int(self.size.height * MAX_HEIGHT_FRACTION)
+        chrome = self._dialog.styles.gutter.height + self._body.styles.margin.height
+        for widget in self._dialog.children:
+            if widget is not self._body:
+                chrome += widget.outer_size.height
+        self._body.styles.max_height = max(MIN_BODY_HEIGHT, cap - chrome)
+
+    def _armed_hints(self) -> Text:
+        count = min(len(self._buttons), MAX_NUMBERED)
+        numbers = "1" if count == 1 else f"1-{count}"
+        return _hints(((numbers, "choose"), ("↑↓ ⏎", "choose"), ("esc", "not now")))
+
+    def _choose(self, choice: LoginChoice | None) -> None:
+        if choice is not None and self._armed:
+            self._finish(choice)
+
+    def action_choose_number(self, number: int) -> None:
+        if 1 <= number <= len(self.choices):
+            self._choose(self.choices[number - 1])
+
+    def action_not_now(self) -> None:
+        if self._armed:
+            self._finish(None)
+
+    def action_move(self, step: int) -> None:
+        if not self._armed or not self._buttons:
+            return
+        focused = self.focused
+        index = self._buttons.index(focused) if isinstance(focused, MethodButton) else (-1 if step > 0 else 0)
+        self._buttons[(index + step) % len(self._buttons)].focus()
+
+    def action_scroll_body(self, step: int) -> None:
+        if step < 0:
+            self._body.scroll_page_up()
+        else:
+            self._body.scroll_page_down()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if isinstance(event.button, MethodButton):
+            self._choose(event.button.choice)
+
+
+# -- running a program ----------------------------------------------------------------------------------------
+
+
+def command_line(command: TerminalCommand) -> str:
+    """The argv as a shell would read it (sanitised: what is shown is what runs, see protocol/auth.py)."""
+    return plain(shlex.join(command.argv))
+
+
+class TerminalLoginScreen(GuardedDialog[bool]):
+    """Confirm running a terminal method's program; True to run it."""
+
+    DEFAULT_CSS = "TerminalLoginScreen {" + _DIALOG_CSS + """
+        #dialog > #command { height: auto; color: $text; background: $boost; padding: 0 1; margin-top: 1; }
+        #dialog > #env { height: auto; color: $text; background: $boost; padding: 0 1; }
+    }"""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "decide(True)", show=False),
+        Binding("n,escape", "decide(False)", show=False),
+        Binding("left,up,shift+tab", "move(-1)", show=False),
+        Binding("right,down,tab", "move(1)", show=False),
+    ]
+
+    def __init__(self, command: TerminalCommand, *, arm_delay: float = ARM_DELAY) -> None:
+        super().__init__(arm_delay=arm_delay)
+        self.command = command
+        self._run = Button(Text("y  Run it"), variant="warning", compact=True, disabled=True, id="run")
+        self._back = Button(Text("n  Back"), variant="default", compact=True, disabled=True, id="back")
+        self._buttons = [self._run, self._back]
+        self._dialog = Vertical(id="dialog")
+
+    def _controls(self) -> list[Widget]:
+        return list(self._buttons)
+
+    def compose(self) -> ComposeResult:
+        command = self.command
+        self._dialog.border_title = "Log in: run a program"
+        with self._dialog:
+            yield Static(Text(f"To log in with “{plain(command.method.name)}”, acp-tui runs this in the terminal:"),
+                         id="title")
+            yield Static(Text(f"$ {command_line(command)}"), id="command")
+            if command.added_env:
+                lines = "\n".join(f"{plain(name)}={plain(value)}" for name, value in command.added_env)
+                yield Static(Text(f"with the agent's variables:\n{lines}"), id="env")
+            yield Static(Text(f"in {display_path(os.fspath(command.cwd))}"), classes="muted")
+            yield Static(Text("acp-tui steps aside while it runs and comes back when it exits; "
+                              "after a successful login the agent restarts."), classes="muted")
+            with Horizontal(id="buttons"):
+                yield from self._buttons
+            yield self._hint
+
+    def _armed_hints(self) -> Text:
+        return _hints((("y", "run it"), ("n/esc", "back"), ("←→ ⏎", "choose")))
+
+    def action_decide(self, run: bool) -> None:
+        if self._armed:
+            self._finish(run)
+
+    def action_move(self, step: int) -> None:
+        if not self._armed:
+            return
+        focused = self.focused
+        index = self._buttons.index(focused) if focused in self._buttons else (-1 if step > 0 else 0)
+        self._buttons[(index + step) % len(self._buttons)].focus()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if self._armed:
+            self._finish(event.button is self._run)
+
+
+# -- typing a key ------------------------------------------------------------------------------------------------
+
+
+class SecretScreen(GuardedDialog[dict[str, str]]):
+    """Ask for variables in masked fields; dismissed with name → value, or None to go back."""
+
+    DEFAULT_CSS = "SecretScreen {" + _DIALOG_CSS + """
+        #dialog > #fields { height: auto; margin-top: 1; }
+        #fields > .field { height: auto; }
+        .field > .label { width: 24; height: 1; padding-top: 0; color: $text; }
+        .field > Input { width: 1fr; }
+        #dialog > #error { height: auto; color: $error; }
+    }"""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", show=False),
+    ]
+
+    def __init__(self, request: SecretRequest, *, arm_delay: float = ARM_DELAY) -> None:
+        super().__init__(arm_delay=arm_delay)
+        self.request = request
+        self._dialog = Vertical(id="dialog")
+        self._error = Static(Text(""), id="error")
+        self._name_field: Input | None = None
+        self._values: list[tuple[LoginVariable | None, Input]] = []
+        if request.variables:
+            for variable in request.variables:
+                field = Input(password=variable.secret, placeholder="optional" if variable.optional else "",
+                              compact=True, disabled=True)
+                self._values.append((variable, field))
+        else:
+            self._name_field = Input(value=request.suggested or "", placeholder="e.g. OPENAI_API_KEY", compact=True,
+                               disabled=True, id="name")
+            self._values.append((None, Input(password=True, compact=True, disabled=True, id="value")))
+
+    def _controls(self) -> list[Widget]:
+        fields: list[Widget] = [field for _, field in self._values]
+        return [self._name_field, *fields] if self._name_field is not None else fields
+
+    def compose(self) -> ComposeResult:
+        request = self.request
+        self._dialog.border_title = f"Log in: {plain(request.title)}" if request.variables else "Log in: API key"
+        with self._dialog:
+            yield Static(Text("Set for the agent's process only (the agent restarts with it); "
+                              "never written to disk or shown."), id="title")
+            if request.link:
+                yield Static(Text(f"Get one at {plain(request.link)}"), classes="muted")
+            with Vertical(id="fields"):
+                if self._name_field is not None:
+                    with Horizontal(classes="field"):
+                        yield Static(Text("Variable"), classes="label")
+                        yield self._name_field
+                for variable, field in self._values:
+                    with Horizontal(classes="field"):
+                        label = plain(variable.label or variable.name) if variable is not None else "Value"
+                        yield Static(Text(label), classes="label")
+                        yield field
+            yield self._error
+            yield self._hint
+
+    def _armed_hints(self) -> Text:
+        return _hints((("⏎", "set it and restart the agent"), ("tab", "next field"), ("esc", "back")))
+
+    def _on_armed(self) -> None:
+        first = self._name_field if self._name_field is not None and not self._name_field.value else self._values[0][1]
+        first.focus()
+
+    def action_back(self) -> None:
+        if self._armed:
+            self._finish(None)
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if not self._armed:
+            return
+        fields = self._controls()
+        index = fields.index(event.input) if event.input in fields else -1
+        following = fields[index + 1] if 0 <= index < len(fields) - 1 else None
+        if isinstance(following, Input) and not following.value:
+            following.focus()  # Enter moves on to the next empty field first
+            return
+        values, error = self._collect()
+        if error is not None:
+            self._error.update(Text(error))
+            return
+        self._finish(values)
+
+    def _collect(self) -> tuple[dict[str, str], str | None]:
+        """The values typed (each registered as a secret right away), or what is wrong with them."""
+        values: dict[str, str] = {}
+        for variable, field in self._values:
+            value = field.value.strip()
+            if value:
+                secrets.register(value)
+            if variable is None:
+                name = self._name_field.value.strip() if self._name_field is not None else ""
+                if not valid_env_name(name):
+                    return {}, "the variable name must be letters, digits and _ (e.g. OPENAI_API_KEY)"
+            else:
+                name = variable.name
+            if not value:
+                if variable is not None and variable.optional:
+                    continue
+                return {}, f"{plain(name) or 'the value'} is empty"
+            values[name] = value
+        return values, None
