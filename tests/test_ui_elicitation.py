@@ -498,3 +498,86 @@ def test_snapshot_url(snap_compare: Any, size: tuple[int, int], theme: str) -> N
         await pilot.pause()
 
     assert snap_compare(Host(theme), terminal_size=size, run_before=run_before)
+
+
+# --- the dialogs as the service's asker -----------------------------------------------------------------
+
+
+class FakeAttention:
+    def __init__(self) -> None:
+        self.said: list[str] = []
+
+    def waiting(self, what: str) -> bool:
+        self.said.append(what)
+        return True
+
+
+async def test_dialogs_answer_a_form_and_say_which_tool_call() -> None:
+    from acp_tui.ui.elicitation_asker import ElicitationDialogs
+
+    attention = FakeAttention()
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        dialogs = ElicitationDialogs(
+            app, arm_delay=ARM, agent_name="Claude", tool_title={"call-1": "Configure"}.get,
+            attention=attention,
+        )
+        task = asyncio.create_task(dialogs.ask_form(form_question(EVERY_TYPE, toolCallId="call-1")))
+        for _ in range(300):
+            if isinstance(app.screen, ElicitationFormScreen) and app.screen.armed:
+                break
+            await pilot.pause(0.01)
+        screen = app.screen
+        assert isinstance(screen, ElicitationFormScreen)
+        assert str(screen.query_one("#context", Static).render()) == "For the tool call: Configure"
+        assert attention.said == ["Claude asks you a question"]
+        await pilot.press("ctrl+n")
+        assert await asyncio.wait_for(task, 5) == Declined()
+
+
+async def test_dialogs_close_when_the_question_is_withdrawn() -> None:
+    from acp_tui.ui.elicitation_asker import ElicitationDialogs
+
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        dialogs = ElicitationDialogs(app, arm_delay=ARM)
+        task = asyncio.create_task(dialogs.ask_url(url_question("https://example.com/login")))
+        for _ in range(300):
+            if isinstance(app.screen, ElicitationUrlScreen):
+                break
+            await pilot.pause(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        for _ in range(300):
+            if not isinstance(app.screen, ElicitationUrlScreen):
+                break
+            await pilot.pause(0.01)
+        assert not isinstance(app.screen, ElicitationUrlScreen)
+
+
+async def test_a_refused_question_shows_why_and_the_raw_request() -> None:
+    from acp_tui.services.elicitation import RefusedElicitation
+    from acp_tui.protocol.elicitation import ElicitationSessionScope
+    from acp_tui.ui.elicitation_asker import ElicitationDialogs
+    from acp_tui.ui.screens.elicitation_refused import ElicitationRefusedScreen
+
+    raw = json.dumps({"message": HOSTILE, "requestedSchema": {"properties": {"a": {"type": "object"}}}}).encode()
+    refusal = RefusedElicitation(7, HOSTILE, ("'a': a field of type 'object'",), ElicitationSessionScope(session_id="s"), raw)
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        ElicitationDialogs(app, arm_delay=ARM, agent_name="Claude").elicitation_refused(refusal)
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ElicitationRefusedScreen) and not screen.raw_shown
+        assert "'a': a field of type 'object'" in str(screen.query_one("#reasons", Static).render())
+        await pilot.press("r")
+        assert screen.raw_shown
+        raw_text = str(screen.query_one("#raw", Static).render())
+        assert '"type": "object"' in raw_text
+        await pilot.press("pagedown")
+        svg = app.export_screenshot()
+        assert not any(char in svg for char in "\x1b\x07\u202e")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, ElicitationRefusedScreen)
