@@ -21,6 +21,7 @@ from acp_tui.cli import demo_argv
 from acp_tui.controller.controller import SessionController
 from acp_tui.controller.events import ControllerEvent, LifecycleChanged, ModelChanged, Note, QueueChanged
 from acp_tui.launch import Launch
+from acp_tui.services.auth import LoginChoice, LoginRequest, SecretRequest, TerminalCommand, TerminalOutcome
 from acp_tui.services.files import OutsideWrite
 from acp_tui.services.permission import PermissionQuestion
 from acp_tui.session.changes import AgentGone
@@ -49,6 +50,19 @@ class ScriptedUser:
     async def confirm_outside_write(self, write: OutsideWrite) -> bool:
         """The demo writes inside its folder; a write outside is refused."""
         return False
+
+    async def choose_login(self, request: LoginRequest) -> LoginChoice | None:
+        """The demo needs no login; asked anyway, the user declines."""
+        return None
+
+    async def confirm_terminal_login(self, command: TerminalCommand) -> bool:
+        raise AssertionError("no login was chosen, so none runs")
+
+    async def ask_secrets(self, request: SecretRequest) -> dict[str, str] | None:
+        raise AssertionError("no login was chosen, so no key is asked for")
+
+    async def run_terminal_login(self, command: TerminalCommand) -> TerminalOutcome:
+        raise AssertionError("no login was chosen, so none runs")
 
 
 def demo_launch(tmp_path: Path) -> Launch:
