@@ -1,0 +1,169 @@
+"""Logging in inside the app (docs/protocol.md §2.4): the dialogs on the chat screen, a terminal login with
+the TUI stepped aside, a key typed into a masked field that never reaches a file or the screen, and Claude's
+ACP adapter listing its terminal login methods once acp-tui advertises terminal auth.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import Input
+
+from acp_tui import secrets
+from acp_tui.launch import Launch
+from acp_tui.ui.app import AcpApp
+from acp_tui.ui.screens.login import LoginScreen, SecretScreen, TerminalLoginScreen
+from acp_tui.ui.widgets.agent_message import AgentMessageView
+from acp_tui.ui.widgets.stderr_panel import StderrPanel
+from tests.peers import peer_env
+from tests.test_app_claude_adapter import claude_adapter  # noqa: F401  (session fixture)
+from tests.test_app_timeline import AppRun, private_dirs, project_dir  # noqa: F401  (autouse fixture)
+from tests.test_ui_widgets import screen_text
+
+pytestmark = pytest.mark.timeout(120)
+
+AGENT = Path(__file__).parent / "agents" / "auth_agent.py"
+KEY = "sk-proj-never-shown-9f8e7d6c5b4a"
+
+
+@pytest.fixture(autouse=True)
+def _secrets() -> Iterator[None]:
+    secrets.clear()
+    yield
+    secrets.clear()
+
+
+def auth_launch(tmp_path: Path, script: dict[str, Any], *, log: Path | None = None) -> tuple[Launch, Path]:
+    record = tmp_path / "record.jsonl"
+    path = tmp_path / "auth-script.json"
+    path.write_text(json.dumps({"record": str(record), "state": str(tmp_path / "auth-state.json"), **script}))
+    launch = Launch(agent_argv=(sys.executable, str(AGENT), str(path)), agent_name="auth-agent", env={},
+                    cwd=project_dir(tmp_path), protocol="auto", theme=None, log_path=log, init_timeout=20,
+                    warnings=())
+    return launch, record
+
+
+async def dialog(run: AppRun, kind: type[Any]) -> Any:
+    await run.wait(lambda: isinstance(run.app.screen, kind) and run.app.screen.armed, f"the {kind.__name__}")
+    return run.app.screen
+
+
+@contextlib.contextmanager
+def no_suspend() -> Iterator[None]:
+    """The headless driver cannot hand the terminal over; the program runs all the same."""
+    yield
+
+
+@pytest.mark.parametrize("version", [2, 1])
+async def test_terminal_login_from_the_dialog_then_the_prompt_is_answered(tmp_path: Path, version: int,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    method: dict[str, Any] = {"type": "terminal", "name": "Log in here", "args": ["--cli", "login"]}
+    method.update({"methodId": "tui"} if version == 2 else {"id": "tui"})
+    launch, record = auth_launch(tmp_path, {"version": version, "auth_methods": [method]})
+    app = AcpApp(launch, arm_delay=0.05)
+    monkeypatch.setattr(app, "suspend", no_suspend)
+    async with app.run_test(size=(120, 40)) as pilot:
+        run = AppRun(app, pilot, record)
+        await dialog(run, LoginScreen)
+        assert "auth-agent needs you to log in" in screen_text(app) or "Auth Agent needs you" in screen_text(app)
+        await pilot.press("1")
+        await dialog(run, TerminalLoginScreen)
+        assert "--cli login" in screen_text(app)
+        await pilot.press("y")
+        await run.ready()
+        assert run.received("initialize") and len(run.received("initialize")) == 2  # restarted after the login
+        assert not run.received("authenticate") and not run.received("auth/login")
+        await run.send("hello after login")
+        await run.idle()
+        assert any("echo: hello after login" in view.text for view in run.views(AgentMessageView))
+
+
+async def test_a_typed_key_never_reaches_a_file_the_screen_or_the_stderr_panel(tmp_path: Path) -> None:
+    method = {"type": "env_var", "id": "openai-api-key", "name": "Use OPENAI_API_KEY", "vars": [{"name": "OPENAI_API_KEY"}]}
+    log = tmp_path / "wire.log"
+    launch, record = auth_launch(tmp_path, {"version": 1, "auth_methods": [method], "env_key": "OPENAI_API_KEY",
+                                            "leak_key": True}, log=log)
+    app = AcpApp(launch, arm_delay=0.05)
+    async with app.run_test(size=(120, 40)) as pilot:
+        run = AppRun(app, pilot, record)
+        await dialog(run, LoginScreen)
+        await pilot.press("1")
+        screen = await dialog(run, SecretScreen)
+        assert isinstance(screen.focused, Input) and screen.focused.password
+        await pilot.press(*KEY)
+        assert KEY not in screen_text(app)
+        await pilot.press("enter")
+        await run.ready()
+        await run.send(f"my key is {KEY}, keep it safe")  # pasted into the prompt by mistake
+        await run.idle()
+        answers = " ".join(view.text for view in run.views(AgentMessageView))
+        assert "your key is" in answers and KEY not in answers  # the agent echoed it; the screen shows dots
+        run.chat.action_toggle_stderr()
+        await pilot.pause()
+        panel = run.chat.query_one(StderrPanel)
+        assert "using key" in screen_text(app) and KEY not in screen_text(app)
+        assert panel is not None
+        assert KEY not in app.export_screenshot()
+        run.chat.action_show_problems()
+        await pilot.pause()
+        assert KEY not in screen_text(app)
+    assert "OPENAI_API_KEY" not in os.environ
+    written = [p for p in tmp_path.rglob("*") if p.is_file() and p != record and "auth-script" not in p.name]
+    assert log in written and any("transcript" in str(p) or p.suffix == ".md" for p in written), written
+    for path in written:
+        assert KEY.encode() not in path.read_bytes(), f"the key reached {path}"
+    assert "using key" in log.read_text() and "your key is" in log.read_text()  # the echoes were logged, redacted
+    transcripts = [p for p in written if p != log and "your key is" in p.read_text(errors="replace")]
+    assert transcripts, "the transcript holds the agent's (redacted) answer"
+    assert KEY in record.read_text()  # the prompt itself went to the agent unchanged
+
+
+# -- Claude's ACP adapter -------------------------------------------------------------------------------------
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("protocol", [2, 1], ids=["v2", "v1"])
+async def test_claude_adapter_lists_its_terminal_logins_in_the_dialog(tmp_path: Path, claude_adapter: list[str],  # noqa: F811
+                                                                     protocol: int) -> None:
+    home = tmp_path / "claude-home"
+    env = {**peer_env(home), "IS_SANDBOX": "1", "DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+           "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}  # nothing listens: no model is ever reached
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"):
+        env.pop(name, None)
+    launch = Launch(agent_argv=tuple(claude_adapter), agent_name="claude", env=env, cwd=project_dir(tmp_path),
+                    protocol=protocol, theme=None, log_path=None, init_timeout=60, warnings=())
+    app = AcpApp(launch, arm_delay=0.05)
+    async with app.run_test(size=(140, 45)) as pilot:
+        run = AppRun(app, pilot, tmp_path / "no-record.jsonl")
+        await run.wait(lambda: run.chat.session is not None and run.chat.session.session_id is not None,
+                       "the session", 60)
+        session = run.chat.session
+        assert session is not None and session.init is not None
+        methods = session.init.auth_methods
+        assert isinstance(methods, list) and {m.get("type") for m in methods} == {"terminal"}
+        await run.send("hello without a login")
+        login = await dialog_within(run, LoginScreen, 60)
+        text = screen_text(app)
+        assert "Claude Subscription" in text and "Anthropic Console" in text
+        assert "runs a program in this terminal" in text
+        assert login.request.reason is not None
+        await pilot.press("1")
+        await dialog(run, TerminalLoginScreen)
+        assert "--cli auth login --claudeai" in screen_text(app)
+        await pilot.press("n")  # back: the real login never runs here
+        await dialog(run, LoginScreen)
+        await pilot.press("escape")
+        await run.wait(lambda: run.chat.controller.queue.items, "the prompt back in the queue")
+        assert [getattr(item, "text", item) for item in run.chat.controller.queue.items] == ["hello without a login"]
+
+
+async def dialog_within(run: AppRun, kind: type[Any], timeout: float) -> Any:
+    await run.wait(lambda: isinstance(run.app.screen, kind) and run.app.screen.armed, f"the {kind.__name__}", timeout)
+    return run.app.screen
