@@ -433,3 +433,41 @@ def test_a_terminal_method_that_cannot_be_shown_as_it_runs_is_refused() -> None:
     bad_env = {**TERMINAL_V2, "env": [{"name": "A=B", "value": "1"}]}
     for method in decode_auth_methods([hidden, control, bad_env], 2):
         assert isinstance(method, UnsupportedLogin) and method.type == "terminal"
+
+
+# -- Gemini CLI: four methods, and a key it does not name ------------------------------------------------------
+
+
+@pytest.mark.timeout(120)
+async def test_gemini_cli_missing_key_is_set_through_the_key_entry(tmp_path: Path) -> None:
+    from tests.peer_gemini import ensure_gemini_cli, gemini_env
+    from tests.peers import PeerUnavailable
+
+    try:
+        argv = ensure_gemini_cli()
+    except PeerUnavailable as exc:
+        pytest.fail(f"Gemini CLI is unavailable: {exc}")
+    env = gemini_env(tmp_path / "home", 9)
+    env.pop("GEMINI_API_KEY")
+    env.pop("GOOGLE_GEMINI_BASE_URL")  # with a base URL of its own it needs no key; without, it asks
+    log = tmp_path / "wire.log"
+    launch = Launch(agent_argv=tuple(argv), agent_name="gemini", env=env, cwd=tmp_path, protocol="auto", theme=None,
+                    log_path=log, init_timeout=60, warnings=())
+    user = User(["key"], values={"GEMINI_API_KEY": KEY})
+    events: list[ControllerEvent] = []
+    ctl = SessionController(launch, asker=user, emit=events.append, transcripts=False)
+    try:
+        assert await ctl.start(), [e.text for e in events if isinstance(e, Note)]
+        [request] = user.asked
+        assert request.reason is not None and "API key is missing" in request.reason
+        assert [m.method_id for m in request.methods if isinstance(m, AgentLogin)] == [
+            "oauth-personal", "gemini-api-key", "vertex-ai", "gateway"]  # `_meta` hints ignored, never required
+        assert request.key_entry == KeyEntry(None)  # the message names no variable: the user does
+        assert ctl.session is not None and ctl.session.session_id is not None
+    finally:
+        await ctl.shutdown()
+    frames = [json.loads(line)["msg"] for line in log.read_text().splitlines() if json.loads(line)["dir"] == "->"]
+    assert [f.get("method") for f in frames] == ["initialize", "session/new", "initialize", "session/new"]
+    for frame in frames:
+        validate_client_message(frame, 2 if frame.get("method") == "initialize" else 1)
+    assert KEY not in log.read_text()
