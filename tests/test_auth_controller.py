@@ -471,3 +471,34 @@ async def test_gemini_cli_missing_key_is_set_through_the_key_entry(tmp_path: Pat
     for frame in frames:
         validate_client_message(frame, 2 if frame.get("method") == "initialize" else 1)
     assert KEY not in log.read_text()
+
+
+# -- the TypeScript SDK example agents: terminal auth advertised, no methods listed ---------------------------
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("which,protocol", [("dual_version_agent", "auto"), ("dual_version_agent", 1), ("agent", 1)])
+async def test_sdk_agents_list_no_methods_so_login_and_logout_are_never_sent(tmp_path: Path, ts_sdk_peers: Any,
+                                                                           which: str, protocol: Any) -> None:
+    log = tmp_path / "wire.log"
+    launch = Launch(agent_argv=tuple(getattr(ts_sdk_peers, which)), agent_name="sdk", env={}, cwd=tmp_path,
+                    protocol=protocol, theme=None, log_path=log, init_timeout=30, warnings=())
+    user = User()
+    events: list[ControllerEvent] = []
+    ctl = SessionController(launch, asker=user, emit=events.append, transcripts=False)
+    try:
+        assert await ctl.start()
+        assert not await ctl.logout()
+        assert not await ctl.login()  # only the key entry is offered; the scripted user declines
+        assert [request.methods for request in user.asked] == [()]
+        version = ctl.session.version if ctl.session is not None else None
+    finally:
+        await ctl.shutdown()
+    frames = [json.loads(line)["msg"] for line in log.read_text().splitlines() if json.loads(line)["dir"] == "->"]
+    sent = [f.get("method") for f in frames]
+    assert not {"authenticate", "auth/login", "logout", "auth/logout"} & set(sent)
+    assert version in (1, 2)
+    for frame in frames:
+        if "method" in frame:
+            hybrid = frame["method"] == "initialize" and frame["params"]["protocolVersion"] == 2
+            validate_client_message(frame, 2 if hybrid else version)
