@@ -474,6 +474,8 @@ def test_snapshot_form(snap_compare: Any, size: tuple[int, int], theme: str) -> 
             if screen.armed:
                 break
             await pilot.pause(0.01)
+        for field_input in screen.query(Input):
+            field_input.cursor_blink = False  # a blinking cursor would make the picture depend on timing
         await pilot.press("tab", "ctrl+a", "ctrl+k", "tab", *"ada", "tab")  # two fields with errors shown
         await pilot.pause()
 

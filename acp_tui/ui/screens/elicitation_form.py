@@ -6,8 +6,9 @@ Text and numbers are inputs, booleans checkboxes, single choices a select, multi
 selection list; defaults are filled in. Everything the agent wrote arrives sanitised in the model
 and is shown as plain text (`rich.text.Text`), never markup.
 
-Keyboard first: Tab / Shift+Tab move between fields, Enter moves on (and submits from the last
-field), Ctrl+S submits from anywhere, Ctrl+N declines, Escape cancels. A field is checked when the
+Keyboard first: Tab / Shift+Tab move between fields; Enter in a text field or on a checkbox moves on
+(and submits from the last field), while on a select it opens the choices and in a multi-select Space
+ticks; Ctrl+S submits from anywhere, Ctrl+N declines, Escape cancels. A field is checked when the
 user leaves it and again as they type after that; Submit checks every field and, if any is wrong,
 focuses the first one instead of sending. The dialog scrolls, so a 200-field form works.
 
