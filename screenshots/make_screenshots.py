@@ -2,17 +2,23 @@
 
 Each picture is the real app (headless, 140x42) talking to the real demo agent, driven by the same
 keys a person would press; the SVGs land beside this script.
+
+`python screenshots/make_screenshots.py --look DIR` takes the design-review set instead: the demo's
+`tools`, `edit` (its permission dialog, then the applied edit), `plan`, `error` and `everything`
+answers at 80x24 and 160x50 in both shipped themes, as SVG plus a PNG (made with `rsvg-convert`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from acp_tui.cli import Launch
+from acp_tui.launch import Launch
 from acp_tui.ui.app import AcpApp
 
 HERE = Path(__file__).resolve().parent
@@ -57,9 +63,11 @@ async def send(pilot: object, app: AcpApp, text: str) -> None:
 
 
 async def shoot(name: str, words: list[str], *, theme: str | None = None, approve: bool = True,
-                dialog: bool = False, show: str | None = None) -> None:
+                dialog: bool = False, show: str | None = None, size: tuple[int, int] = SIZE,
+                folder: Path = HERE) -> Path:
     app = AcpApp(launch(theme), arm_delay=0.2)
-    async with app.run_test(size=SIZE) as pilot:
+    path = folder / f"{name}.svg"
+    async with app.run_test(size=size) as pilot:
         await wait_idle(app)
         for word in words:
             await send(pilot, app, word)
@@ -68,8 +76,8 @@ async def shoot(name: str, words: list[str], *, theme: str | None = None, approv
                     await pilot.pause(0.05)
                 await pilot.pause(0.6)
                 if dialog:
-                    app.save_screenshot(str(HERE / f"{name}.svg"))
-                    return
+                    app.save_screenshot(str(path))
+                    return path
                 await pilot.press("a" if approve else "r")
             await wait_idle(app)
         await pilot.press("escape")
@@ -78,7 +86,48 @@ async def shoot(name: str, words: list[str], *, theme: str | None = None, approv
             assert chat is not None
             chat.conversation.scroll_to_widget(chat.conversation.query(show).first(), top=True, animate=False)
         await pilot.pause(0.2)
-        app.save_screenshot(str(HERE / f"{name}.svg"))
+        app.save_screenshot(str(path))
+    return path
+
+
+#: The design-review scenes: file name, the words sent, and how the permission dialog is handled.
+LOOK_SCENES: list[tuple[str, list[str], dict[str, bool]]] = [
+    ("tools", ["tools"], {}),
+    ("edit-dialog", ["edit"], {"dialog": True}),
+    ("edit", ["edit"], {}),
+    ("plan", ["plan"], {}),
+    ("error", ["error"], {}),
+    ("everything-dialog", ["everything"], {"dialog": True}),
+    ("everything", ["everything"], {}),
+]
+LOOK_SIZES = [(80, 24), (160, 50)]
+LOOK_THEMES = ["acp-dark", "acp-light"]
+
+
+def to_png(svg: Path) -> None:
+    """A PNG beside the SVG (for viewers that do not draw SVG), when `rsvg-convert` is installed.
+
+    The SVG asks for Fira Code; where it is missing, fontconfig may substitute a proportional font,
+    which smears the cell grid, so the PNG is drawn from a copy that asks for a monospace font first;
+    and librsvg drops the spaces that open a text run unless told to preserve them.
+    """
+    if shutil.which("rsvg-convert") is None:
+        return
+    text = svg.read_text(encoding="utf-8").replace("font-family: Fira Code, monospace;",
+                                                   "font-family: monospace, Fira Code;")
+    text = text.replace('<svg class="rich-terminal"', '<svg xml:space="preserve" class="rich-terminal"', 1)
+    subprocess.run(["rsvg-convert", "--background-color=white", "-o", str(svg.with_suffix(".png"))],
+                   input=text.encode("utf-8"), check=True)
+
+
+async def look(folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for width, height in LOOK_SIZES:
+        for theme in LOOK_THEMES:
+            for scene, words, options in LOOK_SCENES:
+                name = f"{scene}-{width}x{height}-{theme.removeprefix('acp-')}"
+                to_png(await shoot(name, words, theme=theme, size=(width, height), folder=folder, **options))
+                print("  ", name)
 
 
 async def main() -> None:
@@ -88,6 +137,10 @@ async def main() -> None:
             os.environ[var] = str(Path(tmp) / var)
         os.environ["HOME"] = str(Path(tmp) / "home")
         (Path.home() / "src" / "greeter").mkdir(parents=True)
+        if len(sys.argv) == 3 and sys.argv[1] == "--look":
+            await look(Path(sys.argv[2]).resolve())
+            print("screenshots written to", sys.argv[2])
+            return
         await shoot("streamed-answer", ["markdown"])
         await shoot("tool-diff", ["edit"])
         await shoot("permission-dialog", ["edit"], dialog=True)
