@@ -18,6 +18,7 @@ Script keys (all optional)::
       "env_key": "OPENAI_API_KEY",          # the agent is logged in when this variable is set (non-empty)
       "env_needs_login": false,             # ...and also authenticated with an env_var method's id
       "terminal_exit": 0,                   # --cli login exits with this (0 logs in)
+      "terminal_code": null,                # ...or asks for this code on the terminal (interactive)
       "leak_key": false                     # say the key on stderr and in every answer (redaction tests)
     }
 """
@@ -194,6 +195,10 @@ def terminal_login(script: dict[str, Any], args: list[str]) -> int:
     """The program a terminal method runs: log in (or fail) and say what it was given."""
     agent = AuthAgent(script)
     code = int(script.get("terminal_exit", 0))
+    wanted = script.get("terminal_code")
+    if wanted is not None:  # an interactive login: it needs the real terminal
+        typed = input("auth-agent: enter the code shown in your browser: ")
+        code = 0 if typed.strip() == wanted else 1
     agent.store(terminal_args=args, terminal_env={k: v for k, v in os.environ.items() if k.startswith("AUTH_AGENT_")},
                 terminal_cwd=os.getcwd())
     if code == 0:
