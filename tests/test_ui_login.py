@@ -282,3 +282,46 @@ def test_snapshot_terminal_login(snap_compare: Any, size: tuple[int, int]) -> No
 @pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=["80x24", "160x50"])
 def test_snapshot_secret(snap_compare: Any, size: tuple[int, int]) -> None:
     assert snap_compare(DialogApp(), terminal_size=size, run_before=_open_secret)
+
+
+# -- the command palette --------------------------------------------------------------------------------------
+
+
+async def test_the_palette_offers_log_in_and_log_out() -> None:
+    from textual.screen import Screen
+
+    from acp_tui.ui.screens.login import LoginCommands
+
+    class Chat(Screen[None]):
+        COMMANDS = {LoginCommands}
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.ran: list[str] = []
+
+        def compose(self) -> ComposeResult:
+            yield Static("chat")
+
+        def action_log_in(self) -> None:
+            self.ran.append("log_in")
+
+        def action_log_out(self) -> None:
+            self.ran.append("log_out")
+
+    class PaletteApp(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(Chat())
+
+    app = PaletteApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        chat = app.screen
+        assert isinstance(chat, Chat)
+        for typed, action in (("log in", "log_in"), ("log out", "log_out")):
+            app.action_command_palette()
+            await pilot.pause()
+            await pilot.press(*typed)
+            await wait_for(pilot, lambda: "Log" in screen_text(app), "the palette's hits")
+            await pilot.pause(0.3)
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: action in chat.ran, f"{action} to run")
+        assert chat.ran == ["log_in", "log_out"]

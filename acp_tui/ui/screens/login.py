@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import os
 import shlex
+from collections.abc import Callable
+from functools import partial
 from typing import ClassVar, Final, Generic, TypeVar
 
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -38,7 +41,7 @@ from acp_tui.services.auth import KeyEntry, LoginChoice, LoginRequest, SecretReq
 from acp_tui.ui.path_text import display_path
 from acp_tui.ui.screens.permission import ARM_DELAY
 
-__all__ = ["GuardedDialog", "LoginScreen", "SecretScreen", "TerminalLoginScreen", "method_label", "method_how"]
+__all__ = ["GuardedDialog", "LoginCommands", "LoginScreen", "SecretScreen", "TerminalLoginScreen", "method_label", "method_how"]
 
 #: Methods reachable with a number key.
 MAX_NUMBERED: Final = 9
@@ -500,3 +503,31 @@ class SecretScreen(GuardedDialog[dict[str, str]]):
                 return {}, f"{plain(name) or 'the value'} is empty"
             values[name] = value
         return values, None
+
+
+# -- the command palette --------------------------------------------------------------------------------------
+
+#: Palette entries: (name, the screen action it runs, help).
+LOGIN_COMMANDS: Final = (
+    ("Log in", "log_in", "Choose one of the agent's login methods, or set an API key for it"),
+    ("Log out", "log_out", "Log out of the agent (when it offers that) and forget keys typed here"),
+)
+
+
+class LoginCommands(Provider):
+    """"Log in" and "Log out" in the command palette, on screens with `log_in` / `log_out` actions."""
+
+    def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
+        return [(name, partial(self.screen.run_action, action), help_text)
+                for name, action, help_text in LOGIN_COMMANDS if hasattr(self.screen, f"action_{action}")]
+
+    async def discover(self) -> Hits:
+        for name, command, help_text in self._commands():
+            yield DiscoveryHit(name, command, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for name, command, help_text in self._commands():
+            score = max(matcher.match(name), matcher.match(f"{name} authenticate sign"))
+            if score > 0:
+                yield Hit(score, matcher.highlight(name), command, help=help_text)
