@@ -39,6 +39,7 @@ from acp_tui.protocol.auth import (
     AuthMethod,
     EnvVarLogin,
     LoginVariable,
+    LogoutRequest,
     TerminalLogin,
     UnsupportedLogin,
     decode_auth_methods,
@@ -47,7 +48,6 @@ from acp_tui.protocol.auth import (
     logout_method,
     valid_env_name,
 )
-from acp_tui.protocol.auth import LogoutRequest
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.sanitize import plain
 from acp_tui.services.base import Capabilities, ServiceContext, ServiceHandler
