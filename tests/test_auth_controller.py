@@ -12,7 +12,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -131,11 +131,13 @@ class Run:
 
 
 @pytest.fixture(autouse=True)
-def _private(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _private(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("ACP_TUI_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("ACP_TUI_STATE_DIR", str(tmp_path / "state"))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     secrets.clear()
+    yield
+    secrets.clear()  # the registry is process-wide: no test leaves a secret behind
 
 
 RunFactory = Callable[..., Run]
