@@ -670,10 +670,12 @@ async def test_resume_config_list_close_and_unknown_methods(version: int) -> Non
 
 async def test_v2_resume_rejects_an_unsupported_replay_cursor() -> None:
     async with DemoClient(2) as client:
-        await client.initialize()
+        session_id = await client.new_session()
         reply = await client.call(
-            "session/resume", {"sessionId": "s", "cwd": CWD, "replayFrom": {"type": "_somewhere"}}
+            "session/resume", {"sessionId": session_id, "cwd": CWD, "replayFrom": {"type": "_somewhere"}}
         )
         assert reply["error"]["code"] == -32602
-        ok = await client.call("session/resume", {"sessionId": "s", "cwd": CWD, "replayFrom": {"type": "start"}})
+        ok = await client.call("session/resume", {"sessionId": session_id, "cwd": CWD, "replayFrom": {"type": "start"}})
         assert "result" in ok
+        unknown = await client.call("session/resume", {"sessionId": "s", "cwd": CWD, "replayFrom": {"type": "start"}})
+        assert unknown["error"]["code"] == -32002  # no history to replay

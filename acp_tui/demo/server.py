@@ -22,11 +22,13 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 import msgspec
+from msgspec import UNSET
 
 from acp_tui.demo import content, scripts, wire
 from acp_tui.demo.dialect import MODELS, MODES, Dialect, V1Dialect, V2Dialect
+from acp_tui.demo.store import BREAK_REPLAY_ENV, BadCursor, SessionStore, StoredSession
 from acp_tui.demo.turn import Pace, SessionData, Turn, TurnCancelled, TurnFailed
-from acp_tui.protocol import jsonrpc, methods
+from acp_tui.protocol import jsonrpc, methods, v2
 from acp_tui.protocol.common import ErrorObject
 from acp_tui.protocol.framing import LineFramer
 
@@ -47,6 +49,10 @@ class SessionNotFound(Exception):
 
 class UnknownMethod(Exception):
     """A method the negotiated version does not have: answered with -32601."""
+
+
+class ReplayBroken(Exception):
+    """A replay that fails halfway (`ACP_TUI_DEMO_BREAK_REPLAY`): answered with -32603."""
 
 
 class Output:
@@ -123,6 +129,8 @@ class DemoAgent:
         self.version: int | None = None
         self.dialect: Dialect = V2Dialect()
         self.sessions: dict[str, DemoSession] = {}
+        #: every session's history, title and last activity (on disk with ACP_TUI_DEMO_STORE)
+        self.store = SessionStore.from_env()
         #: the elicitation modes the client advertised in `initialize`
         self.elicitation_modes: frozenset[str] = frozenset()
         self._request_ids = itertools.count(1)
@@ -133,7 +141,9 @@ class DemoAgent:
             "session/new": self._new_session,
             "session/resume": self._resume_session,
             "session/list": self._list_sessions,
+            "session/load": self._load_session,
             "session/close": self._close_session,
+            "session/delete": self._delete_session,
             "session/set_config_option": self._set_config_option,
             "session/prompt": self._prompt,
             "tool_call/cancel": self._cancel_tool_call,
@@ -199,6 +209,8 @@ class DemoAgent:
             await self._error(request.id, jsonrpc.METHOD_NOT_FOUND, f"Method not found: {request.method}")
         except SessionNotFound as exc:
             await self._error(request.id, jsonrpc.RESOURCE_NOT_FOUND, f"Session not found: {exc}")
+        except ReplayBroken as exc:
+            await self._error(request.id, jsonrpc.INTERNAL_ERROR, str(exc))
         except Exception as exc:  # a demo bug must not kill the connection
             traceback.print_exc(file=sys.stderr)
             await self._error(request.id, jsonrpc.INTERNAL_ERROR, f"Internal error: {exc}")
@@ -231,6 +243,7 @@ class DemoAgent:
 
     def _send_update(self, session_id: str, update: Any) -> None:
         self.out.send(jsonrpc.encode_notification("session/update", wire.SessionNotification(session_id, update)))
+        self.store.remember(session_id, update)  # for `session/load` and `replayFrom` later
 
     async def update(self, session_id: str, update: Any) -> None:
         """Send one `session/update` (the `Link` the turns use)."""
@@ -298,16 +311,16 @@ class DemoAgent:
             return methods.InitializeResponse(
                 protocol_version=2,
                 info=AGENT_INFO,
-                capabilities={"session": {"prompt": {"embeddedContext": {}, "image": {}}}},
+                capabilities={"session": {"prompt": {"embeddedContext": {}, "image": {}}, "delete": {}}},
             )
         self.version, self.dialect = 1, V1Dialect()
         return methods.InitializeResponse(
             protocol_version=1,
             agent_info=AGENT_INFO,
             agent_capabilities={
-                "loadSession": False,
+                "loadSession": True,
                 "promptCapabilities": {"embeddedContext": True, "image": True},
-                "sessionCapabilities": {"resume": {}, "list": {}, "close": {}},
+                "sessionCapabilities": {"resume": {}, "list": {}, "close": {}, "delete": {}},
             },
         )
 
@@ -315,6 +328,7 @@ class DemoAgent:
         cwd = msgspec.json.decode(params, type=wire.NewSessionParams).cwd
         session = DemoSession(SessionData(f"demo-{uuid.uuid4().hex[:12]}", cwd))
         self.sessions[session.data.session_id] = session
+        self.store.add(session.data.session_id, cwd, self.version or 2)
         await self._respond(
             request_id,
             methods.NewSessionResponse(
@@ -332,30 +346,94 @@ class DemoAgent:
         replay = request.replay_from
         if replay is not None and not (isinstance(replay, dict) and replay.get("type") == "start"):
             raise BadParams(f"unsupported replayFrom {replay!r}")
-        # The demo keeps no history: resuming re-creates the session, and replaying from the
-        # start replays nothing.
-        session = self.sessions.get(request.session_id)
-        if session is None:
-            session = DemoSession(SessionData(request.session_id, request.cwd, resumed=True))
-            self.sessions[request.session_id] = session
+        replaying = self.version == 2 and replay is not None
+        stored = self._stored(request.session_id, request.cwd)
+        if replaying and stored is None and request.session_id not in self.sessions:
+            raise SessionNotFound(request.session_id)  # no history to replay
+        # Without replay a session this process never had is re-created (a client resuming after a restart).
+        session = self._revive(request.session_id, request.cwd)
+        if replaying:
+            await self._replay(session.data)
+        if isinstance(self.dialect, V2Dialect):
+            self._send_update(session.data.session_id, self.dialect.state("idle"))  # the current state, then the answer
         await self._respond(
             request_id, methods.ResumeSessionResponse(config_options=self.dialect.config_options(session.data.config))
         )
         await self.update(session.data.session_id, self.dialect.commands(content.BEHAVIOURS))
 
+    async def _load_session(self, request_id: jsonrpc.RequestId, params: bytes) -> None:
+        """v1 `session/load`: replay the whole history as updates, then answer (docs/protocol.md §3)."""
+        if self.version != 1:
+            raise UnknownMethod()
+        request = msgspec.json.decode(params, type=wire.SessionParams)
+        if self._stored(request.session_id, request.cwd) is None:
+            raise SessionNotFound(request.session_id)
+        session = self._revive(request.session_id, request.cwd)
+        await self._replay(session.data)
+        await self._respond(
+            request_id, methods.ResumeSessionResponse(config_options=self.dialect.config_options(session.data.config))
+        )
+        await self.update(session.data.session_id, self.dialect.commands(content.BEHAVIOURS))
+
+    def _stored(self, session_id: str, cwd: str) -> StoredSession | None:
+        """The stored session of this id in this protocol version; another folder's is refused (-32602)."""
+        stored = self.store.get(session_id, self.version or 2)
+        if stored is not None and stored.cwd != cwd:
+            raise BadParams(f"session {session_id} belongs to {stored.cwd}")
+        return stored
+
+    def _revive(self, session_id: str, cwd: str) -> DemoSession:
+        session = self.sessions.get(session_id)
+        if session is None:
+            session = DemoSession(SessionData(session_id, cwd, resumed=True))
+            self.sessions[session_id] = session
+            self.store.add(session_id, cwd, self.version or 2)
+        return session
+
+    async def _replay(self, data: SessionData) -> None:
+        """Send the stored history (not stored again), then its title; fails halfway when asked to."""
+        stored = self.store.get(data.session_id, self.version or 2)
+        history = self.store.history(stored) if stored is not None else []
+        broken = bool(os.environ.get(BREAK_REPLAY_ENV))
+        for index, update in enumerate(history[: len(history) // 2] if broken else history):
+            self.out.send(jsonrpc.encode_notification("session/update", wire.SessionNotification(data.session_id, update)))
+            if index % 256 == 255:
+                await self.out.flush()
+        if broken:
+            await self.out.flush()
+            raise ReplayBroken("the demo could not read the rest of this session's history")
+        if stored is not None and stored.title is not None:
+            self.out.send(jsonrpc.encode_notification("session/update", wire.SessionNotification(
+                data.session_id, v2.SessionInfoUpdate(title=stored.title, updated_at=stored.updated_at))))
+        await self.out.flush()
+
     async def _list_sessions(self, request_id: jsonrpc.RequestId, params: bytes) -> Any:
+        request = msgspec.json.decode(params, type=wire.ListParams)
+        try:
+            rows, next_cursor = self.store.page(self.version or 2, request.cwd, request.cursor)
+        except BadCursor:
+            raise BadParams(f"invalid cursor {request.cursor!r}") from None
         return wire.ListSessionsResult(
-            [
-                wire.SessionInfo(session_id, session.data.cwd, f"Demo session {index}")
-                for index, (session_id, session) in enumerate(self.sessions.items(), 1)
-            ]
+            [wire.SessionInfo(s.session_id, s.cwd, title=s.title if s.title is not None else UNSET,
+                              updated_at=s.updated_at) for s in rows],
+            next_cursor=next_cursor if next_cursor is not None else UNSET,
         )
 
     async def _close_session(self, request_id: jsonrpc.RequestId, params: bytes) -> Any:
+        """`session/close`: its work is cancelled and it is no longer active; its history stays (load, resume)."""
         session_id = msgspec.json.decode(params, type=wire.SessionParams).session_id
         session = self.sessions.pop(session_id, None)
         if session is not None:
             self._cancel(session)
+        return methods.EmptyResponse()
+
+    async def _delete_session(self, request_id: jsonrpc.RequestId, params: bytes) -> Any:
+        """`session/delete`: gone from the list and the store (idempotent)."""
+        session_id = msgspec.json.decode(params, type=wire.SessionParams).session_id
+        session = self.sessions.pop(session_id, None)
+        if session is not None:
+            self._cancel(session)
+        self.store.delete(session_id)
         return methods.EmptyResponse()
 
     async def _set_config_option(self, request_id: jsonrpc.RequestId, params: bytes) -> Any:
@@ -470,6 +548,8 @@ class DemoAgent:
         """
         dialect = self.dialect
         if not isinstance(dialect, V2Dialect):
+            for block in prompt.blocks:  # v1 never echoes the prompt; a load replays it (docs/protocol.md §3)
+                self.store.remember(data.session_id, {"sessionUpdate": "user_message_chunk", "content": block})
             return
         message_id = data.new_id("msg-user")
         self.out.send(jsonrpc.encode_response(prompt.request_id, methods.PromptResponse(message_id=message_id)))
@@ -484,6 +564,11 @@ class DemoAgent:
             await turn.close_unfinished("cancelled" if stop_reason == "cancelled" else "failed")
         data.used_tokens = min(CONTEXT_SIZE, data.used_tokens + TOKENS_PER_TURN)
         data.cost += COST_PER_TURN
+        stored = self.store.get(data.session_id, self.version or 2)
+        if stored is not None:  # the first prompt names the session; every turn is activity
+            self.store.touched(stored, _title(prompt.blocks))
+            self._send_update(data.session_id, v2.SessionInfoUpdate(title=stored.title or UNSET,
+                                                                     updated_at=stored.updated_at))
         self._send_update(data.session_id, self.dialect.usage(data.used_tokens, CONTEXT_SIZE, data.cost))
         dialect = self.dialect
         if isinstance(dialect, V2Dialect):
@@ -494,6 +579,15 @@ class DemoAgent:
         else:
             self.out.send(jsonrpc.encode_response(prompt.request_id, methods.V1PromptResponse(stop_reason=stop_reason)))
         await self.out.flush()
+
+
+def _title(blocks: list[dict[str, Any]]) -> str | None:
+    """A session title from its first prompt: the start of its text, as typed (a hostile title stays hostile)."""
+    text = " ".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text").strip()
+    if not text:
+        return None
+    line = text.splitlines()[0]
+    return line if len(line) <= 60 else line[:59] + "…"
 
 
 def _elicitation_modes(capabilities: Any) -> frozenset[str]:

@@ -37,12 +37,14 @@ class SessionInfo(WireStruct):
     session_id: str
     cwd: str
     title: Patch[str] = UNSET
+    updated_at: Patch[str] = UNSET
 
 
 class ListSessionsResult(WireStruct):
-    """`ListSessionsResponse`."""
+    """`ListSessionsResponse`; no `nextCursor` on the last page."""
 
     sessions: list[SessionInfo]
+    next_cursor: Patch[str] = UNSET
 
 
 class SessionNotification(WireStruct):
@@ -102,6 +104,13 @@ class SessionParams(msgspec.Struct, rename="camel"):
     session_id: str
     cwd: str = "/"
     replay_from: Any = None
+
+
+class ListParams(msgspec.Struct, rename="camel"):
+    """`session/list` params."""
+
+    cwd: str | None = None
+    cursor: str | None = None
 
 
 class ToolCallParams(msgspec.Struct, rename="camel"):
