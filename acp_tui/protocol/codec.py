@@ -428,9 +428,19 @@ def _fix_v1_permission(obj: dict[str, Any]) -> dict[str, Any]:
     return obj
 
 
+def _fix_list_sessions(obj: dict[str, Any]) -> dict[str, Any]:
+    """Entries that are not session infos are skipped (schema: `x-deserialize-skip-invalid-items`)."""
+    sessions = obj.get("sessions")
+    obj["sessions"] = [s for s in sessions if _converts(s, methods.ListedSession)] if isinstance(sessions, list) else []
+    if not isinstance(obj.get("nextCursor"), (str, type(None))):
+        obj.pop("nextCursor", None)
+    return obj
+
+
 decode_initialize_result = _make(methods.InitializeResponse)
 decode_new_session_result = _make(methods.NewSessionResponse, _fix_session_result)
 decode_resume_session_result = _make(methods.ResumeSessionResponse, _fix_session_result)
+decode_list_sessions_result = _make(methods.ListSessionsResponse, _fix_list_sessions)
 decode_set_config_option_result = _make(methods.SetSessionConfigOptionResponse, _fix_session_result)
 decode_empty_result = _make(methods.EmptyResponse)
 _decode_v2_prompt_result = _make(methods.PromptResponse)
@@ -559,6 +569,23 @@ def build_resume_session(session_id: str, cwd: str, version: int, replay: bool =
     """`session/resume` params; in v2, `replay` asks for history from the start."""
     replay_from: Any = {"type": "start"} if replay and version >= 2 else UNSET
     return methods.ResumeSessionRequest(session_id=session_id, cwd=cwd, mcp_servers=[], replay_from=replay_from)
+
+
+def build_load_session(session_id: str, cwd: str) -> methods.LoadSessionRequest:
+    """v1 `session/load` params: the session's own absolute `cwd`, no MCP servers."""
+    return methods.LoadSessionRequest(session_id=session_id, cwd=cwd, mcp_servers=[])
+
+
+def build_list_sessions(cwd: str | None = None, cursor: str | None = None) -> methods.ListSessionsRequest:
+    """`session/list` params: only this `cwd`'s sessions (None: every folder), from `cursor` (None: the first page)."""
+    return methods.ListSessionsRequest(cwd=UNSET if cwd is None else cwd, cursor=UNSET if cursor is None else cursor)
+
+
+def decode_load_session_result(result: bytes) -> methods.ResumeSessionResponse:
+    """v1 `session/load` result: `{modes?, configOptions?}`, or `null` as the docs' example sends."""
+    if result.strip() == b"null":
+        return methods.ResumeSessionResponse()
+    return decode_resume_session_result(result)
 
 
 def text_block(text: str) -> v2.TextContent:

@@ -120,6 +120,49 @@ class ResumeSessionResponse(WireStruct):
     meta: Patch[Meta] = _meta()
 
 
+class ListSessionsRequest(WireStruct):
+    """`session/list` params: `cwd` (absolute) filters by working directory; `cursor` is a previous `nextCursor`."""
+
+    cwd: Patch[str] = UNSET
+    cursor: Patch[str] = UNSET
+    meta: Patch[Meta] = _meta()
+
+
+class ListedSession(WireStruct):
+    """One `session/list` entry (schema `SessionInfo`); `updatedAt` is an RFC 3339 / ISO 8601 time."""
+
+    session_id: str
+    cwd: str
+    title: Patch[str] = UNSET
+    updated_at: Patch[str] = UNSET
+    additional_directories: Patch[list[str]] = UNSET
+    meta: Patch[Meta] = _meta()
+
+
+class ListSessionsResponse(WireStruct):
+    """`session/list` result; no `nextCursor` (or `null`) means the last page."""
+
+    sessions: list[ListedSession]
+    next_cursor: Patch[str] = UNSET
+    meta: Patch[Meta] = _meta()
+
+
+class LoadSessionRequest(WireStruct):
+    """v1 `session/load` params (`mcpServers` required); the agent replays the history before answering."""
+
+    session_id: str
+    cwd: str
+    mcp_servers: list[dict[str, Any]]
+    meta: Patch[Meta] = _meta()
+
+
+class SessionIdRequest(WireStruct):
+    """`session/close` and `session/delete` params (both versions): only the session id."""
+
+    session_id: str
+    meta: Patch[Meta] = _meta()
+
+
 class PromptRequest(WireStruct):
     """`session/prompt` params (both versions)."""
 

@@ -102,6 +102,15 @@ class V1Adapter:
         #: the terminal of each tool call that has one in its `_meta` (the terminal-output extension)
         self._terminals: dict[str, _MetaTerminal] = {}
 
+    def configure(self, modes: Any = None, config_options: list[SessionConfigOption] | None = None) -> None:
+        """The setup result arrived (after a `session/load` replay): learn its modes and options, keep the rest.
+
+        The replayed updates already went through this adapter; its message ids and plan stay, so what the
+        session says next continues the history instead of colliding with it (docs/protocol.md §3).
+        """
+        self._agent_options = list(config_options or [])
+        self._mode_option = _modes_option(modes)
+
     # -- state the agent layer may ask about ---------------------------------------------------------
 
     @property
