@@ -30,6 +30,12 @@ class Launch:
     client_terminals: bool = True
     #: a write outside the session folder: "ask" (a dialog) or "refuse" (the `outside_writes` setting)
     outside_writes: Literal["ask", "refuse"] = "ask"
+    #: open this past session (with its history) instead of a new one (`--resume ID`)
+    resume_id: str | None = None
+    #: open the most recent session of this agent in this folder (`--continue`)
+    continue_last: bool = False
+    #: show the session list at start (`--resume` without an id)
+    pick_session: bool = False
 
 
 __all__ = ["Launch", "Protocol"]

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 from acp_tui.session.changes import Change
+from acp_tui.session.model import SessionState
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +27,19 @@ class StderrLine:
     text: str
 
 
-SessionEvent: TypeAlias = ModelChanged | StderrLine
+@dataclass(frozen=True, slots=True)
+class SessionSwitched:
+    """`AgentSession.state` is now another session's model (a new one, or a past one opened, its history
+    already applied); `previous` is the model it replaced, for whoever still holds changes of it.
 
-__all__ = ["ModelChanged", "StderrLine", "SessionEvent"]
+    Nothing of the new model was emitted as `ModelChanged`: show it whole (docs/protocol.md §3).
+    """
+
+    session_id: str
+    previous: SessionState
+    replayed: bool
+
+
+SessionEvent: TypeAlias = ModelChanged | StderrLine | SessionSwitched
+
+__all__ = ["ModelChanged", "SessionEvent", "SessionSwitched", "StderrLine"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +22,8 @@ import msgspec
 
 from acp_tui.agent.connection import Connection, ConnectionClosed, WireProblem
 from acp_tui.agent.connection import NotAnAgent
-from acp_tui.agent.dialect import Dialect, V1Dialect, dialect_for
-from acp_tui.agent.events import ModelChanged, SessionEvent, StderrLine
+from acp_tui.agent.dialect import Dialect, OpenMethod, SessionAbilities, V1Dialect, dialect_for
+from acp_tui.agent.events import ModelChanged, SessionEvent, SessionSwitched, StderrLine
 from acp_tui.agent.process import AgentProcess, ExitInfo
 from acp_tui.agent.trace import TraceSink, WireTrace
 from acp_tui.protocol import codec, methods
@@ -56,8 +56,26 @@ class AuthRequired(SessionError):
         self.auth_methods = auth_methods
 
 
+class _Opening:
+    """A session being set up beside the current one (docs/protocol.md §3): its own model and dialect.
+
+    Its updates (a replayed history) are applied here, not shown; the current conversation stays as it
+    is until the agent answers, and stays for good if it refuses or fails halfway.
+    """
+
+    __slots__ = ("session_id", "state", "dialect", "buffered", "updates", "progress")
+
+    def __init__(self, session_id: str | None, dialect: Dialect, progress: Callable[[int], None] | None) -> None:
+        self.session_id = session_id  # None until `session/new` answers
+        self.state = SessionState()
+        self.dialect = dialect
+        self.buffered: list[tuple[str, Any]] = []
+        self.updates = 0
+        self.progress = progress
+
+
 class AgentSession:
-    """Starts an agent, negotiates v2 or v1, and runs one session with it."""
+    """Starts an agent, negotiates v2 or v1, and runs one session with it at a time."""
 
     def __init__(
         self,
@@ -97,6 +115,7 @@ class AgentSession:
         self._cancelled = False
         self._turns: set[asyncio.Task[None]] = set()
         self._closing: asyncio.Task[None] | None = None
+        self._opening: _Opening | None = None
 
     @property
     def version(self) -> int | None:
@@ -164,28 +183,143 @@ class AgentSession:
             apply=self._apply,
             report=lambda reason, raw: self._report(WireProblem(reason, raw)),
             agent_capabilities=agent_caps if isinstance(agent_caps, dict) else {},
-            dialect=self.dialect,
+            dialect=_CurrentDialect(self),  # each session has its own dialect; services follow the current one
             connection_closed=lambda: self.connection.closed,
         )
         for service in self.services:
             service.bind(context)
 
     async def new_session(self) -> str:
-        """`session/new` in the launch directory with no MCP servers."""
-        raw = await self._handshake("session/new", codec.build_new_session(self.cwd))
-        result = self._decode(codec.decode_new_session_result, raw, "session/new result")
-        self.session_id = result.session_id
-        self._session_ready(result)
+        """`session/new` in the session directory with no MCP servers.
+
+        The connection's first session fills `state` as it comes; a later one is set up beside the current
+        session and replaces it only once the agent answered (`SessionSwitched`).
+        """
+        params = codec.build_new_session(self.cwd)
+        if self.session_id is None and self._opening is None:
+            raw = await self._handshake("session/new", params)
+            result = self._decode(codec.decode_new_session_result, raw, "session/new result")
+            self.session_id = result.session_id
+            self._session_ready(result)
+            return result.session_id
+        opening = self._begin(None, None)
+        try:
+            raw = await self._handshake("session/new", params, opening)
+            result = self._decode(codec.decode_new_session_result, raw, "session/new result")
+            opening.session_id = result.session_id
+            self._switch(opening, result, replayed=False)
+        finally:
+            self._end(opening)
         return result.session_id
+
+    def abilities(self) -> SessionAbilities:
+        """The session methods the agent advertised (none before `initialize` is answered)."""
+        return self.dialect.abilities() if self.dialect is not None else SessionAbilities()
+
+    def can_open(self, history: bool) -> bool:
+        """Can a past session be opened, with its history shown (`history`) or not (docs/protocol.md §3)?"""
+        return self.dialect is not None and self.dialect.open_method(history) is not None
+
+    async def open_session(
+        self, session_id: str, *, history: bool = True, progress: Callable[[int], None] | None = None
+    ) -> OpenMethod:
+        """Open a past session in this connection's directory (docs/protocol.md §3); returns how it was opened.
+
+        With `history`, v2 resumes with `replayFrom: start` and v1 uses `session/load` (else v1 `session/resume`,
+        which shows no history). The history goes into a fresh model; the current session stays current until
+        the agent answers, and stays so if it refuses, or fails halfway through the replay (`SessionError`).
+        `progress` is told the number of replayed updates as they arrive.
+        """
+        dialect = self._dialect()
+        method = dialect.open_method(history)
+        if method is None:
+            raise SessionError("this agent cannot open past sessions (it offers neither session/load nor session/resume)")
+        if method == "resume" and self.session_id is None and self._opening is None:
+            await self.resume(session_id)  # nothing shown yet, no history asked: the restart path
+            return method
+        opening = self._begin(session_id, progress)
+        try:
+            if method == "load":
+                raw = await self._handshake("session/load", codec.build_load_session(session_id, self.cwd), opening)
+                result = self._decode(codec.decode_load_session_result, raw, "session/load result")
+            else:
+                params = opening.dialect.resume_params(session_id, self.cwd, method == "resume_replay")
+                raw = await self._handshake("session/resume", params, opening)
+                result = self._decode(codec.decode_resume_session_result, raw, "session/resume result")
+            self._switch(opening, result, replayed=method != "resume")
+        finally:
+            self._end(opening)
+        return method
+
+    async def list_sessions(self, cursor: str | None = None, cwd: str | None = None) -> methods.ListSessionsResponse:
+        """One page of `session/list` (only when advertised): `cwd` filters (None: every folder)."""
+        if not self.abilities().list:
+            raise SessionError("this agent cannot list its sessions")
+        raw = await self._handshake("session/list", codec.build_list_sessions(cwd, cursor))
+        result: methods.ListSessionsResponse = self._decode(codec.decode_list_sessions_result, raw, "session/list result")
+        return result
+
+    async def close_session(self) -> bool:
+        """`session/close` for the current session, when advertised: the agent stops its work and frees it.
+
+        The model keeps what it shows; returns False when the agent does not offer it.
+        """
+        if self.session_id is None or not self.abilities().close:
+            return False
+        await self._handshake("session/close", methods.SessionIdRequest(session_id=self.session_id))
+        return True
+
+    async def close_other(self, session_id: str) -> bool:
+        """`session/close` for a session this connection left (after a switch), when advertised."""
+        if not self.abilities().close:
+            return False
+        await self._handshake("session/close", methods.SessionIdRequest(session_id=session_id))
+        return True
+
+    async def delete_session(self, session_id: str) -> None:
+        """`session/delete` (only when advertised; idempotent on the agent's side)."""
+        if not self.abilities().delete:
+            raise SessionError("this agent cannot delete sessions")
+        await self._handshake("session/delete", methods.SessionIdRequest(session_id=session_id))
+
+    def _begin(self, session_id: str | None, progress: Callable[[int], None] | None) -> _Opening:
+        if self._opening is not None:
+            raise SessionError("another session is being opened")
+        current = self._dialect()
+        dialect = dialect_for(current.version, current.init)
+        self._opening = _Opening(session_id, dialect, progress)
+        return self._opening
+
+    def _end(self, opening: _Opening) -> None:
+        if self._opening is opening:
+            self._opening = None  # refused or failed: its model is dropped, the current session untouched
+
+    def _switch(self, opening: _Opening, result: methods.NewSessionResponse | methods.ResumeSessionResponse,
+                *, replayed: bool) -> None:
+        """The agent answered: the opened session becomes the current one (`SessionSwitched`)."""
+        assert opening.session_id is not None
+        for item in opening.dialect.session_ready(result):
+            apply(opening.state, item)
+        previous = self.state
+        self.state, self.dialect, self.session_id = opening.state, opening.dialect, opening.session_id
+        self._opening = None
+        self._emit(SessionSwitched(opening.session_id, previous, replayed))
+        for session_id, update in opening.buffered:  # a new session's updates sent before its id was known
+            self._route_update(session_id, update)
 
     async def resume(self, session_id: str, *, replay: bool = False) -> None:
         """`session/resume` (v2 baseline; v1 only when `sessionCapabilities.resume` is advertised)."""
         dialect = self._dialect()
         if not dialect.can_resume():
             raise SessionError("this agent does not support resuming sessions")
-        self.session_id = session_id
-        raw = await self._handshake("session/resume", dialect.resume_params(session_id, self.cwd, replay))
-        self._session_ready(self._decode(codec.decode_resume_session_result, raw, "session/resume result"))
+        previous, self.session_id = self.session_id, session_id
+        try:
+            raw = await self._handshake("session/resume", dialect.resume_params(session_id, self.cwd, replay))
+            result = self._decode(codec.decode_resume_session_result, raw, "session/resume result")
+        except BaseException:
+            self.session_id = previous  # refused: a new session may follow on this connection
+            raise
+        self._session_ready(result)
 
     def _session_ready(self, result: methods.NewSessionResponse | methods.ResumeSessionResponse) -> None:
         for item in self._dialect().session_ready(result):
@@ -194,9 +328,11 @@ class AgentSession:
         for session_id, update in buffered:
             self._route_update(session_id, update)
 
-    async def _handshake(self, method: str, params: Any) -> msgspec.Raw:
+    async def _handshake(self, method: str, params: Any, opening: _Opening | None = None) -> msgspec.Raw:
         try:
-            return await asyncio.wait_for(self.connection.request(method, params), self.handshake_timeout)
+            if opening is None:
+                return await asyncio.wait_for(self.connection.request(method, params), self.handshake_timeout)
+            return await self._replaying(self.connection.request(method, params), opening)
         except asyncio.TimeoutError:
             raise HandshakeTimeout(
                 f"the agent did not answer {method} within {self.handshake_timeout:g} s"
@@ -210,6 +346,21 @@ class AgentSession:
             raise SessionError(f"the agent refused {method}: {exc.message} ({exc.code})") from None
         except ConnectionClosed as exc:
             raise SessionError(f"the agent stopped during {method}: {exc}") from None
+
+    async def _replaying(self, request: Coroutine[Any, Any, msgspec.Raw], opening: _Opening) -> msgspec.Raw:
+        """Await a setup request that may replay a long history: it times out only when nothing arrives."""
+        task = asyncio.ensure_future(request)
+        seen = -1
+        try:
+            while True:
+                done, _ = await asyncio.wait({task}, timeout=self.handshake_timeout)
+                if done:
+                    return task.result()
+                if opening.updates == seen:
+                    raise asyncio.TimeoutError
+                seen = opening.updates
+        finally:
+            task.cancel()
 
     def _dialect(self) -> Dialect:
         if self.dialect is None:
@@ -407,10 +558,28 @@ class AgentSession:
         except MalformedMessage as exc:
             self._report(WireProblem(f"malformed session/update: {exc.reason}", exc.raw))
             return
+        opening = self._opening
+        if opening is not None and session_id != self.session_id:
+            self._opening_update(opening, session_id, update)
+            return
         if self.session_id is None:
             self._buffered.append((session_id, update))  # session/new has not answered yet
             return
         self._route_update(session_id, update)
+
+    def _opening_update(self, opening: _Opening, session_id: str, update: Any) -> None:
+        """An update for the session being opened: into its own model, counted, not shown yet."""
+        if opening.session_id is None:
+            opening.buffered.append((session_id, update))  # `session/new` has not answered yet
+            return
+        if session_id != opening.session_id:
+            self._report(WireProblem(f"session/update for unknown session {session_id!r}", b""))
+            return
+        for item in opening.dialect.update(update):
+            apply(opening.state, item)
+        opening.updates += 1
+        if opening.progress is not None:
+            opening.progress(opening.updates)
 
     def _route_update(self, session_id: str, update: Any) -> None:
         if session_id != self.session_id:
@@ -448,6 +617,33 @@ class AgentSession:
             return decoder(bytes(raw), *args)
         except MalformedMessage as exc:
             raise SessionError(f"the agent sent an invalid {what}: {exc.reason}") from None
+
+
+class _CurrentDialect:
+    """What the services see as the dialect: always the current session's (each session has its own)."""
+
+    def __init__(self, session: AgentSession) -> None:
+        self._session = session
+
+    @property
+    def version(self) -> int:
+        return self._session._dialect().version
+
+    @version.setter
+    def version(self, value: int) -> None:
+        raise AttributeError("the version is the negotiated one")
+
+    def permission_request(self, params: bytes) -> methods.RequestPermissionRequest:
+        return self._session._dialect().permission_request(params)
+
+    def permission_opened(self, request_id: int | str, request: methods.RequestPermissionRequest) -> list[object]:
+        return self._session._dialect().permission_opened(request_id, request)
+
+    def permission_closed(self, request_id: int | str, outcome: str) -> list[object]:
+        return self._session._dialect().permission_closed(request_id, outcome)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._session._dialect(), name)
 
 
 __all__ = ["AgentSession", "AuthRequired", "HandshakeTimeout", "SessionError"]

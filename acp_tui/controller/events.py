@@ -63,12 +63,22 @@ class CancelStateChanged:
     cancelling: bool
 
 
+@dataclass(frozen=True, slots=True)
+class SessionOpened:
+    """Another session is now the conversation (a new one, or a past one opened with its history, docs/protocol.md
+    §3): show `controller.state` whole in a fresh timeline; `replaces` when the previous conversation must go."""
+
+    session_id: str
+    cwd: str
+    replaces: bool
+
+
 ControllerEvent: TypeAlias = (
     ModelChanged | StderrLine | Waiting | Note | LifecycleChanged | AgentIdentified | QueueChanged
-    | CancelStateChanged
+    | CancelStateChanged | SessionOpened
 )
 
 __all__ = [
     "AgentIdentified", "CancelStateChanged", "ControllerEvent", "LifecycleChanged", "ModelChanged", "Note",
-    "QueueChanged", "Severity", "StderrLine", "Waiting",
+    "QueueChanged", "SessionOpened", "Severity", "StderrLine", "Waiting",
 ]

@@ -1,0 +1,251 @@
+"""Sessions beyond the open one: the agent's list, our transcripts of past sessions, and how the two merge.
+
+The browser and `acp-tui --continue` see one list (docs/protocol.md §3): the sessions the agent lists
+(`session/list`, paged by an opaque cursor, filtered by working directory) and the sessions we keep a
+transcript of for this agent, so a session the agent cannot list or load can still be read. The
+transcript side comes from a small index (`sessions.jsonl` in the data directory) that the controller
+appends to as sessions open and change title: one file read instead of opening every transcript.
+
+Everything an agent supplied (titles, paths) is sanitised here, once; the UI only lays it out. Pure
+and UI-free: the controller, the command line and the browser share it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from acp_tui import paths
+from acp_tui.protocol import methods
+from acp_tui.sanitize import plain
+from acp_tui.session.model import USER_MESSAGE, Message, SessionState
+
+#: Titles longer than this are cut (a title is a label, not a message).
+TITLE_LIMIT = 200
+#: A title made from the first prompt keeps this much of it.
+PROMPT_TITLE_LIMIT = 80
+
+
+@dataclass(frozen=True, slots=True)
+class SessionListing:
+    """One row of the session list: a session the agent listed, one we have a transcript of, or both."""
+
+    session_id: str
+    cwd: str
+    title: str | None = None
+    updated_at: datetime | None = None
+    #: the agent listed it: it can be opened with the agent (where it offers load or resume)
+    listed: bool = False
+    #: our transcript of it (the newest, when there are several)
+    transcript: Path | None = None
+    #: lower-case title, id and folder, for filtering as the user types
+    haystack: str = field(default="", compare=False)
+
+    @property
+    def transcript_only(self) -> bool:
+        return not self.listed and self.transcript is not None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionPage:
+    """One page of `session/list`; `next_cursor` is None on the last page (an empty string is a cursor)."""
+
+    sessions: list[SessionListing]
+    next_cursor: str | None
+
+
+def listing(session_id: str, cwd: str, title: str | None, updated_at: datetime | None, *,
+            listed: bool, transcript: Path | None = None) -> SessionListing:
+    """A row with its title made safe and its filter text prepared; the id and folder stay as the agent
+    sent them (they go back to it), and are sanitised where they are shown."""
+    clean_title = _title(title)
+    haystack = f"{clean_title or ''}\n{plain(session_id)}\n{plain(cwd)}".casefold()
+    return SessionListing(session_id, cwd, clean_title, updated_at, listed, transcript, haystack)
+
+
+def from_wire(page: methods.ListSessionsResponse) -> SessionPage:
+    """A `session/list` result as rows; `nextCursor` absent or null ends the list (docs/protocol.md §3)."""
+    rows = [
+        listing(info.session_id, info.cwd, info.title if isinstance(info.title, str) else None,
+                parse_time(info.updated_at), listed=True)
+        for info in page.sessions
+    ]
+    cursor = page.next_cursor if isinstance(page.next_cursor, str) else None
+    return SessionPage(rows, cursor)
+
+
+def parse_time(value: object) -> datetime | None:
+    """An RFC 3339 / ISO 8601 time as an aware datetime (naive times are taken as UTC); None if unreadable."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.strip())
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=timezone.utc)
+
+
+def newest_first(rows: Iterable[SessionListing]) -> list[SessionListing]:
+    """Most recently updated first; rows with no time keep their order after the others."""
+    timed = sorted((r for r in rows if r.updated_at is not None), key=_time_key, reverse=True)
+    return timed + [r for r in rows if r.updated_at is None]
+
+
+def _time_key(row: SessionListing) -> float:
+    assert row.updated_at is not None
+    return row.updated_at.timestamp()
+
+
+def merge(agent_rows: Iterable[SessionListing], transcript_rows: Iterable[SessionListing]) -> list[SessionListing]:
+    """Agent rows get the transcript we have of them; transcripts the agent did not list stay as their own rows."""
+    by_id: dict[str, SessionListing] = {}
+    for row in transcript_rows:
+        by_id.setdefault(row.session_id, row)
+    out: list[SessionListing] = []
+    for row in agent_rows:
+        ours = by_id.pop(row.session_id, None)
+        if ours is not None:
+            row = replace(row, transcript=ours.transcript, title=row.title or ours.title,
+                          updated_at=row.updated_at or ours.updated_at,
+                          haystack=row.haystack if row.title else ours.haystack)
+        out.append(row)
+    out.extend(by_id.values())
+    return newest_first(out)
+
+
+def matching(rows: Sequence[SessionListing], query: str) -> list[int]:
+    """Indexes of the rows whose title, id or folder contain every word of `query` (case-insensitive)."""
+    words = query.casefold().split()
+    found = list(range(len(rows)))
+    for word in words:  # one tight pass per word over what is left (5,000 rows: well under a millisecond)
+        found = [i for i in found if word in rows[i].haystack]
+    return found
+
+
+def _title(title: str | None) -> str | None:
+    if title is None:
+        return None
+    clean = plain(title).strip()
+    if len(clean) > TITLE_LIMIT:
+        clean = clean[: TITLE_LIMIT - 1] + "…"
+    return clean or None
+
+
+def state_title(state: SessionState) -> str | None:
+    """The session's title: the agent's (`session_info_update`), else the start of its first prompt."""
+    if state.info.title:
+        return _title(state.info.title)
+    for key, entity in state.entities.items():
+        if key[0] == USER_MESSAGE and isinstance(entity, Message):
+            words = " ".join(entity.text.split())
+            if words:
+                return _title(words if len(words) <= PROMPT_TITLE_LIMIT else words[: PROMPT_TITLE_LIMIT - 1] + "…")
+    return None
+
+
+def same_folder(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """Do two absolute paths name the same folder (symlinks and `..` resolved where they exist)?"""
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except OSError:
+        return os.path.normpath(a) == os.path.normpath(b)
+
+
+# -- the transcript index ----------------------------------------------------------------------------------
+
+
+def index_file() -> Path:
+    """Where the sessions we have transcripts of are listed (one JSON object a line, the last per file wins)."""
+    return paths.data_dir() / "sessions.jsonl"
+
+
+@dataclass(frozen=True, slots=True)
+class IndexEntry:
+    """What the index knows of one transcript: whose session it is, where, and what it is called."""
+
+    transcript: Path
+    session_id: str
+    agent: str
+    cwd: str
+    title: str | None = None
+    updated_at: float = 0.0
+
+
+class SessionIndex:
+    """Appends and reads the transcript index; never raises into its caller (the conversation goes on)."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path if path is not None else index_file()
+        self.error: str | None = None
+
+    def record(self, entry: IndexEntry) -> None:
+        """Add or update the entry of one transcript."""
+        line = json.dumps({
+            "transcript": str(entry.transcript), "sessionId": entry.session_id, "agent": entry.agent,
+            "cwd": entry.cwd, "title": entry.title, "updatedAt": round(entry.updated_at or time.time(), 3),
+        }, ensure_ascii=True)
+        try:
+            paths.ensure_dir(self.path.parent)
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            with os.fdopen(fd, "a", encoding="utf-8") as file:
+                file.write(line + "\n")
+        except OSError as exc:
+            self.error = f"the session index could not be written: {exc.strerror or exc}"
+
+    def entries(self) -> list[IndexEntry]:
+        """Every transcript the index knows and that still exists, folded to its latest entry."""
+        try:
+            data = self.path.read_bytes()
+        except OSError:
+            return []
+        folded: dict[str, IndexEntry] = {}
+        for raw in data.splitlines():
+            entry = _entry(raw)
+            if entry is not None:
+                folded[str(entry.transcript)] = entry
+        return [e for e in folded.values() if e.transcript.is_file()]
+
+    def sessions(self, agent: str, cwd: str | os.PathLike[str] | None) -> list[SessionListing]:
+        """Rows for the transcripts of `agent`'s sessions in `cwd` (None: every folder), newest transcript per id."""
+        folder = str(Path(cwd).resolve()) if cwd is not None else None
+        newest: dict[str, IndexEntry] = {}
+        for entry in self.entries():
+            if entry.agent != agent or (folder is not None and not same_folder(entry.cwd, folder)):
+                continue
+            kept = newest.get(entry.session_id)
+            if kept is None or entry.updated_at >= kept.updated_at:
+                newest[entry.session_id] = entry
+        return newest_first(
+            listing(e.session_id, e.cwd, e.title, datetime.fromtimestamp(e.updated_at, timezone.utc) if e.updated_at
+                    else None, listed=False, transcript=e.transcript)
+            for e in newest.values()
+        )
+
+
+def _entry(raw: bytes) -> IndexEntry | None:
+    try:
+        obj: Any = json.loads(raw)
+    except ValueError:
+        return None  # a torn last line
+    if not isinstance(obj, dict):
+        return None
+    transcript, session_id, agent, cwd = (obj.get(k) for k in ("transcript", "sessionId", "agent", "cwd"))
+    if not all(isinstance(v, str) and v for v in (transcript, session_id, agent, cwd)):
+        return None
+    title = obj.get("title")
+    updated = obj.get("updatedAt")
+    return IndexEntry(Path(str(transcript)), str(session_id), str(agent), str(cwd),
+                      title if isinstance(title, str) else None,
+                      float(updated) if isinstance(updated, (int, float)) else 0.0)
+
+
+__all__ = [
+    "IndexEntry", "SessionIndex", "SessionListing", "SessionPage", "from_wire", "index_file", "listing",
+    "matching", "merge", "newest_first", "parse_time", "same_folder", "state_title",
+]
