@@ -19,6 +19,7 @@ from acp_tui.paths import config_file
 from acp_tui.ui.interrupt import FORCE_STOP_AFTER
 from acp_tui.ui.markdown_styles import markdown_theme
 from acp_tui.ui.screens.chat import ChatScreen, ControllerFactory, default_controller
+from acp_tui.ui.terminal_title import restore_window_title
 from acp_tui.ui.themes import ansi_terminal_theme, load_shipped_themes
 from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
 
@@ -125,6 +126,7 @@ class AcpApp(App[int]):
         chat = self.chat
         if chat is not None:
             await chat.shutdown()
+        restore_window_title(self)  # the session's title was the window's
         self.exit(0)
 
 

@@ -24,12 +24,14 @@ from acp_tui.controller.events import (
     ModelChanged,
     Note,
     QueueChanged,
+    SessionOpened,
     StderrLine,
     Waiting,
 )
 from acp_tui.session.changes import Change
 from acp_tui.session.coalesce import coalesce
 from acp_tui.session.model import EntityKey
+from acp_tui.ui.history_timeline import open_timeline, show_session_status
 from acp_tui.ui.status import StatusRenderer
 from acp_tui.ui.timeline import TimelineRenderer
 from acp_tui.ui.widgets.conversation import Conversation
@@ -105,6 +107,11 @@ class EventPump:
                     state = self.controller.state
                     self.timeline = TimelineRenderer(self.conversation, state)  # a new connection's model
                     self.renderer.apply_event(state, event)
+                case SessionOpened(cwd=cwd, replaces=replaces):
+                    state = self.controller.state  # another session's model, shown whole (docs/protocol.md §3)
+                    self.timeline = open_timeline(self.conversation, state, replaces=replaces)
+                    added.update(state.entities)  # built as the model is now: later changes this frame are in it
+                    show_session_status(self.renderer, state, cwd)
                 case Waiting() | LifecycleChanged() | AgentIdentified() | QueueChanged() | CancelStateChanged():
                     self.renderer.apply_event(state, event)
                 case _:

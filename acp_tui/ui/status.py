@@ -43,6 +43,7 @@ from acp_tui.session.changes import (
     UsageChanged,
 )
 from acp_tui.session.model import SessionState
+from acp_tui.ui.terminal_title import show_window_title
 from acp_tui.ui.widgets.command_menu import CommandMenu
 from acp_tui.ui.widgets.config_bar import ConfigBar
 from acp_tui.ui.widgets.queued_prompts import QueuedPrompts
@@ -94,6 +95,7 @@ class StatusRenderer:
                 self._show_notice(change)
             case InfoChanged():
                 self.header.update_values(session_title=state.info.title)
+                show_window_title(self.app, state.info.title, self.header.values.agent)  # sanitised there
             case PermissionsChanged():
                 self.status.update_values(waiting_for_user=len(state.permissions))
             case ProblemAdded():

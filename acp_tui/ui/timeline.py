@@ -202,6 +202,10 @@ class TimelineRenderer:
             self._streaming.add(key)
         if isinstance(view, TerminalView) and self._place_terminal_in_card(view):
             return
+        self._mount(view)
+
+    def _mount(self, view: Widget) -> None:
+        """Put a new entity's view in the conversation (at the end; a history view may put it higher)."""
         self.conversation.add_entry(view)
 
     def finish_streams(self) -> None:

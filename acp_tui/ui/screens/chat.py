@@ -34,6 +34,7 @@ from acp_tui.ui.event_pump import EventPump
 from acp_tui.ui.interrupt import Interrupt, decide_interrupt
 from acp_tui.ui.path_text import display_path
 from acp_tui.ui.saving import save_full_text
+from acp_tui.ui.session_actions import SessionActions
 from acp_tui.ui.screens.config_picker import ConfigCommands
 from acp_tui.ui.screens.problems import ProblemsScreen
 from acp_tui.ui.status import StatusRenderer
@@ -102,6 +103,7 @@ class ChatScreen(Screen[None]):
         if force_stop_after is not None:
             self.controller.force_stop_after = force_stop_after
         self.config = ConfigControl(self.app, self.controller)
+        self.sessions = SessionActions(self, self.controller)
         self._quit_armed_at: float | None = None
 
     @property
@@ -142,6 +144,8 @@ class ChatScreen(Screen[None]):
             self.conversation.add_entry(SystemLine(warning, severity="warning"))
         self.run_worker(self.controller.start(), group="agent-start", exclusive=True)
         self.query_one(FilePicker).warm()  # the first `@` finds a complete index
+        if self.launch.pick_session:
+            self.sessions.browse()  # `acp-tui --resume` with no id: it lists once the agent is up
 
     # -- prompts ---------------------------------------------------------------------------------
 
@@ -278,6 +282,10 @@ class ChatScreen(Screen[None]):
 
     def action_follow(self) -> None:
         self.conversation.follow()
+
+    def action_sessions(self, what: str) -> None:
+        """Browse sessions, start a new one or save this one as Markdown (session_actions.py)."""
+        self.sessions.run(what)
 
     def action_page(self, direction: str) -> None:
         if direction == "up":

@@ -1,0 +1,155 @@
+"""A session shown whole in a fresh timeline: its newest entries at once, earlier ones as the user scrolls up.
+
+When a session opens (a new one, or a past one with its replayed history, docs/protocol.md §3) the screen
+shows the controller's model from scratch. A history of thousands of entries would take seconds to build
+as widgets, and the user looks at its end first: so the newest `TAIL` entities are built at once and a
+line above them says how many are earlier. Reaching that line (scrolling to the top, or clicking it)
+builds the previous `STEP` above, and the view stays where it was. An entity is built from the model as
+it is then, so nothing that changed meanwhile is lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Static
+
+from acp_tui.session.changes import InfoChanged, PermissionsChanged, StateChanged, UsageChanged
+from acp_tui.session.model import EntityKey, SessionState
+from acp_tui.ui.path_text import display_path
+from acp_tui.ui.status import StatusRenderer
+from acp_tui.ui.timeline import TimelineRenderer
+from acp_tui.ui.widgets.conversation import Conversation
+
+#: Entities built when a session opens (the end of its history).
+TAIL = 40
+#: Entities built each time the user reaches the top.
+STEP = 100
+#: How often the "earlier" line checks whether it is in view.
+POLL = 0.2
+
+
+class EarlierEntries(Static):
+    """`↑ 1,234 earlier entries`: reaching it (in view, or clicked) shows the previous ones."""
+
+    DEFAULT_CLASSES = "earlier-entries"
+
+    def __init__(self, count: int, reveal: Callable[[], object]) -> None:
+        super().__init__(self._label(count), markup=False)
+        self._reveal = reveal
+        self._timer: Timer | None = None
+        self._asked = False
+
+    @staticmethod
+    def _label(count: int) -> str:
+        return f"↑ {count:,} earlier {'entry' if count == 1 else 'entries'} — scroll up or click to show them"
+
+    def set_count(self, count: int) -> None:
+        self.update(self._label(count))
+        self._asked = False
+
+    def on_mount(self) -> None:
+        self._timer = self.set_interval(POLL, self._check)
+
+    def on_click(self) -> None:
+        self._ask()
+
+    def _check(self) -> None:
+        parent = self.parent
+        if not isinstance(parent, Conversation) or parent.max_scroll_y <= 0:
+            return
+        if parent.scroll_y <= self.virtual_region.bottom:
+            self._ask()
+
+    def _ask(self) -> None:
+        if not self._asked:
+            self._asked = True  # once per chunk: the next one is asked for when this one is shown
+            self._reveal()
+
+
+class HistoryTimeline(TimelineRenderer):
+    """A `TimelineRenderer` over a model that already holds entities: the newest built now, the rest on demand."""
+
+    def __init__(self, conversation: Conversation, state: SessionState, *, tail: int = TAIL) -> None:
+        super().__init__(conversation, state)
+        keys = list(state.entities)
+        split = max(0, len(keys) - tail)
+        self._hidden: list[EntityKey] = keys[:split]
+        self._hidden_set: set[EntityKey] = set(self._hidden)
+        self._before: Widget | None = None
+        self.earlier: EarlierEntries | None = None
+        if self._hidden:
+            self.earlier = EarlierEntries(len(self._hidden), self.show_earlier)
+            conversation.add_entry(self.earlier)
+        for key in keys[split:]:
+            self._add(key)
+        self.finish_streams()  # a history is complete: nothing of it is still streaming
+
+    @property
+    def hidden(self) -> int:
+        """How many entities are not built yet."""
+        return len(self._hidden)
+
+    def _add(self, key: EntityKey) -> None:
+        if key in self._hidden_set:
+            return  # built when the user reaches it, from the model as it is then
+        super()._add(key)
+
+    def _mount(self, view: Widget) -> None:
+        if self._before is not None:
+            self.conversation.mount(view, before=self._before)
+        else:
+            super()._mount(view)
+
+    def show_earlier(self, count: int = STEP) -> int:
+        """Build the `count` entities before the oldest shown, above it; returns how many were built."""
+        if not self._hidden or self.earlier is None:
+            return 0
+        chunk = self._hidden[-count:]
+        del self._hidden[-count:]
+        self._hidden_set.difference_update(chunk)
+        entries = self.conversation.entries
+        position = entries.index(self.earlier) if self.earlier in entries else -1
+        self._before = entries[position + 1] if 0 <= position < len(entries) - 1 else None
+        conversation = self.conversation
+        old_height, old_y = conversation.virtual_size.height, conversation.scroll_y
+        try:
+            for key in chunk:
+                self._add(key)
+        finally:
+            self._before = None
+        self.finish_streams()
+        if self._hidden:
+            self.earlier.set_count(len(self._hidden))
+        else:
+            self.earlier.remove()
+            self.earlier = None
+        # Keep what the user was reading where it was: the new entries push it down by their height.
+        conversation.call_after_refresh(
+            lambda: conversation.scroll_to(y=old_y + conversation.virtual_size.height - old_height, animate=False)
+        )
+        return len(chunk)
+
+
+def open_timeline(conversation: Conversation, state: SessionState, *, replaces: bool) -> HistoryTimeline:
+    """A fresh timeline for the session now shown; `replaces`: the previous conversation goes first."""
+    if replaces:
+        conversation.remove_children(conversation.entries)
+    timeline = HistoryTimeline(conversation, state)
+    conversation.follow()
+    return timeline
+
+
+def show_session_status(renderer: StatusRenderer, state: SessionState, cwd: str) -> None:
+    """Header, status bar, config chips and commands of the session now shown."""
+    renderer.reset(state)
+    for change in (InfoChanged(frozenset({"title", "updated_at"})), UsageChanged(),
+                   StateChanged(state.foreground.state, state.foreground.busy), PermissionsChanged()):
+        renderer.apply(state, change)
+    renderer.status.update_values(problems=state.problem_count)
+    renderer.header.update_values(cwd=display_path(cwd))
+
+
+__all__ = ["EarlierEntries", "HistoryTimeline", "POLL", "STEP", "TAIL", "open_timeline", "show_session_status"]

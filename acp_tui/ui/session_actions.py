@@ -1,0 +1,115 @@
+"""What the chat screen does for the session keys and palette commands: browse, start anew, save as Markdown.
+
+The screen keeps one `SessionActions` and forwards `action_sessions(what)` to it (Ctrl-O browses, Ctrl-N
+starts a new session), so the screen stays thin. Opening and starting anew are the controller's intents
+(docs/protocol.md §3); they run as workers, and the controller's events show what happened (a fresh
+timeline on `SessionOpened`, a note when it could not). `SessionCommands` puts the three in the palette.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Final, Literal
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.screen import Screen
+
+from acp_tui.agent.session import SessionError
+from acp_tui.controller.controller import SessionController
+from acp_tui.controller.sessions import SessionListing
+from acp_tui.sanitize import plain
+from acp_tui.ui.path_text import display_path
+from acp_tui.ui.screens.sessions import SessionBrowser
+from acp_tui.ui.screens.transcript_view import ExportScreen
+
+SessionAction = Literal["browse", "new", "export"]
+
+#: Keys the lead binds on the chat screen (`Binding(key, "sessions('browse')")` ...).
+BROWSE_KEY: Final = "ctrl+o"
+NEW_KEY: Final = "ctrl+n"
+
+#: Palette entries: (action, name, help).
+COMMANDS: Final[tuple[tuple[SessionAction, str, str], ...]] = (
+    ("browse", "Sessions", "Open a past session of this agent, or read its transcript (Ctrl-O)"),
+    ("new", "New session", "Start a new session with the same agent; this one is closed (Ctrl-N)"),
+    ("export", "Export conversation as Markdown", "Save this conversation as a readable Markdown file"),
+)
+
+
+class SessionActions:
+    """The session intents of one chat screen, with the dialogs they need."""
+
+    def __init__(self, screen: Screen[None], controller: SessionController) -> None:
+        self.screen = screen
+        self.controller = controller
+
+    def run(self, what: str) -> None:
+        """One of `SessionAction` (from a key binding or the palette)."""
+        match what:
+            case "browse":
+                self.browse()
+            case "new":
+                self.new()
+            case "export":
+                self.export()
+            case _:
+                raise ValueError(f"unknown session action {what!r}")
+
+    def browse(self) -> None:
+        """The session browser; the session chosen is opened (with its history) when it closes."""
+        browser = SessionBrowser(self.controller, self.controller.launch.cwd)
+        self.screen.app.push_screen(browser, self._chosen)
+
+    def _chosen(self, row: SessionListing | None) -> None:
+        if row is not None:
+            self.screen.run_worker(self.controller.open_session(row.session_id, cwd=row.cwd),
+                                   group="session-open", exclusive=True)
+
+    def new(self) -> None:
+        self.screen.run_worker(self.controller.new_session(), group="session-open", exclusive=True)
+
+    def export(self) -> None:
+        """Save the conversation so far as Markdown, to a file the user confirms."""
+        app = self.screen.app
+        try:
+            markdown, transcript = self.controller.export_markdown()
+        except SessionError as exc:
+            app.notify(plain(str(exc)), title="export", severity="warning", markup=False)
+            return
+        suggested = Path(self.controller.launch.cwd) / f"{transcript.stem}.md"
+
+        def saved(path: Path | None) -> None:
+            if path is not None:
+                app.notify(f"saved to {display_path(str(path))}", title="export", markup=False)
+
+        app.push_screen(ExportScreen(markdown, suggested), saved)
+
+
+class SessionCommands(Provider):
+    """Palette entries for the session actions, on screens with an `action_sessions(what)`."""
+
+    def _command(self, what: SessionAction) -> Callable[[], object] | None:
+        if not hasattr(self.screen, "action_sessions"):
+            return None
+        return partial(self.screen.run_action, f"sessions('{what}')")
+
+    async def discover(self) -> Hits:
+        for what, name, help_text in COMMANDS:
+            command = self._command(what)
+            if command is not None:
+                yield DiscoveryHit(name, command, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for what, name, help_text in COMMANDS:
+            command = self._command(what)
+            if command is None:
+                continue
+            score = matcher.match(name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(name), command, help=help_text)
+
+
+__all__ = ["BROWSE_KEY", "COMMANDS", "NEW_KEY", "SessionAction", "SessionActions", "SessionCommands"]
