@@ -52,6 +52,10 @@ examples:
   acp-tui --cwd ~/src/app -- npx @zed-industries/claude-code-acp --foo
                                             everything after -- is the agent command
   acp-tui claude                            a named agent from config.toml
+  acp-tui --continue claude                 the last session of claude in this folder, its history shown
+  acp-tui --resume claude                   pick one of claude's sessions from a list
+  acp-tui --resume=ID claude                open session ID (its history shown)
+  acp-tui export TRANSCRIPT [-o FILE]       a transcript (file or session id) as Markdown
 
 Named agents, the default agent, theme and init_timeout live in config.toml (see --paths):
   default_agent = "claude"
@@ -113,6 +117,17 @@ class _Parser(optparse.OptionParser):
             return opt
         raise optparse.BadOptionError(opt)
 
+    def _process_long_opt(self, rargs: list[str], values: optparse.Values) -> None:
+        """`--resume=ID` names the session; a bare `--resume` is a flag (the session list), so the word after it
+        stays the agent command (`acp-tui --resume claude`). optparse has no optional values of its own."""
+        if rargs[0].startswith("--resume="):
+            session_id = rargs.pop(0).partition("=")[2]
+            if not session_id:
+                self.error("--resume=ID needs an id (or use --resume alone to pick from the list)")
+            values.resume, values.resume_id = True, session_id
+            return
+        super()._process_long_opt(rargs, values)
+
 
 def _parser() -> optparse.OptionParser:
     """Our options; parsing stops at the first word that is not one of them, which starts the agent command.
@@ -144,6 +159,11 @@ def _parser() -> optparse.OptionParser:
     add("--list-agents", action="store_true", default=False, help="list the named agents from config.toml")
     add("--paths", action="store_true", default=False, help="print the config, data and state paths")
     add("--version", action="store_true", default=False, help="print the version and exit")
+    add("--resume", action="store_true", default=False, metavar="[=ID]",
+        help="open session ID with its history (--resume=ID), or pick one from the list (--resume)")
+    add("--continue", dest="continue_last", action="store_true", default=False,
+        help="open the most recent session of this agent in this folder, with its history")
+    parser.set_defaults(resume_id=None)
     return parser
 
 
@@ -256,6 +276,8 @@ def build_launch(
         env, env_warnings = resolve_env(named, name=name or "agent")
         warnings = [*warnings, *env_warnings]
 
+    if options.resume and options.continue_last:
+        raise LaunchError("--resume and --continue cannot be used together", EXIT_USAGE)
     log_value = options.log or environ.get("ACP_TUI_LOG") or None
     log_path = Path(os.path.normpath(here / Path(log_value).expanduser())) if log_value else None
     protocol: Protocol = "auto" if options.protocol == "auto" else (1 if options.protocol == "1" else 2)
@@ -273,6 +295,9 @@ def build_launch(
         client_files=settings.client_files,
         client_terminals=settings.client_terminals,
         outside_writes=settings.outside_writes,
+        resume_id=options.resume_id,
+        continue_last=options.continue_last,
+        pick_session=options.resume and options.resume_id is None,
     )
 
 
@@ -305,6 +330,40 @@ def _print_agents(settings: Settings, out: TextIO) -> None:
         print("(* = default_agent)", file=out)
 
 
+def _export(args: Sequence[str]) -> int:
+    """`acp-tui export TRANSCRIPT [-o FILE]`: a transcript as Markdown, on stdout or into FILE."""
+    from acp_tui.controller.sessions import SessionIndex
+    from acp_tui.transcript import render_markdown
+
+    parser = _Parser(prog="acp-tui export", usage="%prog TRANSCRIPT [-o FILE]", formatter=_HelpFormatter(),
+                     description="Write a transcript as Markdown: a file (.jsonl) or the id of a session we have one of.")
+    parser.add_option("-o", "--output", metavar="FILE", help="write the Markdown here (default: standard output)")
+    try:
+        options, rest = parser.parse_args(list(args))
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    if len(rest) != 1:
+        print("acp-tui export: name one transcript (a .jsonl file or a session id)", file=sys.stderr)
+        return EXIT_USAGE
+    path = Path(rest[0]).expanduser()
+    if not path.is_file():
+        known = sorted((e for e in SessionIndex().entries() if e.session_id == rest[0]), key=lambda e: e.updated_at)
+        if not known:
+            print(f"acp-tui export: no transcript '{rest[0]}' (neither a file nor a session we have)", file=sys.stderr)
+            return EXIT_USAGE
+        path = known[-1].transcript
+    try:
+        markdown = render_markdown(path)
+        if options.output is None:
+            sys.stdout.write(markdown)
+        else:
+            Path(options.output).expanduser().write_text(markdown, encoding="utf-8")
+    except OSError as exc:
+        print(f"acp-tui export: {exc.strerror or exc}: {exc.filename or path}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _default_runner() -> Callable[[Launch], int]:
     """The UI entry point, imported only when a UI is actually started (keeps the CLI light)."""
     from acp_tui.ui.app import run
@@ -325,6 +384,8 @@ def main(argv: Sequence[str] | None = None, *, runner: Callable[[Launch], int] |
     if options.paths:
         _print_paths(sys.stdout)
         return 0
+    if agent[:1] == ["export"]:
+        return _export(agent[1:])
     settings, warnings = load_settings(paths.config_file())
     if options.list_agents:
         for warning in warnings:
