@@ -1,0 +1,367 @@
+"""The session browser and everything it leads to, with pilots.
+
+The browser alone runs against a scripted `SessionSource` (paging, filtering, delete with confirmation,
+transcript-only rows, hostile titles, 10,000 sessions); the whole app runs against the demo agent in both
+versions: a new session, the browser, a past session opened with its history in a fresh timeline, a
+large history shown tail first, the transcript viewer and the Markdown export.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.widgets import Static
+
+from acp_tui.agent.dialect import SessionAbilities
+from acp_tui.agent.session import SessionError
+from acp_tui.controller.sessions import SessionListing, SessionPage, listing
+from acp_tui.demo.store import StoredSession, write_sessions
+from acp_tui.ui.history_timeline import EarlierEntries, HistoryTimeline
+from acp_tui.ui.screens.sessions import ConfirmDelete, SessionBrowser
+from acp_tui.ui.screens.transcript_view import ExportScreen, TranscriptScreen
+from acp_tui.ui.session_actions import SessionCommands
+from acp_tui.ui.terminal_title import WindowTitle, osc_title, window_title
+from acp_tui.ui.widgets.agent_message import AgentMessageView
+from acp_tui.ui.widgets.session_list import SessionList, age_text
+from acp_tui.ui.widgets.user_message import UserMessageView
+from tests.test_app_demo import VERSIONS, DemoRun, demo_app, _private_dirs  # noqa: F401  (autouse fixture)
+
+pytestmark = pytest.mark.timeout(90)
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+HOSTILE = "\x1b]0;owned\x07[bold red]Fix[/] \x1b[2J\u202eevil"
+
+
+@dataclass
+class Source:
+    """A scripted agent list: `total` sessions in pages of `page_size`, and transcripts."""
+
+    total: int
+    page_size: int = 50
+    cwd: str = "/home/user/project"
+    abilities: SessionAbilities = field(default_factory=lambda: SessionAbilities(list=True, load=True, delete=True))
+    transcripts: list[SessionListing] = field(default_factory=list)
+    titles: dict[int, str] = field(default_factory=dict)
+    cursors: list[str | None] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    fail_cursor: str | None = None
+    current_session_id: str | None = "s00000"
+
+    def rows(self) -> list[SessionListing]:
+        return [listing(f"s{i:05d}", self.cwd, self.titles.get(i, f"Session {i}"), NOW - timedelta(minutes=i),
+                        listed=True) for i in range(self.total) if f"s{i:05d}" not in self.deleted]
+
+    async def session_abilities(self) -> SessionAbilities:
+        return self.abilities
+
+    async def list_sessions(self, cursor: str | None = None, *, all_dirs: bool = False) -> SessionPage:
+        self.cursors.append(cursor)
+        if cursor is not None and cursor == self.fail_cursor:
+            raise SessionError("the agent refused session/list: invalid cursor (-32602)")
+        start = int(cursor or 0)
+        rows = self.rows()
+        end = start + self.page_size
+        return SessionPage(rows[start:end], str(end) if end < len(rows) else None)
+
+    def transcript_sessions(self, *, all_dirs: bool = False) -> list[SessionListing]:
+        return list(self.transcripts)
+
+    async def delete_session(self, session_id: str) -> None:
+        self.deleted.append(session_id)
+
+
+class Host(App[None]):
+    """An app whose first screen is the browser; what it returned is kept."""
+
+    def __init__(self, source: Source) -> None:
+        super().__init__()
+        self.source = source
+        self.chosen: list[SessionListing | None] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("chat")
+
+    def on_mount(self) -> None:
+        self.push_screen(SessionBrowser(self.source, self.source.cwd), self.chosen.append)
+
+    @property
+    def browser(self) -> SessionBrowser:
+        screen = next(s for s in reversed(self.screen_stack) if isinstance(s, SessionBrowser))
+        return screen
+
+    def list_text(self) -> list[str]:
+        view = self.browser.query_one(SessionList)
+        return [view.render_line(y).text for y in range(view.scrollable_content_region.height)]
+
+
+async def settle(pilot: Any, condition: Any, what: str, timeout: float = 10) -> None:
+    for _ in range(int(timeout / 0.02)):
+        if condition():
+            return
+        await pilot.pause(0.02)
+    assert condition(), f"timed out waiting for {what}"
+
+
+async def test_pages_load_as_the_user_scrolls_and_a_bad_cursor_is_said() -> None:
+    source = Source(total=230, page_size=50, fail_cursor="200")
+    app = Host(source)
+    async with app.run_test(size=(120, 30)) as pilot:
+        browser = app.browser
+        await settle(pilot, lambda: len(browser.rows) >= 50 and not browser.loading, "the first pages")
+        assert source.cursors == [None, "50"]  # the screen's worth and the page after it, no more
+        view = browser.query_one(SessionList)
+        for _ in range(12):
+            await pilot.press("pagedown")
+        await settle(pilot, lambda: len(browser.rows) == 200, "pages up to the bad cursor")
+        await settle(pilot, lambda: browser.problem is not None, "the refused page")
+        assert source.cursors == [None, "50", "100", "150", "200"]
+        status = str(browser.query_one("#sessions-status", Static).render())
+        assert "invalid cursor" in status and "200 sessions" in status
+        assert view.selected is not None and view.cursor > 50  # the cursor went down with the pages
+        await pilot.press("ctrl+home")
+        assert view.cursor == 0 and app.list_text()[0].startswith("● Session 0")  # the open one, newest first
+
+
+async def test_filter_as_you_type_and_open_with_enter() -> None:
+    source = Source(total=40, titles={7: "Fix the login bug", 23: "Login page styling"})
+    app = Host(source)
+    async with app.run_test(size=(120, 30)) as pilot:
+        browser = app.browser
+        await settle(pilot, lambda: len(browser.rows) == 40, "the sessions")
+        await pilot.press(*"login")
+        view = browser.query_one(SessionList)
+        assert [browser.rows[i].session_id for i in view.shown] == ["s00007", "s00023"]
+        assert "2 of 40" in str(browser.query_one("#sessions-status", Static).render())
+        await pilot.press("down", "enter")
+        await settle(pilot, lambda: app.chosen, "the browser to close")
+    assert app.chosen[0] is not None and app.chosen[0].session_id == "s00023"
+
+
+async def test_delete_asks_first_and_only_when_the_agent_offers_it() -> None:
+    source = Source(total=5)
+    app = Host(source)
+    async with app.run_test(size=(120, 30)) as pilot:
+        browser = app.browser
+        await settle(pilot, lambda: len(browser.rows) == 5, "the sessions")
+        await pilot.press("tab", "down", "d")  # on the list: d deletes
+        await settle(pilot, lambda: isinstance(app.screen, ConfirmDelete), "the confirmation")
+        await pilot.press("n")
+        await settle(pilot, lambda: app.screen is browser, "the browser again")
+        assert source.deleted == []
+        await pilot.press("d")
+        await settle(pilot, lambda: isinstance(app.screen, ConfirmDelete), "the confirmation")
+        await pilot.press("y")
+        await settle(pilot, lambda: len(browser.rows) == 4, "the row to go")
+        assert source.deleted == ["s00001"]
+        await pilot.press("up", "d")  # the open session is not deleted
+        await pilot.pause()
+        assert app.screen is browser and source.deleted == ["s00001"]
+        source.abilities = SessionAbilities(list=True, load=True)
+        browser.abilities = source.abilities
+        await pilot.press("down", "d")
+        await pilot.pause()
+        assert app.screen is browser and source.deleted == ["s00001"]  # not offered: never asked
+
+
+async def test_transcript_only_rows_open_the_transcript(tmp_path: Path) -> None:
+    from acp_tui.protocol.v2 import TextContent
+    from acp_tui.session.changes import EntityAdded
+    from acp_tui.session.model import USER_MESSAGE, Message, SessionState
+    from acp_tui.transcript import TranscriptWriter
+
+    state = SessionState()
+    message = Message((USER_MESSAGE, "m1"))
+    message.content.append(TextContent(text="what did we decide yesterday?"))
+    state.entities[message.key] = message
+    path = tmp_path / "old.jsonl"
+    writer = TranscriptWriter(path, label="old-session")
+    writer.note("agent demo; session old-session")
+    writer.write_changes(state, [EntityAdded(message.key, 0)])
+    writer.close()
+    source = Source(total=3, abilities=SessionAbilities())  # an agent that can neither list nor load
+    source.transcripts = [listing("old-session", source.cwd, "Yesterday's plan", NOW - timedelta(days=1),
+                                  listed=False, transcript=path)]
+    app = Host(source)
+    async with app.run_test(size=(120, 30)) as pilot:
+        browser = app.browser
+        await settle(pilot, lambda: browser.rows and not browser.loading, "the transcripts")
+        assert [r.session_id for r in browser.rows] == ["old-session"]
+        assert "transcript" in app.list_text()[0]
+        assert "the agent does not list its sessions" in str(browser.query_one("#sessions-status", Static).render())
+        await pilot.press("enter")
+        await settle(pilot, lambda: isinstance(app.screen, TranscriptScreen) and app.screen.markdown is not None,
+                     "the transcript")
+        viewer = app.screen
+        assert isinstance(viewer, TranscriptScreen) and not viewer.can_open
+        await pilot.press("e")
+        await settle(pilot, lambda: isinstance(app.screen, ExportScreen) and app.screen.query("#export-path"),
+                     "the export question")
+        target = tmp_path / "out.md"
+        field_ = app.screen.query_one("#export-path")
+        field_.value = str(target)  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        await settle(pilot, target.exists, "the file")
+        assert target.read_text() == viewer.markdown
+        await pilot.press("escape")
+        await settle(pilot, lambda: app.screen is browser, "the browser again")
+        assert app.chosen == []
+
+
+async def test_hostile_titles_are_shown_literally() -> None:
+    source = Source(total=2, titles={1: HOSTILE})
+    app = Host(source)
+    async with app.run_test(size=(120, 30)) as pilot:
+        browser = app.browser
+        await settle(pilot, lambda: len(browser.rows) == 2, "the sessions")
+        line = app.list_text()[1]
+        assert "[bold red]Fix[/]" in line and "evil" in line
+        assert not any(ch in line for ch in "\x1b\x07\u202e")
+    assert window_title(HOSTILE, "demo") == "[bold red]Fix[/] evil — demo"
+    sequence = osc_title(HOSTILE)
+    assert sequence.startswith("\x1b]2;") and sequence.endswith("\x1b\\") and sequence.count("\x1b") == 2
+
+
+def test_window_title_is_saved_set_and_restored() -> None:
+    written: list[str] = []
+
+    class Driver:
+        def write(self, data: str) -> None:
+            written.append(data)
+
+    title = WindowTitle()
+    title.show(Driver(), "Fix the bug", "Claude Agent")
+    title.show(Driver(), "Fix the bug", "Claude Agent")  # unchanged: nothing written
+    title.show(Driver(), None, "Claude Agent")
+    assert written == ["\x1b[22;2t", "\x1b]2;Fix the bug — Claude Agent\x1b\\", "\x1b[23;2t"]
+    title.show(None, "headless", "x")
+    assert len(written) == 3
+
+
+async def test_ten_thousand_sessions_open_and_filter_quickly() -> None:
+    source = Source(total=10_000, page_size=10_000, titles={4242: "the needle"})
+    app = Host(source)
+    async with app.run_test(size=(120, 40)) as pilot:
+        browser = app.browser
+        await settle(pilot, lambda: len(browser.rows) == 10_000, "ten thousand sessions", timeout=20)
+        field_ = browser.filter_input
+        started = time.perf_counter()
+        field_.value = "needle"
+        await pilot.pause()
+        elapsed = time.perf_counter() - started
+        view = browser.query_one(SessionList)
+        assert [browser.rows[i].session_id for i in view.shown] == ["s04242"]
+        assert elapsed < 0.5, f"filtering 10,000 sessions took {elapsed:.3f} s"
+
+
+def test_ages_read_like_a_person_would_say_them() -> None:
+    assert age_text(NOW - timedelta(seconds=5), NOW) == "just now"
+    assert age_text(NOW - timedelta(minutes=5), NOW) == "5 min ago"
+    assert age_text(NOW - timedelta(days=40), NOW) == (NOW - timedelta(days=40)).astimezone().strftime("%Y-%m-%d")
+    assert age_text(None, NOW) == ""
+
+
+# --- the whole app against the demo agent ---------------------------------------------------------------
+
+
+def user_texts(run: DemoRun) -> list[str]:
+    return [view.message.text for view in run.views(UserMessageView) if view.message is not None]
+
+
+@VERSIONS
+async def test_new_session_then_open_the_first_with_its_history(tmp_path: Path, version: int) -> None:
+    async with demo_app(tmp_path, version) as run:
+        await run.turn("the first prompt")
+        first = run.chat.controller.current_session_id
+        run.chat.action_sessions("new")
+        await run.wait(lambda: run.chat.controller.current_session_id not in (None, first), "a new session")
+        await run.idle()
+        await run.wait(lambda: not run.views(UserMessageView), "a fresh timeline")
+        run.chat.action_sessions("browse")
+        await run.wait(lambda: isinstance(run.app.screen, SessionBrowser), "the browser")
+        browser = run.app.screen
+        assert isinstance(browser, SessionBrowser)
+        await run.wait(lambda: len(browser.rows) >= 2 and not browser.loading, "the sessions listed")
+        await run.pilot.press(*"first prompt")
+        await run.wait(lambda: len(browser.query_one(SessionList).shown) == 1, "the filter")
+        await run.pilot.press("enter")
+        await run.wait(lambda: run.chat.controller.current_session_id == first, "the first session to open")
+        await run.idle()
+        assert user_texts(run) == ["the first prompt"]  # replayed once into a fresh timeline
+        assert run.views(AgentMessageView)
+        assert run.chat.query_one("#header").values.session_title == "the first prompt"  # type: ignore[attr-defined]
+        await run.turn("and on we go")
+        assert user_texts(run)[-1] == "and on we go"
+
+
+async def test_a_large_history_shows_its_end_first_and_the_rest_on_the_way_up(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    store = tmp_path / "store"
+    project = tmp_path / "project"
+    project.mkdir()
+    updates: list[dict[str, Any]] = []
+    for turn in range(300):
+        updates.append({"sessionUpdate": "user_message", "messageId": f"u{turn}",
+                        "content": [{"type": "text", "text": f"question {turn}"}]})
+        updates.append({"sessionUpdate": "agent_message_chunk", "messageId": f"a{turn}",
+                        "content": {"type": "text", "text": f"answer {turn}"}})
+    write_sessions(store, [(StoredSession("big", str(project), 2, "A long one"), updates)])
+    monkeypatch.setenv("ACP_TUI_DEMO_STORE", str(store))
+    async with demo_app(tmp_path, 2) as run:
+        assert await run.chat.controller.open_session("big", cwd=str(project))
+        await run.idle()
+        timeline = run.chat.pump.timeline
+        assert isinstance(timeline, HistoryTimeline)
+        shown = user_texts(run)
+        assert shown[-1] == "question 299" and len(shown) < 40 and timeline.hidden > 500
+        earlier = run.views(EarlierEntries)
+        assert len(earlier) == 1
+        before = timeline.hidden
+        run.chat.conversation.scroll_home(animate=False)  # the user scrolls up to the top
+        await run.wait(lambda: timeline.hidden < before, "earlier entries")
+        await run.idle()
+        more = user_texts(run)
+        assert len(more) > len(shown) and more[-len(shown):] == shown and more[-1] == "question 299"
+        assert run.chat.conversation.scroll_y > 0  # the view stayed on what the user was reading
+
+
+async def test_export_from_the_palette_writes_the_conversation(tmp_path: Path) -> None:
+    async with demo_app(tmp_path, 2) as run:
+        await run.turn("export me please")
+        run.chat.action_sessions("export")
+        await run.wait(lambda: isinstance(run.app.screen, ExportScreen) and run.app.screen.query("#export-path"),
+                       "the export question")
+        screen = run.app.screen
+        assert isinstance(screen, ExportScreen)
+        target = tmp_path / "chat.md"
+        screen.query_one("#export-path").value = str(target)  # type: ignore[attr-defined]
+        await run.pilot.press("enter")
+        await run.wait(target.exists, "the Markdown file")
+        text = target.read_text()
+        assert "export me please" in text and '"ev"' not in text  # a chat log, not the records
+        assert any("saved to" in message for _title, message, _severity in run.toasts)
+        assert SessionCommands is not None
+
+
+async def test_resume_without_an_id_opens_the_browser_once_the_agent_is_up(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from acp_tui.ui.app import AcpApp
+    from tests.test_app_demo import demo_launch
+
+    project = tmp_path / "project"
+    project.mkdir()
+    app = AcpApp(replace(demo_launch(project, 2), pick_session=True), arm_delay=0.1)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, SessionBrowser), "the browser at start")
+        browser = app.screen
+        assert isinstance(browser, SessionBrowser)
+        await settle(pilot, lambda: browser.rows and not browser.loading, "the agent's list")
+        assert browser.abilities.list and [r.session_id for r in browser.rows] == [
+            app.chat.controller.current_session_id if app.chat else None]
+        await pilot.press("escape")
+        await settle(pilot, lambda: not isinstance(app.screen, SessionBrowser), "the chat again")
