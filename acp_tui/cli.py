@@ -295,6 +295,7 @@ def build_launch(
         client_files=settings.client_files,
         client_terminals=settings.client_terminals,
         outside_writes=settings.outside_writes,
+        attention=settings.attention,
         resume_id=options.resume_id,
         continue_last=options.continue_last,
         pick_session=options.resume and options.resume_id is None,

@@ -30,6 +30,8 @@ class Launch:
     client_terminals: bool = True
     #: a write outside the session folder: "ask" (a dialog) or "refuse" (the `outside_writes` setting)
     outside_writes: Literal["ask", "refuse"] = "ask"
+    #: ring and notify when the agent waits while the window is unfocused (the `attention` setting)
+    attention: bool = True
     #: open this past session (with its history) instead of a new one (`--resume ID`)
     resume_id: str | None = None
     #: open the most recent session of this agent in this folder (`--continue`)

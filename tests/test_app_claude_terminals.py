@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from acp_tui.controller.controller import SessionController, UserAsker
+from acp_tui.controller.controller import SessionController
+from acp_tui.controller.wiring import UserAsker
 from acp_tui.controller.events import ControllerEvent
 from acp_tui.launch import Launch
 from acp_tui.protocol.v2 import TerminalRef

@@ -10,7 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from acp_tui.controller.controller import SessionController, UserAsker
+from acp_tui.controller.controller import SessionController
+from acp_tui.controller.wiring import UserAsker
 from acp_tui.controller.events import ControllerEvent
 from acp_tui.launch import Launch
 from acp_tui.services.permission import PermissionService

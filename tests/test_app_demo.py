@@ -18,10 +18,13 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 
 from acp_tui.launch import Launch
+from acp_tui.session.model import AGENT_MESSAGE, Message
 from acp_tui.cli import demo_argv
 from acp_tui.demo import content
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.screens.chat import ChatScreen
+from acp_tui.ui.screens.elicitation_form import ElicitationFormScreen
+from acp_tui.ui.screens.elicitation_url import ElicitationUrlScreen
 from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.widgets.agent_message import AgentMessageView
 from acp_tui.ui.widgets.compaction import CompactionView
@@ -388,3 +391,28 @@ async def test_everything_in_one_turn(tmp_path: Path, version: int) -> None:
             assert not run.views(CompactionView) and not run.views(UnknownUpdateView)
         assert run.chat.status.values.stop_reason in (None, "end_turn")
         assert_usage_shown(run, 1)
+
+
+@pytest.mark.parametrize("version", [2, 1])
+async def test_the_demo_asks_a_question_and_sends_a_link_through_the_chat_screen(tmp_path: Path, version: int) -> None:
+    """Elicitation through the real screen: the form is answered, the link copied, the agent hears both."""
+    async with demo_app(tmp_path, version) as run:
+        init = run.chat.controller.session
+        assert init is not None and init.init is not None
+        await run.send("ask")
+        await run.wait(lambda: isinstance(run.app.screen, ElicitationFormScreen) and run.app.screen.armed, "the form")
+        await run.pilot.press("tab", "ctrl+e", *"-tui", "tab", *"ada@example.com", "ctrl+s")
+        await run.wait(lambda: "answered:" in agent_said(run), "the answer in the reply")
+        await run.idle()
+        await run.send("link")
+        await run.wait(lambda: isinstance(run.app.screen, ElicitationUrlScreen) and run.app.screen.armed, "the link")
+        await run.pilot.press("c")
+        await run.idle()
+        assert run.app.clipboard == "https://example.com/acp-tui-demo/login?code=DEMO-1234"
+        assert run.chat.controller.state.problem_count == 0
+
+
+def agent_said(run: DemoRun) -> str:
+    """Everything the agent said in this session (its messages' text)."""
+    return "".join(e.text for k, e in run.chat.controller.state.entities.items()
+                   if k[0] == AGENT_MESSAGE and isinstance(e, Message))

@@ -467,7 +467,7 @@ class AgentSession:
             raise SessionError(f"terminal {terminal_id} cannot be stopped")
         self._apply(local.TerminalCancelRequested(terminal_id))
         try:
-            if self.dialect.version == 2:
+            if self.dialect.agent_owns_terminals:
                 params = CancelTerminalRequest(session_id=self.session_id, terminal_id=terminal_id)
                 await self.connection.request(CANCEL_TERMINAL_METHOD, params)
                 return

@@ -13,12 +13,12 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 from acp_tui.agent.connection import ConnectionClosed
-from acp_tui.agent.events import ModelChanged, SessionEvent, StderrLine
+from acp_tui.agent.events import ModelChanged, SessionEvent, SessionSwitched, StderrLine
 from acp_tui.agent.process import SpawnError
 from acp_tui.agent.session import AgentSession, AuthRequired, SessionError
 from acp_tui.controller.events import (
@@ -32,19 +32,31 @@ from acp_tui.controller.events import (
     Severity,
     Waiting,
 )
+from acp_tui.context import PromptBlockError, PromptCapabilities, PromptSubmission, build_prompt_blocks
+from acp_tui.context import mentions_in_text
 from acp_tui.controller.prompt_queue import PromptQueue
+from acp_tui.controller.session_intents import SessionIntents
 from acp_tui.launch import Launch
 from acp_tui.protocol import codec
-from acp_tui.protocol.jsonrpc import RpcError
+from acp_tui.protocol.auth import AgentLogin, EnvVarLogin
 from acp_tui.protocol.v2 import ContentBlock
+from acp_tui.protocol.jsonrpc import AUTH_REQUIRED, RpcError
 from acp_tui.sanitize import plain
-from acp_tui.services.base import ClientService
-from acp_tui.services.files import FileAsker, FileService
-from acp_tui.services.permission import PermissionAsker, PermissionService
-from acp_tui.session.changes import AgentGone, Change, StateChanged, TurnEnded
+from acp_tui.services.auth import (
+    AgentRequest,
+    AuthService,
+    LoggedIn,
+    LoginAttempt,
+    LoginCancelled,
+    LoginInterrupted,
+    LoginOutcome,
+    RestartNeeded,
+)
+from acp_tui.session.changes import AgentGone, Change, InfoChanged, StateChanged, TurnEnded
 from acp_tui.session.coalesce import coalesce
 from acp_tui.session.model import SessionState
 from acp_tui.transcript import TranscriptWriter, transcript_path
+from acp_tui.controller.wiring import ServicesFactory, UserAsker, default_services
 
 #: how long after a cancel before a second Ctrl-C may stop the agent process (and the slow-cancel line shows)
 FORCE_STOP_AFTER = 3.0
@@ -58,24 +70,11 @@ TURN_END_TEXT: dict[str, str] = {
 }
 
 
-class UserAsker(PermissionAsker, FileAsker, Protocol):
-    """Everything the services may ask the user; the chat screen implements it with dialogs."""
+class SessionController(SessionIntents):
+    """Owns one agent (across restarts) and its session; the UI renders what it reports.
 
-
-#: Builds the services for one agent connection (fresh instances each time: a restart closes the old ones).
-ServicesFactory = Callable[[Launch, UserAsker], Sequence[ClientService]]
-
-
-def default_services(launch: Launch, asker: UserAsker) -> list[ClientService]:
-    """The services every connection gets, as the user's settings allow."""
-    return [
-        PermissionService(asker),
-        FileService(asker, offer=launch.client_files, outside_writes=launch.outside_writes),
-    ]
-
-
-class SessionController:
-    """Owns one agent (across restarts) and its session; the UI renders what it reports."""
+    Listing, opening, starting anew and deleting sessions are `SessionIntents` (session_intents.py).
+    """
 
     def __init__(
         self,
@@ -108,6 +107,15 @@ class SessionController:
         self._slow_cancel: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[object]] = set()
         self._closed = False
+        # Logging in (docs/protocol.md §2.4): variables the user gave for the agent's process only (kept
+        # across restarts, never written anywhere), the agent method to log in with after the restart they
+        # need, the prompt to send again once logged in, and whether a login holds the queue.
+        self._auth_env: dict[str, str] = {}
+        self._login_after_restart: str | None = None
+        self._last_prompt: PromptSubmission | None = None
+        self._resend: PromptSubmission | None = None
+        self._logging_in = False
+        self._init_sessions()
 
     # -- what the UI reads -------------------------------------------------------------------------
 
@@ -126,7 +134,7 @@ class SessionController:
         if self.session is None or self.stopped:
             return False
         state = self.session.state
-        if state.foreground.busy or self._sending:
+        if state.foreground.busy or self._sending or self._logging_in or self.opening:
             return True
         return any(sub.status == "pending" for sub in state.submissions.values())
 
@@ -146,51 +154,29 @@ class SessionController:
 
         Failures become a `Note` and the `stopped` phase, never an exception.
         """
-        launch = self.launch
-        session = AgentSession(
-            launch.agent_argv,
-            cwd=launch.cwd,
-            env={**os.environ, **launch.env},
-            protocol=None if launch.protocol == "auto" else int(launch.protocol),
-            handshake_timeout=launch.init_timeout,
-            log_path=launch.log_path,
-            emit=lambda event: self._on_session_event(session, event),
-            services=self._services_factory(launch, self.asker),
-        )
+        session = self._agent_session(self.launch)
         self.session = session
         self._stopped_by_user = False
         self._failure_shown = False
         self._set_cancel(None)
         self._set_phase("starting")
+        restart_for_login = False
         try:
             self._emit(Waiting("starting the agent"))
             await session.connect()
             self._emit(Waiting("waiting for the agent to initialize"))
             await session.initialize()
             self._identify(session)
-            resumed = False
-            if resume_id is not None and session.can_resume():
-                self._emit(Waiting("resuming the session"))
-                try:
-                    await session.resume(resume_id)
-                    resumed = True
-                except (RpcError, SessionError) as exc:
-                    self.note(f"the agent could not resume the session ({plain(str(exc))})", "warning")
-            if not resumed:
-                self._emit(Waiting("opening a session"))
-                await session.new_session()
-                if resume_id is not None:
-                    self.note("a new session was started: the agent's memory of this conversation starts fresh",
-                              "warning")
-            else:
-                self.note("session resumed: the agent remembers this conversation")
+            restart_for_login = not await self._open_or_log_in(session, resume_id)
         except SpawnError as exc:
             self._unavailable(f"could not start the agent: {exc}")
             return False
         except AuthRequired as exc:
             names = ", ".join(plain(str(m.get("name", m.get("id", "?")))) for m in exc.auth_methods) or "none offered"
-            self._unavailable(f"the agent requires authentication ({names}); log in with the agent's own "
-                              "command first, then restart with Ctrl-R")
+            how = ("press Ctrl-R to be asked again, or log in from the command palette" if exc.auth_methods
+                   else "log in with the agent's own command first, then restart with Ctrl-R")
+            self._unavailable(f"not logged in: the agent requires authentication ({names}); {how}")
+            await session.shutdown()  # no agent lingers; Ctrl-R starts a fresh one
             return False
         except (SessionError, RpcError, ConnectionClosed) as exc:
             if session.connection.exit_info is not None:
@@ -201,11 +187,42 @@ class SessionController:
             self._failure_shown = True
             await session.shutdown()
             return False
+        if restart_for_login:
+            return await self._restart_for_login(session, resume_id)
         self._emit(Waiting(None))
         self._open_transcript(session)
         self._set_phase("ready")
-        self._send_next()
+        if not self._resend_after_login():
+            self._send_next()
         return True
+
+    async def _open_session(self, session: AgentSession, resume_id: str | None) -> None:
+        """Resume `resume_id` where the agent can, else open a new session; `AuthRequired` goes to the caller.
+
+        The first session may be one the command line asked for (`--resume ID`, `--continue`): opened with its
+        history (docs/protocol.md §3).
+        """
+        resumed = False
+        history = False
+        if resume_id is None and not self._had_session:
+            resume_id, history = await self._session_asked_for(session)
+        if resume_id is not None and session.can_open(history):
+            self._emit(Waiting("opening the session" if history else "resuming the session"))
+            try:
+                method = await session.open_session(resume_id, history=history, progress=self._replay_progress)
+                resumed = True
+            except AuthRequired:
+                raise  # log in, then resume (docs/protocol.md §2.4)
+            except (RpcError, SessionError) as exc:
+                self.note(f"the agent could not resume the session ({plain(str(exc))})", "warning")
+        if not resumed:
+            self._emit(Waiting("opening a session"))
+            await session.new_session()
+            if resume_id is not None:
+                self.note("a new session was started: the agent's memory of this conversation starts fresh",
+                          "warning")
+        else:
+            self._opened_note(method, history)
 
     async def restart(self) -> bool:
         """Start a fresh agent after it stopped, resuming the previous session where the agent can."""
@@ -234,6 +251,7 @@ class SessionController:
                     await asyncio.wait_for(session.cancel(), timeout=1.0)
                 except (asyncio.TimeoutError, ConnectionClosed):
                     pass
+            await self._close_on_quit(session)
             self._stopped_by_user = True
             await session.shutdown()
         for task in list(self._tasks):
@@ -242,17 +260,213 @@ class SessionController:
         if self.transcript is not None:
             self.transcript.close()
 
+    # -- logging in (docs/protocol.md §2.4) ----------------------------------------------------------
+
+    async def login(self) -> bool:
+        """The user asked to log in (command palette): offer the agent's methods now; True once logged in.
+
+        A stopped agent is started again (it asks when it needs a login); a working one is left to finish.
+        """
+        session = self.session
+        if session is None or self.stopped:
+            return await (self.restart() if session is not None else self.start())
+        if self._logging_in or self.phase == "starting":
+            return False  # a login is already being asked (start-up asks by itself when the agent needs one)
+        if self.busy:
+            self.note("the agent is working; log in once it is done (or cancel the turn first)", "warning")
+            return False
+        self._logging_in = True
+        try:
+            outcome = await self._log_in(session, None, asked=True)
+        finally:
+            self._logging_in = False
+        match outcome:
+            case None:
+                self.note("this agent lists no login methods; log in with its own command", "warning")
+                return False
+            case LoggedIn(how=how):
+                self.note(how)
+                return True
+            case RestartNeeded(how=how):
+                self.note(how)
+                return await self._restart_for_login(session, session.session_id)
+            case LoginCancelled():
+                return False
+
+    async def logout(self) -> bool:
+        """Log out (command palette): v2 `auth/logout` / v1 `logout` when the agent allows it; never without
+        listed methods. Variables the user gave are forgotten either way (not set for the next start)."""
+        forgotten = ", ".join(sorted(self._auth_env))
+        self._auth_env.clear()
+        self._login_after_restart = None
+        also = f"; {forgotten} will not be set when the agent restarts" if forgotten else ""
+        session = self.session
+        auth = self._auth_service(session) if session is not None else None
+        if session is None or self.stopped or session.init is None or auth is None:
+            self.note(f"the agent is not running: nothing to log out of{also}", "warning")
+            return False
+        raw_methods = session.init.auth_methods
+        if auth.logout_method(raw_methods) is None:
+            self.note(f"this agent offers no way to log out{also}", "warning")
+            return False
+        try:
+            await auth.log_out(self._agent_request(session), raw_methods)
+        except RpcError as exc:
+            self.note(f"the agent did not log out: {plain(exc.message)} ({exc.code}){also}", "warning")
+            return False
+        except LoginInterrupted as exc:
+            self.note(f"not logged out: {plain(str(exc))}{also}", "warning")
+            return False
+        self.note(f"logged out; the agent will ask you to log in again{also}")
+        return True
+
+    async def _open_or_log_in(self, session: AgentSession, resume_id: str | None) -> bool:
+        """Open (or resume) the session, logging in and retrying while the agent requires it.
+
+        False: a fresh agent must start first (a terminal login, new variables). Raises `AuthRequired` when
+        the user does not log in, or nothing can be offered.
+        """
+        while True:
+            try:
+                await self._open_session(session, resume_id)
+                return True
+            except AuthRequired as exc:
+                match await self._log_in(session, str(exc)):
+                    case LoggedIn(how=how):
+                        self.note(how)
+                    case RestartNeeded(how=how):
+                        self.note(how)
+                        return False
+                    case LoginCancelled() | None:
+                        raise
+
+    async def _log_in(self, session: AgentSession, reason: str | None, *, asked: bool = False) -> LoginOutcome | None:
+        """Resolve "authentication required" with the user; None when there is nothing to offer.
+
+        After a restart for an `env_var` method, its id is tried first without asking (the fresh agent may
+        still want `authenticate`/`auth/login`). `asked`: the user opened the dialog themselves.
+        """
+        auth = self._auth_service(session)
+        if auth is None or session.init is None:
+            return None
+        methods = auth.decode(session.init.auth_methods)
+        if not (asked or auth.can_help(methods, reason)):
+            return None
+        attempt = LoginAttempt(
+            reason, methods, self._agent_request(session), {**os.environ, **self.launch.env, **self._auth_env},
+            progress=lambda text: self._emit(Waiting(text)), note=self.note,
+        )
+        pending, self._login_after_restart = self._login_after_restart, None
+        outcome: LoginOutcome
+        try:
+            known = next((m for m in methods if isinstance(m, (AgentLogin, EnvVarLogin)) and m.method_id == pending), None)
+            if known is not None:
+                failure = await auth.authenticate(attempt, known.method_id, known.name)
+                if failure is None:
+                    return LoggedIn(f"logged in: {plain(known.name)}")
+                self.note(f"login failed — {failure}", "warning")
+            self._emit(Waiting("waiting for you to log in"))
+            outcome = await auth.log_in(attempt)
+        except LoginInterrupted as exc:
+            outcome = LoginCancelled(str(exc))
+        finally:
+            self._emit(Waiting(None))
+        match outcome:
+            case RestartNeeded(env=env, then_login=then_login):
+                self._auth_env.update(env)
+                self._login_after_restart = then_login
+            case LoginCancelled(why=why) if why:
+                self.note(f"not logged in: {plain(why)}", "warning")
+            case LoggedIn() | LoginCancelled():
+                pass
+        return outcome
+
+    def _auth_failed(self, session: AgentSession, reason: str) -> None:
+        """A prompt (or its turn) failed with -32000: log in, then send the prompt again; the queue waits."""
+        if self._logging_in or self._closed or session is not self.session:
+            return
+        self._logging_in = True  # before anything queued can go out
+        prompt, self._last_prompt = self._last_prompt, None
+        self._spawn(self._log_in_and_resend(session, prompt, reason))
+
+    async def _log_in_and_resend(self, session: AgentSession, prompt: PromptSubmission | None,
+                                 reason: str) -> None:
+        try:
+            outcome = await self._log_in(session, reason)
+        finally:
+            self._logging_in = False
+        match outcome:
+            case LoggedIn(how=how):
+                self.note(how)
+                self._resend = prompt
+                if not self._resend_after_login():
+                    self._send_next()
+            case RestartNeeded(how=how):
+                self.note(how)
+                self._resend = prompt
+                if not await self._restart_for_login(session, session.session_id) and self._resend is not None:
+                    self._requeue(self._resend)
+                    self._resend = None
+            case LoginCancelled() | None:
+                if prompt is not None:
+                    self._requeue(prompt)
+                    self.note("not logged in: your prompt waits in the queue; log in from the command palette, "
+                              "then send it with Enter", "warning")
+                self._send_next()
+
+    def _resend_after_login(self) -> bool:
+        """Send the prompt a login interrupted (nothing the user typed is lost); True when one was sent."""
+        prompt, self._resend = self._resend, None
+        if prompt is None:
+            return False
+        session = self.session
+        if session is None or session.session_id is None or self.stopped or self.busy:
+            self._requeue(prompt)
+            return False
+        self.note("sending your prompt again")
+        self._send(prompt)
+        return True
+
+    def _requeue(self, submission: PromptSubmission) -> None:
+        """Put a prompt back in the queue, paused: it waits for the user's Enter."""
+        self.queue.add(submission)
+        self.queue.paused = True
+        self._queue_changed()
+
+    async def _restart_for_login(self, session: AgentSession, resume_id: str | None) -> bool:
+        """Stop this agent quietly and start a fresh one: it reads the new login or variables when it starts."""
+        self._failure_shown = True  # our own stop: no "the agent stopped" banner
+        self._stopped_by_user = True
+        await session.shutdown()
+        return await self.start(resume_id)
+
+    def _agent_request(self, session: AgentSession) -> AgentRequest:
+        """The login requests' way to the agent: its exit becomes `LoginInterrupted`."""
+        async def request(method: str, params: object) -> object:
+            try:
+                return await session.connection.request(method, params)
+            except ConnectionClosed as exc:
+                raise LoginInterrupted(str(exc)) from None
+        return request
+
+    @staticmethod
+    def _auth_service(session: AgentSession) -> AuthService | None:
+        return next((s for s in session.services if isinstance(s, AuthService)), None)
+
     # -- prompts -----------------------------------------------------------------------------------
 
-    def submit(self, text: str) -> bool:
-        """The user sent `text`: send it now, or queue it while the agent works; True when sent now."""
+    def submit(self, prompt: PromptSubmission | str) -> bool:
+        """The user sent a prompt: send it now, or queue it while the agent works; True when sent now.
+
+        A plain string is read for `@` mentions of files that exist (history, scripts, tests).
+        """
+        submission = prompt if isinstance(prompt, PromptSubmission) else PromptSubmission(
+            prompt, mentions_in_text(prompt, self.launch.cwd))
         if self.session is None or self.session.session_id is None or self.busy or self.stopped:
-            self.queue.add(text)
+            self.queue.add(submission)
             self._queue_changed()
-            if self.stopped and self.phase != "starting":
-                self.note("the agent is not running; press Ctrl-R to restart it. Your prompt is queued.", "warning")
             return False
-        self._send(text)
+        self._send(submission)
         return True
 
     def send_next(self) -> bool:
@@ -262,13 +476,13 @@ class SessionController:
         self._queue_changed()
         return sent
 
-    def unqueue(self, index: int) -> str | None:
+    def unqueue(self, index: int) -> PromptSubmission | None:
         """Take a queued prompt out (the user removed it)."""
-        text = self.queue.remove(index)
+        submission = self.queue.remove(index)
         if not len(self.queue):
             self.queue.paused = False
         self._queue_changed()
-        return text
+        return submission
 
     def _send_next(self) -> bool:
         session = self.session
@@ -276,25 +490,41 @@ class SessionController:
             return False
         if session.connection.exit_info is not None:
             return False  # exited; its exit is still being reported: keep the prompts for a restart
-        text = self.queue.pop()
+        submission = self.queue.pop()
         self._queue_changed()
-        if text is None:
+        if submission is None:
             return False
-        self._send(text)
+        self._send(submission)
         return True
 
-    def _send(self, text: str) -> None:
+    def _send(self, submission: PromptSubmission) -> None:
         self._sending = True
         self._emit(Waiting("waiting for the agent to take the prompt"))
-        self._spawn(self._prompt(text, [codec.text_block(text)]))
+        self._spawn(self._prompt(submission))
 
-    async def _prompt(self, text: str, blocks: list[ContentBlock]) -> None:
+    async def _prompt(self, submission: PromptSubmission) -> None:
+        """Build the blocks now (files are read fresh, as the agent's capabilities allow), then send."""
         session = self.session
         assert session is not None
+        self._last_prompt = submission  # sent again after a login (docs/protocol.md §2.4)
         try:
+            blocks: list[ContentBlock] = [codec.text_block(submission.text)]
+            if submission.mentions:
+                built = await asyncio.to_thread(
+                    build_prompt_blocks, submission, PromptCapabilities.from_init(session.init, session.version),
+                    session.cwd,
+                )
+                if isinstance(built, PromptBlockError):
+                    self.note(f"not sent: {built.message}", "error")  # nothing the agent may not take goes out
+                    return
+                for line in built.notes:
+                    self.note(line, "warning")
+                blocks = built.blocks
             await session.prompt(blocks)
-        except RpcError:
-            pass  # the model holds the failed submission; its widget shows the error
+        except RpcError as exc:
+            # the model holds the failed submission; its widget shows the error
+            if exc.code == AUTH_REQUIRED:
+                self._auth_failed(session, exc.message)
         except (ConnectionClosed, SessionError):
             pass  # the exit is reported by the model
         finally:
@@ -324,6 +554,13 @@ class SessionController:
             await session.cancel_tool_call(tool_call_id)
         except ConnectionClosed as exc:
             raise SessionError(str(exc)) from None
+
+    async def cancel_terminal(self, terminal_id: str) -> None:
+        """Stop one terminal from its card; raises `SessionError` (fit for the user) when it cannot be."""
+        session = self.session
+        if session is None or self.stopped:
+            raise SessionError("the agent is not running")
+        await session.cancel_terminal(terminal_id)
 
     async def set_config(self, config_id: str, value: str | bool) -> None:
         """Change one session config option; raises `SessionError`/`RpcError` for the UI to show."""
@@ -356,22 +593,34 @@ class SessionController:
             self._pending_transcript.extend(event.changes)
             self._schedule_transcript()
             self._emit(event)
-            moved = False
+            moved = indexed = False
             for change in event.changes:
                 if type(change) is TurnEnded:
                     self._turn_ended(change)
+                    indexed = True
                 elif type(change) is StateChanged:
                     moved = True
                 elif type(change) is AgentGone:
                     self._agent_gone(session)
+                elif type(change) is InfoChanged:
+                    indexed = True
+            if indexed:
+                self._index_session(session)  # the session list shows its title and last activity
             if moved:
                 self._turn_progress()  # after the turn's end is marked (and the queue maybe paused)
+        elif isinstance(event, SessionSwitched):
+            self._switched(session, event)
         else:
             self._emit(event)
 
     def _turn_ended(self, change: TurnEnded) -> None:
         """A turn's end (once per turn, after all its output): say how it ended; a cancel pauses the queue."""
         self._mark_turn_end(change.stop_reason, change.error.message if change.error is not None else None)
+        if change.stop_reason == "error" and change.error is not None and change.error.code == AUTH_REQUIRED:
+            if self.session is not None:
+                self._auth_failed(self.session, change.error.message)  # e.g. Claude's adapter (docs/protocol.md §2.4)
+        else:
+            self._last_prompt = None  # answered: nothing to send again
         if change.cancel_requested and len(self.queue):
             self.queue.paused = True  # what the user queued waits until they say so
             self._queue_changed()
@@ -394,7 +643,7 @@ class SessionController:
         if stop_reason is None or stop_reason == "end_turn":
             return
         if stop_reason == "error":
-            self.note(f"✗ the turn failed: {plain(error_message or 'unknown error')}", "warning")
+            self.note(f"✗ the turn failed: {plain(error_message or 'unknown error')}", "error")
         elif stop_reason == "cancelled":
             self.note("⊘ cancelled")
         elif stop_reason == "refusal":
@@ -452,14 +701,17 @@ class SessionController:
         self._emit(QueueChanged(self.queue.items, self.queue.paused and bool(len(self.queue))))
 
     def _open_transcript(self, session: AgentSession) -> None:
-        if not self._transcripts:
-            return
+        fresh, self._fresh_transcript = self._fresh_transcript, False
+        self._session_shown()
+        if not self._transcripts or fresh:
+            return  # a session switch opened it (with the history it replayed)
         if self.transcript is not None:
             self.transcript.note(f"agent restarted; session {session.session_id}", kind="restart")
             return
         label = session.session_id or "session"
         self.transcript = TranscriptWriter(transcript_path(label, datetime.now()), label=label)
         self.transcript.note(f"agent {self.launch.agent_name}; session {session.session_id}; cwd {self.launch.cwd}")
+        self._index_session(session)
 
     @property
     def transcript_error(self) -> str | None:
@@ -469,13 +721,16 @@ class SessionController:
         if self.transcript is not None and self._transcript_flush is None:
             self._transcript_flush = asyncio.get_running_loop().call_later(TRANSCRIPT_FRAME, self._flush_transcript)
 
-    def _flush_transcript(self) -> None:
+    def _flush_transcript(self, state: SessionState | None = None) -> None:
+        """Write the pending changes; `state` is the model they belong to (the current one by default)."""
         if self._transcript_flush is not None:
             self._transcript_flush.cancel()
             self._transcript_flush = None
         changes, self._pending_transcript = self._pending_transcript, []
-        if changes and self.transcript is not None and self.session is not None:
-            self.transcript.write_changes(self.session.state, coalesce(changes))
+        if state is None and self.session is not None:
+            state = self.session.state
+        if changes and self.transcript is not None and state is not None:
+            self.transcript.write_changes(state, coalesce(changes))
 
     def _spawn(self, coro: Coroutine[Any, Any, object]) -> None:
         task: asyncio.Task[object] = asyncio.get_running_loop().create_task(coro)
@@ -485,4 +740,4 @@ class SessionController:
 
 _EMPTY_STATE = SessionState()
 
-__all__ = ["FORCE_STOP_AFTER", "ServicesFactory", "SessionController", "UserAsker", "default_services"]
+__all__ = ["FORCE_STOP_AFTER", "SessionController"]

@@ -15,8 +15,11 @@ from textual.app import App
 from textual.screen import ModalScreen
 
 from acp_tui.services.auth import LoginChoice, LoginRequest, SecretRequest, TerminalCommand, TerminalOutcome
+from acp_tui.services.elicitation import FormOutcome, FormQuestion, RefusedElicitation, UrlOutcome, UrlQuestion
 from acp_tui.services.files import OutsideWrite
 from acp_tui.services.permission import AGENT_WITHDREW, PermissionQuestion
+from acp_tui.ui.attention import Attention
+from acp_tui.ui.elicitation_asker import ElicitationDialogs
 from acp_tui.ui.screens.login import GuardedDialog, LoginScreen, SecretScreen, TerminalLoginScreen
 from acp_tui.ui.screens.outside_write import OutsideWriteScreen
 from acp_tui.ui.screens.permission import PermissionChoice, PermissionScreen
@@ -35,20 +38,38 @@ class ScreenAsker:
         arm_delay: float,
         cancel_turn: Callable[[], bool],
         closed: Callable[[str], None],
+        attention: Attention | None = None,
+        agent_name: str = "the agent",
+        tool_title: Callable[[str], str | None] = lambda tool_call_id: None,
     ) -> None:
         self.app = app
         self.arm_delay = arm_delay
         self._cancel_turn = cancel_turn
         self._closed = closed
+        self._attention = attention
         self._permission: PermissionScreen | None = None
         self._waiting = 0
+        #: the elicitation dialogs (forms, links, refusals) keep their own ways of asking
+        self.elicitation = ElicitationDialogs(app, arm_delay=arm_delay, agent_name=agent_name,
+                                              tool_title=tool_title, attention=attention)
 
     @property
     def dialog_open(self) -> bool:
         return self._permission is not None
 
+    async def ask_form(self, question: FormQuestion) -> FormOutcome:
+        return await self.elicitation.ask_form(question)
+
+    async def ask_url(self, question: UrlQuestion) -> UrlOutcome:
+        return await self.elicitation.ask_url(question)
+
+    def elicitation_refused(self, refusal: RefusedElicitation) -> None:
+        self.elicitation.elicitation_refused(refusal)
+
     async def ask_permission(self, question: PermissionQuestion) -> str | None:
         screen = PermissionScreen(question.request, arm_delay=self.arm_delay)
+        if self._attention is not None:
+            self._attention.waiting("the agent asks for permission")
         self._permission = screen
         self._show_queue()
         try:

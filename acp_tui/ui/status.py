@@ -21,6 +21,7 @@ from acp_tui.controller.events import (
     Waiting,
 )
 from acp_tui.sanitize import plain
+from acp_tui.ui.attention import Attention
 from acp_tui.session.changes import (
     AgentGone,
     BytesAppended,
@@ -42,10 +43,11 @@ from acp_tui.session.changes import (
     TurnEnded,
     UsageChanged,
 )
-from acp_tui.session.model import SessionState
+from acp_tui.session.model import PLAN, SessionState
 from acp_tui.ui.terminal_title import show_window_title
 from acp_tui.ui.widgets.command_menu import CommandMenu
 from acp_tui.ui.widgets.config_bar import ConfigBar
+from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.queued_prompts import QueuedPrompts
 from acp_tui.ui.widgets.session_header import SessionHeader
 from acp_tui.ui.widgets.status_bar import StatusBar, format_cost
@@ -63,18 +65,23 @@ class StatusRenderer:
         self,
         app: App[object],
         *,
+        attention: Attention | None = None,
         status: StatusBar,
         header: SessionHeader,
         config: ConfigBar,
         commands: CommandMenu,
         queue: QueuedPrompts,
+        plan: PlanPanel | None = None,
     ) -> None:
         self.app = app
+        self.attention = attention
+        self._busy_since: float | None = None
         self.status = status
         self.header = header
         self.config = config
         self.commands = commands
         self.queue = queue
+        self.plan = plan
         self._waiting_what: str | None = None
         self._waiting_since = 0.0
         self._waiting_timer: Timer | None = None
@@ -84,9 +91,16 @@ class StatusRenderer:
     def apply(self, state: SessionState, change: Change) -> None:
         """One model change; entity changes are the timeline's."""
         match change:
+            case EntityAdded(key=key) | EntityChanged(key=key) if key[0] == PLAN:
+                self._show_plan(state, key[1])  # the timeline shows it too; the panel keeps it in sight
             case (EntityAdded() | EntityRemoved() | TextAppended() | ContentAppended() | BytesAppended()
-                  | ContentReplaced() | EntityChanged() | SubmissionChanged() | TurnEnded()):
-                pass  # the timeline's (a turn's end line comes from the controller)
+                  | ContentReplaced() | EntityChanged() | SubmissionChanged()):
+                pass  # the timeline's
+            case TurnEnded():
+                # the line saying how it ended comes from the controller; a long turn rings when unfocused
+                if self.attention is not None and self._busy_since is not None:
+                    self.attention.turn_ended(time.monotonic() - self._busy_since)
+                self._busy_since = None
             case StateChanged():
                 self.show_state(state)
             case UsageChanged():
@@ -106,11 +120,14 @@ class StatusRenderer:
                 self.config.set_options(state.config_options)
             case AgentGone():
                 self.status.update_values(state="stopped", busy=False, cancelling=False, waiting_for_user=0)
+                self._clear_plan()
             case _:
                 assert_never(change)
 
     def show_state(self, state: SessionState) -> None:
         fg = state.foreground
+        if fg.busy and self._busy_since is None:
+            self._busy_since = time.monotonic()
         if fg.busy:
             self.status.update_values(state=fg.state, busy=True, stop_reason=None, error_message=None)
         else:
@@ -118,11 +135,23 @@ class StatusRenderer:
                 state=fg.state, busy=False, stop_reason=fg.stop_reason,
                 error_message=fg.error.message if fg.error is not None else None,
             )
+            self._clear_plan()  # the turn is over: its plan stays in the timeline
 
     def reset(self, state: SessionState) -> None:
         """A new connection: its (empty) options and commands replace the old ones."""
         self.config.set_options(state.config_options)
         self.commands.set_commands(state.commands)
+        self._clear_plan()
+
+    def _show_plan(self, state: SessionState, plan_id: str) -> None:
+        """A plan of the running turn appeared or changed: the panel above the prompt shows it."""
+        plan = state.plan(plan_id)
+        if self.plan is not None and plan is not None and state.foreground.busy:
+            self.plan.show(plan)
+
+    def _clear_plan(self) -> None:
+        if self.plan is not None:
+            self.plan.clear()
 
     def _show_usage(self, state: SessionState) -> None:
         usage = state.usage

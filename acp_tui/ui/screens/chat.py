@@ -28,7 +28,9 @@ from acp_tui.launch import Launch
 from acp_tui.paths import history_file
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.sanitize import plain
+from acp_tui.session.model import SessionState
 from acp_tui.ui.asker import ScreenAsker
+from acp_tui.ui.attention import Attention
 from acp_tui.ui.config_control import ConfigControl
 from acp_tui.ui.event_pump import EventPump
 from acp_tui.ui.interrupt import Interrupt, decide_interrupt
@@ -36,6 +38,7 @@ from acp_tui.ui.path_text import display_path
 from acp_tui.ui.saving import save_full_text
 from acp_tui.ui.session_actions import SessionActions
 from acp_tui.ui.screens.config_picker import ConfigCommands
+from acp_tui.ui.screens.login import LoginCommands
 from acp_tui.ui.screens.problems import ProblemsScreen
 from acp_tui.ui.status import StatusRenderer
 from acp_tui.ui.widgets.command_menu import CommandMenu
@@ -43,6 +46,7 @@ from acp_tui.ui.widgets.config_bar import ConfigBar
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.file_picker import FilePicker
 from acp_tui.ui.widgets.prompt_input import PromptInput
+from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.queued_prompts import QueuedPrompts
 from acp_tui.ui.widgets.save_request import MessageSaveRequested
 from acp_tui.ui.widgets.session_header import HeaderValues, SessionHeader
@@ -54,7 +58,7 @@ from acp_tui.ui.widgets.tool_call import ToolCallCard
 
 if TYPE_CHECKING:
     from acp_tui.agent.session import AgentSession
-    from acp_tui.controller.controller import UserAsker
+    from acp_tui.controller.wiring import UserAsker
 
 KEY_HINTS = "⏎ send · ^J newline · ^C cancel · F2 stderr · ^R restart · ^Q quit"
 
@@ -70,7 +74,7 @@ class ChatScreen(Screen[None]):
     """One conversation with one agent."""
 
     CSS_PATH = "chat.tcss"
-    COMMANDS = {ConfigCommands}
+    COMMANDS = {ConfigCommands, LoginCommands}
 
     BINDINGS = [
         Binding("f2", "toggle_stderr", "Agent stderr"),
@@ -96,8 +100,12 @@ class ChatScreen(Screen[None]):
         super().__init__()
         self.launch = launch
         self.history = PromptHistory.load(_history_path(launch))
-        self.asker = ScreenAsker(self.app, arm_delay=arm_delay, cancel_turn=self.action_cancel_turn,
-                                 closed=lambda text: self.controller.note(text))
+        self.attention = Attention(self.app, enabled=launch.attention)
+        self.asker = ScreenAsker(
+            self.app, arm_delay=arm_delay, cancel_turn=self.action_cancel_turn,
+            closed=lambda text: self.controller.note(text), attention=self.attention, agent_name=launch.agent_name,
+            tool_title=lambda tool_call_id: tool_title(self.controller.state, tool_call_id),
+        )
         self.pump = EventPump(self)
         self.controller = controller(launch, self.pump.push, self.asker)
         if force_stop_after is not None:
@@ -119,6 +127,7 @@ class ChatScreen(Screen[None]):
         yield StatusBar(id="status")
         yield StderrPanel(id="stderr")
         yield Conversation(id="conversation")
+        yield PlanPanel(id="plan-panel")
         yield QueuedPrompts(id="queue")
         menu = CommandMenu(id="command-menu")
         yield menu
@@ -132,8 +141,8 @@ class ChatScreen(Screen[None]):
         self.prompt_input = self.query_one(PromptInput)
         self.status = self.query_one(StatusBar)
         renderer = StatusRenderer(
-            self.app, status=self.status, header=self.query_one(SessionHeader), config=self.query_one(ConfigBar),
-            commands=self.query_one(CommandMenu), queue=self.query_one(QueuedPrompts),
+            self.app, attention=self.attention, status=self.status, header=self.query_one(SessionHeader), config=self.query_one(ConfigBar),
+            commands=self.query_one(CommandMenu), queue=self.query_one(QueuedPrompts), plan=self.query_one(PlanPanel),
         )
         self.pump.attach(self.controller, conversation=self.conversation, renderer=renderer,
                          stderr=self.query_one(StderrPanel), transcript_error=lambda error: self.app.notify(
@@ -205,6 +214,13 @@ class ChatScreen(Screen[None]):
     def action_cancel_turn(self) -> bool:
         """Cancel the agent's turn (Ctrl-C while it works; Escape in a permission dialog with no reject option)."""
         return self.controller.cancel()
+
+    def action_log_in(self) -> None:
+        """The command palette's "Log in": the agent's login methods (docs/protocol.md §2.4)."""
+        self.run_worker(self.controller.login(), group="login")
+
+    def action_log_out(self) -> None:
+        self.run_worker(self.controller.logout(), group="login")
 
     def action_restart_agent(self) -> None:
         if not self.controller.stopped:
@@ -299,3 +315,9 @@ def _history_path(launch: Launch) -> Path | None:
         return history_file(launch.cwd)
     except OSError:
         return None
+
+
+def tool_title(state: SessionState, tool_call_id: str) -> str | None:
+    """The title of a tool call, for a question the agent asks about it."""
+    call = state.tool_call(tool_call_id)
+    return call.title if call is not None and call.title else None

@@ -1,0 +1,43 @@
+"""What every agent connection is given: its client services, and the one asker they all share.
+
+A service per capability (docs/architecture.md): permissions, files, terminals, elicitation, logins.
+Each is built fresh for every connection (a restart closes the old ones), as the user's settings allow,
+and asks the user through the `UserAsker` the UI implements (the chat screen with dialogs, tests with
+a script).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from acp_tui.launch import Launch
+from acp_tui.services.auth import AuthService, LoginAsker
+from acp_tui.services.base import ClientService
+from acp_tui.services.elicitation import ElicitationAsker, ElicitationService
+from acp_tui.services.files import FileAsker, FileService
+from acp_tui.services.permission import PermissionAsker, PermissionService
+from acp_tui.services.terminals import TerminalService
+
+
+class UserAsker(PermissionAsker, FileAsker, LoginAsker, ElicitationAsker, Protocol):
+    """Everything the services may ask the user; the chat screen implements it with dialogs."""
+
+
+#: Builds the services for one agent connection (fresh instances each time: a restart closes the old ones).
+ServicesFactory = Callable[[Launch, UserAsker], Sequence[ClientService]]
+
+
+def default_services(launch: Launch, asker: UserAsker) -> list[ClientService]:
+    """The services every connection gets, as the user's settings allow."""
+    return [
+        PermissionService(asker),
+        FileService(asker, offer=launch.client_files, outside_writes=launch.outside_writes),
+        # installed even when off: it then advertises `terminal: false` but keeps the output extension
+        TerminalService(client_terminals=launch.client_terminals),
+        ElicitationService(asker),
+        AuthService(asker, agent_name=launch.agent_name, agent_argv=launch.agent_argv, cwd=launch.cwd),
+    ]
+
+
+__all__ = ["ServicesFactory", "UserAsker", "default_services"]
