@@ -159,6 +159,8 @@ def _parser() -> optparse.OptionParser:
     add("--list-agents", action="store_true", default=False, help="list the named agents from config.toml")
     add("--paths", action="store_true", default=False, help="print the config, data and state paths")
     add("--version", action="store_true", default=False, help="print the version and exit")
+    add("--no-client-terminals", dest="client_terminals", action="store_false", default=None,
+        help="let a v1 agent run its own commands instead of acp-tui's terminals (config: client_terminals)")
     add("--resume", action="store_true", default=False, metavar="[=ID]",
         help="open session ID with its history (--resume=ID), or pick one from the list (--resume)")
     add("--continue", dest="continue_last", action="store_true", default=False,
@@ -293,7 +295,7 @@ def build_launch(
         warnings=tuple(warnings),
         is_demo=is_demo,
         client_files=settings.client_files,
-        client_terminals=settings.client_terminals,
+        client_terminals=settings.client_terminals if options.client_terminals is None else options.client_terminals,
         outside_writes=settings.outside_writes,
         attention=settings.attention,
         resume_id=options.resume_id,

@@ -271,3 +271,15 @@ def test_cli_and_text_core_do_not_import_the_ui() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_client_terminals_follow_the_setting_and_the_flag_wins(tmp_path: Path, fake_agent: Path) -> None:
+    code, (launch,) = run([str(fake_agent)])
+    assert code == 7 and launch.client_terminals  # on by default
+    write_config(tmp_path, "client_terminals = false\n")
+    code, (launch,) = run([str(fake_agent)])
+    assert not launch.client_terminals
+    write_config(tmp_path, "client_terminals = true\n")
+    code, (launch,) = run(["--no-client-terminals", str(fake_agent), "--no-client-terminals"])
+    assert not launch.client_terminals
+    assert launch.agent_argv == (str(fake_agent), "--no-client-terminals")  # after the agent: the agent's
