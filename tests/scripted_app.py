@@ -151,7 +151,7 @@ async def ready(pilot: Pilot[Any], app: Any) -> ChatScreen:
     """Wait for the chat screen to have a session and be idle."""
     await wait_until(pilot, lambda: app.chat is not None, "the chat screen")
     chat: ChatScreen = app.chat
-    await wait_until(pilot, lambda: chat.session is not None and chat.session.session_id is not None
+    await wait_until(pilot, lambda: chat.controller.session is not None and chat.controller.session.session_id is not None
                      and chat.status.values.state == "idle", "the session to be ready")
     return chat
 

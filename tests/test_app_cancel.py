@@ -78,8 +78,8 @@ def chunk(text: str) -> dict[str, Any]:
 
 def agent_text(chat: ChatScreen) -> str:
     """The text of every agent message in the model."""
-    assert chat.session is not None
-    return "".join(entity.content.text for key, entity in chat.session.state.entities.items()
+    assert chat.controller.session is not None
+    return "".join(entity.content.text for key, entity in chat.controller.session.state.entities.items()
                    if key[0] == AGENT_MESSAGE and isinstance(entity, Message))
 
 
@@ -88,8 +88,8 @@ def cancelling_shown(chat: ChatScreen) -> bool:
 
 
 def tool_call_entity(chat: ChatScreen) -> Any:
-    assert chat.session is not None
-    return chat.session.state.entities.get((TOOL_CALL, "tc-1"))
+    assert chat.controller.session is not None
+    return chat.controller.session.state.entities.get((TOOL_CALL, "tc-1"))
 
 
 @pytest.mark.parametrize("version", [2, 1])
@@ -169,7 +169,7 @@ async def test_cancel_before_insertion_leaves_no_user_message_and_no_error(tmp_p
         await submit(pilot, chat, "never mind")
         await wait_until(pilot, lambda: "session/prompt" in run.methods(), "the prompt on the wire")
         await pilot.press("ctrl+c")
-        session = chat.session
+        session = chat.controller.session
         assert session is not None
         await wait_until(pilot, lambda: any(s.status == "cancelled" for s in session.state.submissions.values()),
                          "the submission to be cancelled")
@@ -194,7 +194,7 @@ async def test_an_agent_that_never_goes_idle_is_stopped_by_a_second_ctrl_c(tmp_p
         chat = await ready(pilot, app)
         await submit(pilot, chat, "loop forever")
         await wait_until(pilot, lambda: chat.status.values.busy, "the turn to run")
-        session = chat.session
+        session = chat.controller.session
         assert session is not None
         pid = session.process.pid
         assert pid is not None
@@ -235,7 +235,7 @@ async def test_idle_ctrl_c_copies_a_selection_then_clears_then_quits_on_a_double
         await pilot.press("ctrl+c")
         assert any("again to quit" in note for note in notes)
         assert app.is_running
-        session = chat.session
+        session = chat.controller.session
         assert session is not None
         await pilot.press("ctrl+c")
         await wait_until(pilot, lambda: not app.is_running, "the app to quit", timeout=10)
@@ -253,12 +253,15 @@ async def test_ctrl_q_during_work_cancels_then_shuts_the_agent_down_cleanly(tmp_
         chat = await ready(pilot, app)
         await submit(pilot, chat, "work")
         await wait_until(pilot, lambda: chat.status.values.busy, "the turn to run")
-        session = chat.session
+        session = chat.controller.session
         assert session is not None
         await pilot.press("ctrl+q")
         await wait_until(pilot, lambda: not app.is_running, "the app to quit")
     assert app.return_value == 0
-    assert run.records()[-1] == CANCEL  # the last thing the agent heard, before its stdin closed
+    records = run.records()
+    # the cancel, then the session is closed (the scripted agent advertises session/close): the last things
+    # the agent heard before its stdin closed
+    assert records[-2] == CANCEL and records[-1].get("method") == "session/close"
     info = session.connection.exit_info
     assert info is not None and info.code == 0 and info.signal is None  # it exited on EOF, not killed
     run.validate_all()

@@ -93,9 +93,9 @@ async def test_claude_adapter_answers_and_runs_a_command(tmp_path: Path, claude_
     app = AcpApp(_launch(claude_adapter, project, mock_model, protocol), arm_delay=0.1)
     async with app.run_test(size=(140, 45)) as pilot:
         run = AppRun(app, pilot, tmp_path / "no-record.jsonl")
-        await run.wait(lambda: run.chat.session is not None and run.chat.session.session_id is not None
+        await run.wait(lambda: run.chat.controller.session is not None and run.chat.controller.session.session_id is not None
                        and run.chat.status.values.state == "idle", "the adapter's session", timeout=60)
-        assert run.chat.session is not None and run.chat.session.version == protocol
+        assert run.chat.controller.session is not None and run.chat.controller.session.version == protocol
         header = run.chat.query_one("#header", SessionHeader).values
         assert header.agent.startswith("Claude") and header.protocol == protocol
 
@@ -117,7 +117,7 @@ async def test_claude_adapter_answers_and_runs_a_command(tmp_path: Path, claude_
         else:
             assert "hi" in cards[0].full_text()
         assert "Done. The tool ran." in [view.text for view in run.views(AgentMessageView)]
-        session = run.chat.session
+        session = run.chat.controller.session
         assert session is not None
         assert session.state.problem_count == 0, list(session.state.problems)
         assert session.state.usage is not None and run.chat.status.values.cost is not None

@@ -37,9 +37,9 @@ async def test_claude_v1_bash_output_streams_into_the_card(tmp_path: Path, claud
     app = AcpApp(_launch(claude_adapter, project, mock_model, 1), arm_delay=0.1, controller=with_terminals)
     async with app.run_test(size=(140, 45)) as pilot:
         run = AppRun(app, pilot, tmp_path / "no-record.jsonl")
-        await run.wait(lambda: run.chat.session is not None and run.chat.session.session_id is not None
+        await run.wait(lambda: run.chat.controller.session is not None and run.chat.controller.session.session_id is not None
                        and run.chat.status.values.state == "idle", "the adapter's session", timeout=60)
-        session = run.chat.session
+        session = run.chat.controller.session
         assert session is not None and session.version == 1
 
         await run.send("RUNCMD please")

@@ -171,7 +171,7 @@ async def test_named_agent_from_config_is_what_runs(tmp_path: Path, user_dirs: d
     assert launch.agent_argv == tuple(command) and launch.agent_name == "echo"
     assert dict(launch.env) == {"ECHO_MODE": "loud"} and not launch.is_demo and launch.warnings == ()
     async with app_for(launch) as (_app, pilot, chat):
-        await wait(pilot, lambda: chat.session is not None and chat.session.session_id is not None
+        await wait(pilot, lambda: chat.controller.session is not None and chat.controller.session.session_id is not None
                    and chat.status.values.state == "idle", "the named agent's session")
         header = chat.query_one(SessionHeader)
         assert header.values.agent == "echo-agent" and header.values.agent_version == "9.9"

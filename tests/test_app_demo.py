@@ -80,7 +80,7 @@ class DemoRun:
 
     async def ready(self) -> None:
         await self.wait(
-            lambda: self.chat.session is not None and self.chat.session.session_id is not None
+            lambda: self.chat.controller.session is not None and self.chat.controller.session.session_id is not None
             and self.chat.status.values.state == "idle" and self.views(AgentMessageView),
             "the demo session to open and greet",
         )
@@ -309,7 +309,7 @@ async def test_compact_and_unknown_v2(tmp_path: Path) -> None:
         (unknown,) = run.views(UnknownUpdateView)
         assert unknown.entry.kind == "_demo/sparkle"
         assert "`_demo/sparkle`, which this client does not understand" in run.screen_text()
-        assert run.chat.session is not None and run.chat.session.state.problem_count == 0
+        assert run.chat.controller.session is not None and run.chat.controller.session.state.problem_count == 0
         assert "_demo/sparkle" in run.last_message()
         assert_usage_shown(run, 2)
 
@@ -355,7 +355,7 @@ async def test_slow_is_cancelled_by_ctrl_c(tmp_path: Path, version: int) -> None
         await run.idle("the cancelled turn to end")
         labels = [label.lstrip(SPINNER + " ") for label in shown]
         assert "cancelling…" in labels
-        assert labels[-1] == "● cancelled", labels
+        assert labels[-1] == "⊘ cancelled", labels
         assert labels.index("cancelling…") < len(labels) - 1
         assert "cancelled" in run.status_text()
         assert run.chat.status.values.stop_reason == "cancelled"

@@ -90,7 +90,7 @@ def system_lines(chat: ChatScreen) -> list[str]:
 
 
 def session_ready(chat: ChatScreen) -> bool:
-    return chat.session is not None and chat.session.session_id is not None and chat.status.values.state == "idle"
+    return chat.controller.session is not None and chat.controller.session.session_id is not None and chat.status.values.state == "idle"
 
 
 async def type_text(pilot: Pilot[Any], text: str) -> None:
@@ -196,17 +196,17 @@ async def test_agent_killed_during_a_permission_dialog_closes_it_and_says_why(ap
     async with app.run_test(size=SIZE) as pilot:
         chat = await start_and_prompt(pilot, app, "delete it")
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen), what="the dialog")
-        assert chat.session is not None and chat.session.process.pid is not None
-        permission = next(s for s in chat.session.services if isinstance(s, PermissionService))
+        assert chat.controller.session is not None and chat.controller.session.process.pid is not None
+        permission = next(s for s in chat.controller.session.services if isinstance(s, PermissionService))
         assert permission.open_count == 1
-        os.killpg(chat.session.process.pid, signal.SIGKILL)
+        os.killpg(chat.controller.session.process.pid, signal.SIGKILL)
         await wait_for(pilot, lambda: app.screen is chat, what="the dialog closed")
         await wait_for(pilot, lambda: chat.status.values.state == "stopped")
         lines = system_lines(chat)
         assert any("permission request closed: the agent stopped" in line for line in lines), lines
         assert any("killed by SIGKILL" in line for line in lines), lines
         assert permission.open_count == 0  # the request failed (cancelled), never granted
-        assert chat.session.state.permissions == {}
+        assert chat.controller.session.state.permissions == {}
         assert chat.status.values.waiting_for_user == 0
         answers = [json.loads(line) for line in record.read_text().splitlines()]
         assert not any(msg.get("id") == 7 and "result" in msg for msg in answers)
@@ -273,7 +273,7 @@ async def test_spec_violations_are_tolerated_and_listed(app_dirs: Path, tmp_path
         await wait_for(pilot, lambda: app.screen is chat and not chat.status.values.busy)
         assert chat.status.values.state != "stopped"
         assert chat.status.values.problems >= 2
-        reasons = " ".join(problem.reason for problem in chat.session.state.problems)  # type: ignore[union-attr]
+        reasons = " ".join(problem.reason for problem in chat.controller.session.state.problems)  # type: ignore[union-attr]
         assert "55555" in reasons or "unknown id" in reasons or "unknown" in reasons, reasons
         await typing_still_works(pilot, chat)
 
@@ -289,8 +289,8 @@ async def test_update_flood_keeps_the_ui_answering_keys(app_dirs: Path, tmp_path
         await type_text(pilot, "typed during the flood")
         await wait_for(pilot, lambda: chat.prompt_input.text == "typed during the flood", what="typed text")
         await wait_for(pilot, lambda: DONE_MARKER in screen_text(app), timeout=60, what="the done marker")
-        assert chat.session is not None
-        message = chat.session.state.entities[("agent_message", "flood-msg")]
+        assert chat.controller.session is not None
+        message = chat.controller.session.state.entities[("agent_message", "flood-msg")]
         assert "19999 " in message.text_content() if hasattr(message, "text_content") else True
         assert chat.status.values.problems == 0
 
@@ -329,8 +329,8 @@ async def test_stderr_flood_is_bounded(app_dirs: Path, tmp_path: Path) -> None:
         chat = await start_and_prompt(pilot, app)
         await wait_for(pilot, lambda: DONE_MARKER in screen_text(app), timeout=60, what="the done marker")
         await wait_for(pilot, lambda: not chat.status.values.busy)
-        assert chat.session is not None
-        assert chat.session.process.stderr_bytes_seen > 9_000_000
+        assert chat.controller.session is not None
+        assert chat.controller.session.process.stderr_bytes_seen > 9_000_000
         panel = chat.query_one("#stderr", Log)
         assert panel.line_count <= 2000
         assert chat.status.values.stderr_unseen > 0
@@ -355,8 +355,8 @@ async def test_handshake_that_never_answers_shows_waiting_then_a_clear_timeout(
         lines = system_lines(chat)
         assert any(f"did not answer {method} within 1.5 s" in line for line in lines), lines
         assert chat.status.values.waiting_label is None
-        assert chat.session is not None
-        await wait_for(pilot, lambda: chat.session.connection.exit_info is not None, what="the agent stopped")  # type: ignore[union-attr]
+        assert chat.controller.session is not None
+        await wait_for(pilot, lambda: chat.controller.session.connection.exit_info is not None, what="the agent stopped")  # type: ignore[union-attr]
         assert sum("stopped" in line for line in system_lines(chat)) == 0  # no second, confusing banner
         await typing_still_works(pilot, chat)
         await pilot.press("ctrl+c")  # clears nothing (empty prompt): arms quit

@@ -41,7 +41,7 @@ async def test_sdk_agent_v1_permission_with_request_id_zero_is_approved_and_the_
     app = AcpApp(launch, arm_delay=ARM_DELAY)
     async with app.run_test(size=SIZE) as pilot:
         chat = await ready(pilot, app)
-        session = chat.session
+        session = chat.controller.session
         assert session is not None and session.version == 1
         await submit(pilot, chat, "Hello, who are you?")
         screen = await armed_dialog(pilot, app)
@@ -69,7 +69,7 @@ async def test_dual_version_agent_v2_prompt_cancelled_with_ctrl_c_ends_idle_canc
     app = AcpApp(launch, arm_delay=ARM_DELAY)
     async with app.run_test(size=SIZE) as pilot:
         chat = await ready(pilot, app)
-        session = chat.session
+        session = chat.controller.session
         assert session is not None and session.version == 2
         await submit(pilot, chat, "Hello, who are you?")
         await wait_until(pilot, lambda: session.state.foreground.busy, "the turn to run")

@@ -46,7 +46,7 @@ async def kill_restart_and_prompt(pilot: Pilot[Any], app: AcpApp, *, answer: str
     await send_prompt(pilot, chat, "first question")
     await wait_for(pilot, lambda: answer in screen_text(app) and not chat.status.values.busy
                    and chat.status.values.stop_reason is not None, timeout=timeout, what="first turn")
-    first = chat.session
+    first = chat.controller.session
     assert first is not None and first.process.pid is not None
     old_pid, old_session_id = first.process.pid, first.session_id
     os.killpg(old_pid, signal.SIGKILL)
@@ -55,14 +55,14 @@ async def kill_restart_and_prompt(pilot: Pilot[Any], app: AcpApp, *, answer: str
     assert "first question" in screen_text(app)  # the conversation stays
     await typing_still_works(pilot, chat)
     await pilot.press("ctrl+r")
-    await wait_for(pilot, lambda: chat.session is not first and session_ready(chat), timeout=timeout, what="restart")
-    assert chat.session is not None and chat.session.process.pid != old_pid
-    assert chat.session.init is not None  # a new initialize was answered
+    await wait_for(pilot, lambda: chat.controller.session is not first and session_ready(chat), timeout=timeout, what="restart")
+    assert chat.controller.session is not None and chat.controller.session.process.pid != old_pid
+    assert chat.controller.session.init is not None  # a new initialize was answered
     lines = system_lines(chat)
     resumed, fresh = any(RESUMED in line for line in lines), any(FRESH in line for line in lines)
     assert resumed != fresh, lines  # exactly one of: resumed, or a clear "memory starts fresh" line
     if resumed:
-        assert chat.session.session_id == old_session_id
+        assert chat.controller.session.session_id == old_session_id
     await send_prompt(pilot, chat, "second question")
     await wait_for(pilot, lambda: "second question" in screen_text(app) and not chat.status.values.busy
                    and chat.status.values.stop_reason is not None, timeout=timeout, what="second turn")
@@ -82,7 +82,7 @@ async def test_restart_resumes_the_same_session_v2(app_dirs: Path, tmp_path: Pat
     async with app.run_test(size=SIZE) as pilot:
         chat = await kill_restart_and_prompt(pilot, app, answer="echo: first question")
         await wait_for(pilot, lambda: "echo: second question" in screen_text(app))
-        assert chat.session is not None and chat.session.session_id == "scripted-session-1"
+        assert chat.controller.session is not None and chat.controller.session.session_id == "scripted-session-1"
         assert any(RESUMED in line for line in system_lines(chat))
     messages = record_of(record)
     methods = [m.get("method") for m in messages if "method" in m]
@@ -132,7 +132,7 @@ async def test_restart_with_the_demo_agent(app_dirs: Path, tmp_path: Path, proto
     app = AcpApp(make_launch(argv, tmp_path, protocol=protocol, env=env), arm_delay=0.1)  # type: ignore[arg-type]
     async with app.run_test(size=SIZE) as pilot:
         chat = await kill_restart_and_prompt(pilot, app, answer="first question")
-        assert chat.session is not None and chat.session.version == protocol
+        assert chat.controller.session is not None and chat.controller.session.version == protocol
         # The demo advertises resume in v1 (sessionCapabilities.resume) and v2 has it as baseline.
         assert any(RESUMED in line for line in system_lines(chat)), system_lines(chat)
 

@@ -71,13 +71,13 @@ class AppRun:
     async def ready(self) -> None:
         """Wait until the session is open and idle."""
         await self.wait(
-            lambda: self.chat.session is not None and self.chat.session.session_id is not None
+            lambda: self.chat.controller.session is not None and self.chat.controller.session.session_id is not None
             and self.chat.status.values.state == "idle",
             "the session to open",
         )
 
     def _turns(self) -> int:
-        session = self.chat.session
+        session = self.chat.controller.session
         return session.state.turn if session is not None else 0
 
     async def idle(self, *, ran: bool = True) -> None:
@@ -398,12 +398,12 @@ async def test_v2_tool_calls_create_patch_stream_and_finish(tmp_path: Path) -> N
         await run.pilot.pause()
         assert '"bytes": 18' not in screen_text(run)
         edit = card_for(run, "edit")
-        assert edit.expanded
+        assert not edit.expanded and edit.result_text() == "+1 −1"  # done: one line that says what changed
         assert '-    return "Hello " + name' in edit.full_text() and '+    return f"Hello, {name}!"' in edit.full_text()
         assert card_for(run, "stop").pill_text == "⊘ cancelled"
         assert card_for(run, "odd").pill_text == "◐ teleporting"
         shown = screen_text(run)
-        assert "Edit app.py" in shown and "teleporting" in shown
+        assert "✎ Edit app.py · +1 −1 ▸" in shown and "teleporting" in shown
 
 
 async def test_v1_tool_call_with_old_new_text_diff_and_locations(tmp_path: Path) -> None:
@@ -425,7 +425,7 @@ async def test_v1_tool_call_with_old_new_text_diff_and_locations(tmp_path: Path)
         full = card.full_text()
         assert "-return 'hi'" in full and "+return 'hello'" in full
         assert "/src/greet.py:1" in full
-        assert card.expanded
+        assert not card.expanded and card.result_text() == "+1 −1"  # done: one line
         failed = card_for(run, "t2")
         assert failed.has_class("-error") and failed.expanded
 
@@ -493,7 +493,7 @@ async def test_v2_plan_is_updated_in_place_by_plan_id(tmp_path: Path) -> None:
         await run.idle()
         plans = run.views(PlanView)
         assert [p.plan.id for p in plans] == ["p1", "p2"]
-        assert plans[0].header_text == "☰ Plan  1/2 done"
+        assert plans[0].header_text == "Plan 1/2"
         lines = plans[0].text_lines()
         assert any("Read the code" in line for line in lines) and any("Fix the bug" in line for line in lines)
 
@@ -509,7 +509,7 @@ async def test_v1_plan_replaces_the_one_plan(tmp_path: Path) -> None:
         await run.send("plan")
         await run.idle()
         [plan] = run.views(PlanView)
-        assert plan.header_text == "☰ Plan  2/2 done"
+        assert plan.header_text == "Plan 2/2"
 
 
 async def test_compaction_runs_streams_its_summary_and_completes(tmp_path: Path) -> None:
@@ -626,7 +626,7 @@ async def test_working_then_cancelled(tmp_path: Path, version: int) -> None:
         await run.wait(lambda: run.views(AgentMessageView), "the agent's message")
         assert state_line(run).endswith("working…")
         await run.pilot.press("ctrl+c")
-        await run.wait(lambda: state_line(run) == "● cancelled", "the cancelled state")
+        await run.wait(lambda: state_line(run) == "⊘ cancelled", "the cancelled state")
         assert run.received("session/cancel")
 
 
@@ -639,7 +639,7 @@ async def test_requires_action_is_waiting_for_you(tmp_path: Path) -> None:
         await run.send("act")
         await run.wait(lambda: state_line(run) == "⚠ waiting for you", "requires_action")
         await run.pilot.press("ctrl+c")
-        await run.wait(lambda: state_line(run) == "● cancelled", "the cancelled state")
+        await run.wait(lambda: state_line(run) == "⊘ cancelled", "the cancelled state")
 
 
 @pytest.mark.parametrize("version", [1, 2])
@@ -662,7 +662,7 @@ async def test_idle_shows_how_the_turn_ended(tmp_path: Path, version: int) -> No
             {"match": "fine", "steps": [{"op": "respond_prompt", "stopReason": "end_turn"}]},
         ]
     async with running_app(tmp_path, {"version": version, "turns": turns}) as run:
-        for prompt, expected in [("refuse", "● the agent refused"), ("long", "● stopped: token limit"),
+        for prompt, expected in [("refuse", "⚠ the agent refused"), ("long", "⚠ stopped: token limit"),
                                  ("fail", "✗ error: model [overloaded]"), ("fine", "● ready")]:
             await run.send(prompt)
             await run.idle()

@@ -36,7 +36,7 @@ from acp_tui.ui.event_pump import EventPump
 from acp_tui.ui.interrupt import Interrupt, decide_interrupt
 from acp_tui.ui.path_text import display_path
 from acp_tui.ui.saving import save_full_text
-from acp_tui.ui.session_actions import SessionActions
+from acp_tui.ui.session_actions import SessionActions, SessionCommands
 from acp_tui.ui.screens.config_picker import ConfigCommands
 from acp_tui.ui.screens.login import LoginCommands
 from acp_tui.ui.screens.problems import ProblemsScreen
@@ -57,7 +57,6 @@ from acp_tui.ui.widgets.terminal_view import TerminalView
 from acp_tui.ui.widgets.tool_call import ToolCallCard
 
 if TYPE_CHECKING:
-    from acp_tui.agent.session import AgentSession
     from acp_tui.controller.wiring import UserAsker
 
 KEY_HINTS = "⏎ send · ^J newline · ^C cancel · F2 stderr · ^R restart · ^Q quit"
@@ -74,15 +73,17 @@ class ChatScreen(Screen[None]):
     """One conversation with one agent."""
 
     CSS_PATH = "chat.tcss"
-    COMMANDS = {ConfigCommands, LoginCommands}
+    COMMANDS = {ConfigCommands, LoginCommands, SessionCommands}
 
     BINDINGS = [
         Binding("f2", "toggle_stderr", "Agent stderr"),
         Binding("f3", "show_problems", "Protocol problems"),
         Binding("ctrl+r", "restart_agent", "Restart agent"),
-        Binding("ctrl+end", "follow", "Follow output", show=False),
-        Binding("pageup", "page('up')", "Scroll up", show=False),
-        Binding("pagedown", "page('down')", "Scroll down", show=False),
+        Binding("ctrl+end", "scroll('follow')", "Follow output", show=False),
+        Binding("pageup", "scroll('up')", "Scroll up", show=False),
+        Binding("pagedown", "scroll('down')", "Scroll down", show=False),
+        Binding("ctrl+o", "sessions('browse')", "Sessions"),
+        Binding("ctrl+n", "sessions('new')", "New session"),
         Binding("f4", "open_config", "Session settings"),
         # Shift+Tab cycles the mode from the prompt; otherwise (see check_action) it still moves focus back.
         Binding("shift+tab", "cycle_mode", "Next mode", show=False),
@@ -113,11 +114,6 @@ class ChatScreen(Screen[None]):
         self.config = ConfigControl(self.app, self.controller)
         self.sessions = SessionActions(self, self.controller)
         self._quit_armed_at: float | None = None
-
-    @property
-    def session(self) -> AgentSession | None:
-        """The current agent connection (for tests and tools; the screen itself talks to the controller)."""
-        return self.controller.session
 
     # -- layout ----------------------------------------------------------------------------------
 
@@ -296,18 +292,19 @@ class ChatScreen(Screen[None]):
         state = self.controller.state
         self.app.push_screen(ProblemsScreen(list(state.problems), state.problem_count))
 
-    def action_follow(self) -> None:
-        self.conversation.follow()
-
     def action_sessions(self, what: str) -> None:
         """Browse sessions, start a new one or save this one as Markdown (session_actions.py)."""
         self.sessions.run(what)
 
-    def action_page(self, direction: str) -> None:
-        if direction == "up":
-            self.conversation.scroll_page_up()
-        else:
-            self.conversation.scroll_page_down()
+    def action_scroll(self, where: str) -> None:
+        """PageUp/PageDown scroll the conversation from anywhere; Ctrl+End follows new output again."""
+        match where:
+            case "up":
+                self.conversation.scroll_page_up()
+            case "down":
+                self.conversation.scroll_page_down()
+            case _:
+                self.conversation.follow()
 
 
 def _history_path(launch: Launch) -> Path | None:
