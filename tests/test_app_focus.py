@@ -195,6 +195,7 @@ async def test_a_plain_x_on_a_running_tool_card_cancels_nothing(tmp_path: Path) 
         await run.pilot.press("x")
         await run.pilot.pause(0.2)
         assert run.received("tool_call/cancel") == []
+        running.focus()  # (the x went to the prompt, with the focus, once the screen handles FocusPrompt)
         await run.pilot.press("ctrl+x")  # the modifier is the cancel key
         await run.wait(lambda: run.received("tool_call/cancel") != [], "tool_call/cancel")
 
