@@ -350,9 +350,16 @@ async def test_v1_diff_and_locations_are_shown() -> None:
         from acp_tui.ui.widgets.diff_view import DiffView
 
         lines = screen.query_one(DiffView).content_lines()
-        assert "-hi" in lines and "+hello" in lines
+        assert lines == ["/p/hello.txt", "1   - hi", "  1 + hello"]  # the path once, then numbered lines
         body = "\n".join(str(w.render()) for w in screen.query("#body Static"))
-        assert "📍 /p/hello.txt" in body
+        assert "/p/hello.txt" not in body  # the location is the diff's own file: not listed again
+        # a location with a line number is still worth its own row
+        screen.dismiss(None)
+        await pilot.pause()
+        screen = await harness.open(v1(toolCall={**V1_REQUEST["toolCall"], "locations": [
+            {"path": "/p/hello.txt", "line": 1}]}))
+        body = "\n".join(str(w.render()) for w in screen.query("#body Static"))
+        assert "↳ /p/hello.txt:1" in body
 
 
 async def test_dialog_fits_small_terminal() -> None:

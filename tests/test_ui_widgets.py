@@ -211,7 +211,7 @@ def test_content_chips() -> None:
     assert block_chip(image).plain == "[image png 34 KB]"
     assert block_chip(AudioContent(data=b64(b"y" * 2000), mime_type="audio/wav")).plain == "[audio wav 2 KB]"
     link = ResourceLink(uri="file:///a/b.txt", name="[b]b.txt[/b]")
-    assert block_chip(link).plain == "🔗 [b]b.txt[/b] (file:///a/b.txt)"
+    assert block_chip(link).plain == "↗ [b]b.txt[/b] (file:///a/b.txt)"
     assert block_chip(UnknownContent(type="hologram\x1b]0;x\x07")).plain == "[unsupported content: hologram]"
 
 
@@ -267,28 +267,29 @@ async def test_tool_card_status_transitions_update_pill_without_recompose() -> N
     app = WidgetApp(card)
     async with app.run_test(size=(80, 12)) as pilot:
         await pilot.pause()
-        assert "◌ pending" in screen_text(app)
-        assert list(card.walk_children()) == []  # nothing to show: the card draws its own header
-        running_pill = None
+        assert card_line(app, card) == "○ ▶ Run tests · pending"
+        assert list(card.walk_children()) == []  # nothing to show: the card draws its own line
+        running_glyph = None
+        # the glyph says the status; the words follow unless the call runs or completed
         for status, expected in [
-            ("in_progress", "◐ running"), ("completed", "✓ completed"), ("failed", "✗ failed"),
-            ("cancelled", "⊘ cancelled"), ("_later", "◐ _later"),
+            ("in_progress", "◐ ▶ Run tests"), ("completed", "✓ ▶ Run tests"), ("failed", "✗ ▶ Run tests · failed"),
+            ("cancelled", "⊘ ▶ Run tests · cancelled"), ("_later", "◐ ▶ Run tests · _later"),
         ]:
             drive(card, run(state, ToolCallUpdate(tool_call_id="t1", status=status)))
             await pilot.pause()
-            assert expected in screen_text(app), status
+            assert card_line(app, card) == expected, status
             if status == "in_progress":
-                running_pill = pill_style_at(app, card, expected)
+                running_glyph = glyph_style_at(app, card)
         assert list(card.walk_children()) == []
-        # the pill takes its colours from the theme: running is drawn unlike the default
-        assert running_pill is not None and running_pill != pill_style_at(app, card, "◐ _later")
+        # the glyph takes its colour from the theme: running is drawn unlike an unknown status
+        assert running_glyph is not None and running_glyph != glyph_style_at(app, card)
         drive(card, run(state, ToolCallUpdate(tool_call_id="t1", status="in_progress")))
         drive(card, run(state, CancelRequested()))
         await pilot.pause()
-        assert "cancelling…" in screen_text(app)
+        assert card_line(app, card) == "⊘ ▶ Run tests · cancelling…"
         drive(card, run(state, ToolCallUpdate(tool_call_id="t1", status="cancelled")))
         await pilot.pause()
-        assert "⊘ cancelled" in screen_text(app) and "cancelling" not in screen_text(app)
+        assert card_line(app, card) == "⊘ ▶ Run tests · cancelled" and "cancelling" not in screen_text(app)
 
 
 async def test_tool_card_shows_interrupted_when_the_agent_dies_mid_call() -> None:
@@ -299,17 +300,20 @@ async def test_tool_card_shows_interrupted_when_the_agent_dies_mid_call() -> Non
     app = WidgetApp(card)
     async with app.run_test(size=(80, 12)) as pilot:
         await pilot.pause()
-        assert "◐ running" in screen_text(app)
+        assert card_line(app, card) == "◐ ▶ Run tests" and card.pill_text == "◐ running"
         drive(card, run(state, AgentExited(returncode=1, reason="crashed")))
         await pilot.pause()
-        assert "⊘ interrupted" in screen_text(app) and "running" not in screen_text(app)
+        assert card_line(app, card) == "⊘ ▶ Run tests · interrupted"
 
 
-def pill_style_at(app: App[Any], card: ToolCallCard, pill: str) -> Any:
-    """The style of the first cell of `pill` in the card's first row."""
-    row = card.region.y + 1
-    x = screen_lines(app)[row].index(pill)
-    return app.screen._compositor.get_style_at(x, row)
+def card_line(app: App[Any], card: ToolCallCard) -> str:
+    """The card's first row on screen, as text."""
+    return screen_lines(app)[card.region.y].strip()
+
+
+def glyph_style_at(app: App[Any], card: ToolCallCard) -> Any:
+    """The style of the status glyph (the first cell of the card's line, after its padding)."""
+    return app.screen._compositor.get_style_at(card.region.x + 1, card.region.y)
 
 
 async def test_tool_card_hostile_title_is_literal_and_inert() -> None:
@@ -329,10 +333,12 @@ async def test_tool_card_hostile_title_is_literal_and_inert() -> None:
         assert "[ Allow always ]" in text
         assert "pwned" not in text and "\x1b" not in text and "\x00" not in text and "\u202e" not in text
         assert "evil" in text and "nulhere" in text
-        # every title sits after the generic kind icon, inside a card frame
-        assert text.count(f"{kind_icon('_weird')} [ Allow always ]") == 1
+        # every title sits after the status glyph and the generic kind icon, on the card's own line
+        assert text.count(f"○ {kind_icon('_weird')} [ Allow always ]") == 1
+        # the path is shown once, after the title, as plain text too
+        assert "/p/[ Allow always ]:3" in text
         # clicking a hostile title toggles the card and nothing else
-        await pilot.click(cards[1].query_one(".card--title"))
+        await pilot.click(cards[1])
         await pilot.pause()
         assert not app.quit_called
         for card in cards:
@@ -345,7 +351,7 @@ async def test_tool_card_expand_collapse_by_kind_status_and_user() -> None:
     state = SessionState()
     run(state,
         ToolCallUpdate(tool_call_id="r", title="Read file", kind="read", status="completed",
-                       content=[text_item("file body line")]),
+                       content=[text_item("file body line\nand another")]),
         ToolCallUpdate(tool_call_id="e", title="Edit", kind="edit", status="in_progress",
                        content=[Diff(changes=[DiffChange(operation="modify", path="/src/app.py")],
                                      patch=DiffPatch(format="git_patch", text=GIT_PATCH))]),
@@ -358,7 +364,8 @@ async def test_tool_card_expand_collapse_by_kind_status_and_user() -> None:
         assert await until(pilot, shows(app, "search exploded"))
         assert not read.expanded and edit.expanded and failed.expanded
         text = screen_text(app)
-        assert "file body line" not in text and "search exploded" in text and "+print('new line')" in text
+        assert "file body line" not in text and "search exploded" in text and "+ print('new line')" in text
+        assert card_line(app, read) == "✓ ▤ Read file · 2 lines ▸"  # done: one line, its result counted
         assert list(read.walk_children()) == []  # collapsed: no body built until it is opened
         read.focus()
         await pilot.press("enter")
@@ -391,7 +398,8 @@ async def test_tool_card_body_is_built_from_the_model_when_first_opened() -> Non
         drive(card, run(state, ToolCallContentChunk(tool_call_id="g", content=text_item("hit three\n"))))
         assert await until(pilot, shows(app, "hit three"))
         text = screen_text(app)
-        assert text.index("hit one") < text.index("hit three") < text.index("/a.py:7")
+        assert text.index("/a.py:7") < text.index("hit one") < text.index("hit three")  # the path is on the line
+        assert card_line(app, card) == "✓ ⌕ grep  /a.py:7 · 3 lines ▾"
         assert len(card.query("MarkdownStream")) == 1  # one text run, however many chunks
 
 
@@ -410,34 +418,40 @@ async def test_tool_card_v2_diff_binary_move_and_unknown_format() -> None:
     odd = Diff(changes=[DiffChange(operation="copy", path="/b", old_path="/a")],
                patch=DiffPatch(format="_fancy", text="+ not coloured\n- either"))
     bare = Diff(changes=[DiffChange(operation="modify", path="/link", file_type="symlink")], patch=None)
-    run(state, ToolCallUpdate(tool_call_id="d", title="Edit", kind="edit", content=[diff, odd, bare]))
+    run(state, ToolCallUpdate(tool_call_id="d", title="Edit", kind="edit", status="in_progress",
+                              content=[diff, odd, bare]))
     card = ToolCallCard(found(state.tool_call("d")))
     app = WidgetApp(card)
     async with app.run_test(size=(90, 50)) as pilot:
         await pilot.pause()
         text = screen_text(app)
-        assert " M  /src/app.py" in text
-        assert " A  /img/logo.png  (binary file)" in text
-        assert " R  /old/name.py → /new/name.py" in text
-        assert " D  /tmp/dir  (directory)" in text
-        assert " _chmod  /bin/x[/]" in text
-        assert " C  /a → /b" in text and "patch (_fancy):" in text and "+ not coloured" in text
+        # each file once, by its path; the operation in words where it is not a plain change
+        assert "/src/app.py\n" in text and "diff --git" not in text and "+++" not in text and "index " not in text
+        assert "/img/logo.png  (new file, binary file)" in text
+        assert "/old/name.py → /new/name.py" in text
+        assert "/tmp/dir  (deleted, directory)" in text
+        assert "/bin/x[/]  (_chmod)" in text
+        assert "/a → /b" in text and "patch (_fancy):" in text and "+ not coloured" in text
         assert "/link  (symlink)" in text
-        assert "-print('old line')" in text and "+print('new line')" in text
+        # old and new line numbers, the sign, the code
+        assert "1 1   import os" in text
+        assert "2   - print('old line')" in text and "  2 + print('new line')" in text
+        assert "3 3   done()" in text
         views = list(card.query(DiffView))
         rendered = views[0].render()
-        added = views[0].get_component_rich_style("diff--added", partial=True)
-        removed = views[0].get_component_rich_style("diff--removed", partial=True)
-        assert added.color is not None and removed.color is not None and added.color != removed.color
 
-        def style_of(text_obj: Text, needle: str) -> set[str]:
+        def background_of(text_obj: Text, needle: str) -> Any:
             start = text_obj.plain.index(needle)
-            return {str(span.style) for span in text_obj.spans if span.start <= start < span.end}
+            colours = [span.style.bgcolor for span in text_obj.spans
+                       if span.start <= start < span.end and not isinstance(span.style, str)]
+            base = text_obj.get_style_at_offset(app.console, start).bgcolor
+            return next((colour for colour in reversed(colours) if colour is not None), base)
 
-        assert str(added) in style_of(rendered, "+print('new line')")
-        assert str(removed) in style_of(rendered, "-print('old line')")
-        # an unknown patch format is raw text: nothing coloured as added
-        assert str(added) not in style_of(views[1].render(), "+ not coloured")
+        added, removed = background_of(rendered, "print('new line')"), background_of(rendered, "print('old line')")
+        assert added is not None and removed is not None and added != removed  # tinted, each its own way
+        assert background_of(rendered, "import os") is None  # context lines are not tinted
+        # an unknown patch format is raw text: nothing tinted as added
+        assert background_of(views[1].render(), "+ not coloured") is None
 
 
 async def test_tool_card_v1_diff_with_difflib() -> None:
@@ -451,9 +465,12 @@ async def test_tool_card_v1_diff_with_difflib() -> None:
     app = WidgetApp(card)
     async with app.run_test(size=(80, 40)) as pilot:
         await pilot.pause()
+        card.toggle()  # pending: one line until opened
+        await pilot.pause()
         text = screen_text(app)
-        assert " A  /new.txt" in text and "--- /dev/null" in text and "+hello" in text and "+world" in text
-        assert " M  /cfg.toml" in text and "-b = 2" in text and "+b = 3" in text and "@@ -1,2 +1,2 @@" in text
+        assert "/new.txt  (new file)" in text and "/dev/null" not in text and "  1 + hello" in text
+        assert "  2 + world" in text
+        assert "/cfg.toml\n" in text and "2   - b = 2" in text and "  2 + b = 3" in text and "1 1   a = 1" in text
 
 
 async def test_tool_card_streams_text_bounds_output_and_saves_everything() -> None:
@@ -468,7 +485,10 @@ async def test_tool_card_streams_text_bounds_output_and_saves_everything() -> No
         assert await until(pilot, shows(app, "first chunk"))
         big = "".join(f"line {i}\n\n" for i in range(100_000))
         drive(card, run(state, ToolCallContentChunk(tool_call_id="x", content=text_item(big))))
+        assert await until(pilot, shows(app, "more lines (press s to save)"))  # shown while it runs
         drive(card, run(state, ToolCallUpdate(tool_call_id="x", status="completed")))
+        assert await until(pilot, lambda: not card.expanded)  # done: one line
+        card.toggle()
         assert await until(pilot, shows(app, "more lines (press s to save)"))
         text = screen_text(app)
         assert "line 0" in text and "line 99999" not in text
@@ -484,7 +504,7 @@ async def test_tool_card_streams_text_bounds_output_and_saves_everything() -> No
 
 async def test_tool_card_many_items_are_bounded() -> None:
     state = SessionState()
-    run(state, ToolCallUpdate(tool_call_id="m", title="many", kind="other",
+    run(state, ToolCallUpdate(tool_call_id="m", title="many", kind="other", status="in_progress",
                               content=[ToolContent(content=ResourceLink(uri=f"file:///{i}", name=f"f{i}"))
                                        for i in range(30)]))
     card = ToolCallCard(found(state.tool_call("m")), max_items=10)
@@ -541,7 +561,8 @@ async def test_tool_card_terminal_factory_fills_slots() -> None:
     state = SessionState()
     run(state,
         TerminalUpdate(terminal_id="t9", command="pytest", cwd="/repo"),
-        ToolCallUpdate(tool_call_id="c", title="Test", kind="execute", content=[TerminalRef(terminal_id="t9")]))
+        ToolCallUpdate(tool_call_id="c", title="Test", kind="execute", status="in_progress",
+                       content=[TerminalRef(terminal_id="t9")]))
 
     def factory(terminal_id: str) -> Widget | None:
         term = state.terminal(terminal_id)
@@ -646,11 +667,11 @@ async def test_plan_entries_glyphs_priorities_and_in_place_replace() -> None:
     async with app.run_test(size=(70, 14)) as pilot:
         await pilot.pause()
         text = screen_text(app)
-        assert "1/5 done" in text
-        assert "☑ Read the code  high" in text
+        assert "Plan 1/5" in text
+        assert "✓ Read the code\n" in text  # done: no priority any more
         assert "◐ Write [bold]tests[/]  medium" in text
-        assert "☐ Ship  low" in text
-        assert "⊘ Party  _urgent" in text
+        assert "○ Ship  low" in text
+        assert "⊘ Party\n" in text
         assert "? _blocked Think  low" in text
         high = view.entries.get_component_rich_style("plan--high", partial=True)
         assert high.color is not None
@@ -660,7 +681,7 @@ async def test_plan_entries_glyphs_priorities_and_in_place_replace() -> None:
         ]))))
         await pilot.pause()
         text = screen_text(app)
-        assert "☑ Only step" in text and "Ship" not in text and "1/1 done" in text
+        assert "✓ Only step" in text and "Ship" not in text and "Plan 1/1" in text
         assert view.entries is entries_widget
 
 
@@ -690,7 +711,7 @@ async def test_compaction_states_and_summary() -> None:
     app = WidgetApp(view)
     async with app.run_test(size=(70, 16)) as pilot:
         await pilot.pause()
-        assert "⟳ compacting context…" in screen_text(app)
+        assert "◐ compacting context…" in screen_text(app)
         drive(view, run(state, CompactionSummaryChunk(compaction_id="c", content=TextContent(text="We **fixed** "))))
         drive(view, run(state, CompactionSummaryChunk(compaction_id="c", content=TextContent(text="the bug."))))
         assert await until(pilot, shows(app, "We fixed the bug."))

@@ -31,6 +31,7 @@ from acp_tui.controller.events import (
 from acp_tui.session.changes import Change
 from acp_tui.session.coalesce import coalesce
 from acp_tui.session.model import EntityKey
+from acp_tui.ui.path_text import ViewContext
 from acp_tui.ui.history_timeline import open_timeline, show_session_status
 from acp_tui.ui.status import StatusRenderer
 from acp_tui.ui.timeline import TimelineRenderer
@@ -64,6 +65,7 @@ class EventPump:
         """The widgets to render into (once the screen is mounted, before the controller starts)."""
         self.controller = controller
         self.conversation = conversation
+        conversation.context = ViewContext(str(controller.launch.cwd))  # paths show relative to it
         self.renderer = renderer
         self.stderr = stderr
         self.timeline = TimelineRenderer(conversation, controller.state)

@@ -11,11 +11,17 @@ from collections.abc import Mapping
 from rich.theme import Theme
 
 
+def rich_colour_name(value: str) -> str:
+    """A theme colour as Rich reads it: hex stays, Textual's `ansi_bright_blue` becomes `bright_blue`
+    (an ANSI theme's colours are the terminal's own), and `ansi_default` becomes `default`."""
+    return value.removeprefix("ansi_") if value.startswith("ansi_") else value
+
+
 def markdown_theme(variables: Mapping[str, str]) -> Theme:
-    """Rich styles for Markdown elements built from Textual theme variables (hex colours)."""
-    primary = variables.get("primary", "blue")
-    secondary = variables.get("secondary", primary)
-    accent = variables.get("accent", primary)
+    """Rich styles for Markdown elements built from Textual theme variables (hex or ANSI colours)."""
+    primary = rich_colour_name(variables.get("primary", "blue"))
+    secondary = rich_colour_name(variables.get("secondary", primary))
+    accent = rich_colour_name(variables.get("accent", primary))
     return Theme(
         {
             "markdown.h1": f"bold underline {primary}",

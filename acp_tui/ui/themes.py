@@ -48,6 +48,20 @@ def theme_from_palette(data: dict[str, object], *, fallback_name: str) -> Theme:
     )
 
 
+def theme_colour(value: str, under: Color, opacity: float = 1.0) -> Color:
+    """A theme variable's value ("#rrggbb", "#rrggbbaa", "auto 60%") as an opaque colour over `under`,
+    drawn at `opacity` (for styles built in code, where Textual's alpha and `auto` colours do not reach)."""
+    try:
+        if value.startswith("auto"):
+            percent = value.removeprefix("auto").strip().rstrip("%")
+            colour = under.get_contrast_text(float(percent) / 100 if percent else 0.95)
+        else:
+            colour = Color.parse(value)
+    except (ValueError, ColorParseError):
+        colour = under.get_contrast_text(0.6)
+    return under + colour.multiply_alpha(opacity)
+
+
 def ansi_terminal_theme(theme: Theme) -> TerminalTheme | None:
     """The ANSI colours a palette gives agent terminal output, or None when it does not set all eight.
 

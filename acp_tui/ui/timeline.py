@@ -152,6 +152,8 @@ class TimelineRenderer:
                     view.apply_fields(fields)
                 if isinstance(view, ToolCallCard):
                     self._attach_terminals(view)
+                elif isinstance(view, TerminalView):
+                    self._terminal_changed(view)
             case EntityRemoved(key=key):
                 removed = self.views.pop(key, None)
                 if removed is not None:
@@ -192,7 +194,10 @@ class TimelineRenderer:
         if kind == USER_MESSAGE and self._adopt_bubble(entity):
             return
         if kind == TOOL_CALL:
-            view: Widget = ToolCallCard(entity, terminal_factory=self._terminal_for_card)
+            context = self.conversation.context
+            view: Widget = ToolCallCard(entity, terminal_factory=self._terminal_for_card, context=context)
+        elif kind == TERMINAL:
+            view = TerminalView(entity, context=self.conversation.context)
         elif kind in VIEWS:
             view = VIEWS[kind](entity)
         else:
@@ -270,7 +275,7 @@ class TimelineRenderer:
             return None  # already shown in a card
         if existing is not None and existing.is_attached:
             existing.remove()
-        view = TerminalView(terminal)
+        view = TerminalView(terminal, context=self.conversation.context)
         self.views[key] = view
         return view
 
@@ -280,6 +285,13 @@ class TimelineRenderer:
                 if card.attach_terminal(view):
                     return True
         return False
+
+    def _terminal_changed(self, view: TerminalView) -> None:
+        """A terminal shown in a card changed: the card's line says how it ended."""
+        for node in view.ancestors:
+            if isinstance(node, ToolCallCard):
+                node.terminal_changed()
+                return
 
     def _attach_terminals(self, card: ToolCallCard) -> None:
         for terminal_id in card.terminal_ids:

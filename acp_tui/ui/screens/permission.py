@@ -49,7 +49,7 @@ from acp_tui.protocol.v2 import (
     UnknownToolContent,
 )
 from acp_tui.sanitize import multiline, plain
-from acp_tui.ui.path_text import display_path
+from acp_tui.ui.path_text import NO_CONTEXT, ViewContext
 from acp_tui.ui.permission_keys import (
     MAX_NUMBERED,
     first_of_kind,
@@ -112,24 +112,29 @@ def _bounded(text: str, classes: str = "") -> Static:
     return Static(body, classes=classes)
 
 
-def _location_text(location: ToolCallLocation) -> str:
-    """"📍 path:line" for follow-along (the line only when given)."""
+def _location_text(location: ToolCallLocation, context: ViewContext = NO_CONTEXT) -> str:
+    """"↳ path:line" for follow-along (the line only when given; the path relative to the session folder)."""
     line = f":{location.line}" if isinstance(location.line, int) else ""
-    return f"📍 {display_path(location.path)}{line}"
+    return f"↳ {context.path(location.path)}{line}"
 
 
-def _tool_call_widgets(tool_call: ToolCallUpdate, dialog_title: str) -> list[Widget]:
-    """What a tool call would do: kind and title, content (text, diffs), locations, else raw input."""
+def _tool_call_widgets(
+    tool_call: ToolCallUpdate, dialog_title: str, context: ViewContext = NO_CONTEXT
+) -> list[Widget]:
+    """What a tool call would do: kind and title, content (text, diffs), locations, else raw input.
+    Each path shows once (a diff's file is not listed again as a location)."""
     widgets: list[Widget] = []
     kind = tool_call.kind if isinstance(tool_call.kind, str) and tool_call.kind else "other"
     header = Text(f"{kind_icon(kind)} ")
-    header.append(plain(kind), "bold")
-    title = plain(tool_call.title) if isinstance(tool_call.title, str) else ""
+    title = context.text(tool_call.title) if isinstance(tool_call.title, str) else ""
     if title and title != dialog_title:
-        header.append("  ")
-        header.append(title)
+        header.append(title, "bold")
+    else:
+        header.append(plain(kind), "bold")
     widgets.append(Static(header, classes="subject-header"))
     contents = tool_call.content if isinstance(tool_call.content, list) else []
+    locations = tool_call.locations if isinstance(tool_call.locations, list) else []
+    diff_paths = {change.path for item in contents if isinstance(item, Diff) for change in item.changes}
     for item in contents:
         if isinstance(item, ToolContent):
             if isinstance(item.content, TextContent):
@@ -137,34 +142,37 @@ def _tool_call_widgets(tool_call: ToolCallUpdate, dialog_title: str) -> list[Wid
             else:
                 widgets.append(ContentChip(item.content))
         elif isinstance(item, Diff):
-            widgets.append(DiffView(item, max_lines=MAX_DIFF_LINES))
+            named = [c.path for c in item.changes if context.path(c.path) in f"{title} {dialog_title}"]
+            widgets.append(DiffView(item, max_lines=MAX_DIFF_LINES, context=context,
+                                    hide_path=named[0] if len(item.changes) == 1 and named else None))
         elif isinstance(item, TerminalRef):
             widgets.append(Static(Text(f"terminal {plain(item.terminal_id)}"), classes="subject-note"))
         elif isinstance(item, UnknownToolContent):
             widgets.append(Static(Text(f"[unsupported content: {plain(item.type)}]"), classes="subject-note"))
-    locations = tool_call.locations if isinstance(tool_call.locations, list) else []
-    if locations:
+    listed = [loc for loc in locations if loc.path not in diff_paths or isinstance(loc.line, int)]
+    if listed:
         widgets.append(
-            Static(Text("\n".join(_location_text(loc) for loc in locations)), classes="subject-locations")
+            Static(Text("\n".join(_location_text(loc, context) for loc in listed)), classes="subject-locations")
         )
     if not contents and tool_call.raw_input not in (UNSET, None):
         widgets.append(_bounded(pretty_json(tool_call.raw_input), "subject-raw"))
     return widgets
 
 
-def _subject_widgets(request: PermissionRequest, dialog_title: str) -> list[Widget]:
+def _subject_widgets(request: PermissionRequest, dialog_title: str, context: ViewContext = NO_CONTEXT) -> list[Widget]:
     """The dialog body: description, then what the request is about."""
     widgets: list[Widget] = []
     if isinstance(request.description, str) and request.description.strip():
         widgets.append(_bounded(request.description, "description"))
     subject = request.subject
     if isinstance(subject, ToolCallPermissionSubject):
-        widgets.extend(_tool_call_widgets(subject.tool_call, dialog_title))
+        widgets.extend(_tool_call_widgets(subject.tool_call, dialog_title, context))
     elif isinstance(subject, CommandPermissionSubject):
         command = Text("$ ", "bold")
         command.append(multiline(subject.command))
         widgets.append(Static(command, classes="subject-command"))
-        widgets.append(Static(Text(f"in {display_path(subject.cwd)}"), classes="subject-note"))
+        where = context.path(subject.cwd)
+        widgets.append(Static(Text("in the session folder" if where == "." else f"in {where}"), classes="subject-note"))
     elif isinstance(subject, UnknownPermissionSubject):
         widgets.append(
             Static(
@@ -250,10 +258,15 @@ class PermissionScreen(ModalScreen[PermissionChoice]):
         with self._dialog:
             yield self._title_widget
             with self._body:
-                yield from _subject_widgets(self.request, self._title)
+                yield from _subject_widgets(self.request, self._title, self._view_context())
             with self._options:
                 yield from self._buttons
             yield self._hint
+
+    def _view_context(self) -> ViewContext:
+        """The session folder of the conversation under the dialog (paths show relative to it)."""
+        below = self._underlying_scrollable()
+        return below.context if isinstance(below, Conversation) else NO_CONTEXT
 
     def on_mount(self) -> None:
         self._update_border_title()

@@ -31,6 +31,7 @@ class AgentMessageView(Vertical):
     AgentMessageView {
         height: auto;
         width: 1fr;
+        margin: 1 0;  /* prose stands apart from the tool lines around it (margins collapse) */
     }
     AgentMessageView:focus {
         background: $boost;

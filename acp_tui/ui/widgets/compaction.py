@@ -1,6 +1,6 @@
 """A context compaction (docs/protocol.md §5.5): a divider-like row with a collapsible Markdown summary.
 
-The row says "⟳ compacting context…", "✓ context compacted", "✗ compaction failed: error",
+The row says "◐ compacting context…", "✓ context compacted", "✗ compaction failed: error",
 "⊘ compaction cancelled", or shows an unknown status as sent without inferring anything from it.
 The summary streams into a Markdown widget; it is collapsed by default once the compaction completed
 (click or Enter toggles it, and the user's choice then wins).
@@ -29,7 +29,7 @@ def compaction_label(compaction: Compaction) -> tuple[str, str]:
     """The row text and its variant ("running", "success", "error", "cancelled", "unknown")."""
     status = compaction.status
     if status == "in_progress":
-        return "⟳ compacting context…", "running"
+        return "◐ compacting context…", "running"
     if status == "completed":
         return "✓ context compacted", "success"
     if status == "failed":
@@ -46,7 +46,7 @@ class CompactionView(Vertical, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "toggle_open", "Expand", show=False)]
 
     DEFAULT_CSS = """
-    CompactionView { height: auto; width: 1fr; }
+    CompactionView { height: auto; width: 1fr; margin: 1 0; }
     CompactionView > .compaction--row { color: $text-muted; border-top: dashed $panel; padding: 0 1; }
     CompactionView:focus > .compaction--row { border-top: dashed $primary; }
     CompactionView.-running > .compaction--row { color: $warning; }

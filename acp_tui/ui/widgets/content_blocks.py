@@ -124,7 +124,7 @@ def block_chip(block: Any) -> Text:
     if isinstance(block, AudioContent):
         return Text(f"[audio {_subtype(block.mime_type)} {human_size(base64_size(block.data))}]")
     if isinstance(block, ResourceLink):
-        chip = Text("🔗 ")
+        chip = Text("↗ ")  # a single-cell glyph (an emoji is two cells wide in most terminals)
         chip.append(plain(block.name))
         chip.append(f" ({plain(block.uri)})", style="dim")
         if isinstance(block.size, int):

@@ -15,12 +15,16 @@ from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.widget import AwaitMount, Widget
 
+from acp_tui.ui.path_text import NO_CONTEXT
 from acp_tui.ui.widgets.new_output_hint import NewOutputHint
 from acp_tui.ui.widgets.prompt_return import ReturnsToPrompt
 
 
 class Conversation(ReturnsToPrompt, VerticalScroll):
     """Vertical timeline of conversation entries (messages, thoughts, tool cards, plans...).
+
+    Each kind of entry sets its own margins (the rhythm): a turn and prose get a blank line around
+    them, tool lines and plans stack (margins collapse, so a blank line between two blocks is one).
 
     Escape, or typing, on any entry (or on the timeline itself) goes back to the prompt (`ReturnsToPrompt`).
     """
@@ -31,9 +35,6 @@ class Conversation(ReturnsToPrompt, VerticalScroll):
         width: 100%;
         scrollbar-gutter: stable;
         scrollbar-size-vertical: 1;
-    }
-    Conversation > * {
-        margin-bottom: 1;
     }
     Conversation > NewOutputHint {
         margin: 0 2;
@@ -46,6 +47,8 @@ class Conversation(ReturnsToPrompt, VerticalScroll):
 
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
+        #: the session shown (its folder): the timeline hands it to the views that show paths
+        self.context = NO_CONTEXT
         self._hint = NewOutputHint()
         self._height_seen = 0
 

@@ -26,7 +26,7 @@ from textual.widget import Widget
 from acp_tui.protocol.v2 import Diff
 from acp_tui.sanitize import plain
 from acp_tui.session.model import FileAccess
-from acp_tui.ui.path_text import display_path
+from acp_tui.ui.path_text import ViewContext, display_path
 from acp_tui.ui.widgets.content_blocks import TextStatic
 from acp_tui.ui.widgets.diff_view import DiffView
 
@@ -112,7 +112,10 @@ class FileAccessView(Vertical, can_focus=True):
         super().__init__(classes="-expanded")
         self.access = access
         item = access_diff(access) if show_diff else None
-        self.diff: DiffView | None = DiffView(item) if item is not None else None
+        # The line names the file: the diff starts with its rows.
+        self.diff: DiffView | None = (
+            DiffView(item, context=ViewContext(access.cwd), hide_path=access.path) if item is not None else None
+        )
         self._text = access_line(access)
         self._line = TextStatic(self._text, classes="file-access--line")
         self.set_class(access.status != "done", "-problem")

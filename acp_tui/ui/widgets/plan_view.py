@@ -1,7 +1,9 @@
 """An agent plan (docs/protocol.md §7): a checklist whose entries are replaced whole on every update.
 
-Each entry shows its status glyph (☐ pending, ◐ in progress, ☑ completed, ⊘ cancelled, "?" plus the
-value for an unknown status) and its priority (high/medium/low coloured, anything else shown as sent).
+Each entry shows its status glyph (`GLYPHS`: ○ pending, ◐ in progress, ✓ completed, ⊘ cancelled, "?"
+plus the value for an unknown status) and its priority (high stands out, medium and low stay quiet,
+anything else is shown as sent). While a plan is in progress the `PlanPanel` above the prompt shows it
+too; the view in the timeline is its history.
 A plan variant this client does not know shows "plan (unsupported format: type)" and opens (click or
 Enter) to its raw JSON. Entry text is agent data: sanitized and drawn as plain `Text`.
 """
@@ -30,9 +32,22 @@ from acp_tui.ui.widgets.content_blocks import (
 )
 from acp_tui.ui.widgets.icons import plan_status_glyph, priority_variant
 
-__all__ = ["PlanView", "PlanEntries", "plan_lines"]
+__all__ = ["PlanView", "PlanEntries", "plan_lines", "plan_progress"]
 
-_COMPONENTS = ("plan--high", "plan--medium", "plan--low", "plan--unknown", "plan--done", "plan--glyph")
+_COMPONENTS = (
+    "plan--high", "plan--medium", "plan--low", "plan--unknown", "plan--done",
+    "plan--glyph-done", "plan--glyph-running", "plan--glyph-pending",
+)
+_GLYPH_VARIANTS = {"completed": 0, "in_progress": 1}
+
+
+def plan_progress(items: PlanItems) -> tuple[int, int, str | None]:
+    """(completed entries, all entries, the entry in progress, else the first pending one)."""
+    done = sum(1 for entry in items.entries if entry.status == "completed")
+    current = next((entry for entry in items.entries if entry.status == "in_progress"), None)
+    if current is None:
+        current = next((entry for entry in items.entries if entry.status == "pending"), None)
+    return done, len(items.entries), plain(current.content) if current is not None else None
 
 
 def plan_lines(items: PlanItems) -> list[str]:
@@ -52,17 +67,20 @@ class PlanEntries(Widget):
 
     DEFAULT_CSS = """
     PlanEntries { height: auto; width: 1fr; }
-    PlanEntries > .plan--high { color: $error; text-style: bold; }
-    PlanEntries > .plan--medium { color: $warning; }
+    PlanEntries > .plan--high { color: $warning; }
+    PlanEntries > .plan--medium { text-style: dim; }
     PlanEntries > .plan--low { text-style: dim; }
     PlanEntries > .plan--unknown { color: $secondary; }
     PlanEntries > .plan--done { text-style: dim; }
-    PlanEntries > .plan--glyph { color: $accent; }
+    PlanEntries > .plan--glyph-done { color: $success; }
+    PlanEntries > .plan--glyph-running { color: $warning; text-style: bold; }
+    PlanEntries > .plan--glyph-pending { text-style: dim; }
     """
 
-    def __init__(self, items: PlanItems | None) -> None:
+    def __init__(self, items: PlanItems | None, *, priorities: bool = True) -> None:
         super().__init__()
         self.items = items
+        self.priorities = priorities
         self._cache: tuple[tuple[Style, ...], Text] | None = None
 
     def set_items(self, items: PlanItems | None) -> None:
@@ -77,8 +95,12 @@ class PlanEntries(Widget):
             self._cache = (styles, self._build(*styles))
         return self._cache[1]
 
-    def _build(self, high: Style, medium: Style, low: Style, unknown: Style, done: Style, glyph_style: Style) -> Text:
+    def _build(
+        self, high: Style, medium: Style, low: Style, unknown: Style, done: Style,
+        glyph_done: Style, glyph_running: Style, glyph_pending: Style,
+    ) -> Text:
         text = Text(end="")
+        glyph_styles = (glyph_done, glyph_running)
         if self.items is None:
             return text
         priority_styles = {"high": high, "medium": medium, "low": low, "unknown": unknown}
@@ -88,14 +110,16 @@ class PlanEntries(Widget):
             if index:
                 text.append("\n")
             glyph, unknown_status = plan_status_glyph(entry.status)
-            text.append(glyph, glyph_style)
+            variant = _GLYPH_VARIANTS.get(entry.status)
+            text.append(glyph, glyph_styles[variant] if variant is not None else glyph_pending)
             if unknown_status is not None:
                 text.append(f" {unknown_status}", unknown)
             text.append(" ")
             finished = entry.status in ("completed", "cancelled")
             text.append(plain(entry.content), done if finished else Style())
-            text.append("  ")
-            text.append(plain(entry.priority), priority_styles[priority_variant(entry.priority)])
+            if self.priorities and not finished:
+                text.append("  ")
+                text.append(plain(entry.priority), priority_styles[priority_variant(entry.priority)])
         return text
 
 
@@ -108,11 +132,12 @@ class PlanView(Vertical, can_focus=True):
     PlanView {
         height: auto;
         width: 1fr;
-        border: round $panel;
+        margin: 1 0;
         padding: 0 1;
     }
-    PlanView:focus { border: round $primary; }
+    PlanView:focus { background: $boost; }
     PlanView > .plan--header { color: $text-muted; text-style: bold; }
+    PlanView > PlanEntries { padding-left: 2; }
     PlanView > .plan--raw { display: none; color: $text-muted; background: $boost; }
     PlanView.-unsupported.-expanded > .plan--raw { display: block; }
     PlanView.-unsupported > PlanEntries { display: none; }
@@ -145,8 +170,8 @@ class PlanView(Vertical, can_focus=True):
         content = self.plan.plan
         if isinstance(content, PlanItems):
             self.remove_class("-unsupported")
-            done = sum(1 for entry in content.entries if entry.status == "completed")
-            self._set_header(Text(f"☰ Plan  {done}/{len(content.entries)} done"))
+            done, total, _ = plan_progress(content)
+            self._set_header(Text(f"Plan {done}/{total}"))
             self.entries.set_items(content)
             return
         self.add_class("-unsupported")

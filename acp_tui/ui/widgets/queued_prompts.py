@@ -32,7 +32,7 @@ class QueuedPrompt(Static, can_focus=True):
     def __init__(self, text: str) -> None:
         first_line = text.strip().splitlines()[0] if text.strip() else ""
         more = " …" if "\n" in text.strip() else ""
-        label = Text.assemble(("⏳ queued: ", "italic"), first_line[:200] + more, ("  ✕", "bold"))
+        label = Text.assemble(("○ queued: ", "italic"), first_line[:200] + more, ("  ✕", "bold"))
         super().__init__(label)
         self.prompt_text = text
 

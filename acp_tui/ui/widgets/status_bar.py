@@ -17,6 +17,8 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from acp_tui.sanitize import plain
+from acp_tui.ui.markdown_styles import rich_colour_name
+from acp_tui.ui.widgets.icons import GLYPHS
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
@@ -147,7 +149,8 @@ class StatusBar(Widget):
     def state_text(self) -> Text:
         """The left part: the foreground state in words."""
         v = self._values
-        styles = self.app.theme_variables if self.is_mounted else {}
+        variables = self.app.theme_variables if self.is_mounted else {}
+        styles = {name: rich_colour_name(value) for name, value in variables.items()}  # ANSI themes too
         warning = styles.get("warning", "yellow")
         error = styles.get("error", "red")
         accent = styles.get("primary", "blue")
@@ -175,8 +178,9 @@ class StatusBar(Widget):
             message = plain(v.error_message or "unknown error")
             return Text(f"✗ error: {message}", style=error)
         label = STOP_REASON_TEXT.get(reason, f"stopped ({plain(reason)})")
-        style = warning if reason != "cancelled" else ""
-        return Text(f"● {label}", style=style)
+        if reason == "cancelled":
+            return Text(f"{GLYPHS['cancelled']} {label}")
+        return Text(f"{GLYPHS['attention']} {label}", style=warning)
 
     def info_parts(self) -> list[InfoPart]:
         """The middle of the bar, in the order shown."""

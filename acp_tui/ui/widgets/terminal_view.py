@@ -14,7 +14,6 @@ line API in a scrollable box of at most ~15 rows that follows the end while the 
 
 from __future__ import annotations
 
-import time
 from collections import deque
 from typing import ClassVar, Final
 
@@ -32,10 +31,11 @@ from textual.timer import Timer
 
 from acp_tui.ansi import PLAIN, Segment, TerminalDecoder
 from acp_tui.sanitize import multiline, plain
-from acp_tui.ui.path_text import display_path
+from acp_tui.ui.path_text import NO_CONTEXT, ViewContext
 from acp_tui.session.model import Terminal
 from acp_tui.ui.ansi_text import rich_style
 from acp_tui.ui.widgets.content_blocks import TextStatic
+from acp_tui.ui.widgets.exit_status import elapsed_text, exit_text
 from acp_tui.ui.widgets.tool_call import ToolCallCard
 
 __all__ = ["MAX_LINES", "MAX_LINE_CHARS", "TerminalOutputView", "TerminalView", "elapsed_text", "exit_text"]
@@ -44,38 +44,6 @@ __all__ = ["MAX_LINES", "MAX_LINE_CHARS", "TerminalOutputView", "TerminalView", 
 MAX_LINES: Final = 2000
 #: A line longer than this is broken, so one huge line cannot cost a huge render.
 MAX_LINE_CHARS: Final = 4000
-
-
-def exit_text(terminal: Terminal) -> tuple[str, str]:
-    """The footer text and its variant ("running", "success", "error", "unknown")."""
-    status = terminal.exit_status
-    if status is None:
-        return ("stopping…" if terminal.cancelling else "running…"), "running"
-    code = status.exit_code if isinstance(status.exit_code, int) else None
-    signal = status.signal if isinstance(status.signal, str) else None
-    if signal:
-        return f"killed by {plain(signal)}", "error"
-    if code is None:
-        return "exited", "unknown"
-    return f"exit {code}", "success" if code == 0 else "error"
-
-
-def elapsed_text(terminal: Terminal, now: float | None = None) -> str:
-    """How long the command ran (or has been running): "0.4 s", "12 s", "3 min 05 s"; "" when unknown."""
-    if terminal.started_at is None:
-        return ""
-    end = terminal.ended_at if terminal.ended_at is not None else (time.monotonic() if now is None else now)
-    seconds = max(0.0, end - terminal.started_at)
-    if terminal.ended_at is None and seconds < 1:
-        return ""  # just started: nothing worth a number yet
-    if seconds < 10:
-        return f"{seconds:.1f} s"
-    if seconds < 60:
-        return f"{seconds:.0f} s"
-    minutes, secs = divmod(int(seconds), 60)
-    if minutes < 60:
-        return f"{minutes} min {secs:02d} s"
-    return f"{minutes // 60} h {minutes % 60:02d} min"
 
 
 def _card_cancel_keys() -> str:
@@ -241,12 +209,11 @@ class TerminalView(Vertical):
     TerminalView {
         height: auto;
         width: 1fr;
-        border: round $panel;
         padding: 0 1;
     }
+    _TerminalSlot > TerminalView { padding: 0; }
     TerminalView > .terminal--header {
         color: $text-muted;
-        text-style: bold;
     }
     TerminalView > .terminal--footer {
         color: $text-muted;
@@ -256,9 +223,10 @@ class TerminalView(Vertical):
     TerminalView > .terminal--footer.-running { color: $warning; }
     """
 
-    def __init__(self, terminal: Terminal, *, max_lines: int = MAX_LINES) -> None:
+    def __init__(self, terminal: Terminal, *, max_lines: int = MAX_LINES, context: ViewContext = NO_CONTEXT) -> None:
         super().__init__()
         self.terminal = terminal
+        self.context = context
         self._header = TextStatic(self._header_text(), classes="terminal--header")
         self.output = TerminalOutputView(max_lines)
         self._footer = TextStatic(classes="terminal--footer")
@@ -292,8 +260,9 @@ class TerminalView(Vertical):
         command = self.terminal.command
         header = Text("$ ")
         header.append(plain(command) if command else f"terminal {plain(self.terminal.id)}")
-        if self.terminal.cwd:
-            header.append(f"  ({display_path(self.terminal.cwd)})", style="not bold")
+        where = self.context.path(self.terminal.cwd) if self.terminal.cwd else "."
+        if where != ".":  # the session folder goes without saying
+            header.append(f"  ({where})", style="not bold")
         return header
 
     def _update_footer(self) -> None:

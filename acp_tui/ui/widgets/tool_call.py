@@ -1,8 +1,14 @@
-"""A tool call card (docs/protocol.md §6): kind icon, title, status pill, and an expandable body.
+"""A tool call (docs/protocol.md §6): one line, and a body below it while it runs, when it failed, or
+when the user opens it.
+
+The line reads `✓ ✎ Edit src/greet.py · +3 −2 ▸`: the status glyph (`GLYPHS`, coloured from the
+theme), the kind icon, the title (paths in it relative to the session folder), the path the call works
+on when the title does not already name it, a short result once it is done (`+12 −3` for diffs,
+`exit 0 · 1.2 s` for a terminal, `12 lines` or the one line of a text result), and `▸`/`▾` when there
+is a body to open. There are no borders: the body's blocks are indented under the title and tinted.
 
 A timeline can hold hundreds of cards, so a card is cheap: while it is collapsed (or has nothing to
-show) it is two widgets, the card and one header drawn by `render()` (arrow, icon, title, pill; the
-pill styled from the theme through a component class). The body (content items, locations, raw JSON,
+show) it is one widget drawing that line with `render()`. The body (content items, locations, raw JSON,
 terminal slots) is built from the model the first time it has to be shown, and from then on is
 patched part by part: `apply_fields` re-renders only what an `EntityChanged` names, `append_content`
 mounts one item (consecutive text items stream into one `MarkdownStream`, a diff is one widget), and
@@ -30,11 +36,11 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.widget import Widget
 
-from acp_tui.protocol.v1 import V1Diff
 from acp_tui.protocol.v2 import Diff, TerminalRef, TextContent, ToolContent, UnknownToolContent
 from acp_tui.sanitize import multiline, plain
-from acp_tui.ui.path_text import display_path
 from acp_tui.session.model import ToolCall
+from acp_tui.ui.path_text import NO_CONTEXT, ViewContext
+from acp_tui.ui.themes import theme_colour
 from acp_tui.ui.widgets.content_blocks import (
     MAX_JSON_LINES,
     TextStatic,
@@ -44,9 +50,10 @@ from acp_tui.ui.widgets.content_blocks import (
     more_lines_text,
     pretty_json,
 )
-from acp_tui.ui.widgets.diff_view import DiffView
+from acp_tui.ui.widgets.diff_view import DiffView, diff_stats
+from acp_tui.ui.widgets.exit_status import elapsed_text, exit_text
 from acp_tui.ui.widgets.file_access import FileAccessList, access_text
-from acp_tui.ui.widgets.icons import Pill, kind_icon, status_pill
+from acp_tui.ui.widgets.icons import GLYPHS, Pill, kind_icon, status_pill
 from acp_tui.ui.widgets.markdown_stream import MarkdownStream
 
 __all__ = ["MAX_TEXT_LINES", "MAX_ITEMS", "ToolCallCard", "TerminalFactory", "tool_content_text"]
@@ -60,8 +67,10 @@ MAX_ITEMS: Final = 200
 TerminalFactory = Callable[[str], Widget | None]
 
 _SAVE_HINT: Final = " (press s to save)"
-#: Narrowest title column before the pill moves onto a line of its own.
-_MIN_TITLE_WIDTH: Final = 8
+#: Diff rows shown in an open card before "… N more lines" (the saved output has them all).
+MAX_CARD_DIFF_LINES: Final = 60
+#: A text result this short (one line) is the card's result itself; longer ones are counted.
+_SHORT_RESULT: Final = 48
 
 
 def _pill(call: ToolCall) -> Pill:
@@ -76,7 +85,7 @@ def tool_content_text(item: Any) -> str:
         if isinstance(block, TextContent):
             return multiline(block.text)
         return block_chip(block).plain
-    if isinstance(item, (Diff, V1Diff)):
+    if isinstance(item, Diff):
         return DiffView(item).full_text()
     if isinstance(item, TerminalRef):
         return f"[terminal {plain(item.terminal_id)}]"
@@ -162,45 +171,37 @@ class _TerminalSlot(Vertical):
         self.mount(view)
 
 
-#: Pill colours per variant: (background variable, its opacity, text variable). They are read from
-#: the theme's variables (not CSS) so a card needs no styled node per pill.
-_PILL_COLOURS: Final[dict[str, tuple[str, float, str]]] = {
-    "pending": ("boost", 1.0, "text-muted"),
-    "running": ("warning", 0.15, "warning"),
-    "success": ("success", 0.15, "success"),
-    "error": ("error", 0.15, "error"),
-    "cancelled": ("boost", 1.0, "text-muted"),
-    "cancelling": ("warning", 0.15, "warning"),
-    "unknown": ("boost", 1.0, "secondary"),
+#: Status glyph colours per variant (theme variables). They are read from the theme's variables (not
+#: CSS) so a card needs no styled node for its glyph.
+_STATUS_COLOURS: Final[dict[str, str]] = {
+    "pending": "text-muted",
+    "running": "warning",
+    "success": "success",
+    "error": "error",
+    "cancelled": "text-muted",
+    "cancelling": "warning",
+    "unknown": "secondary",
 }
-_pill_styles: dict[tuple[str, str, str, float, str, str], Style] = {}
+_status_styles: dict[tuple[str, str, str], Style] = {}
 
 
-def _theme_colour(value: str, under: Color, opacity: float = 1.0) -> Color:
-    """A theme variable's value ("#rrggbb", "#rrggbbaa", "auto 60%") as an opaque colour over `under`."""
-    try:
-        if value.startswith("auto"):
-            percent = value.removeprefix("auto").strip().rstrip("%")
-            colour = under.get_contrast_text(float(percent) / 100 if percent else 0.95)
-        else:
-            colour = Color.parse(value)
-    except (ValueError, ColorParseError):
-        colour = under.get_contrast_text(0.6)
-    return under + colour.multiply_alpha(opacity)
-
-
-def pill_style(variables: dict[str, str], background: Color, variant: str) -> Style:
-    """The Rich style of a status pill of `variant` drawn over `background` (cached per theme)."""
-    bg_name, opacity, fg_name = _PILL_COLOURS.get(variant, _PILL_COLOURS["unknown"])
-    bg_value = variables.get(bg_name, "#ffffff0a")
-    fg_value = variables.get(fg_name, "auto 60%")
-    key = (variant, background.hex, bg_value, opacity, fg_value, bg_name)
-    style = _pill_styles.get(key)
+def status_style(variables: dict[str, str], background: Color, variant: str) -> Style:
+    """The Rich style of a status glyph of `variant` drawn over `background` (cached per theme)."""
+    value = variables.get(_STATUS_COLOURS.get(variant, "secondary"), "auto 60%")
+    key = (value, background.hex, variant)
+    style = _status_styles.get(key)
     if style is None:
-        pill_bg = _theme_colour(bg_value, background, opacity)
-        style = Style(color=_theme_colour(fg_value, pill_bg).rich_color, bgcolor=pill_bg.rich_color)
-        _pill_styles[key] = style
+        style = Style(color=theme_colour(value, background).rich_color, bold=variant == "error")
+        _status_styles[key] = style
     return style
+
+
+def _strip_fence(text: str) -> str:
+    """A text result without the Markdown fence around it (a read tool's "```python … ```")."""
+    lines = text.strip("\n").split("\n")
+    if len(lines) >= 2 and lines[0].startswith("```") and lines[-1].strip() == "```":
+        lines = lines[1:-1]
+    return "\n".join(lines)
 
 
 class _CardHeader(Widget):
@@ -256,19 +257,18 @@ class ToolCallCard(Widget, can_focus=True):
         layout: vertical;
         height: auto;
         width: 1fr;
-        border: round $panel;
         padding: 0 1;
     }
-    ToolCallCard:focus { border: round $primary; }
-    ToolCallCard.-error { border: round $error 60%; }
-    ToolCallCard.-error:focus { border: round $error; }
-    ToolCallCard > * { display: none; margin-top: 1; }
-    ToolCallCard > _CardHeader { display: block; margin-top: 0; }
+    ToolCallCard:focus { background: $boost; }
+    ToolCallCard > * { display: none; margin: 0 0 0 2; padding: 0 1 0 2; background: $surface; }
+    ToolCallCard > _CardHeader { display: block; margin: 0; padding: 0; background: transparent; }
     ToolCallCard.-expanded > * { display: block; }
-    ToolCallCard > MarkdownStream { padding: 0; }
-    ToolCallCard > .card--more { margin-top: 0; color: $text-muted; }
-    ToolCallCard > .card--locations { margin-top: 0; color: $text-muted; }
-    ToolCallCard > .card--raw { color: $text-muted; background: $boost; }
+    ToolCallCard.-error > * { background: $error 10%; }
+    ToolCallCard.-error > _CardHeader { background: transparent; }
+    ToolCallCard > MarkdownStream { padding: 0 1 0 2; }
+    ToolCallCard > .card--more { color: $text-muted; }
+    ToolCallCard > .card--locations { color: $text-muted; }
+    ToolCallCard > .card--raw { color: $text-muted; }
     ToolCallCard.-expanded > .card--raw { display: none; }
     ToolCallCard.-expanded.-raw > .card--raw { display: block; }
     """
@@ -280,9 +280,11 @@ class ToolCallCard(Widget, can_focus=True):
         terminal_factory: TerminalFactory | None = None,
         max_text_lines: int = MAX_TEXT_LINES,
         max_items: int = MAX_ITEMS,
+        context: ViewContext = NO_CONTEXT,
     ) -> None:
         super().__init__()
         self.call = call
+        self.context = context
         self._terminal_factory = terminal_factory
         self._max_text_lines = max_text_lines
         self._max_items = max_items
@@ -303,7 +305,7 @@ class ToolCallCard(Widget, can_focus=True):
         self._files: FileAccessList | None = None  # files the client read or wrote for this call
         self._raw: TextStatic | None = None
         self._header: _CardHeader | None = None  # drawn by the card itself until there is a body
-        self._header_cache: tuple[int, list[Text], int] | None = None
+        self._header_cache: tuple[int, list[Text]] | None = None
         self._details_drawn = False  # whether the header's arrow was drawn (there is a body to open)
         self.set_class(_pill(call).variant == "error", "-error")
         self.set_class(self.default_expanded(), "-expanded")
@@ -314,46 +316,32 @@ class ToolCallCard(Widget, can_focus=True):
         self._ready = True
         self._ensure_body()
 
-    # -- the header: arrow, kind icon, title, and the status pill at the right ----------------
+    # -- the line: status glyph, kind icon, title, path, result, and an arrow when it opens ------
 
-    def _header_layout(self, width: int) -> tuple[list[Text], int]:
-        """The header's lines at `width` cells and the line the pill ends: the title wraps in its
-        column and the pill closes the first line (or, when too narrow, takes a line of its own).
-        The pill is unstyled here, so measuring needs no styles."""
+    def _header_layout(self, width: int) -> list[Text]:
+        """The line at `width` cells, wrapped under the title when it does not fit (unstyled glyph,
+        so measuring needs no styles)."""
         cached = self._header_cache
         if cached is not None and cached[0] == width:
-            return cached[1], cached[2]
+            return cached[1]
         self._details_drawn = self._has_details()
-        title = self._title_text()
-        pill = Text(f" {self.pill_text} ")
-        column = width - pill.cell_len - 1
-        if title.cell_len <= column:
-            title.append(" " * (column - title.cell_len + 1))
-            title.append_text(pill)
-            lines, pill_line = [title], 0
-        elif column < _MIN_TITLE_WIDTH:
-            lines = [*title.wrap(self.app.console, max(1, width)), pill]
-            pill_line = len(lines) - 1
-        else:
-            lines = list(title.wrap(self.app.console, column))
-            first = lines[0]
-            first.append(" " * (column - first.cell_len + 1))
-            first.append_text(pill)
-            pill_line = 0
-        self._header_cache = (width, lines, pill_line)
-        return lines, pill_line
+        glyph = self.pill_text.split(" ", 1)[0]
+        lines = []
+        for index, line in enumerate(self._title_text().wrap(self.app.console, max(1, width - 2))):
+            row = Text(f"{glyph} " if index == 0 else "  ")
+            row.append_text(line)
+            lines.append(row)
+        self._header_cache = (width, lines)
+        return lines
 
     def _header_height(self, width: int) -> int:
-        return len(self._header_layout(width)[0]) if width > 0 else 1
+        return len(self._header_layout(width)) if width > 0 else 1
 
     def _header_render(self, width: int) -> Text:
-        """The header with the pill coloured from the theme."""
-        lines, pill_line = self._header_layout(width)
-        text = Text("\n").join(lines)
-        end = sum(len(line) + 1 for line in lines[: pill_line + 1]) - 1
+        """The line with the status glyph coloured from the theme."""
+        text = Text("\n").join(self._header_layout(width))
         variant = _pill(self.call).variant
-        style = pill_style(self.app.theme_variables, self.background_colors[1], variant)
-        text.stylize(style, end - len(self.pill_text) - 2, end)
+        text.stylize(status_style(self.app.theme_variables, self.background_colors[1], variant), 0, 1)
         return text
 
     def _header_changed(self) -> None:
@@ -381,20 +369,83 @@ class ToolCallCard(Widget, can_focus=True):
             self.toggle()
 
     def _title_text(self) -> Text:
+        """Kind icon, title, path, result and arrow (everything after the status glyph)."""
         call = self.call
-        arrow = ("▾ " if self.expanded else "▸ ") if self._has_details() else "  "
         text = Text()
-        text.append(arrow, style="dim")
-        text.append(kind_icon(call.kind))
+        text.append(kind_icon(call.kind), style="dim")
         text.append(" ")
-        title = plain(call.title) if call.title else ""
+        title = self.context.text(call.title) if call.title else ""
         if title:
-            text.append(title, style="bold")
+            text.append(title)
         else:
             text.append(f"tool call {plain(call.id)}", style="italic")
         if call.name:
             text.append(f"  {plain(call.name)}", style="dim")
+        path = self._path_text(title)
+        if path:
+            text.append(f"  {path}", style="dim")
+        result = self.result_text()
+        if result:
+            text.append(f" · {result}", style="dim")
+        if self._has_details():
+            text.append(f" {GLYPHS['open'] if self.expanded else GLYPHS['closed']}", style="dim")
         return text
+
+    def _path_text(self, title: str) -> str:
+        """The path the call works on, once: nothing when the title already names it."""
+        locations = self.call.locations
+        if not locations:
+            return ""
+        first = locations[0]
+        path = self.context.path(first.path)
+        more = f" +{len(locations) - 1}" if len(locations) > 1 else ""
+        if path in title or plain(first.path) in title:
+            return more.strip()
+        line = f":{first.line}" if isinstance(first.line, int) else ""
+        return f"{path}{line}{more}"
+
+    def result_text(self) -> str:
+        """The short result after the title: the status in words unless the call completed or runs,
+        else what it did (`+12 −3`, `exit 0 · 1.2 s`, `12 lines`, or its one short line of text)."""
+        call = self.call
+        pill = _pill(call)
+        if pill.variant == "running":
+            return ""
+        if pill.variant != "success":
+            return pill.text.split(" ", 1)[1]
+        parts: list[str] = []
+        diffs = [item for item in call.content if isinstance(item, Diff)]
+        if diffs:
+            added = removed = files = 0
+            for diff in diffs:
+                files += len(diff.changes)
+                stats = diff_stats(diff)
+                if stats is not None:
+                    added, removed = added + stats[0], removed + stats[1]
+            if files > 1:
+                parts.append(f"{files} files")
+            if added or removed:
+                parts.append(f"+{added} −{removed}")
+        for slot in self._slots:
+            terminal = getattr(slot.view, "terminal", None)
+            if terminal is not None:
+                status = exit_text(terminal)[0]
+                elapsed = elapsed_text(terminal)
+                parts.append(f"{status} · {elapsed}" if elapsed else status)
+        if not parts:
+            texts = "".join(
+                item.content.text for item in call.content
+                if isinstance(item, ToolContent) and isinstance(item.content, TextContent)
+            )
+            if texts.strip():
+                body = _strip_fence(multiline(texts))
+                lines = body.split("\n")
+                first = plain(lines[0]).strip()
+                if len(lines) == 1 and len(first) <= _SHORT_RESULT:
+                    parts.append(first)
+                else:
+                    parts.append(f"{len(lines)} lines")
+        return " · ".join(parts)
 
     def _update_pill(self) -> None:
         self._header_changed()
@@ -406,7 +457,7 @@ class ToolCallCard(Widget, can_focus=True):
             if index:
                 text.append("\n")
             text.append("↳ ")
-            text.append(display_path(location.path))
+            text.append(self.context.path(location.path))
             if isinstance(location.line, int):
                 text.append(f":{location.line}")
         return text
@@ -431,7 +482,7 @@ class ToolCallCard(Widget, can_focus=True):
 
     def _has_details(self) -> bool:
         """Is there anything for the body to show (the raw view aside)?"""
-        return bool(self.call.content or self.call.locations or self.call.files)
+        return bool(self.call.content or self._lists_locations() or self.call.files)
 
     def _details_changed(self) -> None:
         """Content or locations changed: the arrow appears or goes when there is something to open."""
@@ -443,7 +494,7 @@ class ToolCallCard(Widget, can_focus=True):
         call = self.call
         if self.has_class("-raw"):
             return True
-        if self.expanded and (call.content or call.locations or call.files):
+        if self.expanded and self._has_details():
             return True
         return any(isinstance(item, TerminalRef) for item in call.content)
 
@@ -458,7 +509,7 @@ class ToolCallCard(Widget, can_focus=True):
         if self.call.files:
             self._files = FileAccessList(self.call.files, self._diff_paths(), classes="card--files")
             trailers.append(self._files)
-        if self.call.locations:
+        if self._lists_locations():
             self._locations = TextStatic(self._locations_text(), classes="card--locations")
             trailers.append(self._locations)
         if self.has_class("-raw"):
@@ -510,8 +561,9 @@ class ToolCallCard(Widget, can_focus=True):
         self._items_shown += 1
         if isinstance(item, ToolContent):
             return [block_widget(item.content)]
-        if isinstance(item, (Diff, V1Diff)):
-            return [DiffView(item)]
+        if isinstance(item, Diff):
+            shown = self.call.locations[0].path if self.call.locations else None
+            return [DiffView(item, max_lines=MAX_CARD_DIFF_LINES, context=self.context, hide_path=shown)]
         if isinstance(item, TerminalRef):
             factory = self._terminal_factory if not self._deferring_terminals else None
             view = factory(item.terminal_id) if factory is not None else None
@@ -566,7 +618,9 @@ class ToolCallCard(Widget, can_focus=True):
             self._update_files()
         if fields & {"status", "kind", "locations", "files"}:
             self._sync_expanded()
-        if fields & {"locations", "files"}:
+        if "locations" in fields:
+            self._header_changed()  # the line names the first location
+        elif "files" in fields:
             self._details_changed()
 
     def _diff_paths(self) -> set[str]:
@@ -583,16 +637,20 @@ class ToolCallCard(Widget, can_focus=True):
         else:
             self._files.sync(self.call.files, self._diff_paths())
 
+    def _lists_locations(self) -> bool:
+        """The body lists the locations when there are several (the line names the first)."""
+        return len(self.call.locations) > 1
+
     def _update_locations(self) -> None:
         if not self._built:
             return
         if self._locations is None:
-            if not self.call.locations:
+            if not self._lists_locations():
                 return
             self._locations = TextStatic(self._locations_text(), classes="card--locations")
             self._mount_trailer(self._locations)
             return
-        if self.call.locations:
+        if self._lists_locations():
             self._locations.update(self._locations_text())
         else:
             self._locations.remove()
@@ -606,11 +664,11 @@ class ToolCallCard(Widget, can_focus=True):
                 self._mount_items(widgets)
         self._sync_expanded()
         self._ensure_body()
-        self._details_changed()
+        self._result_changed()
 
     def replace_content(self) -> None:
         """The whole content was replaced or cleared (a `ContentReplaced`): rebuild the item list only."""
-        self._details_changed()
+        self._result_changed()
         if not self._built:
             self._sync_expanded()
             self._ensure_body()
@@ -647,6 +705,18 @@ class ToolCallCard(Widget, can_focus=True):
                 if view is not None:
                     slot.attach(view)
 
+    def _result_changed(self) -> None:
+        """Content changed: the line's result (shown once the call is done) or its arrow may differ."""
+        if self.call.finished:
+            self._header_changed()
+        else:
+            self._details_changed()
+
+    def terminal_changed(self) -> None:
+        """A terminal shown in this card changed (its exit status is part of the line's result)."""
+        if self.call.finished:
+            self._header_changed()
+
     def attach_terminal(self, view: Widget) -> bool:
         """Show `view` (which has a `terminal_id`) in the first slot for that terminal still empty."""
         terminal_id = getattr(view, "terminal_id", None)
@@ -664,14 +734,14 @@ class ToolCallCard(Widget, can_focus=True):
     # -- expansion ---------------------------------------------------------------------------
 
     def default_expanded(self) -> bool:
-        """Open for failures, edits and diffs; closed for finished reads and searches, and while
-        there is nothing to show."""
+        """Open while it runs and when it failed (if there is anything to show); a pending, paused or
+        finished call is its one line until the user opens it."""
         call = self.call
-        if call.status == "failed" or any(isinstance(item, (Diff, V1Diff)) for item in call.content):
+        if call.status == "failed":
             return True
-        if not call.content and not call.locations and not call.files:
+        if not self._has_details():
             return False
-        return not (call.status == "completed" and call.kind in ("read", "search"))
+        return not (call.finished or call.interrupted or call.status in ("pending", "paused"))
 
     @property
     def expanded(self) -> bool:
@@ -727,7 +797,8 @@ class ToolCallCard(Widget, can_focus=True):
         return _pill(self.call).text
 
     def header_text(self) -> str:
-        return f"{self._title_text().plain}  {self.pill_text}"
+        """The line as plain text (status glyph first)."""
+        return f"{self.pill_text.split(' ', 1)[0]} {self._title_text().plain}"
 
     def full_text(self) -> str:
         """Everything the card shows, unbounded, as plain text (for "press s to save")."""

@@ -38,6 +38,7 @@ class UserMessageView(Vertical):
     UserMessageView {
         height: auto;
         width: 1fr;
+        margin: 1 0;  /* a turn starts here: the one rhythm break that always shows */
         background: $user-message-background;
         border-left: outer $primary;
         padding: 0 1;
