@@ -8,8 +8,7 @@
 - Tab visits the focusable parts in screen order and comes back to the prompt.
 
 The widgets post `FocusPrompt`; `ChatScreen` turns it into `PromptInput.take_focus`. The widget-level
-tests below wire it the same way in a small app; the real-app tests that need the screen's wiring are
-marked xfail until `ChatScreen` has it.
+tests below wire it the same way in a small app; the real-app tests prove the screen's wiring.
 """
 
 from __future__ import annotations
@@ -162,7 +161,6 @@ async def test_pageup_and_pagedown_from_the_prompt_scroll_the_conversation(tmp_p
                        "following again")
 
 
-@pytest.mark.xfail(reason="lead wires in ChatScreen", strict=False)
 async def test_ctrl_home_from_the_prompt_goes_to_the_oldest_entry(tmp_path: Path) -> None:
     async with running_app(tmp_path, {"version": 2, "turns": [LONG_TURN]}, size=(100, 30)) as run:
         conversation = await long_conversation(tmp_path, run)
@@ -200,7 +198,6 @@ async def test_a_plain_x_on_a_running_tool_card_cancels_nothing(tmp_path: Path) 
         await run.wait(lambda: run.received("tool_call/cancel") != [], "tool_call/cancel")
 
 
-@pytest.mark.xfail(reason="lead wires in ChatScreen", strict=False)
 async def test_escape_on_a_card_in_the_chat_returns_to_the_prompt(tmp_path: Path) -> None:
     async with running_app(tmp_path, {"version": 2, "turns": [CARDS_TURN]}) as run:
         read, _ = await cards(run)
@@ -209,7 +206,6 @@ async def test_escape_on_a_card_in_the_chat_returns_to_the_prompt(tmp_path: Path
         await run.wait(lambda: run.chat.prompt_input.has_focus, "the prompt's focus")
 
 
-@pytest.mark.xfail(reason="lead wires in ChatScreen", strict=False)
 async def test_typing_on_a_card_or_a_queued_prompt_in_the_chat_types_into_the_prompt(tmp_path: Path) -> None:
     async with running_app(tmp_path, {"version": 2, "turns": [CARDS_TURN]}) as run:
         _, running = await cards(run)
@@ -220,7 +216,6 @@ async def test_typing_on_a_card_or_a_queued_prompt_in_the_chat_types_into_the_pr
         assert run.received("tool_call/cancel") == []
 
 
-@pytest.mark.xfail(reason="lead wires in ChatScreen", strict=False)
 async def test_escape_and_typing_on_a_queued_prompt_return_to_the_prompt(tmp_path: Path) -> None:
     held = {"steps": [{"op": "respond_prompt"}, {"op": "user_message"}, {"op": "state", "state": "running"},
                       {"op": "wait_for", "method": "session/cancel", "timeout": 20},

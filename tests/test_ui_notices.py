@@ -179,7 +179,6 @@ async def test_the_list_is_readable_in_both_themes(theme: str) -> None:
         assert not low_contrast(app, "notices", dialog_region(app))  # type: ignore[arg-type]
 
 
-@pytest.mark.xfail(reason="lead wires in ChatScreen", strict=False)
 async def test_f5_in_the_chat_opens_the_notices_the_agent_raised(tmp_path: Path) -> None:
     raised = [update({"sessionUpdate": "notice", "severity": "warning", "title": "Rate limit soon",
                       "description": "You have used 90% of your quota."}),

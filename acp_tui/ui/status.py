@@ -22,6 +22,7 @@ from acp_tui.controller.events import (
 )
 from acp_tui.sanitize import plain
 from acp_tui.ui.attention import Attention
+from acp_tui.ui.screens.notices import NoticeLog
 from acp_tui.session.changes import (
     AgentGone,
     BytesAppended,
@@ -66,6 +67,7 @@ class StatusRenderer:
         app: App[object],
         *,
         attention: Attention | None = None,
+        notices: NoticeLog | None = None,
         status: StatusBar,
         header: SessionHeader,
         config: ConfigBar,
@@ -75,6 +77,7 @@ class StatusRenderer:
     ) -> None:
         self.app = app
         self.attention = attention
+        self.notices = notices if notices is not None else NoticeLog()
         self._busy_since: float | None = None
         self.status = status
         self.header = header
@@ -163,6 +166,7 @@ class StatusRenderer:
 
     def _show_notice(self, change: NoticeRaised) -> None:
         notice = change.notice
+        self.notices.add(notice)  # the toast goes in a few seconds; the list (F5) keeps it
         severity = NOTICE_SEVERITY.get(notice.severity)
         title = plain(notice.title)
         if severity is None:

@@ -39,6 +39,7 @@ from acp_tui.ui.saving import save_full_text
 from acp_tui.ui.session_actions import SessionActions, SessionCommands
 from acp_tui.ui.screens.config_picker import ConfigCommands
 from acp_tui.ui.screens.login import LoginCommands
+from acp_tui.ui.screens.notices import NOTICES_KEY, NoticeCommands, NoticeLog, NoticesScreen
 from acp_tui.ui.screens.problems import ProblemsScreen
 from acp_tui.ui.status import StatusRenderer
 from acp_tui.ui.widgets.command_menu import CommandMenu
@@ -46,6 +47,7 @@ from acp_tui.ui.widgets.config_bar import ConfigBar
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.file_picker import FilePicker
 from acp_tui.ui.widgets.prompt_input import PromptInput
+from acp_tui.ui.widgets.prompt_return import FocusPrompt
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.queued_prompts import QueuedPrompts
 from acp_tui.ui.widgets.save_request import MessageSaveRequested
@@ -73,18 +75,20 @@ class ChatScreen(Screen[None]):
     """One conversation with one agent."""
 
     CSS_PATH = "chat.tcss"
-    COMMANDS = {ConfigCommands, LoginCommands, SessionCommands}
+    COMMANDS = {NoticeCommands, ConfigCommands, LoginCommands, SessionCommands}
 
     BINDINGS = [
         Binding("f2", "toggle_stderr", "Agent stderr"),
         Binding("f3", "show_problems", "Protocol problems"),
         Binding("ctrl+r", "restart_agent", "Restart agent"),
         Binding("ctrl+end", "scroll('follow')", "Follow output", show=False),
+        Binding("ctrl+home", "scroll('top')", "Oldest output", show=False),
         Binding("pageup", "scroll('up')", "Scroll up", show=False),
         Binding("pagedown", "scroll('down')", "Scroll down", show=False),
         Binding("ctrl+o", "sessions('browse')", "Sessions"),
         Binding("ctrl+n", "sessions('new')", "New session"),
         Binding("f4", "open_config", "Session settings"),
+        Binding(NOTICES_KEY, "show_notices", "Notices"),
         # Shift+Tab cycles the mode from the prompt; otherwise (see check_action) it still moves focus back.
         Binding("shift+tab", "cycle_mode", "Next mode", show=False),
         Binding("shift+tab", "app.focus_previous", "Focus previous", show=False),
@@ -107,6 +111,7 @@ class ChatScreen(Screen[None]):
             closed=lambda text: self.controller.note(text), attention=self.attention, agent_name=launch.agent_name,
             tool_title=lambda tool_call_id: tool_title(self.controller.state, tool_call_id),
         )
+        self.notices = NoticeLog()
         self.pump = EventPump(self)
         self.controller = controller(launch, self.pump.push, self.asker)
         if force_stop_after is not None:
@@ -137,7 +142,7 @@ class ChatScreen(Screen[None]):
         self.prompt_input = self.query_one(PromptInput)
         self.status = self.query_one(StatusBar)
         renderer = StatusRenderer(
-            self.app, attention=self.attention, status=self.status, header=self.query_one(SessionHeader), config=self.query_one(ConfigBar),
+            self.app, attention=self.attention, notices=self.notices, status=self.status, header=self.query_one(SessionHeader), config=self.query_one(ConfigBar),
             commands=self.query_one(CommandMenu), queue=self.query_one(QueuedPrompts), plan=self.query_one(PlanPanel),
         )
         self.pump.attach(self.controller, conversation=self.conversation, renderer=renderer,
@@ -292,6 +297,16 @@ class ChatScreen(Screen[None]):
         state = self.controller.state
         self.app.push_screen(ProblemsScreen(list(state.problems), state.problem_count))
 
+    def action_show_notices(self) -> None:
+        """F5: every notice the agent raised (toasts go away; this list keeps them)."""
+        self.app.push_screen(NoticesScreen(self.notices.entries, self.notices.total))
+
+    @on(FocusPrompt)
+    def _focus_prompt(self, event: FocusPrompt) -> None:
+        """Escape, or a key typed on a timeline widget: back to the prompt, with the key (never lost)."""
+        event.stop()
+        self.prompt_input.take_focus(event.character)
+
     def action_sessions(self, what: str) -> None:
         """Browse sessions, start a new one or save this one as Markdown (session_actions.py)."""
         self.sessions.run(what)
@@ -303,6 +318,8 @@ class ChatScreen(Screen[None]):
                 self.conversation.scroll_page_up()
             case "down":
                 self.conversation.scroll_page_down()
+            case "top":
+                self.conversation.scroll_to_start()
             case _:
                 self.conversation.follow()
 
