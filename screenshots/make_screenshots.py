@@ -48,9 +48,9 @@ async def wait_idle(app: AcpApp, timeout: float = 20.0) -> None:
     await asyncio.sleep(0.3)
     while loop.time() < deadline:
         chat = app.chat
-        if chat is not None and chat.session is not None and chat.session.session_id is not None:
-            fg = chat.session.state.foreground
-            if not fg.busy and not chat.session.state.submissions and not chat.session.state.permissions:
+        if chat is not None and chat.controller.session is not None and chat.controller.session.session_id is not None:
+            fg = chat.controller.session.state.foreground
+            if not fg.busy and not chat.controller.state.submissions and not chat.controller.state.permissions:
                 await asyncio.sleep(0.3)
                 return
         await asyncio.sleep(0.05)
@@ -72,7 +72,7 @@ async def shoot(name: str, words: list[str], *, theme: str | None = None, approv
         for word in words:
             await send(pilot, app, word)
             if word in ("edit", "everything"):
-                while not app.chat.session.state.permissions:  # type: ignore[union-attr]
+                while not app.chat.controller.state.permissions:  # type: ignore[union-attr]
                     await pilot.pause(0.05)
                 await pilot.pause(0.6)
                 if dialog:

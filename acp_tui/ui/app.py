@@ -7,8 +7,11 @@ agent down cleanly on the way out.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from rich.console import COLOR_SYSTEMS
 from rich.terminal_theme import TerminalTheme
 from textual.app import App
 from textual.binding import Binding
@@ -16,6 +19,7 @@ from textual.theme import Theme
 
 from acp_tui.config import save_theme
 from acp_tui.paths import config_file
+from acp_tui.ui.colour_system import colour_system
 from acp_tui.ui.interrupt import FORCE_STOP_AFTER
 from acp_tui.ui.markdown_styles import markdown_theme
 from acp_tui.ui.screens.chat import ChatScreen, ControllerFactory, default_controller
@@ -27,6 +31,8 @@ if TYPE_CHECKING:
     from acp_tui.launch import Launch
 
 DEFAULT_THEME = "acp-dark"
+#: The palette of terminals with 16 colours (their own ANSI colours), unless a theme was chosen.
+ANSI_THEME = "acp-ansi"
 
 
 
@@ -65,6 +71,16 @@ class AcpApp(App[int]):
         self._saved_theme = self.theme  # what config.toml (or --theme) asked for: no need to write it back
         self._quitting = False
         self._markdown_styled = False
+
+    def use_terminal_colours(self, environ: Mapping[str, str]) -> None:
+        """Send as many colours as the terminal shows (`colour_system`: truecolor inside tmux too, when it
+        says so), and start a 16-colour terminal with the ANSI palette unless a theme was chosen."""
+        system = colour_system(environ)
+        if system is not None:
+            # Textual builds its console before anything of ours runs and offers no setter for it.
+            self.console._color_system = COLOR_SYSTEMS[system]
+        if self.console.color_system == "standard" and self.launch.theme is None and not self.no_color:
+            self.theme = self._saved_theme = ANSI_THEME
 
     @property
     def ansi_theme(self) -> TerminalTheme:
@@ -133,5 +149,6 @@ class AcpApp(App[int]):
 def run(launch: Launch) -> int:
     """Run the app until the user quits; the exit code for the shell."""
     app = AcpApp(launch)
+    app.use_terminal_colours(os.environ)
     result = app.run()
     return result if isinstance(result, int) else 0

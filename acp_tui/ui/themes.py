@@ -1,7 +1,8 @@
 """Load the palettes shipped in `themes/` (installed as `acp_tui.themes`) as Textual themes.
 
 A palette is a TOML file of Textual's theme colours plus extra `[variables]`; widgets style
-themselves only through these variables, so a theme is nothing but a palette. The `ansi-*`
+themselves only through these variables, so a theme is nothing but a palette. A palette with
+`ansi = true` (acp-ansi) names the terminal's own ANSI colours, for terminals with 16 colours. The `ansi-*`
 variables also give agent terminal output its ANSI colours (`ansi_terminal_theme`).
 """
 
@@ -43,6 +44,7 @@ def theme_from_palette(data: dict[str, object], *, fallback_name: str) -> Theme:
     return Theme(
         name=str(data.get("name", fallback_name)),
         dark=bool(data.get("dark", True)),
+        ansi=bool(data.get("ansi", False)),
         variables={str(k): str(v) for k, v in variables.items()} if isinstance(variables, dict) else {},
         **colours,  # type: ignore[arg-type]
     )
@@ -50,7 +52,10 @@ def theme_from_palette(data: dict[str, object], *, fallback_name: str) -> Theme:
 
 def theme_colour(value: str, under: Color, opacity: float = 1.0) -> Color:
     """A theme variable's value ("#rrggbb", "#rrggbbaa", "auto 60%") as an opaque colour over `under`,
-    drawn at `opacity` (for styles built in code, where Textual's alpha and `auto` colours do not reach)."""
+    drawn at `opacity` (for styles built in code, where Textual's alpha and `auto` colours do not reach).
+
+    An ANSI colour (`ansi_green`, an ANSI palette's) is the terminal's own: it is used as it is, never
+    blended, and a tint of it (`opacity` below 1) is no tint at all."""
     try:
         if value.startswith("auto"):
             percent = value.removeprefix("auto").strip().rstrip("%")
@@ -59,6 +64,8 @@ def theme_colour(value: str, under: Color, opacity: float = 1.0) -> Color:
             colour = Color.parse(value)
     except (ValueError, ColorParseError):
         colour = under.get_contrast_text(0.6)
+    if colour.ansi is not None or under.ansi is not None:
+        return colour if opacity >= 1 else under
     return under + colour.multiply_alpha(opacity)
 
 

@@ -49,6 +49,7 @@ class SystemLine(Static):
         background: $error 10%;
         margin: 1 0 0 0;
     }
+    SystemLine:ansi { background: transparent; }  /* an ANSI colour cannot be a tint */
     """
 
     def __init__(self, message: str, *, detail: str = "", severity: str = "info") -> None:

@@ -265,6 +265,7 @@ class ToolCallCard(Widget, can_focus=True):
     ToolCallCard.-expanded > * { display: block; }
     ToolCallCard.-error > * { background: $error 10%; }
     ToolCallCard.-error > _CardHeader { background: transparent; }
+    ToolCallCard.-error:ansi > * { background: transparent; }  /* an ANSI colour cannot be a tint */
     ToolCallCard > MarkdownStream { padding: 0 1 0 2; }
     ToolCallCard > .card--more { color: $text-muted; }
     ToolCallCard > .card--locations { color: $text-muted; }
