@@ -61,7 +61,8 @@ def mock_model(tmp_path: Path) -> Iterator[int]:
     assert MOCK_ANTHROPIC.is_file(), f"the fake model server is missing: {MOCK_ANTHROPIC}"
     proc = subprocess.Popen([sys.executable, str(MOCK_ANTHROPIC), "0"], stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            env={**os.environ, "MOCK_CWD": str(tmp_path)})
+                            env={**os.environ, "MOCK_CWD": str(tmp_path),
+                                 "MOCK_RECORD": str(tmp_path / "model-requests.jsonl")})
     try:
         assert proc.stdout is not None
         ready, _, _ = select.select([proc.stdout], [], [], 10)

@@ -16,6 +16,9 @@ message of each request:
 Streaming requests get server-sent events in the order the real API sends them; other requests get one
 JSON message. ``/v1/messages/count_tokens`` answers 42 tokens; any other path is a 404.
 
+With ``MOCK_RECORD=FILE`` every request body is appended to FILE as one JSON line, so a test can check
+what the agent sent the model (e.g. a file the user mentioned).
+
 Usage: ``python mock_anthropic.py [PORT]`` (0 or nothing: any free port). Once it accepts connections it
 prints ``listening on PORT`` on stdout. It serves only 127.0.0.1 and logs one line per request to stderr.
 """
@@ -147,6 +150,10 @@ class FakeAnthropicHandler(BaseHTTPRequestHandler):
             request = {}
         if not isinstance(request, dict):
             request = {}
+        record = os.environ.get("MOCK_RECORD")
+        if record:
+            with open(record, "a", encoding="utf-8") as handle:
+                handle.write(json.dumps({"path": self.path, "body": request}) + "\n")
         self._log(f"stream={request.get('stream')} model={request.get('model')} tools={len(request.get('tools') or [])}")
         if self.path.startswith("/v1/messages/count_tokens"):
             self._send_json(200, {"input_tokens": 42})
