@@ -37,7 +37,8 @@ async def test_a_mentioned_file_reaches_claudes_adapter(tmp_path: Path, claude_a
         await run.idle()
         assert any("Hello from mock LLM" in view.text for view in run.views(AgentMessageView))
         session = run.chat.controller.session
-        assert session is not None and session.state.problem_count == 0, list(session.state.problems)
+        assert session is not None
+        assert session.state.problem_count == 0, list(session.state.problems)
     requests = [json.loads(line) for line in (tmp_path / "model-requests.jsonl").read_text().splitlines()]
     sent = [r for r in requests if r["path"].startswith("/v1/messages") and "count_tokens" not in r["path"]]
     assert any(MARKER in json.dumps(r["body"]) for r in sent), "the file's text never reached the model"
