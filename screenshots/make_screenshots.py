@@ -16,21 +16,26 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from acp_tui.launch import Launch
 from acp_tui.ui.app import AcpApp
+from acp_tui.ui.widgets.plan_panel import PlanPanel
+from acp_tui.ui.widgets.tool_call import ToolCallCard
 
 HERE = Path(__file__).resolve().parent
 SIZE = (140, 42)
 
 
-def launch(theme: str | None = None) -> Launch:
-    """The demo in ~/src/greeter (HOME points into a temporary folder, so the path is the same everywhere)."""
+def launch(theme: str | None = None, speed: str | None = None) -> Launch:
+    """The demo in ~/src/greeter (HOME points into a temporary folder, so the path is the same everywhere);
+    `speed` scales the demo's pace for this run (the default is no delays)."""
     return Launch(
         agent_argv=(sys.executable, "-m", "acp_tui.demo"),
         agent_name="demo",
-        env={},
+        env={} if speed is None else {"ACP_TUI_DEMO_SPEED": speed},
         cwd=Path.home() / "src" / "greeter",
         protocol="auto",
         theme=theme,
@@ -62,15 +67,30 @@ async def send(pilot: object, app: AcpApp, text: str) -> None:
     await pilot.press("enter")  # type: ignore[attr-defined]
 
 
+def plan_half_done(app: AcpApp) -> bool:
+    """The plan panel shows a plan with its first entry done (the demo is working on the next)."""
+    panels = app.screen.query(PlanPanel)
+    return bool(panels) and panels.first().shown and panels.first().line_text.startswith("Plan 1/")
+
+
 async def shoot(name: str, words: list[str], *, theme: str | None = None, approve: bool = True,
                 dialog: bool = False, show: str | None = None, size: tuple[int, int] = SIZE,
-                folder: Path = HERE) -> Path:
-    app = AcpApp(launch(theme), arm_delay=0.2)
+                folder: Path = HERE, open_card: str | None = None, speed: str | None = None,
+                until: Callable[[AcpApp], bool] | None = None) -> Path:
+    """`open_card`: open the tool card whose title starts so (a finished call is one line);
+    `until`: take the picture while the last word's turn runs, once this holds."""
+    app = AcpApp(launch(theme, speed), arm_delay=0.2)
     path = folder / f"{name}.svg"
     async with app.run_test(size=size) as pilot:
         await wait_idle(app)
         for word in words:
             await send(pilot, app, word)
+            if until is not None and word == words[-1]:
+                while not until(app):
+                    await pilot.pause(0.02)
+                await pilot.pause(0.1)
+                app.save_screenshot(str(path))
+                return path
             if word in ("edit", "everything"):
                 while not app.chat.controller.state.permissions:  # type: ignore[union-attr]
                     await pilot.pause(0.05)
@@ -81,6 +101,12 @@ async def shoot(name: str, words: list[str], *, theme: str | None = None, approv
                 await pilot.press("a" if approve else "r")
             await wait_idle(app)
         await pilot.press("escape")
+        if open_card is not None:
+            chat = app.chat
+            assert chat is not None
+            card = next(c for c in reversed(chat.query(ToolCallCard)) if (c.call.title or "").startswith(open_card))
+            card.toggle()
+            await pilot.pause(0.2)
         if show is not None:  # bring the first widget of this type into view (e.g. the plan)
             chat = app.chat
             assert chat is not None
@@ -90,12 +116,14 @@ async def shoot(name: str, words: list[str], *, theme: str | None = None, approv
     return path
 
 
-#: The design-review scenes: file name, the words sent, and how the permission dialog is handled.
-LOOK_SCENES: list[tuple[str, list[str], dict[str, bool]]] = [
+#: The design-review scenes: file name, the words sent, and how the dialog and the picture are taken.
+LOOK_SCENES: list[tuple[str, list[str], dict[str, Any]]] = [
     ("tools", ["tools"], {}),
     ("edit-dialog", ["edit"], {"dialog": True}),
     ("edit", ["edit"], {}),
+    ("edit-open", ["edit"], {"open_card": "Edit"}),
     ("plan", ["plan"], {}),
+    ("plan-running", ["plan"], {"speed": "1", "until": plan_half_done}),
     ("error", ["error"], {}),
     ("everything-dialog", ["everything"], {"dialog": True}),
     ("everything", ["everything"], {}),
@@ -142,9 +170,9 @@ async def main() -> None:
             print("screenshots written to", sys.argv[2])
             return
         await shoot("streamed-answer", ["markdown"])
-        await shoot("tool-diff", ["edit"])
+        await shoot("tool-diff", ["tools", "edit"], open_card="Edit")
         await shoot("permission-dialog", ["edit"], dialog=True)
-        await shoot("plan-usage", ["plan"], show="PlanView")
+        await shoot("plan-usage", ["markdown", "plan"], speed="1", until=plan_half_done)
         await shoot("light-theme", ["think", "tools"], theme="acp-light")
     print("screenshots written to", HERE)
 

@@ -28,7 +28,7 @@ from acp_tui.ui.widgets.diff_view import DiffView
 from acp_tui.ui.widgets.file_access import FileAccessView, access_line
 from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
 from acp_tui.ui.widgets.tool_call import ToolCallCard
-from tests.test_ui_widgets import WidgetApp, screen_text
+from tests.test_ui_widgets import WidgetApp, card_line, screen_text
 
 ARM = 0.2
 PROJECT = Path("/work/project")
@@ -143,7 +143,7 @@ async def test_the_dialog_names_the_resolved_path_and_shows_the_diff() -> None:
         text = screen_text(app)
         assert "The agent wants to overwrite this file:" in text and "/etc/hosts" in text
         assert "outside the session folder /work/project" in text
-        assert "+10.0.0.5 build-box" in text
+        assert "+ 10.0.0.5 build-box" in text  # numbered, signed lines
         assert len(screen.query(DiffView)) == 1
 
 
@@ -236,11 +236,12 @@ async def test_a_write_shows_its_line_and_diff_in_the_timeline() -> None:
     async with app.run_test(size=(80, 20)) as pilot:
         await pilot.pause()
         text = screen_text(app)
-        assert "✎ created notes/hello.txt (+2)" in text and "+world" in text
+        assert "✎ created notes/hello.txt (+2)" in text and "  2 + world" in text
+        assert text.count("notes/hello.txt") == 1  # the line names the file: the diff starts with its lines
         view.focus()
         await pilot.press("enter")
         await pilot.pause()
-        assert "+world" not in screen_text(app)
+        assert "world" not in screen_text(app)
         assert "+world" in view.full_text()
 
 
@@ -263,6 +264,7 @@ async def test_a_tool_card_lists_the_files_of_its_call() -> None:
         await pilot.pause()
         text = screen_text(app)
         assert "▤ read notes/hello.txt — does not exist: read as empty" in text
-        assert "✎ created notes/hello.txt (+2)" in text and "+world" in text
+        assert "✎ created notes/hello.txt (+2)" in text and "  2 + world" in text
+        assert card_line(app, card) == "◐ ✎ Writing to notes/hello.txt ▾"  # the title names the path: once
         assert not any(key[0] == FILE_ACCESS for key in state.entities)  # in the card, not in the timeline
         assert "✎ created notes/hello.txt (+2)" in card.full_text()

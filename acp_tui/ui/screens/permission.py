@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Final
 
 from msgspec import UNSET
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
@@ -75,6 +76,10 @@ MIN_BODY_HEIGHT: Final = 3
 MAX_BODY_LINES: Final = 200
 #: Lines of a diff shown inside the dialog (the tool card in the conversation shows more).
 MAX_DIFF_LINES: Final = 300
+#: Cells between two options on one row (`#options.-inline` in permission.tcss).
+OPTION_GAP: Final = 1
+#: Cells an option takes on one row beside its label (a compact button's own edges).
+OPTION_WIDTH: Final = 2
 
 #: v1 requests reach the UI translated into the v2 shape (acp_tui.session.v1_adapter)
 PermissionRequest = RequestPermissionRequest
@@ -270,10 +275,18 @@ class PermissionScreen(ModalScreen[PermissionChoice]):
 
     def on_mount(self) -> None:
         self._update_border_title()
+        self._arrange_options(self.app.size.width)
         self.call_after_refresh(self._fit_body)
 
     def on_resize(self, event: events.Resize) -> None:
+        self._arrange_options(event.size.width)
         self.call_after_refresh(self._fit_body)
+
+    def _arrange_options(self, width: int) -> None:
+        """The options on one row when they all fit (the body keeps the rows), else one per row."""
+        needed = sum(cell_len(str(button.label)) + OPTION_WIDTH + OPTION_GAP for button in self._buttons)
+        room = width - 4  # the dialog's border and padding
+        self._options.set_class(bool(self._buttons) and needed <= room, "-inline")
 
     def _fit_body(self) -> None:
         """Cap the scrolling body so title, options and hints always fit in `MAX_HEIGHT_FRACTION`.

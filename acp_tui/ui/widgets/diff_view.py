@@ -135,18 +135,29 @@ def _patch_path(line: str) -> str:
     return "" if candidate == "/dev/null" else candidate
 
 
+def _same_file(one: str, other: str) -> bool:
+    """The same file, named absolute or relative (`/p/notes/a.txt` and `notes/a.txt`)."""
+    return one == other or one.endswith("/" + other.lstrip("/")) or other.endswith("/" + one.lstrip("/"))
+
+
 def _matches(change: DiffChange, patch_path: str) -> bool:
     path = change.path
     return bool(patch_path) and (path == patch_path or path.endswith("/" + patch_path.lstrip("/")))
 
 
-def diff_rows(item: Diff, context: ViewContext = NO_CONTEXT, *, hide_path: str | None = None) -> list[Row]:
-    """The rows of a diff: each file's path once, then its hunks (git patches), or the raw patch."""
+def diff_rows(
+    item: Diff, context: ViewContext = NO_CONTEXT, *, hide_path: str | None = None, said: bool = False
+) -> list[Row]:
+    """The rows of a diff: each file's path once, then its hunks (git patches), or the raw patch.
+
+    `hide_path`: a one-file diff of that path starts with its lines, unless its file row has a note to
+    add (a new or deleted file); `said`: the line above says what happened to it too (a file access)."""
     patch = item.patch if isinstance(item.patch, DiffPatch) else None
     changes = list(item.changes)
     lines = [_change_line(change, patch is not None, context) for change in changes]
     hidden = (
-        hide_path is not None and len(changes) == 1 and changes[0].path == hide_path and not lines[0][2]
+        hide_path is not None and len(changes) == 1 and _same_file(changes[0].path, hide_path)
+        and (said or not lines[0][2])
     )
 
     def file_row(index: int) -> Row:
@@ -354,13 +365,15 @@ class DiffView(Widget):
         max_lines: int = MAX_DIFF_LINES,
         context: ViewContext = NO_CONTEXT,
         hide_path: str | None = None,
+        said: bool = False,
     ) -> None:
-        """`hide_path`: the path its card already shows (a one-file diff then starts with its lines)."""
+        """`hide_path`: the path its card already shows (a one-file diff then starts with its lines);
+        `said`: what happened to that file is said above too (see `diff_rows`)."""
         super().__init__()
         self.item = item
         self._files, self._patch, self._format = diff_source(item)
         self._max_lines = max_lines
-        all_rows = diff_rows(item, context, hide_path=hide_path)
+        all_rows = diff_rows(item, context, hide_path=hide_path, said=said)
         body = [index for index, row in enumerate(all_rows) if row.kind != "file"]
         cut = len(all_rows) if len(body) <= max_lines else body[max_lines]
         self._rows = all_rows[:cut]
@@ -386,7 +399,7 @@ class DiffView(Widget):
     def _lines(self, width: int) -> list[Text]:
         width = max(width, 8)
         theme = self.app.theme
-        code_theme = code_theme_for(self.app.current_theme.dark)
+        code_theme = code_theme_for(self.app.current_theme.dark, self.app.current_theme.ansi)
         background = self.background_colors[1]
         key = (width, theme, background.hex)
         cached = self._cache.get(key)

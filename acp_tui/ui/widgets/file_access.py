@@ -114,7 +114,7 @@ class FileAccessView(Vertical, can_focus=True):
         item = access_diff(access) if show_diff else None
         # The line names the file: the diff starts with its rows.
         self.diff: DiffView | None = (
-            DiffView(item, context=ViewContext(access.cwd), hide_path=access.path) if item is not None else None
+            DiffView(item, context=ViewContext(access.cwd), hide_path=access.path, said=True) if item is not None else None
         )
         self._text = access_line(access)
         self._line = TextStatic(self._text, classes="file-access--line")

@@ -236,8 +236,11 @@ def render_tokens(
     return [Strip(line, width) for line in lines[start:end]]
 
 
-def code_theme_for(dark: bool) -> str:
-    """The Pygments style for code blocks under a dark or a light app theme."""
+def code_theme_for(dark: bool, ansi: bool = False) -> str:
+    """The Pygments style for code blocks under a dark or a light app theme; under an ANSI theme, Rich's
+    ANSI code theme (the terminal's own colours, like everything else then)."""
+    if ansi:
+        return "ansi_dark" if dark else "ansi_light"
     return CODE_THEME if dark else LIGHT_CODE_THEME
 
 
@@ -445,14 +448,14 @@ class MarkdownStream(Widget):
 
     def on_mount(self) -> None:
         """Text given before mounting is rendered at the first frame."""
-        self._code_theme = code_theme_for(self.app.current_theme.dark)
+        self._code_theme = code_theme_for(self.app.current_theme.dark, self.app.current_theme.ansi)
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
         if not self.settled:
             self._schedule_flush()
 
     def _theme_changed(self, theme: object) -> None:
         """A new theme re-renders with its colours (Markdown styles, and code colours for dark/light)."""
-        self._code_theme = code_theme_for(bool(getattr(theme, "dark", True)))
+        self._code_theme = code_theme_for(bool(getattr(theme, "dark", True)), bool(getattr(theme, "ansi", False)))
         if self._width:
             self._rerender(self._width)
             self.refresh(layout=True)

@@ -196,6 +196,19 @@ def status_style(variables: dict[str, str], background: Color, variant: str) -> 
     return style
 
 
+def _names_path(title: str, path: str) -> bool:
+    """Does the title already name this path (whole, or by a word that is its end: `notes/a.txt`)?"""
+    if not path:
+        return False
+    if path in title:
+        return True
+    for word in title.split():
+        word = word.strip("`'\"()[]{},:;")
+        if ("/" in word or "." in word) and path.endswith("/" + word.removeprefix("./")):
+            return True
+    return False
+
+
 def _strip_fence(text: str) -> str:
     """A text result without the Markdown fence around it (a read tool's "```python … ```")."""
     lines = text.strip("\n").split("\n")
@@ -400,7 +413,7 @@ class ToolCallCard(Widget, can_focus=True):
         first = locations[0]
         path = self.context.path(first.path)
         more = f" +{len(locations) - 1}" if len(locations) > 1 else ""
-        if path in title or plain(first.path) in title:
+        if _names_path(title, path) or _names_path(title, plain(first.path)):
             return more.strip()
         line = f":{first.line}" if isinstance(first.line, int) else ""
         return f"{path}{line}{more}"
