@@ -310,6 +310,44 @@ def _highlight(rows: list[Row], code_theme: str) -> dict[int, Text]:
     return out
 
 
+#: Code colours read at least this well on the row they are drawn on (WCAG 2, normal text), else the
+#: row's own text colour is used for that token.
+MIN_CONTRAST: Final = 4.5
+
+
+def _luminance(colour: Color) -> float:
+    def channel(value: int) -> float:
+        c = value / 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * channel(colour.r) + 0.7152 * channel(colour.g) + 0.0722 * channel(colour.b)
+
+
+@lru_cache(maxsize=1024)
+def _readable(colour: str, background: str) -> bool:
+    """Does a token colour read on a row background (both `#rrggbb`)?"""
+    lighter, darker = sorted((_luminance(Color.parse(colour)), _luminance(Color.parse(background))), reverse=True)
+    return (lighter + 0.05) / (darker + 0.05) >= MIN_CONTRAST
+
+
+def _readable_code(code: Text, row: Style) -> Text:
+    """`code` with every token colour that would not read on the row's background replaced by the row's
+    text colour (a code theme is made for its own background, not for our tinted rows)."""
+    background, fallback = row.bgcolor, row.color
+    if background is None or background.triplet is None or fallback is None:
+        return code
+    under = background.triplet.hex
+    spans = []
+    for span in code.spans:
+        style = span.style
+        if isinstance(style, Style) and style.color is not None and style.color.triplet is not None \
+                and not _readable(style.color.triplet.hex, under):
+            span = span._replace(style=style + Style(color=fallback))
+        spans.append(span)
+    code.spans = spans
+    return code
+
+
 # -- the widget --------------------------------------------------------------------------------------
 
 
@@ -331,12 +369,15 @@ class _Palette:
 def _palette(variables: dict[str, str], background: Color) -> _Palette:
     foreground = theme_colour(variables.get("foreground", "#c0caf5"), background)
     muted = theme_colour(variables.get("text-muted", "auto 60%"), background)
-    added = theme_colour(variables.get("diff-added", "#9ece6a"), background, TINT)
-    removed = theme_colour(variables.get("diff-removed", "#f7768e"), background, TINT)
+    # A palette may name its row tints; any other theme gets its diff colours at `TINT`.
+    added = (theme_colour(variables["diff-added-background"], background) if "diff-added-background" in variables
+             else theme_colour(variables.get("diff-added", "#9ece6a"), background, TINT))
+    removed = (theme_colour(variables["diff-removed-background"], background) if "diff-removed-background" in variables
+               else theme_colour(variables.get("diff-removed", "#f7768e"), background, TINT))
     added_fg = theme_colour(variables.get("diff-added", "#9ece6a"), added)
     removed_fg = theme_colour(variables.get("diff-removed", "#f7768e"), removed)
     return _Palette(
-        base=Style(color=foreground.rich_color),
+        base=Style(color=foreground.rich_color, bgcolor=background.rich_color),
         muted=Style(color=muted.rich_color),
         path=Style(color=foreground.rich_color, bold=True),
         added=Style(color=foreground.rich_color, bgcolor=added.rich_color),
@@ -443,7 +484,7 @@ class DiffView(Widget):
             head.append(f"{row.new if row.new is not None else '':>{digits}} ", number_style)
             head.append(f"{sign} ", sign_style)
             body = Text(style=style)
-            body.append_text(code[index] if index in code else Text(row.text.expandtabs(4)))
+            body.append_text(_readable_code(code[index].copy(), style) if index in code else Text(row.text.expandtabs(4)))
             pieces = body.wrap(console, max(width - gutter, 4), overflow="fold") if body.plain else [Text()]
             for position, piece in enumerate(pieces):
                 line = Text(style=style)

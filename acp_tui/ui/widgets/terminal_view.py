@@ -211,7 +211,6 @@ class TerminalView(Vertical):
         width: 1fr;
         padding: 0 1;
     }
-    _TerminalSlot > TerminalView { padding: 0; }
     TerminalView > .terminal--header {
         color: $text-muted;
     }

@@ -151,6 +151,7 @@ class _TerminalSlot(Vertical):
 
     DEFAULT_CSS = """
     _TerminalSlot { height: auto; width: 1fr; }
+    _TerminalSlot > TerminalView { padding: 0; }  /* the slot is the card's indented block already */
     _TerminalSlot > .card--terminal-ref { color: $text-muted; }
     """
 
