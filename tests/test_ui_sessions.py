@@ -8,7 +8,6 @@ large history shown tail first, the transcript viewer and the Markdown export.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -242,20 +241,16 @@ def test_window_title_is_saved_set_and_restored() -> None:
     assert len(written) == 3
 
 
-async def test_ten_thousand_sessions_open_and_filter_quickly() -> None:
+async def test_ten_thousand_sessions_open_and_filter() -> None:
+    """10,000 rows load and filter to the one that matches (the speed is bench/session_history.py's, not a test's)."""
     source = Source(total=10_000, page_size=10_000, titles={4242: "the needle"})
     app = Host(source)
     async with app.run_test(size=(120, 40)) as pilot:
         browser = app.browser
         await settle(pilot, lambda: len(browser.rows) == 10_000, "ten thousand sessions", timeout=20)
-        field_ = browser.filter_input
-        started = time.perf_counter()
-        field_.value = "needle"
-        await pilot.pause()
-        elapsed = time.perf_counter() - started
+        browser.filter_input.value = "needle"
         view = browser.query_one(SessionList)
-        assert [browser.rows[i].session_id for i in view.shown] == ["s04242"]
-        assert elapsed < 0.5, f"filtering 10,000 sessions took {elapsed:.3f} s"
+        await settle(pilot, lambda: [browser.rows[i].session_id for i in view.shown] == ["s04242"], "the filter")
 
 
 def test_ages_read_like_a_person_would_say_them() -> None:
