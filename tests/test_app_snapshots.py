@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
 from acp_tui.ui.app import AcpApp
@@ -22,6 +23,7 @@ from tests.agents import scripted_agent_argv
 from tests.test_app_timeline import (
     GIT_DIFF,
     AppRun,
+    b64,
     make_launch,
     plan_update,
     private_dirs,  # noqa: F401  (autouse fixture: private data/state/config dirs and HOME)
@@ -187,3 +189,39 @@ def test_snapshot_80x24_light_with_an_error(snap_compare: Any, tmp_path: Path) -
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=NARROW, run_before=run_before)
+
+
+# -- a turn of tool calls at both sizes and in both themes (issue 18) ----------------------------------
+
+
+def tools_steps() -> list[dict[str, Any]]:
+    """The shape of the demo's `tools` answer: prose, a read, an edit, a command, a failure, prose."""
+    return [
+        update({"sessionUpdate": "agent_message", "messageId": "intro",
+                "content": [text("Let me read the file, improve it, run the tests and check the index.")]}),
+        tool("read-1", title="Read src/greet.py", kind="read", status="completed",
+             locations=[{"path": "src/greet.py", "line": 1}],
+             content=[{"type": "content", "content": text("```python\ndef greet(name):\n    return name\n```")}]),
+        tool("edit-1", title="Edit src/greet.py", kind="edit", status="completed",
+             content=[{"type": "diff", "changes": [{"operation": "modify", "path": "src/greet.py"}],
+                       "patch": {"format": "git_patch", "text": GIT_DIFF}}]),
+        tool("run-1", title="Run pytest -q", kind="execute", status="in_progress",
+             content=[{"type": "terminal", "terminalId": "term-1"}]),
+        update({"sessionUpdate": "terminal_update", "terminalId": "term-1", "command": "pytest -q"}),
+        update({"sessionUpdate": "terminal_output_chunk", "terminalId": "term-1",
+                "data": b64(b"\x1b[32m3 passed\x1b[0m in 0.04s\n")}),
+        update({"sessionUpdate": "terminal_update", "terminalId": "term-1", "exitStatus": {"exitCode": 0}}),
+        tool("run-1", status="completed"),
+        tool("fetch-1", title="Fetch https://pypi.invalid/simple/", kind="fetch", status="failed",
+             content=[{"type": "content", "content": text("Error: could not resolve host pypi.invalid")}]),
+        update({"sessionUpdate": "agent_message", "messageId": "done",
+                "content": [text("Three tool calls worked; the fetch failed.")]}),
+    ]
+
+
+@pytest.mark.parametrize("theme", ["acp-dark", "acp-light"])
+@pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=lambda size: f"{size[0]}x{size[1]}")
+def test_snapshot_tools_answer(snap_compare: Any, tmp_path: Path, size: tuple[int, int], theme: str) -> None:
+    app = snapshot_app(tmp_path, v2_turn(*tools_steps()), theme=theme)
+    run_before = send_and_wait("tools", record=tmp_path / "record.jsonl")
+    assert snap_compare(app, terminal_size=size, run_before=run_before)

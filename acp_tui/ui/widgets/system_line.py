@@ -62,7 +62,8 @@ class SystemLine(Static):
         self.message = message
 
     def _line(self, glyph_style: Style) -> Text:
-        text = Text(self.glyph, style=glyph_style + Style(bold=True))
+        text = Text()
+        text.append(self.glyph, style=glyph_style + Style(bold=True))  # the glyph's colour, not the line's
         text.append(" ")
         text.append(self._text, style="bold" if self.severity != "info" else "")
         if self._detail:
