@@ -6,7 +6,6 @@ Tables, no event loop. The service that answers the agent is tested in test_serv
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import pytest
@@ -416,9 +415,8 @@ def test_backtracking_shapes(pattern: str, risky: bool) -> None:
 
 def test_a_catastrophic_pattern_is_left_to_the_agent() -> None:
     form = form_of({"a": {"type": "string", "pattern": "^(a+)+$"}, "b": {"type": "string", "pattern": "(["}})
-    start = time.monotonic()
+    # without the guard this match would never end (the test's timeout would fail it); with it, it returns
     assert check_field(form.field("a"), "a" * 40 + "!") == "a" * 40 + "!"
-    assert time.monotonic() - start < 1
     assert check_field(form.field("b"), "anything") == "anything"
     field = form.field("a")
     assert isinstance(field, TextField) and not field.pattern_checked

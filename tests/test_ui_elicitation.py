@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
-import time
 import webbrowser
 from collections.abc import Callable
 from typing import Any
@@ -279,10 +278,8 @@ async def test_two_hundred_fields_scroll_and_submit() -> None:
     properties = {f"f{n:03}": {"type": "string", "title": f"Field {n}", "default": str(n)} for n in range(200)}
     app = Host()
     async with app.run_test(size=(80, 24)) as pilot:
-        start = time.monotonic()
         screen = ElicitationFormScreen(form_question(properties, list(properties)), arm_delay=ARM)
         await open_dialog(app, pilot, screen)
-        assert time.monotonic() - start < 20
         body = screen.query_one("#body", VerticalScroll)
         assert body.max_scroll_y > 100
         dialog = screen.query_one("#dialog")
