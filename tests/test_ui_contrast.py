@@ -2,7 +2,8 @@
 
 The real app runs the scripted agent through a turn that produces every kind of timeline entry (a
 thought, Markdown with code, tool cards in every state with a diff and a terminal, a plan, a
-compaction, an unknown update, system lines), the chips under the prompt, a toast, the stderr panel,
+compaction, an unknown update, system lines; finished tool calls opened so their diffs and output are
+read too), the plan panel above the prompt, the chips under the prompt, a toast, the stderr panel,
 the status bar in each of its states, the permission dialog, the settings picker, the problems list
 and the slash-command menu. For each of these the test walks the segments the compositor hands to
 the terminal (after Textual resolved alpha, `auto` colours and `dim`) and checks every segment that
@@ -31,9 +32,11 @@ from acp_tui.ui.app import AcpApp
 from acp_tui.ui.themes import ANSI_NAMES, load_shipped_themes
 from acp_tui.ui.widgets.command_menu import CommandMenu
 from acp_tui.ui.widgets.markdown_stream import code_theme_for
+from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.queued_prompts import QueuedPrompt
 from acp_tui.ui.widgets.status_bar import StatusBar
 from acp_tui.ui.widgets.thought_view import ThoughtView
+from acp_tui.ui.widgets.tool_call import ToolCallCard
 from tests.agents import scripted_agent_argv
 from tests.test_app_timeline import (
     GIT_DIFF,
@@ -254,6 +257,7 @@ def dialog_turn() -> dict[str, Any]:
                     {"optionId": "no", "name": "Reject", "kind": "reject_once"}]}}
     return {"match": "dialog", "steps": [
         {"op": "respond_prompt"}, {"op": "user_message"}, {"op": "state", "state": "running"},
+        plan_update("p2", ("Ask first", "completed"), ("Edit main.py", "in_progress"), ("Test it", "pending")),
         {"op": "sleep", "seconds": 1.0}, request, {"op": "state", "state": "idle", "stopReason": "end_turn"},
     ]}
 
@@ -323,6 +327,9 @@ async def test_every_text_cell_has_readable_contrast(tmp_path: Path, theme: str)
         for thought in run.chat.query(ThoughtView):
             thought.focus()
             await pilot.press("enter")  # open: its text is dimmed on purpose, but must stay readable
+        for card in run.chat.query(ToolCallCard):
+            if not card.expanded:
+                card.toggle()  # a finished call is one line: open it, so its diff and output are checked too
         await pilot.pause()
         await pilot.wait_for_scheduled_animations()
         failures += low_contrast(app, "timeline")
@@ -361,8 +368,9 @@ async def test_every_text_cell_has_readable_contrast(tmp_path: Path, theme: str)
         await run.wait(lambda: run.chat.status.values.busy, "the agent to work")
         await run.send("a queued prompt")
         await run.wait(lambda: bool(run.chat.query(QueuedPrompt)), "the queued prompt")
+        await run.wait(lambda: run.chat.query_one(PlanPanel).shown, "the plan panel")
         await pilot.pause()
-        failures += low_contrast(app, "queued prompt")
+        failures += low_contrast(app, "queued prompt and plan panel")
         await run.wait(lambda: isinstance(app.screen, ModalScreen) and app.screen.armed, "the armed dialog")  # type: ignore[attr-defined]
         await pilot.pause()
         failures += low_contrast(app, "permission dialog", dialog_region(app))
