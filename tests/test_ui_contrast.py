@@ -50,6 +50,8 @@ from tests.test_app_timeline import (
     update,
 )
 
+#: The palettes with colours of their own. acp-ansi names the terminal's ANSI colours, so its contrast is
+#: the terminal palette's; tests/test_ui_look.py checks that it sends nothing else.
 THEMES = ["acp-dark", "acp-light"]
 #: WCAG 2.x success criterion 1.4.3 (contrast, minimum) for normal-size text.
 MINIMUM = 4.5
