@@ -43,11 +43,11 @@ class PlanPanel(Vertical, can_focus=True):
         max-height: 12;
         margin: 0 1;
         padding: 0 1;
-        background: $surface;
+        background: $boost;  /* set apart from the prompt's surface below it */
         display: none;
     }
     PlanPanel.-shown { display: block; }
-    PlanPanel:focus { background: $boost; }
+    PlanPanel:focus { background: $surface; }
     PlanPanel > .plan-panel--line { color: $text-muted; }
     PlanPanel > PlanEntries { display: none; padding-left: 2; }
     PlanPanel.-expanded > PlanEntries { display: block; }
