@@ -111,6 +111,7 @@ class EventPump:
                     self.renderer.apply_event(state, event)
                 case SessionOpened(cwd=cwd, replaces=replaces):
                     state = self.controller.state  # another session's model, shown whole (docs/protocol.md §3)
+                    self.conversation.context = ViewContext(cwd)  # its paths show relative to its own folder
                     self.timeline = open_timeline(self.conversation, state, replaces=replaces)
                     added.update(state.entities)  # built as the model is now: later changes this frame are in it
                     show_session_status(self.renderer, state, cwd)
