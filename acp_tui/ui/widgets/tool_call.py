@@ -322,6 +322,7 @@ class ToolCallCard(Widget, can_focus=True):
         self._header: _CardHeader | None = None  # drawn by the card itself until there is a body
         self._header_cache: tuple[int, list[Text]] | None = None
         self._details_drawn = False  # whether the header's arrow was drawn (there is a body to open)
+        self._stats: dict[int, tuple[Diff, tuple[int, int] | None]] = {}  # by diff, kept with it
         self.set_class(_pill(call).variant == "error", "-error")
         self.set_class(self.default_expanded(), "-expanded")
 
@@ -406,6 +407,14 @@ class ToolCallCard(Widget, can_focus=True):
             text.append(f" {GLYPHS['open'] if self.expanded else GLYPHS['closed']}", style="dim")
         return text
 
+    def _diff_stats(self, diff: Diff) -> tuple[int, int] | None:
+        """(added, removed) of one of this call's diffs, counted once (a patch can be long)."""
+        cached = self._stats.get(id(diff))
+        if cached is None or cached[0] is not diff:
+            cached = (diff, diff_stats(diff))
+            self._stats[id(diff)] = cached
+        return cached[1]
+
     def _path_text(self, title: str) -> str:
         """The path the call works on, once: nothing when the title already names it."""
         locations = self.call.locations
@@ -434,7 +443,7 @@ class ToolCallCard(Widget, can_focus=True):
             added = removed = files = 0
             for diff in diffs:
                 files += len(diff.changes)
-                stats = diff_stats(diff)
+                stats = self._diff_stats(diff)
                 if stats is not None:
                     added, removed = added + stats[0], removed + stats[1]
             if files > 1:
@@ -683,6 +692,7 @@ class ToolCallCard(Widget, can_focus=True):
 
     def replace_content(self) -> None:
         """The whole content was replaced or cleared (a `ContentReplaced`): rebuild the item list only."""
+        self._stats.clear()
         self._result_changed()
         if not self._built:
             self._sync_expanded()
