@@ -32,7 +32,7 @@ import re
 
 from acp_tui.secrets import redact
 
-__all__ = ["plain", "multiline"]
+__all__ = ["plain", "multiline", "strip_sequences"]
 
 # Characters removed wherever they appear (after escape sequences have been removed whole).
 _INVISIBLE_RANGES: tuple[tuple[int, int], ...] = (
@@ -84,6 +84,14 @@ def plain(s: str) -> str:
     if "\r" in s:
         s = s.replace("\r\n", "\n").replace("\r", "\n")
     return redact(_SEQUENCES.sub("", s).translate(_PLAIN_TABLE))
+
+
+_INTRODUCERS = re.compile("[\x1b\x90\x98\x9b\x9d\x9e\x9f]")
+
+
+def strip_sequences(s: str) -> str:
+    """Whole escape sequences removed, payload and all (an OSC 52 clipboard write leaves no `]52;...`)."""
+    return s if _INTRODUCERS.search(s) is None else _SEQUENCES.sub("", s)
 
 
 def multiline(s: str) -> str:

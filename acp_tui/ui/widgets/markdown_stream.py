@@ -46,6 +46,7 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
+from acp_tui.sanitize import strip_sequences
 from acp_tui.secrets import redact
 
 FRAME_SECONDS = 1 / 30
@@ -90,8 +91,12 @@ _CONTROL = _control_table()
 
 
 def sanitize(text: str) -> str:
-    """Remove every character that a terminal could act on, so agent text cannot emit escapes; redact secrets."""
-    return redact(text.translate(_CONTROL))
+    """Remove every character that a terminal could act on, so agent text cannot emit escapes; redact secrets.
+
+    Whole escape sequences go with their payload (a sequence split across two chunks loses its ESC here
+    and shows the rest as harmless text); then every remaining control character goes.
+    """
+    return redact(strip_sequences(text).translate(_CONTROL))
 
 
 def make_parser() -> MarkdownIt:
