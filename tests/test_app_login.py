@@ -5,6 +5,8 @@ ACP adapter listing its terminal login methods once acp-tui advertises terminal 
 
 from __future__ import annotations
 
+from typing import Literal
+
 import contextlib
 import json
 import os
@@ -131,7 +133,7 @@ async def test_a_typed_key_never_reaches_a_file_the_screen_or_the_stderr_panel(t
 @pytest.mark.timeout(180)
 @pytest.mark.parametrize("protocol", [2, 1], ids=["v2", "v1"])
 async def test_claude_adapter_lists_its_terminal_logins_in_the_dialog(tmp_path: Path, claude_adapter: list[str],  # noqa: F811
-                                                                     protocol: int) -> None:
+                                                                     protocol: Literal[1, 2]) -> None:
     home = tmp_path / "claude-home"
     env = {**peer_env(home), "IS_SANDBOX": "1", "DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
            "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}  # nothing listens: no model is ever reached
@@ -142,9 +144,9 @@ async def test_claude_adapter_lists_its_terminal_logins_in_the_dialog(tmp_path: 
     app = AcpApp(launch, arm_delay=0.05)
     async with app.run_test(size=(140, 45)) as pilot:
         run = AppRun(app, pilot, tmp_path / "no-record.jsonl")
-        await run.wait(lambda: run.chat.session is not None and run.chat.session.session_id is not None,
+        await run.wait(lambda: run.chat.controller.session is not None and run.chat.controller.session.session_id is not None,
                        "the session", 60)
-        session = run.chat.session
+        session = run.chat.controller.session
         assert session is not None and session.init is not None
         methods = session.init.auth_methods
         assert isinstance(methods, list) and {m.get("type") for m in methods} == {"terminal"}

@@ -28,6 +28,7 @@ from acp_tui.services.auth import KeyEntry, LoginChoice, LoginRequest, SecretReq
 from acp_tui.services.files import OutsideWrite
 from acp_tui.services.permission import PermissionQuestion
 from acp_tui.session.model import AGENT_MESSAGE, Message
+from tests.askers import NoElicitation
 from tests.schema_check import validate_client_message
 
 pytestmark = pytest.mark.timeout(60)
@@ -48,7 +49,7 @@ KEY = "sk-test-4f9c2a7e1b3d5f60"
 
 
 @dataclass
-class User:
+class User(NoElicitation):
     """A scripted user: what to pick in each login dialog, whether to run programs, which keys to type."""
 
     choices: list[str | None] = field(default_factory=list)  # method id, "key", or None (not now)

@@ -26,12 +26,13 @@ from acp_tui.services.files import OutsideWrite
 from acp_tui.services.permission import PermissionQuestion
 from acp_tui.session.changes import AgentGone
 from acp_tui.session.model import AGENT_MESSAGE, TOOL_CALL, Message, ToolCall
+from tests.askers import NoElicitation
 from tests.paths import REPO
 
 pytestmark = pytest.mark.timeout(60)
 
 
-class ScriptedUser:
+class ScriptedUser(NoElicitation):
     """Answers permission questions from a script: the kinds of option to choose, in order."""
 
     def __init__(self, answers: list[str]) -> None:

@@ -35,7 +35,7 @@ CLAUDE_METHODS = [  # what Claude's ACP adapter 0.101.0 lists once terminal auth
     {"description": "Use Anthropic Console (API usage billing)", "name": "Anthropic Console", "type": "terminal",
      "args": ["--cli", "auth", "login", "--console"], "methodId": "console-login"},
 ]
-MIXED_METHODS = [
+MIXED_METHODS: list[dict[str, Any]] = [
     {"type": "agent", "methodId": "browser", "name": "Log in with a browser", "description": "Opens your browser"},
     *CLAUDE_METHODS[:1],
     {"type": "env_var", "methodId": "openai-api-key", "name": "Use OPENAI_API_KEY", "vars": [{"name": "OPENAI_API_KEY"}]},

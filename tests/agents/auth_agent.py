@@ -136,7 +136,7 @@ class AuthAgent:
                 "agentCapabilities": caps, "authMethods": self.methods}
 
     def login(self, request: Message, params: Message) -> None:
-        method_id = params.get("methodId")
+        method_id = str(params.get("methodId"))
         method = next((m for m in self.methods if isinstance(m, dict)
                        and method_id in (m.get("id"), m.get("methodId"))), None)
         if method is None:

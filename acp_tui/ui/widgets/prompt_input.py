@@ -98,9 +98,9 @@ class PromptInput(TextArea):
         if event.key == "enter":
             event.stop()
             event.prevent_default()
+            # An empty Enter is submitted too: it sends the next prompt of a paused queue.
             submission = self.context.submission()
-            if submission.text.strip():
-                self.post_message(self.Submitted(self, submission.text, submission))
+            self.post_message(self.Submitted(self, submission.text, submission))
             return
         if event.key in ("shift+enter", "ctrl+j"):
             event.stop()
