@@ -20,7 +20,8 @@ from acp_tui.services.files import OutsideWrite
 from acp_tui.services.permission import AGENT_WITHDREW, PermissionQuestion
 from acp_tui.ui.attention import Attention
 from acp_tui.ui.elicitation_asker import ElicitationDialogs
-from acp_tui.ui.screens.login import GuardedDialog, LoginScreen, SecretScreen, TerminalLoginScreen
+from acp_tui.ui.screens.guarded import GuardedDialog
+from acp_tui.ui.screens.login import LoginScreen, SecretScreen, TerminalLoginScreen
 from acp_tui.ui.screens.outside_write import OutsideWriteScreen
 from acp_tui.ui.screens.permission import PermissionChoice, PermissionScreen
 from acp_tui.ui.terminal_login import run_in_terminal

@@ -26,25 +26,24 @@ from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
 from rich.text import Text
-from textual import events, on
+from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
-from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from acp_tui.sanitize import multiline, plain
 from acp_tui.services.elicitation import Cancelled, Declined, UrlAccepted, UrlOutcome, UrlQuestion
 from acp_tui.services.elicitation_url import SegmentKind
+from acp_tui.ui.screens.guarded import GuardedDialog, key_hints
 from acp_tui.ui.widgets.content_blocks import head_lines, more_lines_text
 
 __all__ = ["ARM_DELAY", "ElicitationUrlScreen", "open_in_browser"]
 
 ARM_DELAY: Final = 0.5
 MAX_MESSAGE_LINES: Final = 20
-_ARMING_HINT: Final = "keys are ignored for a moment…"
 #: Browsers that run inside the terminal: starting one would take over the TUI.
 CONSOLE_BROWSERS: Final = frozenset({"www-browser", "links", "links2", "elinks", "lynx", "w3m", "browsh", "carbonyl"})
 
@@ -96,7 +95,7 @@ def _style_for(kind: SegmentKind) -> str:
             return ""
 
 
-class ElicitationUrlScreen(ModalScreen[UrlOutcome]):
+class ElicitationUrlScreen(GuardedDialog[UrlOutcome]):
     """Show the URL; open or copy it only when asked; dismiss with the user's answer."""
 
     CSS_PATH = "elicitation_url.tcss"
@@ -122,14 +121,10 @@ class ElicitationUrlScreen(ModalScreen[UrlOutcome]):
         id: str | None = None,
     ) -> None:
         """`opener` opens the URL in a worker thread (injected by tests)."""
-        super().__init__(name=name, id=id)
+        super().__init__(arm_delay=arm_delay, name=name, id=id)
         self.question = question
         self.view = question.view
-        self.arm_delay = arm_delay
         self._opener = opener
-        self._armed = False
-        self._arm_timer: Timer | None = None
-        self._decided = False
         self._agent = plain(agent) or "the agent"
         self._tool_call = plain(tool_call) if tool_call else None
         self._dialog = Vertical(id="dialog")
@@ -141,7 +136,6 @@ class ElicitationUrlScreen(ModalScreen[UrlOutcome]):
             Button("Decline  d", id="decline", compact=True, disabled=True),
             Button("Cancel  esc", id="cancel", compact=True, disabled=True),
         ]
-        self._hint = Static(Text(_ARMING_HINT), id="hint")
 
     # -- layout ------------------------------------------------------------------------------
 
@@ -191,68 +185,18 @@ class ElicitationUrlScreen(ModalScreen[UrlOutcome]):
     def on_mount(self) -> None:
         self._dialog.border_title = Content(f"Link from {self._agent}")  # plain: never markup
 
-    # -- arming ------------------------------------------------------------------------------
+    # -- the typing guard (guarded.py) -----------------------------------------------------
 
-    @property
-    def armed(self) -> bool:
-        return self._armed
+    def _controls(self) -> list[Widget]:
+        return list(self._buttons)
 
-    def on_screen_resume(self) -> None:
-        self._disarm()
-        self.call_after_refresh(self._start_arming)
-
-    def on_screen_suspend(self) -> None:
-        self._disarm()
-
-    def on_key(self, event: events.Key) -> None:
-        if not self._armed and self._arm_timer is not None:
-            self._start_arming()
-
-    def _start_arming(self) -> None:
-        if self._decided or not self.is_current:
-            return
-        if self._arm_timer is not None:
-            self._arm_timer.stop()
-        self._arm_timer = self.set_timer(self.arm_delay, self._arm, name="elicitation-url-arm")
-
-    def _disarm(self) -> None:
-        if self._arm_timer is not None:
-            self._arm_timer.stop()
-            self._arm_timer = None
-        self._armed = False
-        for button in self._buttons:
-            button.disabled = True
-        self._hint.update(Text(_ARMING_HINT))
-        self._hint.add_class("-arming")
-
-    def _arm(self) -> None:
-        self._arm_timer = None
-        if self._decided:
-            return
-        self._armed = True
-        for button in self._buttons:
-            button.disabled = False
-        self._hint.remove_class("-arming")
+    def _armed_hints(self) -> Text:
         hints = [("c", "copy"), ("d", "decline"), ("esc", "cancel")]
         if self.view.can_open:
             hints.insert(0, ("o", "open in browser"))
-        text = Text()
-        for key, label in hints:
-            if text:
-                text.append("  ")
-            text.append(key, "bold")
-            text.append(f" {label}")
-        self._hint.update(text)
+        return key_hints(hints)
 
     # -- deciding ------------------------------------------------------------------------------
-
-    def _finish(self, outcome: UrlOutcome) -> None:
-        if self._decided:
-            return
-        self._decided = True
-        if self._arm_timer is not None:
-            self._arm_timer.stop()
-        self.dismiss(outcome)
 
     def action_open(self) -> None:
         """Open in the browser (in a thread, after the dialog closes); copy instead if that fails."""

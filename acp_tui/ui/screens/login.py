@@ -20,7 +20,7 @@ import os
 import shlex
 from collections.abc import Callable
 from functools import partial
-from typing import ClassVar, Final, Generic, TypeVar
+from typing import ClassVar, Final
 
 from rich.text import Text
 from textual import events, on
@@ -29,8 +29,6 @@ from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
-from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button, Input, Static
 
@@ -39,6 +37,7 @@ from acp_tui.protocol.auth import AgentLogin, EnvVarLogin, LoginVariable, Termin
 from acp_tui.sanitize import plain
 from acp_tui.services.auth import KeyEntry, LoginChoice, LoginRequest, SecretRequest, TerminalCommand
 from acp_tui.ui.path_text import display_path
+from acp_tui.ui.screens.guarded import GuardedDialog
 from acp_tui.ui.screens.permission import ARM_DELAY
 
 __all__ = ["GuardedDialog", "LoginCommands", "LoginScreen", "SecretScreen", "TerminalLoginScreen", "method_label", "method_how"]
@@ -49,10 +48,7 @@ MAX_NUMBERED: Final = 9
 MAX_HEIGHT_FRACTION: Final = 0.8
 #: The method list keeps at least this many rows however small the screen.
 MIN_BODY_HEIGHT: Final = 3
-_ARMING_HINT: Final = "keys are ignored for a moment…"
-_SCROLL_KEYS: Final = frozenset({"pageup", "pagedown", "shift+up", "shift+down"})
 
-R = TypeVar("R")
 
 _DIALOG_CSS = """
     align: center bottom; background: $background 40%;
@@ -81,88 +77,6 @@ def _hints(pairs: tuple[tuple[str, str], ...]) -> Text:
         text.append(key, "bold")
         text.append(f" {label}")
     return text
-
-
-class GuardedDialog(ModalScreen[R], Generic[R]):
-    """The typing guard shared by the login dialogs: nothing counts until the dialog is armed."""
-
-    def __init__(self, *, arm_delay: float) -> None:
-        super().__init__()
-        self.arm_delay = arm_delay
-        self._armed = False
-        self._arm_timer: Timer | None = None
-        self._decided = False
-        self._hint = Static(Text(_ARMING_HINT), id="hint", classes="-arming")
-
-    @property
-    def armed(self) -> bool:
-        """Do keys and clicks count yet?"""
-        return self._armed
-
-    def _controls(self) -> list[Widget]:
-        """Widgets disabled while arming."""
-        return []
-
-    def _armed_hints(self) -> Text:
-        return Text()
-
-    def on_screen_resume(self) -> None:
-        self._disarm()
-        self.call_after_refresh(self._start_arming)
-
-    def on_screen_suspend(self) -> None:
-        self._disarm()
-
-    def on_key(self, event: events.Key) -> None:
-        """While arming, every key but scrolling restarts the countdown (the controls are disabled)."""
-        if not self._armed and self._arm_timer is not None and event.key not in _SCROLL_KEYS:
-            self._start_arming()
-
-    def _start_arming(self) -> None:
-        if self._decided or not self.is_current:
-            return
-        if self._arm_timer is not None:
-            self._arm_timer.stop()
-        self._arm_timer = self.set_timer(self.arm_delay, self._arm, name="login-arm")
-
-    def _disarm(self) -> None:
-        if self._arm_timer is not None:
-            self._arm_timer.stop()
-            self._arm_timer = None
-        self._armed = False
-        for widget in self._controls():
-            widget.disabled = True
-        self._hint.update(Text(_ARMING_HINT))
-        self._hint.add_class("-arming")
-
-    def _arm(self) -> None:
-        self._arm_timer = None
-        if self._decided:
-            return
-        self._armed = True
-        for widget in self._controls():
-            widget.disabled = False
-        self._hint.remove_class("-arming")
-        self._hint.update(self._armed_hints())
-        self._on_armed()
-
-    def _on_armed(self) -> None:
-        """Hook: the dialog just became armed."""
-
-    def _finish(self, result: R | None) -> None:
-        if self._decided:
-            return
-        self._decided = True
-        if self._arm_timer is not None:
-            self._arm_timer.stop()
-        self.dismiss(result)
-
-    def close_because(self, reason: str) -> None:
-        """Close without an answer (the question went away)."""
-        self._finish(None)
-
-    def on_click(self, event: events.Click) -> None:
-        event.stop()
 
 
 # -- choosing a method -------------------------------------------------------------------------------------

@@ -22,13 +22,13 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
-from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from acp_tui.sanitize import plain
 from acp_tui.services.files import OutsideWrite
 from acp_tui.ui.path_text import display_path
+from acp_tui.ui.screens.guarded import GuardedDialog, key_hints
 from acp_tui.ui.screens.permission import ARM_DELAY
 from acp_tui.ui.widgets.diff_view import DiffView
 
@@ -40,8 +40,6 @@ MAX_DIFF_LINES: Final = 300
 MAX_HEIGHT_FRACTION: Final = 0.8
 #: The diff keeps at least this many rows however small the screen.
 MIN_BODY_HEIGHT: Final = 3
-_ARMING_HINT: Final = "keys are ignored for a moment…"
-_SCROLL_KEYS: Final = frozenset({"pageup", "pagedown", "shift+up", "shift+down"})
 
 
 def shown_path(write: OutsideWrite) -> str:
@@ -57,7 +55,7 @@ def _size(text: str) -> str:
     return f"{lines} line{'s' if lines != 1 else ''}, {len(text.encode('utf-8', 'replace')):,} bytes"
 
 
-class OutsideWriteScreen(ModalScreen[bool]):
+class OutsideWriteScreen(GuardedDialog[bool]):
     """Ask whether to write one file outside the folder (see the module docstring)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -90,16 +88,11 @@ class OutsideWriteScreen(ModalScreen[bool]):
 
     def __init__(self, write: OutsideWrite, *, arm_delay: float = ARM_DELAY, name: str | None = None,
                  id: str | None = None) -> None:
-        super().__init__(name=name, id=id)
+        super().__init__(arm_delay=arm_delay, name=name, id=id)
         self.write = write
-        self.arm_delay = arm_delay
-        self._armed = False
-        self._arm_timer: Timer | None = None
-        self._decided = False
         self._allow = Button(Text("y  Write the file"), variant="error", compact=True, disabled=True, id="allow")
         self._refuse = Button(Text("n  Refuse"), variant="default", compact=True, disabled=True, id="refuse")
         self._buttons = [self._allow, self._refuse]
-        self._hint = Static(Text(_ARMING_HINT), id="hint", classes="-arming")
         self._body = VerticalScroll(id="body", can_focus=False)
         self._dialog = Vertical(id="dialog")
         self._head = [
@@ -147,67 +140,15 @@ class OutsideWriteScreen(ModalScreen[bool]):
             return f"It is outside the session folder {folder} (after following symlinks and `..`)."
         return "acp-tui did not offer this agent file access, so it never writes for it without asking."
 
-    # -- arming (the permission dialog's typing guard) ---------------------------------------
+    # -- the typing guard (guarded.py) -----------------------------------------------------
 
-    @property
-    def armed(self) -> bool:
-        """Do keys and clicks count yet?"""
-        return self._armed
+    def _controls(self) -> list[Widget]:
+        return list(self._buttons)
 
-    def on_screen_resume(self) -> None:
-        self._disarm()
-        self.call_after_refresh(self._start_arming)
-
-    def on_screen_suspend(self) -> None:
-        self._disarm()
-
-    def on_key(self, event: events.Key) -> None:
-        """While arming, every key but scrolling restarts the countdown."""
-        if not self._armed and self._arm_timer is not None and event.key not in _SCROLL_KEYS:
-            self._start_arming()
-
-    def _start_arming(self) -> None:
-        if self._decided or not self.is_current:
-            return
-        if self._arm_timer is not None:
-            self._arm_timer.stop()
-        self._arm_timer = self.set_timer(self.arm_delay, self._arm, name="outside-write-arm")
-
-    def _disarm(self) -> None:
-        if self._arm_timer is not None:
-            self._arm_timer.stop()
-            self._arm_timer = None
-        self._armed = False
-        for button in self._buttons:
-            button.disabled = True
-        self._hint.update(Text(_ARMING_HINT))
-        self._hint.add_class("-arming")
-
-    def _arm(self) -> None:
-        self._arm_timer = None
-        if self._decided:
-            return
-        self._armed = True
-        for button in self._buttons:
-            button.disabled = False
-        self._hint.remove_class("-arming")
-        hint = Text()
-        for key, label in (("y", "write"), ("n/esc", "refuse"), ("←→ ⏎", "choose"), ("PgUp/PgDn", "scroll diff")):
-            if hint:
-                hint.append("  ")
-            hint.append(key, "bold")
-            hint.append(f" {label}")
-        self._hint.update(hint)
+    def _armed_hints(self) -> Text:
+        return key_hints([("y", "write"), ("n/esc", "refuse"), ("←→ ⏎", "choose"), ("PgUp/PgDn", "scroll diff")])
 
     # -- deciding ----------------------------------------------------------------------------
-
-    def _finish(self, allow: bool) -> None:
-        if self._decided:
-            return
-        self._decided = True
-        if self._arm_timer is not None:
-            self._arm_timer.stop()
-        self.dismiss(allow)
 
     def action_decide(self, allow: bool) -> None:
         if self._armed:
@@ -231,9 +172,6 @@ class OutsideWriteScreen(ModalScreen[bool]):
         event.stop()
         if self._armed:
             self._finish(event.button is self._allow)
-
-    def on_click(self, event: events.Click) -> None:
-        event.stop()
 
     def close_because(self, reason: str) -> None:
         """Withdrawn (the turn was cancelled, the agent went away): close as a refusal."""

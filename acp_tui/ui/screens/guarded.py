@@ -1,0 +1,120 @@
+"""The typing guard every question dialog shares: nothing counts until the dialog has been armed.
+
+Keys and clicks are ignored until the dialog has been on screen for `arm_delay` seconds with no key
+pressed (each key while arming restarts the countdown; scrolling does not), and the controls are
+disabled until then, so someone still typing a prompt when a question arrives cannot answer it by
+accident. Subclasses name their controls and their armed key hints; the result is dismissed once.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Generic, TypeVar
+
+from rich.text import Text
+from textual import events
+from textual.screen import ModalScreen
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Static
+
+ARMING_HINT: Final = "keys are ignored for a moment…"
+#: Keys that scroll; they decide nothing and do not delay arming.
+SCROLL_KEYS: Final = frozenset({"pageup", "pagedown", "shift+up", "shift+down"})
+
+R = TypeVar("R")
+
+
+def key_hints(pairs: list[tuple[str, str]]) -> Text:
+    """`y write  n/esc refuse …`: each key bold, then what it does."""
+    text = Text()
+    for key, label in pairs:
+        if text:
+            text.append("  ")
+        text.append(key, "bold")
+        text.append(f" {label}")
+    return text
+
+
+class GuardedDialog(ModalScreen[R], Generic[R]):
+    """A modal question with the typing guard (see the module docstring)."""
+
+    def __init__(self, *, arm_delay: float, name: str | None = None, id: str | None = None) -> None:
+        super().__init__(name=name, id=id)
+        self.arm_delay = arm_delay
+        self._armed = False
+        self._arm_timer: Timer | None = None
+        self._decided = False
+        self._hint = Static(Text(ARMING_HINT), id="hint", classes="-arming")
+
+    @property
+    def armed(self) -> bool:
+        """Do keys and clicks count yet?"""
+        return self._armed
+
+    def _controls(self) -> list[Widget]:
+        """Widgets disabled while arming."""
+        return []
+
+    def _armed_hints(self) -> Text:
+        return Text()
+
+    def on_screen_resume(self) -> None:
+        self._disarm()
+        self.call_after_refresh(self._start_arming)
+
+    def on_screen_suspend(self) -> None:
+        self._disarm()
+
+    def on_key(self, event: events.Key) -> None:
+        """While arming, every key but scrolling restarts the countdown (the controls are disabled)."""
+        if not self._armed and self._arm_timer is not None and event.key not in SCROLL_KEYS:
+            self._start_arming()
+
+    def _start_arming(self) -> None:
+        if self._decided or not self.is_current:
+            return
+        if self._arm_timer is not None:
+            self._arm_timer.stop()
+        self._arm_timer = self.set_timer(self.arm_delay, self._arm, name="arm")
+
+    def _disarm(self) -> None:
+        if self._arm_timer is not None:
+            self._arm_timer.stop()
+            self._arm_timer = None
+        self._armed = False
+        for widget in self._controls():
+            widget.disabled = True
+        self._hint.update(Text(ARMING_HINT))
+        self._hint.add_class("-arming")
+
+    def _arm(self) -> None:
+        self._arm_timer = None
+        if self._decided:
+            return
+        self._armed = True
+        for widget in self._controls():
+            widget.disabled = False
+        self._hint.remove_class("-arming")
+        self._hint.update(self._armed_hints())
+        self._on_armed()
+
+    def _on_armed(self) -> None:
+        """Hook: the dialog just became armed."""
+
+    def _finish(self, result: R | None) -> None:
+        if self._decided:
+            return
+        self._decided = True
+        if self._arm_timer is not None:
+            self._arm_timer.stop()
+        self.dismiss(result)
+
+    def close_because(self, reason: str) -> None:
+        """Close without an answer (the question went away)."""
+        self._finish(None)
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+
+
+__all__ = ["ARMING_HINT", "GuardedDialog", "SCROLL_KEYS", "key_hints"]
