@@ -27,8 +27,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
-from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Input, Select, SelectionList, Static
 
@@ -50,6 +48,7 @@ from acp_tui.services.elicitation_form import (
     initial_value,
     placeholder,
 )
+from acp_tui.ui.screens.guarded import GuardedDialog, key_hints
 from acp_tui.ui.widgets.content_blocks import head_lines, more_lines_text
 
 __all__ = ["ARM_DELAY", "ElicitationFormScreen", "FieldRow"]
@@ -64,7 +63,6 @@ MIN_BODY_HEIGHT: Final = 3
 MAX_MESSAGE_LINES: Final = 40
 MAX_DESCRIPTION_LINES: Final = 6
 
-_ARMING_HINT: Final = "keys are ignored for a moment…"
 _KEYS: Final = (("tab", "next"), ("⏎", "next/submit"), ("^S", "submit"), ("^N", "decline"), ("esc", "cancel"))
 
 
@@ -193,7 +191,7 @@ class FieldRow(Vertical):
         self.show_error(result.message if isinstance(result, FieldError) else None)
 
 
-class ElicitationFormScreen(ModalScreen[FormOutcome]):
+class ElicitationFormScreen(GuardedDialog[FormOutcome]):
     """Ask the agent's form; dismiss with `FormAccepted`, `Declined` or `Cancelled` (see the module docstring)."""
 
     CSS_PATH = "elicitation_form.tcss"
@@ -215,13 +213,9 @@ class ElicitationFormScreen(ModalScreen[FormOutcome]):
         id: str | None = None,
     ) -> None:
         """`agent` names who asks (shown in the border); `tool_call` is the title of the tool call it is for."""
-        super().__init__(name=name, id=id)
+        super().__init__(arm_delay=arm_delay, name=name, id=id)
         self.question = question
         self.form = question.form
-        self.arm_delay = arm_delay
-        self._armed = False
-        self._arm_timer: Timer | None = None
-        self._decided = False
         self._agent = plain(agent) or "the agent"
         self._tool_call = plain(tool_call) if tool_call else None
         self.rows = [FieldRow(field, index) for index, field in enumerate(self.form.fields)]
@@ -235,7 +229,6 @@ class ElicitationFormScreen(ModalScreen[FormOutcome]):
             Button("Cancel", id="cancel", compact=True, disabled=True),
         ]
         self._footer = Horizontal(id="buttons")
-        self._hint = Static(Text(_ARMING_HINT), id="hint")
 
     def _context_line(self) -> str:
         if self._tool_call:
@@ -279,62 +272,14 @@ class ElicitationFormScreen(ModalScreen[FormOutcome]):
             chrome += self._context_line_widget.outer_size.height
         self._body.styles.max_height = max(MIN_BODY_HEIGHT, cap - chrome)
 
-    # -- arming ------------------------------------------------------------------------------
+    # -- the typing guard (guarded.py) -----------------------------------------------------
 
-    @property
-    def armed(self) -> bool:
-        """Do keys and clicks count yet?"""
-        return self._armed
+    def _controls(self) -> list[Widget]:
+        # Nothing is focused on arming: the first Tab goes to the first field.
+        return [self._body, *self._buttons]
 
-    def on_screen_resume(self) -> None:
-        self._disarm()
-        self.call_after_refresh(self._start_arming)
-
-    def on_screen_suspend(self) -> None:
-        self._disarm()
-
-    def on_key(self, event: events.Key) -> None:
-        """While arming, every key restarts the countdown (someone is still typing elsewhere)."""
-        if not self._armed and self._arm_timer is not None:
-            self._start_arming()
-
-    def _start_arming(self) -> None:
-        if self._decided or not self.is_current:
-            return
-        if self._arm_timer is not None:
-            self._arm_timer.stop()
-        self._arm_timer = self.set_timer(self.arm_delay, self._arm, name="elicitation-arm")
-
-    def _disarm(self) -> None:
-        if self._arm_timer is not None:
-            self._arm_timer.stop()
-            self._arm_timer = None
-        self._armed = False
-        self._body.disabled = True
-        for button in self._buttons:
-            button.disabled = True
-        self._hint.update(Text(_ARMING_HINT))
-        self._hint.add_class("-arming")
-
-    def _arm(self) -> None:
-        self._arm_timer = None
-        if self._decided:
-            return
-        self._armed = True
-        self._body.disabled = False
-        for button in self._buttons:
-            button.disabled = False
-        self._hint.remove_class("-arming")
-        self._hint.update(self._key_hints())
-        # Nothing is focused: the first Tab goes to the first field.
-
-    def _key_hints(self) -> Text:
-        text = Text()
-        for key, label in _KEYS:
-            if text:
-                text.append("  ")
-            text.append(key, "bold")
-            text.append(f" {label}")
+    def _armed_hints(self) -> Text:
+        text = key_hints(list(_KEYS))
         if any(row.field.required for row in self.rows):
             text.append("  * required")
         return text
@@ -384,14 +329,6 @@ class ElicitationFormScreen(ModalScreen[FormOutcome]):
             row.check()
 
     # -- deciding ------------------------------------------------------------------------------
-
-    def _finish(self, outcome: FormOutcome) -> None:
-        if self._decided:
-            return
-        self._decided = True
-        if self._arm_timer is not None:
-            self._arm_timer.stop()
-        self.dismiss(outcome)
 
     def action_submit(self) -> None:
         """Check every field; send if all are fine, else show why and focus the first one that is not."""

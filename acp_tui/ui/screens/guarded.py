@@ -19,7 +19,7 @@ from textual.widgets import Static
 
 ARMING_HINT: Final = "keys are ignored for a moment…"
 #: Keys that scroll; they decide nothing and do not delay arming.
-SCROLL_KEYS: Final = frozenset({"pageup", "pagedown", "shift+up", "shift+down"})
+SCROLL_KEYS: Final = frozenset({"pageup", "pagedown", "ctrl+up", "ctrl+down", "shift+up", "shift+down"})
 
 R = TypeVar("R")
 

@@ -28,8 +28,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
-from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
@@ -59,6 +57,7 @@ from acp_tui.ui.permission_keys import (
     option_for_kind_key,
     option_for_number,
 )
+from acp_tui.ui.screens.guarded import GuardedDialog, key_hints
 from acp_tui.ui.widgets.content_blocks import ContentChip, head_lines, more_lines_text, pretty_json
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.diff_view import DiffView
@@ -83,12 +82,6 @@ OPTION_WIDTH: Final = 2
 
 #: v1 requests reach the UI translated into the v2 shape (acp_tui.session.v1_adapter)
 PermissionRequest = RequestPermissionRequest
-
-_ARMING_HINT: Final = "keys are ignored for a moment…"
-
-
-#: Keys that scroll the conversation behind the dialog; they decide nothing and do not delay arming.
-_SCROLL_KEYS = frozenset({"pageup", "pagedown", "ctrl+up", "ctrl+down", "shift+up", "shift+down"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,7 +201,7 @@ class OptionButton(Button):
         self.index = index
 
 
-class PermissionScreen(ModalScreen[PermissionChoice]):
+class PermissionScreen(GuardedDialog[PermissionChoice]):
     """Ask the user to choose one of the agent's permission options (see the module docstring)."""
 
     CSS_PATH = "permission.tcss"
@@ -237,13 +230,9 @@ class PermissionScreen(ModalScreen[PermissionChoice]):
         name: str | None = None,
         id: str | None = None,
     ) -> None:
-        super().__init__(name=name, id=id)
+        super().__init__(arm_delay=arm_delay, name=name, id=id)
         self.request = request
         self.options: list[PermissionOption] = list(request.options)
-        self.arm_delay = arm_delay
-        self._armed = False
-        self._arm_timer: Timer | None = None
-        self._decided = False
         self._position = position
         self._total = total
         self._title = request_title(request)
@@ -251,7 +240,6 @@ class PermissionScreen(ModalScreen[PermissionChoice]):
             OptionButton(option, _option_label(self.options, index), index)
             for index, option in enumerate(self.options)
         ]
-        self._hint = Static(Text(_ARMING_HINT), id="hint")
         self._dialog = Vertical(id="dialog")
         self._title_widget = Static(Text(self._title), id="title")
         self._body = VerticalScroll(id="body", can_focus=False)
@@ -317,56 +305,13 @@ class PermissionScreen(ModalScreen[PermissionChoice]):
         """The border title as shown (for the app and tests)."""
         return str(self._dialog.border_title or "")
 
-    # -- arming ------------------------------------------------------------------------------
+    # -- the typing guard (guarded.py) -----------------------------------------------------
 
-    @property
-    def armed(self) -> bool:
-        """Do keys and clicks count yet?"""
-        return self._armed
-
-    def on_screen_resume(self) -> None:
-        # Start counting once the dialog has actually been painted; re-arm whenever it comes back.
-        self._disarm()
-        self.call_after_refresh(self._start_arming)
-
-    def on_screen_suspend(self) -> None:
-        self._disarm()
-
-    def on_key(self, event: events.Key) -> None:
-        """While arming, every key (except scrolling) restarts the countdown: someone still typing
-        a prompt when the dialog appeared cannot approve anything until they have paused."""
-        if not self._armed and self._arm_timer is not None and event.key not in _SCROLL_KEYS:
-            self._start_arming()
-
-    def _start_arming(self) -> None:
-        if self._decided or not self.is_current:
-            return
-        if self._arm_timer is not None:
-            self._arm_timer.stop()
-        self._arm_timer = self.set_timer(self.arm_delay, self._arm, name="permission-arm")
-
-    def _disarm(self) -> None:
-        if self._arm_timer is not None:
-            self._arm_timer.stop()
-            self._arm_timer = None
-        self._armed = False
-        for button in self._buttons:
-            button.disabled = True
-        self._hint.update(Text(_ARMING_HINT))
-        self._hint.add_class("-arming")
-
-    def _arm(self) -> None:
-        self._arm_timer = None
-        if self._decided:
-            return
-        self._armed = True
-        for button in self._buttons:
-            button.disabled = False
-        self._hint.remove_class("-arming")
-        self._hint.update(self._key_hints())
+    def _controls(self) -> list[Widget]:
         # No option is focused on arrival, so a stray Enter decides nothing; arrows pick one first.
+        return list(self._buttons)
 
-    def _key_hints(self) -> Text:
+    def _armed_hints(self) -> Text:
         hints: list[tuple[str, str]] = []
         for key, label in (("a", "allow"), ("A", "always"), ("r", "reject"), ("R", "never")):
             if option_for_kind_key(self.options, key) is not None:
@@ -378,23 +323,9 @@ class PermissionScreen(ModalScreen[PermissionChoice]):
         escape = "reject" if first_of_kind(self.options, "reject_once") is not None else "cancel turn"
         hints.append(("esc", escape))
         hints.append(("PgUp/PgDn", "scroll chat"))
-        text = Text()
-        for key, label in hints:
-            if text:
-                text.append("  ")
-            text.append(key, "bold")
-            text.append(f" {label}")
-        return text
+        return key_hints(hints)
 
     # -- choosing ----------------------------------------------------------------------------
-
-    def _finish(self, choice: PermissionChoice) -> None:
-        if self._decided:
-            return
-        self._decided = True
-        if self._arm_timer is not None:
-            self._arm_timer.stop()
-        self.dismiss(choice)
 
     def _choose(self, option: PermissionOption | None) -> None:
         if option is not None and self._armed:
@@ -432,10 +363,6 @@ class PermissionScreen(ModalScreen[PermissionChoice]):
         event.stop()
         if isinstance(event.button, OptionButton):
             self._choose(event.button.option)
-
-    def on_click(self, event: events.Click) -> None:
-        # Clicks elsewhere in the dialog do nothing; clicks on the dimmed area above stay harmless.
-        event.stop()
 
     def close_because(self, reason: str) -> None:
         """Close without an answer (the agent withdrew the request or exited); `reason` is for the app."""
