@@ -590,8 +590,9 @@ class SessionController(SessionIntents):
         if session is not self.session or self._closed:
             return  # a replaced connection's late news
         if isinstance(event, ModelChanged):
-            self._pending_transcript.extend(event.changes)
-            self._schedule_transcript()
+            if self.transcript is not None:  # with none open, nothing would ever flush them
+                self._pending_transcript.extend(event.changes)
+                self._schedule_transcript()
             self._emit(event)
             moved = indexed = False
             for change in event.changes:
@@ -718,7 +719,7 @@ class SessionController(SessionIntents):
         return self.transcript.error if self.transcript is not None else None
 
     def _schedule_transcript(self) -> None:
-        if self.transcript is not None and self._transcript_flush is None:
+        if self._transcript_flush is None:
             self._transcript_flush = asyncio.get_running_loop().call_later(TRANSCRIPT_FRAME, self._flush_transcript)
 
     def _flush_transcript(self, state: SessionState | None = None) -> None:

@@ -13,7 +13,8 @@ that a tool call refers to are shown inside that card; others stand alone in the
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol, assert_never, runtime_checkable
+from dataclasses import dataclass
+from typing import Any, Protocol, assert_never, cast, runtime_checkable
 
 from textual.widget import Widget
 
@@ -94,6 +95,31 @@ class StreamingView(Protocol):
     def finish(self) -> None: ...
 
 
+@dataclass(frozen=True, slots=True)
+class _Capabilities:
+    """Which view protocols a view class provides (a Protocol isinstance check costs microseconds, and the
+    timeline asks for every change of every frame, so it is asked once per class)."""
+
+    text: bool
+    content: bool
+    fields: bool
+    streaming: bool
+
+
+_CAPABILITIES: dict[type, _Capabilities] = {}
+
+
+def _capabilities(view: object) -> _Capabilities:
+    kind = type(view)
+    known = _CAPABILITIES.get(kind)
+    if known is None:
+        known = _CAPABILITIES[kind] = _Capabilities(
+            isinstance(view, TextView), isinstance(view, ContentView), isinstance(view, FieldsView),
+            isinstance(view, StreamingView),
+        )
+    return known
+
+
 #: One view class per entity kind (user messages and terminals get extra handling below).
 VIEWS: dict[str, Callable[[Any], Widget]] = {
     USER_MESSAGE: UserMessageView,
@@ -134,12 +160,12 @@ class TimelineRenderer:
                     self.finish_streams()  # the turn is over: its last thought folds away
             case TextAppended(key=key, text=text):
                 view = self._view(key)
-                if isinstance(view, TextView):
-                    view.append_text(text)
+                if _capabilities(view).text:
+                    cast(TextView, view).append_text(text)
             case ContentAppended(key=key, item=item):
                 view = self._view(key)
-                if isinstance(view, ContentView):
-                    view.append_content(item)
+                if _capabilities(view).content:
+                    cast(ContentView, view).append_content(item)
             case BytesAppended(key=key, data=data):
                 view = self._view(key)
                 if isinstance(view, TerminalView):
@@ -148,8 +174,8 @@ class TimelineRenderer:
                 self._replace(key)
             case EntityChanged(key=key, fields=fields):
                 view = self._view(key)
-                if isinstance(view, FieldsView):
-                    view.apply_fields(fields)
+                if _capabilities(view).fields:
+                    cast(FieldsView, view).apply_fields(fields)
                 if isinstance(view, ToolCallCard):
                     self._attach_terminals(view)
                 elif isinstance(view, TerminalView):
@@ -174,8 +200,8 @@ class TimelineRenderer:
             view.reset_and_replay()
         elif isinstance(view, UserMessageView):
             view.replace_content(self._entity(key))
-        elif isinstance(view, ContentView):
-            view.replace_content()
+        elif _capabilities(view).content:
+            cast(ContentView, view).replace_content()
 
     def _entity(self, key: EntityKey) -> Any:
         return self.state.entities.get(key)
@@ -217,8 +243,8 @@ class TimelineRenderer:
         """The agent moved on or the turn ended: every growing message and thought is complete."""
         for key in self._streaming:
             view = self._view(key)
-            if isinstance(view, StreamingView):
-                view.finish()
+            if _capabilities(view).streaming:
+                cast(StreamingView, view).finish()
         self._streaming.clear()
 
     # -- submissions -------------------------------------------------------------------------------
