@@ -199,10 +199,10 @@ class V1Dialect(Dialect):
         options = result.config_options if isinstance(result.config_options, list) else None
         modes = result.modes if result.modes not in (UNSET, None) else None
         self.adapter.configure(modes=modes, config_options=options)  # a load's replay went through it already
-        return list(self.adapter.initial_updates())
+        return self.adapter.initial_updates()
 
     def update(self, update: Any) -> list[object]:
-        return list(self.adapter.update(update))
+        return self.adapter.update(update)
 
     def permission_opened(self, request_id: int | str, request: RequestPermissionRequest) -> list[object]:
         # The v2-shaped subject patches the tool call; v1 has no states, so the adapter synthesises one.
@@ -212,22 +212,22 @@ class V1Dialect(Dialect):
         return [local.PermissionResolved(request_id, outcome), *self.adapter.permission_resolved()]
 
     def turn_started(self, request_id: int) -> list[object]:
-        return list(self.adapter.turn_started(request_id))
+        return self.adapter.turn_started(request_id)
 
     def turn_ended(self, stop_reason: Any) -> list[object]:
-        return list(self.adapter.turn_ended(stop_reason))
+        return self.adapter.turn_ended(stop_reason)
 
     def turn_failed(self, error: ErrorObject | None, after_cancel: bool) -> list[object]:
-        return list(self.adapter.turn_failed(error, after_cancel=after_cancel))
+        return self.adapter.turn_failed(error, after_cancel=after_cancel)
 
     def mode_request(self, config_id: str) -> bool:
         return self.adapter.synthetic_modes and config_id == V1_MODE_CONFIG_ID
 
     def mode_changed(self, value: str) -> list[object]:
-        return list(self.adapter.update(V1CurrentModeUpdate(current_mode_id=value)))
+        return self.adapter.update(V1CurrentModeUpdate(current_mode_id=value))
 
     def config_result(self, update: ConfigOptionUpdate) -> list[object]:
-        return list(self.adapter.update(update))
+        return self.adapter.update(update)
 
     def can_set_boolean(self) -> bool:
         return False
