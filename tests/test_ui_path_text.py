@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from acp_tui.ui.path_text import display_path
+from acp_tui.path_text import display_path
 
 
 def test_display_path_shows_home_as_tilde_and_stays_sanitized(monkeypatch: pytest.MonkeyPatch) -> None:

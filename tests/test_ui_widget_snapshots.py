@@ -37,7 +37,7 @@ from acp_tui.protocol.v2 import (
 from acp_tui.session.events import AgentExited
 from acp_tui.session.model import SessionState
 from acp_tui.session.reducer import apply
-from acp_tui.ui.path_text import ViewContext
+from acp_tui.path_text import ViewContext
 from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.plan_view import PlanView

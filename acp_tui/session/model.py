@@ -287,6 +287,18 @@ class UnknownEntry:
         return self.key[1]
 
 
+def read_range_text(first_line: int | None, line_count: int | None) -> str:
+    """" (lines 10–60)" for a ranged read of a file access; "" for a whole-file read."""
+    if first_line is None:
+        return ""
+    count = line_count or 0
+    if count == 0:
+        return f" (from line {first_line}: nothing)"
+    if count == 1:
+        return f" (line {first_line})"
+    return f" (lines {first_line}–{first_line + count - 1})"
+
+
 class FileAccess:
     """A file the client read or wrote for the agent (v1 `fs/*`, docs/protocol.md §10.2), or refused to.
 

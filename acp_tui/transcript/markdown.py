@@ -17,8 +17,6 @@ put an escape sequence into the output.
 
 from __future__ import annotations
 
-import os
-import posixpath
 import re
 from pathlib import Path
 from typing import Any, Final, assert_never
@@ -26,7 +24,9 @@ from typing import Any, Final, assert_never
 import msgspec
 from msgspec import UNSET
 
-from acp_tui.sanitize import multiline, plain
+from acp_tui.path_text import ViewContext
+from acp_tui.sanitize import multiline
+from acp_tui.session.model import read_range_text
 from acp_tui.transcript.reader import iter_records
 from acp_tui.transcript.records import (
     AddedRecord,
@@ -343,34 +343,6 @@ def _render_diff(item: DiffItem) -> str:
 # -- file accesses (docs/protocol.md §10.2), as the timeline's line says them ---------------------------
 
 
-def _display_path(path: str) -> str:
-    """`/home/me/src/app.py` → `~/src/app.py`; anything else unchanged (after `plain`)."""
-    text = plain(path)
-    home = os.path.expanduser("~").rstrip("/")
-    if home and home != "/" and (text == home or text.startswith(home + "/")):
-        return "~" + text[len(home):]
-    return text
-
-
-def _access_path(access: FileAccessValue) -> str:
-    """Relative to the session folder when inside it, else `~/…` or absolute."""
-    path, cwd = access.path, access.cwd
-    if cwd and (path == cwd or path.startswith(cwd.rstrip("/") + "/")):
-        return plain(posixpath.relpath(path, cwd))
-    return _display_path(path)
-
-
-def _line_range(access: FileAccessValue) -> str:
-    if access.first_line is None:
-        return ""
-    count = access.line_count or 0
-    if count == 0:
-        return f" (from line {access.first_line}: nothing)"
-    if count == 1:
-        return f" (line {access.first_line})"
-    return f" (lines {access.first_line}–{access.first_line + count - 1})"
-
-
 def access_line(access: FileAccessValue) -> str:
     """The one line for an access: icon, verb, path, then the range, the change or why it failed."""
     status = access.status
@@ -378,10 +350,10 @@ def access_line(access: FileAccessValue) -> str:
     verb = "read" if access.kind == "read" else ("created" if access.created else "wrote")
     if status != "done":
         verb = f"{access.kind} {status}"
-    line = f"{icon} {verb} {_code(_access_path(access))}"
+    line = f"{icon} {verb} {_code(ViewContext(access.cwd).path(access.path))}"
     if status == "done":
         if access.kind == "read":
-            line += _line_range(access)
+            line += read_range_text(access.first_line, access.line_count)
         elif access.diff is not None and (access.lines_added or access.lines_removed):
             removed = f" −{access.lines_removed}" if access.lines_removed or not access.created else ""
             line += f" (+{access.lines_added}{removed})"

@@ -18,7 +18,7 @@ from textual.widgets import Static
 
 from acp_tui.session.changes import InfoChanged, PermissionsChanged, StateChanged, UsageChanged
 from acp_tui.session.model import EntityKey, SessionState
-from acp_tui.ui.path_text import display_path
+from acp_tui.path_text import display_path
 from acp_tui.ui.status import StatusRenderer
 from acp_tui.ui.timeline import TimelineRenderer
 from acp_tui.ui.widgets.conversation import Conversation

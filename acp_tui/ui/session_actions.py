@@ -20,7 +20,7 @@ from acp_tui.agent.session import SessionError
 from acp_tui.controller.controller import SessionController
 from acp_tui.controller.sessions import SessionListing
 from acp_tui.sanitize import plain
-from acp_tui.ui.path_text import display_path
+from acp_tui.path_text import display_path
 from acp_tui.ui.screens.sessions import SessionBrowser
 from acp_tui.ui.screens.transcript_view import ExportScreen
 

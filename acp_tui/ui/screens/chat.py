@@ -34,7 +34,7 @@ from acp_tui.ui.attention import Attention
 from acp_tui.ui.config_control import ConfigControl
 from acp_tui.ui.event_pump import EventPump
 from acp_tui.ui.interrupt import Interrupt, decide_interrupt
-from acp_tui.ui.path_text import display_path
+from acp_tui.path_text import display_path
 from acp_tui.ui.saving import save_full_text
 from acp_tui.ui.session_actions import SessionActions, SessionCommands
 from acp_tui.ui.screens.config_picker import ConfigCommands

@@ -36,7 +36,7 @@ from acp_tui import secrets
 from acp_tui.protocol.auth import AgentLogin, EnvVarLogin, LoginVariable, TerminalLogin, UnsupportedLogin, valid_env_name
 from acp_tui.sanitize import plain
 from acp_tui.services.auth import KeyEntry, LoginChoice, LoginRequest, SecretRequest, TerminalCommand
-from acp_tui.ui.path_text import display_path
+from acp_tui.path_text import display_path
 from acp_tui.ui.screens.guarded import GuardedDialog
 from acp_tui.ui.screens.permission import ARM_DELAY
 

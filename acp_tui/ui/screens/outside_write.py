@@ -27,7 +27,7 @@ from textual.widgets import Button, Static
 
 from acp_tui.sanitize import plain
 from acp_tui.services.files import OutsideWrite
-from acp_tui.ui.path_text import display_path
+from acp_tui.path_text import display_path
 from acp_tui.ui.screens.guarded import GuardedDialog, key_hints
 from acp_tui.ui.screens.permission import ARM_DELAY
 from acp_tui.ui.widgets.diff_view import DiffView

@@ -48,7 +48,7 @@ from acp_tui.protocol.v2 import (
     UnknownToolContent,
 )
 from acp_tui.sanitize import multiline, plain
-from acp_tui.ui.path_text import NO_CONTEXT, ViewContext
+from acp_tui.path_text import NO_CONTEXT, ViewContext
 from acp_tui.ui.permission_keys import (
     MAX_NUMBERED,
     first_of_kind,

@@ -22,7 +22,7 @@ from textual.widgets import Input, Markdown, Static, TextArea
 
 from acp_tui.sanitize import plain
 from acp_tui.transcript import render_markdown
-from acp_tui.ui.path_text import display_path
+from acp_tui.path_text import display_path
 
 #: Larger renderings are shown as plain text (the Markdown widget builds one widget per block).
 MARKDOWN_LIMIT = 200_000

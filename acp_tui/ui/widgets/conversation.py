@@ -15,7 +15,7 @@ from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.widget import AwaitMount, Widget
 
-from acp_tui.ui.path_text import NO_CONTEXT
+from acp_tui.path_text import NO_CONTEXT
 from acp_tui.ui.widgets.new_output_hint import NewOutputHint
 from acp_tui.ui.widgets.prompt_return import ReturnsToPrompt
 

@@ -35,7 +35,7 @@ from textual.widget import Widget
 
 from acp_tui.protocol.v2 import Diff, DiffChange, DiffPatch
 from acp_tui.sanitize import multiline, plain
-from acp_tui.ui.path_text import NO_CONTEXT, ViewContext
+from acp_tui.path_text import NO_CONTEXT, ViewContext
 from acp_tui.ui.themes import theme_colour
 from acp_tui.ui.widgets.markdown_stream import code_theme_for
 

@@ -13,7 +13,6 @@ accesses that belong to it (`ToolCall.files`).
 
 from __future__ import annotations
 
-import posixpath
 from typing import ClassVar
 
 from rich.text import Text
@@ -24,9 +23,9 @@ from textual.containers import Vertical
 from textual.widget import Widget
 
 from acp_tui.protocol.v2 import Diff
+from acp_tui.path_text import ViewContext
 from acp_tui.sanitize import plain
-from acp_tui.session.model import FileAccess
-from acp_tui.ui.path_text import ViewContext, display_path
+from acp_tui.session.model import FileAccess, read_range_text
 from acp_tui.ui.widgets.content_blocks import TextStatic
 from acp_tui.ui.widgets.diff_view import DiffView
 
@@ -38,22 +37,7 @@ _STATUS_ICONS = {"refused": "⊘", "failed": "✗", "cancelled": "⊘"}
 
 def access_path(access: FileAccess) -> str:
     """The path as the user reads it: relative to the session folder when inside it, else `~/…` or absolute."""
-    path, cwd = access.path, access.cwd
-    if cwd and (path == cwd or path.startswith(cwd.rstrip("/") + "/")):
-        return plain(posixpath.relpath(path, cwd))
-    return display_path(path)
-
-
-def _line_range(access: FileAccess) -> str:
-    """" (lines 10–60)" for a ranged read; "" for a whole-file read."""
-    if access.first_line is None:
-        return ""
-    count = access.line_count or 0
-    if count == 0:
-        return f" (from line {access.first_line}: nothing)"
-    if count == 1:
-        return f" (line {access.first_line})"
-    return f" (lines {access.first_line}–{access.first_line + count - 1})"
+    return ViewContext(access.cwd).path(access.path)
 
 
 def access_diff(access: FileAccess) -> Diff | None:
@@ -77,7 +61,7 @@ def access_line(access: FileAccess) -> Text:
     text.append(access_path(access))
     if status == "done":
         if access.kind == "read":
-            text.append(_line_range(access), style="dim")
+            text.append(read_range_text(access.first_line, access.line_count), style="dim")
         elif access.diff is not None and (access.added or access.removed):
             removed = f" −{access.removed}" if access.removed or not access.created else ""
             text.append(f" (+{access.added}{removed})", style="dim")

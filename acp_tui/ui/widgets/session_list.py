@@ -23,7 +23,7 @@ from textual.strip import Strip
 
 from acp_tui.controller.sessions import SessionListing, same_folder
 from acp_tui.sanitize import plain
-from acp_tui.ui.path_text import display_path
+from acp_tui.path_text import display_path
 
 AGE_WIDTH = 11
 #: The folder column takes at most this share of the width.

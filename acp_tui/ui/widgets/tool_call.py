@@ -39,7 +39,7 @@ from textual.widget import Widget
 from acp_tui.protocol.v2 import Diff, TerminalRef, TextContent, ToolContent, UnknownToolContent
 from acp_tui.sanitize import multiline, plain
 from acp_tui.session.model import ToolCall
-from acp_tui.ui.path_text import NO_CONTEXT, ViewContext
+from acp_tui.path_text import NO_CONTEXT, ViewContext
 from acp_tui.ui.themes import theme_colour
 from acp_tui.ui.widgets.content_blocks import (
     MAX_JSON_LINES,
