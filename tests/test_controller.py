@@ -133,6 +133,23 @@ async def test_cancel_ends_a_slow_turn_and_pauses_what_is_queued(controller: tup
     assert not ctl.queue.items
 
 
+async def test_a_cancel_while_mentioned_files_are_read_keeps_the_prompt_unsent_and_queued(
+    controller: tuple[SessionController, list[ControllerEvent], ScriptedUser], tmp_path: Path
+) -> None:
+    ctl, events, _user = controller
+    assert await ctl.start()
+    (tmp_path / "notes.txt").write_text("remember the milk\n")
+    assert ctl.submit("summarise @notes.txt")
+    assert ctl.cancel()  # before the mentioned file was read: the prompt must not go out
+    await until(lambda: not ctl.busy and ctl.cancel_sent_at is None)
+    assert ctl.state.turn == 0 and not ctl.state.submissions
+    assert ctl.queue.paused and ctl.queue.items == ("summarise @notes.txt",)
+    assert any(text.startswith("not sent: cancelled") for text in notes(events))
+    assert ctl.send_next()  # the user sends it after all
+    await until(lambda: ctl.state.turn >= 1 and not ctl.busy)
+    assert not ctl.queue.items and ctl.state.foreground.stop_reason == "end_turn"
+
+
 async def test_the_agent_exit_is_reported_once_and_restart_resumes(controller: tuple[SessionController, list[ControllerEvent], ScriptedUser]) -> None:
     ctl, events, _user = controller
     assert await ctl.start()

@@ -520,6 +520,9 @@ class SessionController(SessionIntents):
                 for line in built.notes:
                     self.note(line, "warning")
                 blocks = built.blocks
+                if self.cancel_sent_at is not None:
+                    self._unsent(submission)  # Ctrl-C while the files were read: nothing went out
+                    return
             await session.prompt(blocks)
         except RpcError as exc:
             # the model holds the failed submission; its widget shows the error
@@ -532,6 +535,14 @@ class SessionController(SessionIntents):
             if self.session is session:
                 self._emit(Waiting(None))
                 self._turn_progress()
+
+    def _unsent(self, submission: PromptSubmission) -> None:
+        """A prompt cancelled before it reached the agent waits at the queue's head, paused, not lost."""
+        self.queue.put_back(submission)
+        self.queue.paused = True
+        self._queue_changed()
+        self._set_cancel(None)
+        self.note("not sent: cancelled before it reached the agent; it waits in the queue", "warning")
 
     # -- cancel ------------------------------------------------------------------------------------
 

@@ -25,6 +25,10 @@ class PromptQueue:
     def add(self, submission: PromptSubmission) -> None:
         self._items.append(submission)
 
+    def put_back(self, submission: PromptSubmission) -> None:
+        """Return a prompt that never went out to the front, to be sent first."""
+        self._items.appendleft(submission)
+
     def pop(self) -> PromptSubmission | None:
         """The oldest prompt (None when empty)."""
         return self._items.popleft() if self._items else None
