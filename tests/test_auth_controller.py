@@ -21,7 +21,7 @@ import pytest
 
 from acp_tui import secrets
 from acp_tui.controller.controller import SessionController
-from acp_tui.controller.events import ControllerEvent, Note
+from acp_tui.controller.events import ControllerEvent, Note, Waiting
 from acp_tui.launch import Launch
 from acp_tui.protocol.auth import AgentLogin, EnvVarLogin, TerminalLogin, UnsupportedLogin
 from acp_tui.services.auth import KeyEntry, LoginChoice, LoginRequest, SecretRequest, TerminalCommand, TerminalOutcome
@@ -337,6 +337,37 @@ async def test_a_prompt_waits_in_the_queue_when_the_user_does_not_log_in(make: R
     await run.until(lambda: run.ctl.queue.items == ("keep me",), "the prompt back in the queue")
     assert run.ctl.queue.paused
     assert any("your prompt waits in the queue" in note for note in run.notes())
+
+
+@pytest.mark.parametrize("version,require", [(2, "prompt_idle"), (2, "prompt"), (1, "prompt")])
+async def test_a_login_the_agent_does_not_answer_is_cancelled_with_ctrl_c_and_the_prompt_waits(
+        make: RunFactory, version: int, require: str) -> None:
+    method = AGENT_METHOD_V2 if version == 2 else AGENT_METHOD_V1
+    login = "auth/login" if version == 2 else "authenticate"
+    run = make({"version": version, "auth_methods": [method], "require": require, "login_hangs": 1},
+               User(["agent-login", "agent-login"]))
+    assert await run.ctl.start()
+    run.ctl.submit("keep me")
+    await run.until(lambda: login in run.methods_sent(), "the login request to reach the agent")
+    assert run.ctl.login_pending and run.ctl.busy
+    progress = [e.what for e in run.events if isinstance(e, Waiting) and e.what and e.what.startswith("logging in")]
+    assert progress == ["logging in: Log in with a browser… · ^C cancel"]  # the status line says how to stop it
+    assert run.ctl.cancel()  # Ctrl-C
+    await run.until(lambda: run.ctl.queue.items == ("keep me",), "the prompt back in the queue")
+    assert run.ctl.queue.paused and not run.ctl.login_pending and run.ctl.cancel_sent_at is None
+    notes = run.notes()
+    assert any(note.startswith("⊘ login cancelled") for note in notes)
+    assert any("your prompt waits in the queue" in note and "command palette" in note for note in notes)
+    [request] = [m for m in run.received() if m.get("method") == login]
+    await run.until(lambda: "$/cancel_request" in run.methods_sent(), "the request withdrawn")
+    [withdrawn] = [m for m in run.received() if m.get("method") == "$/cancel_request"]
+    assert withdrawn["params"] == {"requestId": request["id"]}
+    assert "session/cancel" not in run.methods_sent()  # a login is not a turn
+    # the way back the note gives: log in from the palette, then Enter sends the prompt
+    assert await run.ctl.login()
+    assert run.ctl.send_next()
+    await run.until(lambda: "echo: keep me" in run.answers(), "the prompt answered after logging in")
+    assert run.validate_frames() >= 6
 
 
 async def test_terminal_login_during_a_conversation_restarts_resumes_and_resends(make: RunFactory) -> None:

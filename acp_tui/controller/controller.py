@@ -50,6 +50,7 @@ from acp_tui.services.auth import (
     LoginCancelled,
     LoginInterrupted,
     LoginOutcome,
+    LoginStopped,
     RestartNeeded,
 )
 from acp_tui.session.changes import AgentGone, Change, InfoChanged, StateChanged, TurnEnded
@@ -134,9 +135,15 @@ class SessionController(SessionIntents):
         if self.session is None or self.stopped:
             return False
         state = self.session.state
-        if state.foreground.busy or self._sending or self._logging_in or self.opening:
+        if state.foreground.busy or self._sending or self._logging_in or self.opening or self.login_pending:
             return True
         return any(sub.status == "pending" for sub in state.submissions.values())
+
+    @property
+    def login_pending(self) -> bool:
+        """Is the agent's login request (`authenticate` / `auth/login`) awaiting its answer? Ctrl-C withdraws it."""
+        auth = self._auth_service(self.session) if self.session is not None else None
+        return auth is not None and auth.request_pending
 
     @property
     def waiting_for_user(self) -> bool:
@@ -290,7 +297,9 @@ class SessionController(SessionIntents):
             case RestartNeeded(how=how):
                 self.note(how)
                 return await self._restart_for_login(session, session.session_id)
-            case LoginCancelled():
+            case LoginCancelled(stopped=stopped):
+                if stopped:
+                    self.note("log in again from the command palette (Log in) when you are ready", "warning")
                 return False
 
     async def logout(self) -> bool:
@@ -361,7 +370,10 @@ class SessionController(SessionIntents):
         try:
             known = next((m for m in methods if isinstance(m, (AgentLogin, EnvVarLogin)) and m.method_id == pending), None)
             if known is not None:
-                failure = await auth.authenticate(attempt, known.method_id, known.name)
+                try:
+                    failure = await auth.authenticate(attempt, known.method_id, known.name)
+                except LoginStopped:
+                    return self._login_cancelled()
                 if failure is None:
                     return LoggedIn(f"logged in: {plain(known.name)}")
                 self.note(f"login failed — {failure}", "warning")
@@ -375,11 +387,18 @@ class SessionController(SessionIntents):
             case RestartNeeded(env=env, then_login=then_login):
                 self._auth_env.update(env)
                 self._login_after_restart = then_login
+            case LoginCancelled(stopped=True):
+                return self._login_cancelled()
             case LoginCancelled(why=why) if why:
                 self.note(f"not logged in: {plain(why)}", "warning")
             case LoggedIn() | LoginCancelled():
                 pass
         return outcome
+
+    def _login_cancelled(self) -> LoginCancelled:
+        """The user withdrew the agent's login request (Ctrl-C): say so; the caller says how to try again."""
+        self.note("⊘ login cancelled: the agent's login request was withdrawn", "warning")
+        return LoginCancelled(stopped=True)
 
     def _auth_failed(self, session: AgentSession, reason: str) -> None:
         """A prompt (or its turn) failed with -32000: log in, then send the prompt again; the queue waits."""
@@ -547,8 +566,12 @@ class SessionController(SessionIntents):
     # -- cancel ------------------------------------------------------------------------------------
 
     def cancel(self) -> bool:
-        """Cancel the turn (answers open questions `cancelled`); False when there is nothing to cancel."""
+        """Cancel the turn (answers open questions `cancelled`), or withdraw the agent's login request while one
+        awaits its answer (the login ends "cancelled"); False when there is nothing to cancel."""
         session = self.session
+        auth = self._auth_service(session) if session is not None else None
+        if auth is not None and auth.stop_login():
+            return True  # not a turn: no `session/cancel`, the queue keeps what it holds
         if session is None or self.stopped or self.cancel_sent_at is not None:
             return False
         self._set_cancel(time.monotonic())

@@ -10,7 +10,10 @@ named the variable it lacks. `log_in` asks through a `LoginAsker` until one meth
 up, and says what must happen next:
 
 * **agent method**: `authenticate` (v1) / `auth/login` (v2) with the method id, progress shown; success
-  is `LoggedIn` (retry on this connection), an error is shown and the list offered again;
+  is `LoggedIn` (retry on this connection), an error is shown and the list offered again. The request has
+  no time limit (a browser or device-code login takes its time) but the user may withdraw it (Ctrl-C:
+  `stop_login`): `$/cancel_request` goes to the agent, its late answer is dropped, and the login ends as
+  `LoginCancelled(stopped=True)`;
 * **terminal method**: the user confirms the exact command (the agent program, the method's `args`
   appended, its `env` added), the UI suspends itself and runs it in the real terminal; exit 0 is
   `RestartNeeded` (a fresh agent reads the new credentials), anything else is a failure and the list again.
@@ -27,6 +30,7 @@ was empty or absent.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -54,7 +58,7 @@ from acp_tui.services.base import Capabilities, ServiceContext, ServiceHandler
 
 __all__ = [
     "AUTH_CAPABILITIES", "AgentRequest", "AuthService", "KeyEntry", "LoggedIn", "LoginAsker", "LoginAttempt",
-    "LoginCancelled", "LoginChoice", "LoginInterrupted", "LoginOutcome", "LoginRequest", "RestartNeeded",
+    "LoginCancelled", "LoginChoice", "LoginInterrupted", "LoginOutcome", "LoginRequest", "LoginStopped", "RestartNeeded",
     "SecretRequest", "TerminalCommand", "TerminalOutcome", "variable_named_in",
 ]
 
@@ -73,6 +77,10 @@ _NAMED_VARIABLE = re.compile(r"\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:API_KEY|KEY|T
 
 class LoginInterrupted(Exception):
     """The agent went away while a login request was pending."""
+
+
+class LoginStopped(Exception):
+    """The user withdrew the login request in flight (`AuthService.stop_login`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,9 +200,10 @@ class RestartNeeded:
 
 @dataclass(frozen=True, slots=True)
 class LoginCancelled:
-    """The user did not log in (or the agent went away: `why`)."""
+    """The user did not log in (or the agent went away: `why`; `stopped`: the user withdrew the agent's login)."""
 
     why: str | None = None
+    stopped: bool = False
 
 
 LoginOutcome: TypeAlias = LoggedIn | RestartNeeded | LoginCancelled
@@ -234,6 +243,9 @@ class AuthService:
         self.agent_argv = tuple(agent_argv)
         self.cwd = cwd
         self._context: ServiceContext | None = None
+        #: the `authenticate` / `auth/login` request awaiting the agent's answer, and whether the user stopped it
+        self._request: asyncio.Future[object] | None = None
+        self._stopping = False
 
     # -- ClientService -------------------------------------------------------------------------------
 
@@ -294,6 +306,8 @@ class AuthService:
                         failure = await self.authenticate(attempt, choice.method_id, choice.name)
                     except LoginInterrupted as exc:
                         return LoginCancelled(str(exc))
+                    except LoginStopped:
+                        return LoginCancelled(stopped=True)
                     if failure is None:
                         return LoggedIn(f"logged in: {plain(choice.name)}")
                 case TerminalLogin():
@@ -322,15 +336,46 @@ class AuthService:
                 attempt.note(f"login failed — {failure}", "warning")
 
     async def authenticate(self, attempt: LoginAttempt, method_id: str, name: str) -> str | None:
-        """`authenticate` (v1) / `auth/login` (v2) with `method_id`; None on success, else why it failed."""
-        attempt.progress(f"logging in: {plain(name)}…")
+        """`authenticate` (v1) / `auth/login` (v2) with `method_id`; None on success, else why it failed.
+
+        Raises `LoginStopped` when the user withdrew the request (`stop_login`), `LoginInterrupted` when the
+        agent went away.
+        """
+        attempt.progress(f"logging in: {plain(name)}… · ^C cancel")
+        request = asyncio.ensure_future(attempt.request(login_method_name(self.version),
+                                                        login_request(self.version, method_id)))
+        self._request, self._stopping = request, False
         try:
-            await attempt.request(login_method_name(self.version), login_request(self.version, method_id))
+            await request  # cancelling this task cancels the request too (`$/cancel_request`)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if self._stopping and request.cancelled() and (task is None or not task.cancelling()):
+                raise LoginStopped() from None
+            raise
         except RpcError as exc:
             return f"{plain(name)}: {plain(exc.message) or 'refused'} ({exc.code})"
         finally:
+            self._request, self._stopping = None, False
             attempt.progress(None)
         return None
+
+    @property
+    def request_pending(self) -> bool:
+        """Is a login request awaiting the agent's answer (what Ctrl-C would withdraw)?"""
+        return self._request is not None and not self._request.done()
+
+    def stop_login(self) -> bool:
+        """Withdraw the login request in flight (the user pressed Ctrl-C); True when there was one.
+
+        Cancelling the request sends `$/cancel_request` for it (both versions' schemas define it; docs/protocol.md
+        §1.4) and drops the agent's late answer; `authenticate` then raises `LoginStopped`.
+        """
+        if not self.request_pending:
+            return False
+        assert self._request is not None
+        self._stopping = True
+        self._request.cancel()
+        return True
 
     async def log_out(self, request: AgentRequest, raw_methods: object) -> str | None:
         """Send the logout request this agent accepts; the method sent, or None when none may be sent.

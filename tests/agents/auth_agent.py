@@ -15,6 +15,8 @@ Script keys (all optional)::
                                             #   session_new | prompt (an RPC error) | prompt_idle (v2 idle error)
       "message": "Authentication required", # the -32000 message
       "login_failures": {"agent-login": 1}, # authenticate / auth/login fails this many times first
+      "login_hangs": 0,                     # ...or is not answered, this many times first, until the client
+                                            #   withdraws it with $/cancel_request (then -32800)
       "env_key": "OPENAI_API_KEY",          # the agent is logged in when this variable is set (non-empty)
       "env_needs_login": false,             # ...and also authenticated with an env_var method's id
       "terminal_exit": 0,                   # --cli login exits with this (0 logs in)
@@ -43,6 +45,8 @@ class AuthAgent:
         record = script.get("record")
         self.record = open(record, "a", encoding="utf-8") if record else None
         self.failures: dict[str, int] = dict(script.get("login_failures", {}))
+        self.hangs = int(script.get("login_hangs", 0))
+        self.hanging: dict[Any, Message] = {}  # login requests left unanswered, by id
         self.authenticated_env = False
         self.prompts = 0
         self.session_id = "auth-session-1"
@@ -102,6 +106,10 @@ class AuthAgent:
                 self.record.flush()
             if isinstance(message, dict) and "id" in message and "method" in message:
                 self.handle(message)
+            elif isinstance(message, dict) and message.get("method") == "$/cancel_request":
+                hung = self.hanging.pop((message.get("params") or {}).get("requestId"), None)
+                if hung is not None:
+                    self.error(hung, -32800, "Request cancelled")
         return 0
 
     def handle(self, request: Message) -> None:
@@ -144,6 +152,10 @@ class AuthAgent:
             return
         if method.get("type") == "terminal":
             self.error(request, -32602, "a terminal method must not be passed to authenticate")
+            return
+        if self.hangs > 0:
+            self.hangs -= 1
+            self.hanging[request["id"]] = request
             return
         if self.failures.get(method_id, 0) > 0:
             self.failures[method_id] -= 1
