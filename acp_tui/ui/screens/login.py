@@ -54,16 +54,21 @@ _DIALOG_CSS = """
     align: center bottom; background: $background 40%;
     & > #dialog {
         width: 100%; height: auto; max-height: 80%;
-        background: $surface; border: round $accent; border-title-color: $accent; border-title-style: bold;
+        background: $surface; border: round $warning 50%; border-title-color: $warning; border-title-style: bold;
         padding: 0 1;
     }
     #dialog > #title { height: auto; text-style: bold; color: $text; }
     #dialog > .muted { height: auto; color: $text-muted; }
     #dialog > #failure { height: auto; color: $error; }
-    #dialog > #body { height: auto; overflow-x: hidden; scrollbar-gutter: stable; margin-top: 1; }
+    #dialog > #body { height: auto; overflow-x: hidden; scrollbar-gutter: stable; scrollbar-size-horizontal: 0;
+                      margin-top: 1; }
     #dialog > #buttons { height: auto; padding-top: 1; }
-    #buttons > Button { width: auto; min-width: 16; margin-right: 2; }
-    Button:focus { text-style: bold underline; outline-left: thick $foreground; background-tint: $foreground 25%; }
+    /* the permission dialog's quiet option rows (permission.tcss): the variant colours the words */
+    #buttons > Button { width: auto; min-width: 0; padding: 0 1; margin-right: 1; background: transparent;
+                        border: none; color: $foreground; text-style: none; }
+    #buttons > Button.-warning { color: $text-warning; }
+    Button:hover { background: $boost; }
+    Button:focus { text-style: bold; outline-left: thick $foreground; background: $boost; }
     #dialog > #hint { height: 1; color: $text-muted; }
     #dialog > #hint.-arming { color: $warning; text-style: italic; }
 """
