@@ -87,6 +87,36 @@ async def test_terminal_login_from_the_dialog_then_the_prompt_is_answered(tmp_pa
         assert any("echo: hello after login" in view.text for view in run.views(AgentMessageView))
 
 
+@pytest.mark.parametrize("version", [2, 1])
+async def test_ctrl_c_cancels_a_login_the_agent_does_not_answer(tmp_path: Path, version: int) -> None:
+    method: dict[str, Any] = {"name": "Log in with a browser"}
+    method.update({"type": "agent", "methodId": "web"} if version == 2 else {"id": "web"})
+    login = "auth/login" if version == 2 else "authenticate"
+    launch, record = auth_launch(tmp_path, {"version": version, "auth_methods": [method],
+                                            "require": "prompt_idle" if version == 2 else "prompt", "login_hangs": 1})
+    app = AcpApp(launch, arm_delay=0.05)
+    async with app.run_test(size=(120, 40)) as pilot:
+        run = AppRun(app, pilot, record)
+        await run.ready()
+        await run.send("keep me")
+        await dialog(run, LoginScreen)
+        await pilot.press("1")
+        await run.wait(lambda: run.received(login), "the login request")
+        await run.wait(lambda: "^C cancel" in (run.chat.status.values.waiting_label or ""), "how to cancel, shown")
+        run.chat.prompt_input.focus()
+        await pilot.press("ctrl+c")
+        await run.wait(lambda: run.received("$/cancel_request"), "the login request withdrawn")
+        assert run.received("$/cancel_request")[0]["params"] == {"requestId": run.received(login)[0]["id"]}
+        await run.wait(lambda: run.chat.controller.queue.items == ("keep me",), "the prompt back in the queue")
+        await run.wait(lambda: "login cancelled" in screen_text(app), "the line saying so")
+        text = screen_text(app)
+        assert "your prompt waits in the queue" in text and "command palette" in text
+        assert not run.received("session/cancel")
+        await run.wait(lambda: not run.chat.status.values.waiting_label, "the status line back to normal")
+        assert not run.chat.controller.busy
+        assert run.chat._quit_armed_at is None  # the Ctrl-C was the login's cancel, not a step towards quitting
+
+
 async def test_a_typed_key_never_reaches_a_file_the_screen_or_the_stderr_panel(tmp_path: Path) -> None:
     method = {"type": "env_var", "id": "openai-api-key", "name": "Use OPENAI_API_KEY", "vars": [{"name": "OPENAI_API_KEY"}]}
     log = tmp_path / "wire.log"
