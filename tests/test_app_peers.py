@@ -7,6 +7,8 @@ exactly, and validated against the schema of the version the peer negotiated.
 from __future__ import annotations
 
 import json
+import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -71,12 +73,22 @@ async def test_dual_version_agent_v2_prompt_cancelled_with_ctrl_c_ends_idle_canc
         chat = await ready(pilot, app)
         session = chat.controller.session
         assert session is not None and session.version == 2
-        await submit(pilot, chat, "Hello, who are you?")
-        # At once: the agent works for only 250 ms, which a poll for its `running` can miss on a loaded
-        # machine. The prompt is on the wire before the cancel (one writer, in order), so the agent has
-        # its turn to cancel either way.
-        assert chat.controller.busy
-        await pilot.press("ctrl+c")
+        pid = session.process.pid
+        assert pid is not None
+        # The agent works for only 250 ms once it reads a prompt, and on a loaded machine the cancel can
+        # go out later than that (a poll for its `running` misses the window; even an at-once Ctrl-C
+        # follows the prompt by 100-200 ms under load), leaving no turn to cancel. So the agent is held
+        # (SIGSTOP) while the prompt and then the cancel are written: both wait in its stdin, in order,
+        # and it reads them together when it continues, so the cancel always meets the running turn.
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            await submit(pilot, chat, "Hello, who are you?")
+            assert chat.controller.busy
+            await pilot.press("ctrl+c")
+            await wait_until(pilot, lambda: [m.get("method") for m in sent(trace) if "method" in m][-2:]
+                             == ["session/prompt", "session/cancel"], "the prompt, then the cancel, on the wire")
+        finally:
+            os.kill(pid, signal.SIGCONT)
         await wait_until(pilot, lambda: not chat.status.values.busy and not chat.status.values.cancelling,
                          "the agent to go idle")
         assert chat.status.values.state == "idle"
