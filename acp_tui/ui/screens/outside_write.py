@@ -6,6 +6,9 @@ the session's working directory, or any write from an agent that was not offered
 relative to the session folder or with `~`, sanitized) and shows the change as a diff, so the user
 decides about the file that would really change. The chat screen implements `FileAsker` with it.
 
+It looks like the permission dialog (outside_write.tcss): the same calm frame and quiet option rows,
+the path on its own row, and one warning-coloured word, `⚠ outside`, saying where the file is.
+
 The typing guard is the permission dialog's: keys and clicks are ignored until the dialog has been
 on screen for `arm_delay` seconds with no key pressed (every key while arming restarts the count), and
 nothing is focused on arrival, so a stray Enter decides nothing. `y`/`a` write, `n`/`r`/Escape refuse,
@@ -22,6 +25,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
@@ -31,6 +35,7 @@ from acp_tui.path_text import display_path
 from acp_tui.ui.screens.guarded import GuardedDialog, key_hints
 from acp_tui.ui.screens.permission import ARM_DELAY
 from acp_tui.ui.widgets.diff_view import DiffView
+from acp_tui.ui.widgets.icons import GLYPHS
 
 __all__ = ["OutsideWriteScreen", "shown_path"]
 
@@ -50,6 +55,11 @@ def shown_path(write: OutsideWrite) -> str:
     return display_path(os.fspath(path))
 
 
+def _label(key: str, name: str) -> Content:
+    """An option's label as the permission dialog writes it: the key in bold, then the choice."""
+    return Content.assemble((f"{key} ", "bold"), name)
+
+
 def _size(text: str) -> str:
     lines = text.count("\n") + (0 if not text or text.endswith("\n") else 1)
     return f"{lines} line{'s' if lines != 1 else ''}, {len(text.encode('utf-8', 'replace')):,} bytes"
@@ -67,38 +77,22 @@ class OutsideWriteScreen(GuardedDialog[bool]):
         Binding("shift+down,pagedown", "scroll_body(1)", show=False),
     ]
 
-    DEFAULT_CSS = """
-    OutsideWriteScreen { align: center bottom; background: $background 40%; }
-    OutsideWriteScreen > #dialog {
-        width: 100%; height: auto; max-height: 80%;  /* MAX_HEIGHT_FRACTION */
-        background: $surface; border: round $error; border-title-color: $error; border-title-style: bold;
-        padding: 0 1;
-    }
-    #dialog > #title { height: auto; text-style: bold; color: $text; }
-    #dialog > #path { height: auto; color: $text; background: $boost; padding: 0 1; }
-    #dialog > #why { height: auto; color: $text-muted; }
-    #dialog > #body { height: auto; overflow-x: hidden; scrollbar-gutter: stable; margin-top: 1; }
-    #body > .note { color: $text-muted; text-style: italic; }
-    #dialog > #buttons { height: auto; padding-top: 1; }
-    #buttons > Button { width: auto; min-width: 16; margin-right: 2; }
-    #buttons > Button:focus { text-style: bold underline; outline-left: thick $foreground; background-tint: $foreground 25%; }
-    #dialog > #hint { height: 1; color: $text-muted; }
-    #dialog > #hint.-arming { color: $warning; text-style: italic; }
-    """
+    CSS_PATH = "outside_write.tcss"
 
     def __init__(self, write: OutsideWrite, *, arm_delay: float = ARM_DELAY, name: str | None = None,
                  id: str | None = None) -> None:
         super().__init__(arm_delay=arm_delay, name=name, id=id)
         self.write = write
-        self._allow = Button(Text("y  Write the file"), variant="error", compact=True, disabled=True, id="allow")
-        self._refuse = Button(Text("n  Refuse"), variant="default", compact=True, disabled=True, id="refuse")
+        # The permission dialog's option rows: the key in bold, the choice coloured by what it does.
+        self._allow = Button(_label("y", "Write the file"), variant="success", compact=True, disabled=True, id="allow")
+        self._refuse = Button(_label("n", "Refuse"), variant="error", compact=True, disabled=True, id="refuse")
         self._buttons = [self._allow, self._refuse]
         self._body = VerticalScroll(id="body", can_focus=False)
         self._dialog = Vertical(id="dialog")
         self._head = [
             Static(Text(f"The agent wants to {'create' if write.created else 'overwrite'} this file:"), id="title"),
             Static(Text(shown_path(write)), id="path"),
-            Static(Text(self._why()), id="why"),
+            Horizontal(Static(Text(self._marker()), id="marker"), Static(Text(self._why()), id="why"), id="where"),
         ]
         self._buttons_row = Horizontal(id="buttons")
 
@@ -111,7 +105,8 @@ class OutsideWriteScreen(GuardedDialog[bool]):
             yield from self._head
             with self._body:
                 if write.diff is not None:
-                    yield DiffView(write.diff, max_lines=MAX_DIFF_LINES)
+                    # the path is named above: the diff starts with its lines
+                    yield DiffView(write.diff, max_lines=MAX_DIFF_LINES, hide_path=os.fspath(write.path), said=True)
                 else:
                     note = f"The change is too large to show here ({_size(write.new_text)})."
                     yield Static(Text(note), classes="note")
@@ -134,10 +129,14 @@ class OutsideWriteScreen(GuardedDialog[bool]):
             chrome += widget.outer_size.height
         self._body.styles.max_height = max(MIN_BODY_HEIGHT, cap - chrome)
 
+    def _marker(self) -> str:
+        """The one warning-coloured word: where the file is, or why acp-tui asks at all."""
+        return f"{GLYPHS['attention']} {'outside' if self.write.reason == 'outside' else 'unoffered'}"
+
     def _why(self) -> str:
         folder = display_path(os.fspath(self.write.cwd))
         if self.write.reason == "outside":
-            return f"It is outside the session folder {folder} (after following symlinks and `..`)."
+            return f"the session folder {folder} (symlinks and `..` followed)"
         return "acp-tui did not offer this agent file access, so it never writes for it without asking."
 
     # -- the typing guard (guarded.py) -----------------------------------------------------
