@@ -36,7 +36,10 @@ Steps are objects with an ``op``:
 - ``{"op": "wait_for", "method": "session/cancel"}`` or ``{"op": "wait_for", "response": ID}``
   (optional ``"timeout"`` seconds: on expiry a line goes to stderr and the turn goes on);
 - ``{"op": "sleep", "seconds": 0.1}``; ``{"op": "stderr", "text": "..."}``;
-  ``{"op": "exit", "code": 0}``.
+  ``{"op": "exit", "code": 0}``;
+- ``{"op": "wait_for_file", "path": "...", "timeout": 30}`` hold (serving client messages as
+  ``wait_for`` does) until the test creates the file: a state the test must observe then lasts until
+  it has, however late its poll comes on a loaded machine (on expiry a line goes to stderr).
 
 Placeholders, replaced in every string of a step: ``$SESSION`` (session id), ``$PROMPT_ID``
 (the prompt request's JSON-RPC id, keeping its type when it is the whole string),
@@ -299,6 +302,8 @@ class ScriptedAgent:
             self.wait(lambda m: self.matches_wait(step, m), step.get("timeout"), in_turn, step)
         elif op == "sleep":
             self.wait(lambda m: False, float(step.get("seconds", 0)), in_turn, None)
+        elif op == "wait_for_file":
+            self.wait_for_file(Path(self.fill(step["path"])), float(step.get("timeout", 30)), in_turn, step)
         elif op == "stderr":
             sys.stderr.write(self.fill(step.get("text", "")) + "\n")
             sys.stderr.flush()
@@ -309,6 +314,15 @@ class ScriptedAgent:
         else:
             sys.stderr.write(f"scripted_agent: unknown step op {op!r}\n")
             sys.stderr.flush()
+
+    def wait_for_file(self, path: Path, timeout: float, in_turn: bool, step: Step) -> None:
+        deadline = time.monotonic() + timeout
+        while not path.exists():
+            if time.monotonic() >= deadline:
+                sys.stderr.write(f"scripted_agent: timed out waiting for {json.dumps(step)}\n")
+                sys.stderr.flush()
+                return
+            self.wait(lambda m: False, 0.02, in_turn, None)
 
     def send_update(self, update: Message) -> None:
         self.write({
