@@ -60,7 +60,9 @@ class ScriptedRun:
         """Every message the client sent so far, in order."""
         if not self.record_path.exists():
             return []
-        lines = self.record_path.read_text(encoding="utf-8").splitlines()
+        text = self.record_path.read_text(encoding="utf-8")
+        # Polled while the agent writes: a last line without its newline is still being written.
+        lines = text[: text.rfind("\n") + 1].splitlines()
         return [json.loads(line) for line in lines if line.strip()]
 
     def methods(self) -> list[str]:

@@ -106,7 +106,9 @@ class AppRun:
         """Messages with `method` that the agent received, in order."""
         if not self.record.exists():
             return []
-        lines = self.record.read_text(encoding="utf-8").splitlines()
+        text = self.record.read_text(encoding="utf-8")
+        # Polled while the agent writes: a last line without its newline is still being written.
+        lines = text[: text.rfind("\n") + 1].splitlines()
         return [m for m in map(json.loads, lines) if m.get("method") == method]
 
     def prompts_received(self) -> list[str]:
