@@ -24,6 +24,7 @@ from acp_tui.ui.app import AcpApp
 from acp_tui.ui.screens.login import LoginScreen, SecretScreen, TerminalLoginScreen
 from acp_tui.ui.widgets.agent_message import AgentMessageView
 from acp_tui.ui.widgets.stderr_panel import StderrPanel
+from acp_tui.ui.widgets.user_message import UserMessageView
 from tests.peers import peer_env
 from tests.test_app_claude_adapter import claude_adapter  # noqa: F401  (session fixture)
 from tests.test_app_timeline import AppRun, private_dirs, project_dir  # noqa: F401  (autouse fixture)
@@ -115,6 +116,29 @@ async def test_ctrl_c_cancels_a_login_the_agent_does_not_answer(tmp_path: Path, 
         await run.wait(lambda: not run.chat.status.values.waiting_label, "the status line back to normal")
         assert not run.chat.controller.busy
         assert run.chat._quit_armed_at is None  # the Ctrl-C was the login's cancel, not a step towards quitting
+
+
+@pytest.mark.parametrize("version,require", [(2, "prompt_idle"), (2, "prompt"), (1, "prompt")])
+async def test_a_prompt_sent_again_after_the_login_dialog_shows_one_bubble(tmp_path: Path, version: int,
+                                                                          require: str) -> None:
+    method: dict[str, Any] = {"name": "Log in with a browser"}
+    method.update({"type": "agent", "methodId": "web"} if version == 2 else {"id": "web"})
+    launch, record = auth_launch(tmp_path, {"version": version, "auth_methods": [method], "require": require})
+    app = AcpApp(launch, arm_delay=0.05)
+    async with app.run_test(size=(120, 40)) as pilot:
+        run = AppRun(app, pilot, record)
+        await run.ready()
+        await run.send("what I typed")
+        await dialog(run, LoginScreen)
+        await pilot.press("1")
+        await run.wait(lambda: len(run.received("session/prompt")) == 2, "the prompt sent again")
+        await run.wait(lambda: any("echo: what I typed" in view.text for view in run.views(AgentMessageView)),
+                       "the answer after the login")
+        await run.wait(lambda: not run.chat.pump.pending, "every event applied")
+        await pilot.pause()
+        bubbles = [view for view in run.views(UserMessageView) if view.display]
+        assert [view.status_text for view in bubbles] == [""]  # one bubble, shown as sent
+        assert screen_text(app).count("what I typed") == 2  # the bubble and the answer's echo
 
 
 async def test_a_typed_key_never_reaches_a_file_the_screen_or_the_stderr_panel(tmp_path: Path) -> None:

@@ -27,7 +27,8 @@ from acp_tui.protocol.auth import AgentLogin, EnvVarLogin, TerminalLogin, Unsupp
 from acp_tui.services.auth import KeyEntry, LoginChoice, LoginRequest, SecretRequest, TerminalCommand, TerminalOutcome
 from acp_tui.services.files import OutsideWrite
 from acp_tui.services.permission import PermissionQuestion
-from acp_tui.session.model import AGENT_MESSAGE, Message
+from acp_tui.session.model import AGENT_MESSAGE, USER_MESSAGE, Message
+from acp_tui.transcript import render_markdown
 from tests.askers import NoElicitation
 from tests.schema_check import validate_client_message
 
@@ -327,6 +328,38 @@ async def test_a_prompt_that_needs_a_login_is_sent_again_after_it(make: RunFacto
     prompts = [m for m in run.received() if m.get("method") == "session/prompt"]
     assert [p["params"]["prompt"] for p in prompts] == [[{"type": "text", "text": "what I typed"}]] * 2
     assert "sending your prompt again" in run.notes()
+    run.validate_frames()
+
+
+@pytest.mark.parametrize("version,require", [(2, "prompt_idle"), (2, "prompt"), (1, "prompt")])
+async def test_a_prompt_sent_again_after_a_login_shows_the_users_words_once(make: RunFactory, version: int,
+                                                                            require: str) -> None:
+    """v2 idle error (Claude's adapter) and v1: the agent inserted the first try, so it holds two user messages;
+    the repeat is marked and neither the conversation nor the Markdown shows the words twice. v2 refused: the
+    refused try (never inserted) goes when the prompt is sent again."""
+    method = AGENT_METHOD_V2 if version == 2 else AGENT_METHOD_V1
+    run = make({"version": version, "auth_methods": [method], "require": require}, User(["agent-login"]),
+               transcripts=True)
+    assert await run.ctl.start()
+    run.ctl.submit("what I typed")
+    await run.until(lambda: "echo: what I typed" in run.answers(), "the prompt answered after the login")
+    state = run.ctl.state
+    messages = [e for key, e in state.entities.items() if key[0] == USER_MESSAGE and isinstance(e, Message)]
+    shown = [m.text for m in messages if m.resend_of is None] + [
+        "".join(getattr(b, "text", "") for b in sub.blocks) for sub in state.submissions.values()]
+    assert shown == ["what I typed"]  # once: the first try's bubble, or the message the resend became
+    if (version, require) == (2, "prompt"):
+        assert len(messages) == 1 and not state.submissions  # refused before insertion: one message only
+    else:
+        first, again = messages  # the agent did insert two messages: the model keeps both, honestly
+        assert again.resend_of == first.id and first.resend_of is None
+    transcript = run.ctl.transcript
+    assert transcript is not None
+    await run.ctl.shutdown()
+    markdown = render_markdown(transcript.path)
+    lines = markdown.splitlines()
+    assert lines.count("what I typed") == 1 and lines.count("### User") == 1, markdown
+    assert lines.index("what I typed") < lines.index("echo: what I typed")
     run.validate_frames()
 
 

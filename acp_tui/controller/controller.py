@@ -53,9 +53,10 @@ from acp_tui.services.auth import (
     LoginStopped,
     RestartNeeded,
 )
-from acp_tui.session.changes import AgentGone, Change, InfoChanged, StateChanged, TurnEnded
+from acp_tui.session.changes import AgentGone, Change, InfoChanged, StateChanged, SubmissionChanged, TurnEnded
+from acp_tui.session.events import PromptResent, SubmissionDismissed
 from acp_tui.session.coalesce import coalesce
-from acp_tui.session.model import SessionState
+from acp_tui.session.model import USER_MESSAGE, Message, SessionState
 from acp_tui.transcript import TranscriptWriter, transcript_path
 from acp_tui.controller.wiring import ServicesFactory, UserAsker, default_services
 
@@ -110,11 +111,16 @@ class SessionController(SessionIntents):
         self._closed = False
         # Logging in (docs/protocol.md §2.4): variables the user gave for the agent's process only (kept
         # across restarts, never written anywhere), the agent method to log in with after the restart they
-        # need, the prompt to send again once logged in, and whether a login holds the queue.
+        # need, the prompt to send again once logged in, and whether a login holds the queue. The prompt's first
+        # try is shown once (docs/protocol.md §2.4): the user message the agent inserted (the resend is marked
+        # as its repeat) or the refused submission (dismissed when the prompt goes again).
         self._auth_env: dict[str, str] = {}
         self._login_after_restart: str | None = None
         self._last_prompt: PromptSubmission | None = None
         self._resend: PromptSubmission | None = None
+        self._resend_of: str | None = None
+        self._refused: int | str | None = None
+        self._resending_of: str | None = None  # the resend on its way: its submission is marked when it appears
         self._logging_in = False
         self._init_sessions()
 
@@ -400,12 +406,17 @@ class SessionController(SessionIntents):
         self.note("⊘ login cancelled: the agent's login request was withdrawn", "warning")
         return LoginCancelled(stopped=True)
 
-    def _auth_failed(self, session: AgentSession, reason: str) -> None:
-        """A prompt (or its turn) failed with -32000: log in, then send the prompt again; the queue waits."""
+    def _auth_failed(self, session: AgentSession, reason: str, *, inserted: str | None = None) -> None:
+        """A prompt (or its turn) failed with -32000: log in, then send the prompt again; the queue waits.
+
+        `inserted`: the user message the failed turn began with (the agent inserted the prompt); without it the
+        prompt was refused before insertion and its failed submission is the first try.
+        """
         if self._logging_in or self._closed or session is not self.session:
             return
         self._logging_in = True  # before anything queued can go out
         prompt, self._last_prompt = self._last_prompt, None
+        self._resend_of, self._refused = inserted, None if inserted is not None else _refused_submission(session.state)
         self._spawn(self._log_in_and_resend(session, prompt, reason))
 
     async def _log_in_and_resend(self, session: AgentSession, prompt: PromptSubmission | None,
@@ -436,6 +447,7 @@ class SessionController(SessionIntents):
     def _resend_after_login(self) -> bool:
         """Send the prompt a login interrupted (nothing the user typed is lost); True when one was sent."""
         prompt, self._resend = self._resend, None
+        of, refused, self._resend_of, self._refused = self._resend_of, self._refused, None, None
         if prompt is None:
             return False
         session = self.session
@@ -443,8 +455,28 @@ class SessionController(SessionIntents):
             self._requeue(prompt)
             return False
         self.note("sending your prompt again")
-        self._send(prompt)
+        auth = self._auth_service(session)
+        if refused is not None and auth is not None:
+            auth.show(SubmissionDismissed(refused))  # the refused try goes; the words show once, as sent now
+        self._send(prompt, resend_of=of)
         return True
+
+    async def _prompt_again(self, submission: PromptSubmission, of: str) -> None:
+        """`_prompt` for a prompt sent again after a login: its submission is marked as a repeat of `of`."""
+        self._resending_of = of
+        try:
+            await self._prompt(submission)
+        finally:
+            self._resending_of = None
+
+    def _mark_resend(self, session: AgentSession, change: SubmissionChanged) -> None:
+        """The resend's submission appeared: mark it, before anything shows it, as the repeat of its first try."""
+        submission = session.state.submissions.get(change.request_id)
+        auth = self._auth_service(session)
+        if self._resending_of is None or submission is None or submission.status != "pending" or auth is None:
+            return
+        of, self._resending_of = self._resending_of, None
+        auth.show(PromptResent(change.request_id, of))
 
     def _requeue(self, submission: PromptSubmission) -> None:
         """Put a prompt back in the queue, paused: it waits for the user's Enter."""
@@ -516,10 +548,10 @@ class SessionController(SessionIntents):
         self._send(submission)
         return True
 
-    def _send(self, submission: PromptSubmission) -> None:
+    def _send(self, submission: PromptSubmission, *, resend_of: str | None = None) -> None:
         self._sending = True
         self._emit(Waiting("waiting for the agent to take the prompt"))
-        self._spawn(self._prompt(submission))
+        self._spawn(self._prompt(submission) if resend_of is None else self._prompt_again(submission, resend_of))
 
     async def _prompt(self, submission: PromptSubmission) -> None:
         """Build the blocks now (files are read fresh, as the agent's capabilities allow), then send."""
@@ -639,6 +671,8 @@ class SessionController(SessionIntents):
                     self._agent_gone(session)
                 elif type(change) is InfoChanged:
                     indexed = True
+                elif type(change) is SubmissionChanged and self._resending_of is not None:
+                    self._mark_resend(session, change)
             if indexed:
                 self._index_session(session)  # the session list shows its title and last activity
             if moved:
@@ -652,8 +686,8 @@ class SessionController(SessionIntents):
         """A turn's end (once per turn, after all its output): say how it ended; a cancel pauses the queue."""
         self._mark_turn_end(change.stop_reason, change.error.message if change.error is not None else None)
         if change.stop_reason == "error" and change.error is not None and change.error.code == AUTH_REQUIRED:
-            if self.session is not None:
-                self._auth_failed(self.session, change.error.message)  # e.g. Claude's adapter (docs/protocol.md §2.4)
+            if self.session is not None:  # e.g. Claude's adapter (docs/protocol.md §2.4)
+                self._auth_failed(self.session, change.error.message, inserted=_turn_message(self.session.state))
         else:
             self._last_prompt = None  # answered: nothing to send again
         if change.cancel_requested and len(self.queue):
@@ -774,5 +808,21 @@ class SessionController(SessionIntents):
 
 
 _EMPTY_STATE = SessionState()
+
+
+def _turn_message(state: SessionState) -> str | None:
+    """The user message the last turn began with, or the one it repeats (a prompt sent again after a login)."""
+    for key, entity in reversed(state.entities.items()):
+        if key[0] == USER_MESSAGE and type(entity) is Message:
+            return entity.resend_of or entity.id
+    return None
+
+
+def _refused_submission(state: SessionState) -> int | str | None:
+    """The prompt the agent refused with "authentication required" before inserting it, if one is shown."""
+    for request_id, submission in reversed(state.submissions.items()):
+        if submission.status == "failed" and submission.error is not None and submission.error.code == AUTH_REQUIRED:
+            return request_id
+    return None
 
 __all__ = ["FORCE_STOP_AFTER", "SessionController"]

@@ -117,6 +117,15 @@ class FileAccessed:
 
 
 @dataclass(frozen=True, slots=True)
+class PromptResent:
+    """The prompt sent with `request_id` repeats user message `of`: the client sent it again after a login
+    (docs/protocol.md §2.4). The agent inserts it as a message of its own; the conversation shows the words once."""
+
+    request_id: int | str
+    of: str
+
+
+@dataclass(frozen=True, slots=True)
 class SubmissionDismissed:
     """The user dismissed a failed/cancelled submission bubble: drop it from `state.submissions`."""
 
@@ -160,13 +169,13 @@ class TerminalTimed:
 
 
 LocalEvent: TypeAlias = (
-    PromptSubmitted | PromptAccepted | PromptRejected | CancelRequested | PermissionRequested
+    PromptSubmitted | PromptAccepted | PromptRejected | PromptResent | CancelRequested | PermissionRequested
     | PermissionResolved | ProtocolProblem | AgentExited | SubmissionDismissed | ToolCallCreated | FileAccessed
     | TerminalCancelRequested | TerminalCancelFailed | TerminalTimed
 )
 
 __all__ = [
-    "PromptSubmitted", "PromptAccepted", "PromptRejected", "CancelRequested", "PermissionRequested",
+    "PromptSubmitted", "PromptAccepted", "PromptRejected", "PromptResent", "CancelRequested", "PermissionRequested",
     "PermissionResolved", "ProtocolProblem", "AgentExited", "SubmissionDismissed", "ToolCallCreated", "FileAccessed",
     "FileAccessStatus", "LocalEvent",
     "TerminalCancelRequested", "TerminalCancelFailed", "TerminalTimed",

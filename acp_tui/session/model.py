@@ -120,10 +120,12 @@ class Message:
 
     `local_echo` is true while a user message shows the blocks the client submitted because the agent has
     not reported that message yet; the agent's first update or chunk for it then replaces the echo.
-    `submission_id` is the JSON-RPC request id of the prompt that inserted it, when known.
+    `submission_id` is the JSON-RPC request id of the prompt that inserted it, when known. `resend_of` is the
+    id of the user message this one repeats (the prompt was sent again after a login): the agent holds both,
+    the conversation shows the words once.
     """
 
-    __slots__ = ("key", "content", "meta", "local_echo", "submission_id")
+    __slots__ = ("key", "content", "meta", "local_echo", "submission_id", "resend_of")
 
     def __init__(self, key: EntityKey) -> None:
         self.key: EntityKey = key
@@ -131,6 +133,7 @@ class Message:
         self.meta: Meta | None = None
         self.local_echo: bool = False
         self.submission_id: int | str | None = None
+        self.resend_of: str | None = None
 
     @property
     def id(self) -> str:
@@ -401,16 +404,18 @@ class Submission:
 
     "pending": waiting for insertion (show a greyed bubble). "failed": error response (show it red with
     `error`). "cancelled": -32800, "not sent". "unknown": the agent went away before answering.
-    Accepted submissions leave this table: they are user messages in the timeline then.
+    Accepted submissions leave this table: they are user messages in the timeline then. `resend_of`: the
+    user message this prompt repeats (`Message.resend_of`), carried to the message it becomes.
     """
 
-    __slots__ = ("request_id", "blocks", "status", "error")
+    __slots__ = ("request_id", "blocks", "status", "error", "resend_of")
 
     def __init__(self, request_id: int | str, blocks: list[ContentBlock]) -> None:
         self.request_id: int | str = request_id
         self.blocks: list[ContentBlock] = blocks
         self.status: SubmissionStatus = "pending"
         self.error: ErrorObject | None = None
+        self.resend_of: str | None = None
 
 
 class Problem:

@@ -83,6 +83,7 @@ from acp_tui.session.events import (
     PermissionResolved,
     PromptAccepted,
     PromptRejected,
+    PromptResent,
     PromptSubmitted,
     ProtocolProblem,
     SubmissionDismissed,
@@ -562,11 +563,29 @@ def _prompt_accepted(state: SessionState, event: PromptAccepted) -> list[Change]
         msg.content.replace(submission.blocks)
         msg.local_echo = True
         msg.submission_id = event.request_id
+        msg.resend_of = submission.resend_of
         changes.append(_add(state, msg))
     elif type(entity) is Message:
         entity.submission_id = event.request_id
-        changes.append(EntityChanged(key, frozenset({"submission_id"})))
+        fields = {"submission_id"}
+        if submission is not None and submission.resend_of is not None:
+            entity.resend_of = submission.resend_of
+            fields.add("resend_of")
+        changes.append(EntityChanged(key, frozenset(fields)))
     return changes
+
+
+def _prompt_resent(state: SessionState, event: PromptResent) -> list[Change]:
+    """Mark a prompt sent again after a login as a repeat of message `of` (its submission, or the message it became)."""
+    submission = state.submissions.get(event.request_id)
+    if submission is not None:
+        submission.resend_of = event.of
+        return [SubmissionChanged(event.request_id)]
+    for key, entity in reversed(state.entities.items()):
+        if key[0] == USER_MESSAGE and type(entity) is Message and entity.submission_id == event.request_id:
+            entity.resend_of = event.of
+            return [EntityChanged(key, frozenset({"resend_of"}))]
+    return []
 
 
 def _prompt_rejected(state: SessionState, event: PromptRejected) -> list[Change]:
@@ -730,6 +749,7 @@ _HANDLERS: dict[type, _Handler] = {
     PromptSubmitted: _prompt_submitted,
     PromptAccepted: _prompt_accepted,
     PromptRejected: _prompt_rejected,
+    PromptResent: _prompt_resent,
     SubmissionDismissed: _submission_dismissed,
     CancelRequested: _cancel_requested,
     PermissionRequested: _permission_requested,

@@ -206,6 +206,8 @@ def render_markdown(path: Path) -> str:
         entity = item.entity
         if item.removed or (entity.type == "terminal" and (item.epoch, entity.id) in embedded):
             continue  # a removed plan; a terminal its tool call shows
+        if entity.type == "user_message" and _text(entity.resend_of):
+            continue  # sent again after a login: the words are above already
         body = _render_block(item, terminals)
         if not body:
             continue

@@ -167,6 +167,8 @@ class EntityFields(msgspec.Struct, kw_only=True):
     #: a compaction's error text
     error: str | None | UnsetType = UNSET
     local_echo: bool | UnsetType = UNSET
+    #: a user message sent again after a login: the id of the message it repeats (Markdown shows the words once)
+    resend_of: str | None | UnsetType = UNSET
 
 
 class InfoFields(msgspec.Struct):
@@ -203,7 +205,7 @@ class NoteRecord(_Record, tag="note"):
 class AddedRecord(EntityFields, tag_field="ev", tag="added", kw_only=True):
     """A timeline entity, rendered whole as it is when it appears.
 
-    Which fields are set depends on `type`: a message `text` and `local_echo`; a tool call `title`,
+    Which fields are set depends on `type`: a message `text`, `local_echo` and `resend_of`; a tool call `title`,
     `kind`, `status`, `locations`, `name`, `content` (format 1: `text`) and `files`; a terminal
     `command`, `cwd`, `exit_status` and its decoded output as `text`; a plan `plan`; a compaction
     `status`, `error` and its summary as `text`; an unknown update `kind` and `raw`; a file access `access`.

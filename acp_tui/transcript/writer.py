@@ -361,7 +361,10 @@ def _changed_fields(entity: Entity, names: Iterable[str]) -> dict[str, Any]:
         case Plan():
             return {"plan": _plan_value(entity.plan)} if "plan" in names else {}
         case Message():
-            return {"local_echo": entity.local_echo} if "local_echo" in names else {}
+            values = {"local_echo": entity.local_echo} if "local_echo" in names else {}
+            if "resend_of" in names:
+                values["resend_of"] = _opt_plain(entity.resend_of)
+            return values
         case UnknownEntry() | FileAccess():
             return {}  # never changed once made
         case _:
@@ -581,7 +584,8 @@ class TranscriptWriter:
         kind, ident = key[0], plain(key[1])
         match entity:
             case Message():
-                return AddedRecord(type=kind, id=ident, text=_blocks_text(entity.content.blocks), local_echo=entity.local_echo)
+                return AddedRecord(type=kind, id=ident, text=_blocks_text(entity.content.blocks), local_echo=entity.local_echo,
+                                   resend_of=_opt_plain(entity.resend_of) if entity.resend_of is not None else UNSET)
             case ToolCall():
                 files = entity.files
                 self._files_written[key] = len(files)

@@ -6,6 +6,8 @@ with their names and sizes, never their bytes, whether sent now or replayed; the
 text that name an attachment are drawn as chips too. While not inserted it looks "pending" (greyed); a
 rejected prompt shows its error, a cancelled one "not sent (cancelled)". The text is plain
 (sanitized with `multiline`), never markdown or markup: it is what the user typed or the agent echoed.
+A prompt sent again after a login (`resend_of`) repeats a bubble already shown: it is not drawn while it
+goes out or once sent (the conversation says "sending your prompt again"), only if it fails.
 """
 
 from __future__ import annotations
@@ -71,10 +73,13 @@ class UserMessageView(Vertical):
         self._attached: list[str] = []
         self._initial_chips: list[Any] = []
         self.state: DeliveryState = "sent"
+        #: the user message this one repeats (sent again after a login), if any
+        self.resend_of: str | None = message.resend_of if message is not None else None
         self._status_plain = ""
         self._load(self._source_blocks())
         if message is None:
             self.set_pending()
+        self._fit()
 
     @classmethod
     def from_submission(cls, submission: Submission) -> UserMessageView:
@@ -166,7 +171,21 @@ class UserMessageView(Vertical):
         """Re-render from the model (a `ContentReplaced`, or the agent replacing a local echo)."""
         if message is not None:
             self.message = message
+            self._set_resend(message.resend_of)
         self._load(self._source_blocks())
+
+    def apply_fields(self, fields: frozenset[str]) -> None:
+        """A field of the message changed: only `resend_of` changes how it looks."""
+        if "resend_of" in fields and self.message is not None:
+            self._set_resend(self.message.resend_of)
+
+    def _set_resend(self, resend_of: str | None) -> None:
+        self.resend_of = resend_of
+        self._fit()
+
+    def _fit(self) -> None:
+        """A repeat of a bubble already shown is drawn only when it did not get through."""
+        self.display = self.resend_of is None or self.state not in ("sent", "pending")
 
     # -- delivery state ----------------------------------------------------------------------
 
@@ -177,6 +196,7 @@ class UserMessageView(Vertical):
             self.add_class(f"-{state}")
         self._status_plain = status
         self._status.update(Text(status))
+        self._fit()
 
     def set_pending(self) -> None:
         """Submitted, not yet inserted by the agent."""
@@ -200,6 +220,7 @@ class UserMessageView(Vertical):
 
     def apply_submission(self, submission: Submission) -> None:
         """Show the state of a submission from `state.submissions`."""
+        self.resend_of = submission.resend_of
         if submission.status == "pending":
             self.set_pending()
         elif submission.status == "failed":
