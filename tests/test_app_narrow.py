@@ -1,8 +1,9 @@
 """At 80x24 the header and the status bar fit: what matters stays, lower-priority parts give way.
 
 The status bar always shows the state (with its error) and `^Q quit`; counts and the usage meter
-shorten or drop by priority, the other key hints drop from the end. The header always shows the
-agent, then the protocol and the tail of a long directory; the title and version give way first.
+shorten or drop by priority, and so do the other key hints, by theirs: while the agent works `^C cancel`
+outranks `⏎ send`, once it stopped `^R restart` does. The header always shows the agent, then the
+protocol and the tail of a long directory; the title and version give way first.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from typing import Any
 from rich.cells import cell_len
 from textual.app import App, ComposeResult
 
+from acp_tui.ui.screens.chat import KEY_HINTS
 from acp_tui.ui.widgets.session_header import HeaderValues, SessionHeader, tail
-from acp_tui.ui.widgets.status_bar import StatusBar
+from acp_tui.ui.widgets.status_bar import HINT_SEPARATOR, PINNED, HintMode, KeyHint, StatusBar, fit_hints
 from tests.test_app_timeline import (
     SHOWN_CWD,
     private_dirs,  # noqa: F401  (autouse fixture: private data/state/config dirs and HOME)
@@ -23,10 +25,12 @@ from tests.test_app_timeline import (
     screen_text,
     text,
     update,
+    v2_turn,
 )
 
 NARROW = (80, 24)
 HINTS = "⏎ send · ^J newline · ^C cancel · F2 stderr · ^R restart · ^Q quit"
+assert HINT_SEPARATOR.join(hint.text for hint in KEY_HINTS) == HINTS
 
 
 class BarsApp(App[None]):
@@ -45,7 +49,7 @@ async def bar_lines(header: HeaderValues, width: int = 80, **status: Any) -> tup
     """The header's and the status bar's lines (padding included) at `width` columns."""
     app = BarsApp(header)
     async with app.run_test(size=(width, 5)) as pilot:
-        app.query_one(StatusBar).update_values(hints=HINTS, **status)
+        app.query_one(StatusBar).update_values(hints=KEY_HINTS, **status)
         await pilot.pause()
         lines = [strip.text for strip in app.screen._compositor.render_strips()]
     return lines[0], lines[-1]
@@ -133,3 +137,63 @@ async def test_the_real_app_at_80x24_idle_header_and_hints(tmp_path: Path) -> No
         lines = screen_text(run).splitlines()
         assert lines[0].rstrip().endswith(f"ACP v2  ·  {SHOWN_CWD}")
         assert lines[-1].startswith(" ● ready") and lines[-1].rstrip().endswith("^Q quit")
+
+
+# -- which key hints stay: explicit priorities, by what the agent is doing -----------------------------------
+
+
+def test_each_mode_drops_its_least_useful_hint_first_and_never_quit() -> None:
+    def drops(mode: HintMode) -> list[str]:
+        """The hints in the order they drop as the room shrinks."""
+        gone: list[str] = []
+        for room in range(len(HINTS), 0, -1):
+            shown = fit_hints(KEY_HINTS, room, mode)
+            gone += [hint.text for hint in KEY_HINTS if hint.text not in shown and hint.text not in gone]
+            assert shown.endswith("^Q quit")
+            assert shown == HINT_SEPARATOR.join(h.text for h in KEY_HINTS if h.text in shown.split(HINT_SEPARATOR))
+        return gone
+
+    assert drops("idle") == ["^R restart", "F2 stderr", "^C cancel", "^J newline", "⏎ send"]
+    assert drops("busy") == ["^R restart", "F2 stderr", "^J newline", "⏎ send"]  # ^C cancel is pinned
+    assert drops("stopped") == ["F2 stderr", "^C cancel", "^J newline", "⏎ send"]  # and here ^R restart
+
+
+def test_equal_priorities_drop_the_later_hint_first_and_text_hints_rank_by_order() -> None:
+    hints = (KeyHint("a", "one", 1), KeyHint("b", "two", 1), KeyHint("q", "quit", PINNED))
+    assert fit_hints(hints, 14) == "a one · q quit"
+    assert fit_hints("x one · y two · ^Q quit", 15) == "x one · ^Q quit"
+
+
+async def test_while_the_agent_works_80_columns_keep_cancel_before_send() -> None:
+    _, status = await bar_lines(HeaderValues(agent="Agent"), state="running", busy=True, used=53_200,
+                                size=200_000, cost="$0.120")
+    assert cell_len(status) == 80
+    assert status.rstrip().endswith("⏎ send · ^C cancel · ^Q quit")  # ^J newline went first
+    _, status = await bar_lines(HeaderValues(agent="Agent"), state="running", busy=True, used=53_200,
+                                size=200_000, cost="$0.120", queued=2, problems=3, stderr_unseen=12)
+    assert status.rstrip().endswith("^C cancel · ^Q quit") and "⏎ send" not in status
+    _, idle = await bar_lines(HeaderValues(agent="Agent"), state="idle", used=53_200, size=200_000, cost="$0.120",
+                              queued=2, problems=3, stderr_unseen=12)
+    assert "^C cancel" not in idle  # idle, the prompt's keys come first
+
+
+async def test_once_the_agent_stopped_80_columns_keep_restart() -> None:
+    _, status = await bar_lines(HeaderValues(agent="Agent"), state="stopped", used=53_200, size=200_000,
+                                cost="$0.120", problems=3)
+    assert status.startswith(" ■ agent stopped") and status.rstrip().endswith("^R restart · ^Q quit")
+
+
+async def test_the_real_app_at_80x24_while_working_shows_cancel_and_quit(tmp_path: Path) -> None:
+    usage = update({"sessionUpdate": "usage_update", "used": 53_200, "size": 200_000,
+                    "cost": {"amount": 0.12, "currency": "USD"}})
+    held = v2_turn(usage, {"op": "wait_for", "method": "session/cancel"}, stop="cancelled")
+    async with running_app(tmp_path, {"version": 2, "turns": [held]}, size=NARROW, cwd=project_dir(tmp_path)) as run:
+        await run.send("work")
+        await run.wait(lambda: run.chat.status.values.busy and run.chat.status.values.used == 53_200,
+                       "the agent working, with its usage")
+        await run.pilot.pause()
+        status = screen_text(run).splitlines()[-1].rstrip()
+        assert "working…" in status and "53.2k / 200.0k" in status
+        assert status.endswith("⏎ send · ^C cancel · ^Q quit")  # ^J newline, F2 and ^R gave way first
+        await run.pilot.press("ctrl+c")
+        await run.idle()

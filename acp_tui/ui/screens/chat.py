@@ -52,7 +52,7 @@ from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.queued_prompts import QueuedPrompts
 from acp_tui.ui.widgets.save_request import MessageSaveRequested
 from acp_tui.ui.widgets.session_header import HeaderValues, SessionHeader
-from acp_tui.ui.widgets.status_bar import StatusBar
+from acp_tui.ui.widgets.status_bar import PINNED, KeyHint, StatusBar
 from acp_tui.ui.widgets.stderr_panel import StderrPanel
 from acp_tui.ui.widgets.system_line import SystemLine
 from acp_tui.ui.widgets.terminal_view import TerminalView
@@ -61,7 +61,11 @@ from acp_tui.ui.widgets.tool_call import ToolCallCard
 if TYPE_CHECKING:
     from acp_tui.controller.wiring import UserAsker
 
-KEY_HINTS = "⏎ send · ^J newline · ^C cancel · F2 stderr · ^R restart · ^Q quit"
+#: The status bar's key hints, in order; a narrow bar drops the lowest priority first (status_bar.KeyHint):
+#: ^Q quit never drops, nor ^C cancel while the agent works, nor ^R restart once it stopped.
+KEY_HINTS = (KeyHint("⏎", "send", 60, busy=40), KeyHint("^J", "newline", 50, busy=30),
+             KeyHint("^C", "cancel", 30, busy=PINNED), KeyHint("F2", "stderr", 20),
+             KeyHint("^R", "restart", 10, stopped=PINNED), KeyHint("^Q", "quit", PINNED))
 
 #: Builds the controller a screen drives: (emit, asker) → controller. Tests hand in a scripted one.
 ControllerFactory = Callable[[Launch, Callable[[ControllerEvent], None], "UserAsker"], SessionController]

@@ -3,13 +3,17 @@
 It holds plain values (set by the chat screen from the session model) and renders one line; only a
 running state animates, with a timer that stops when work ends. In a narrow terminal (80 columns)
 the line is fitted, never wrapped or cut blindly: the state (with its error) and `^Q quit` always
-show, the counts and the usage meter shorten or drop by priority, and the other hints drop from the end.
+show, the counts and the usage meter shorten or drop by priority, and the other key hints drop by
+theirs (`KeyHint`): the lowest first, and what matters depends on what the agent is doing (while it
+works `^C cancel` is pinned like `^Q quit`, so it outranks `⏎ send` and the counts; once it stopped,
+`^R restart` is). The hints keep their order.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Final
+from typing import Final, Literal
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -32,6 +36,41 @@ STOP_REASON_TEXT = {
 }
 
 
+#: What the agent is doing, as far as the key hints care: each mode may rank the hints differently.
+HintMode = Literal["idle", "busy", "stopped"]
+
+
+#: A key hint with this priority (or more) in a mode is kept like the state: the bar reserves its room
+#: before the counts, and it never drops however narrow the terminal (`^Q quit`, the way out).
+PINNED: Final = 100
+
+
+@dataclass(frozen=True, slots=True)
+class KeyHint:
+    """One key hint, `^C cancel`: when the bar is narrow the hint with the lowest priority drops first
+    (of two equal, the later one). `busy` and `stopped` are its priority while the agent works and once
+    it stopped, when they differ from `priority`; from `PINNED` up it never drops."""
+
+    key: str
+    label: str
+    priority: int = 0
+    busy: int | None = None
+    stopped: int | None = None
+
+    @property
+    def text(self) -> str:
+        return f"{self.key} {self.label}"
+
+    def rank(self, mode: HintMode) -> int:
+        """The priority in `mode`."""
+        override = self.busy if mode == "busy" else self.stopped if mode == "stopped" else None
+        return self.priority if override is None else override
+
+    def pinned(self, mode: HintMode) -> bool:
+        """Kept in `mode` whatever the width?"""
+        return self.rank(mode) >= PINNED
+
+
 @dataclass(frozen=True, slots=True)
 class StatusValues:
     """Everything the status bar shows; the screen replaces it whole on any change."""
@@ -49,7 +88,16 @@ class StatusValues:
     problems: int = 0
     stderr_unseen: int = 0
     waiting_label: str | None = None  # e.g. "waiting for initialize 12s"
-    hints: str = ""
+    hints: tuple[KeyHint, ...] = ()
+
+    @property
+    def mode(self) -> HintMode:
+        """Which key hints matter most now (see `KeyHint`)."""
+        if self.state == "stopped":
+            return "stopped"
+        if self.busy or self.cancelling or self.waiting_for_user:
+            return "busy"
+        return "idle"
 
 
 def format_tokens(count: int) -> str:
@@ -82,22 +130,33 @@ class InfoPart:
 #: (queued prompts, problems, unseen stderr) before the usage meter and its cost. The state and the
 #: pinned hints come before all of them; the other key hints after.
 INFO_PRIORITY: Final = ("queued", "problems", "stderr", "usage", "cost")
-#: Hints that never drop out, however narrow the terminal: the way out.
+#: Hints pinned when given as text (`fit_hints("… · ^Q quit", …)`): the way out.
 PINNED_HINTS: Final = frozenset({"^Q quit"})
 HINT_SEPARATOR: Final = " · "
 #: Cells kept between the left part and the hints.
 GAP: Final = 2
 
 
-def fit_hints(hints: str, room: int) -> str:
-    """The key hints that fit in `room` cells: whole hints drop from the end (the least useful are
-    listed last), except the pinned ones (`^Q quit`), which stay even when they do not fit (the status
+def parse_hints(text: str) -> tuple[KeyHint, ...]:
+    """`"⏎ send · ^Q quit"` as key hints ranked by their order (the first stays longest; `PINNED_HINTS` never drop)."""
+    parts = text.split(HINT_SEPARATOR) if text else []
+    hints = []
+    for index, part in enumerate(parts):
+        key, _, label = part.partition(" ")
+        hints.append(KeyHint(key, label, PINNED if part in PINNED_HINTS else len(parts) - index))
+    return tuple(hints)
+
+
+def fit_hints(hints: str | Sequence[KeyHint], room: int, mode: HintMode = "idle") -> str:
+    """The key hints that fit in `room` cells, in their order: whole hints drop, the lowest priority in
+    `mode` first, except the pinned ones (`^Q quit`), which stay even when they do not fit (the status
     bar reserves their room before anything else)."""
-    parts = hints.split(HINT_SEPARATOR) if hints else []
-    droppable = [index for index, part in enumerate(parts) if part not in PINNED_HINTS]
-    while droppable and cell_len(HINT_SEPARATOR.join(parts)) > room:
-        parts.pop(droppable.pop())
-    return HINT_SEPARATOR.join(parts)
+    shown = list(parse_hints(hints) if isinstance(hints, str) else hints)
+    droppable = sorted((hint for hint in shown if not hint.pinned(mode)),
+                       key=lambda hint: (hint.rank(mode), -shown.index(hint)))
+    while droppable and cell_len(HINT_SEPARATOR.join(hint.text for hint in shown)) > room:
+        shown.remove(droppable.pop(0))
+    return HINT_SEPARATOR.join(hint.text for hint in shown)
 
 
 class StatusBar(Widget):
@@ -201,10 +260,10 @@ class StatusBar(Widget):
         return parts
 
     def render(self) -> Text:
-        """state · info · hints, fitted to the width (see `INFO_PRIORITY` and `PINNED_HINTS`)."""
+        """state · info · hints, fitted to the width (see `INFO_PRIORITY` and `KeyHint`)."""
         v = self._values
         width = self.content_size.width or 160
-        pinned = HINT_SEPARATOR.join(h for h in v.hints.split(HINT_SEPARATOR) if h in PINNED_HINTS)
+        pinned = HINT_SEPARATOR.join(hint.text for hint in v.hints if hint.pinned(v.mode))
         reserved = cell_len(pinned) + GAP if pinned else 0
         state = self.state_text()
         if state.cell_len > width - reserved:  # a long error message is cut, never the way out
@@ -223,7 +282,7 @@ class StatusBar(Widget):
                     break
         for index in sorted(shown):
             line.append(shown[index])
-        hints = fit_hints(v.hints, width - line.cell_len - GAP)
+        hints = fit_hints(v.hints, width - line.cell_len - GAP, v.mode)
         if hints:
             line.append(" " * max(GAP, width - line.cell_len - cell_len(hints)))
             line.append(hints)
