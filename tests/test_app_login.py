@@ -118,6 +118,31 @@ async def test_ctrl_c_cancels_a_login_the_agent_does_not_answer(tmp_path: Path, 
         assert run.chat._quit_armed_at is None  # the Ctrl-C was the login's cancel, not a step towards quitting
 
 
+@pytest.mark.parametrize("version", [2, 1])
+async def test_ctrl_c_at_the_login_dialog_closes_it_and_leaves_nothing_cancelling(tmp_path: Path, version: int) -> None:
+    method: dict[str, Any] = {"name": "Log in with a browser"}
+    method.update({"type": "agent", "methodId": "web"} if version == 2 else {"id": "web"})
+    launch, record = auth_launch(tmp_path, {"version": version, "auth_methods": [method],
+                                            "require": "prompt_idle" if version == 2 else "prompt"})
+    app = AcpApp(launch, arm_delay=0.05)
+    async with app.run_test(size=(120, 40)) as pilot:
+        run = AppRun(app, pilot, record)
+        await run.ready()
+        await run.send("keep me")
+        await dialog(run, LoginScreen)
+        await pilot.press("ctrl+c")
+        await run.wait(lambda: not isinstance(app.screen, LoginScreen), "the login dialog closed")
+        await run.wait(lambda: run.chat.controller.queue.items == ("keep me",), "the prompt back in the queue")
+        await run.wait(lambda: "login cancelled" in screen_text(app), "the line saying so")
+        controller = run.chat.controller
+        await run.wait(lambda: not controller.busy, "nothing left working")
+        assert controller.cancel_sent_at is None and not run.chat.status.values.cancelling
+        assert run.chat._quit_armed_at is None
+        assert not run.received("authenticate") and not run.received("auth/login")
+        # the agent's turn had already ended (the failed prompt); there is nothing of it to cancel
+        assert len(run.received("session/cancel")) == 0
+
+
 @pytest.mark.parametrize("version,require", [(2, "prompt_idle"), (2, "prompt"), (1, "prompt")])
 async def test_a_prompt_sent_again_after_the_login_dialog_shows_one_bubble(tmp_path: Path, version: int,
                                                                           require: str) -> None:

@@ -147,7 +147,7 @@ class SessionController(SessionIntents):
 
     @property
     def login_pending(self) -> bool:
-        """Is the agent's login request (`authenticate` / `auth/login`) awaiting its answer? Ctrl-C withdraws it."""
+        """Is a login step in flight (a login dialog, or `authenticate` / `auth/login` awaiting its answer)? Ctrl-C withdraws it."""
         auth = self._auth_service(self.session) if self.session is not None else None
         return auth is not None and auth.request_pending
 
@@ -402,8 +402,8 @@ class SessionController(SessionIntents):
         return outcome
 
     def _login_cancelled(self) -> LoginCancelled:
-        """The user withdrew the agent's login request (Ctrl-C): say so; the caller says how to try again."""
-        self.note("⊘ login cancelled: the agent's login request was withdrawn", "warning")
+        """The user withdrew the login (Ctrl-C at its dialog or its request): say so; the caller says how to try again."""
+        self.note("⊘ login cancelled", "warning")
         return LoginCancelled(stopped=True)
 
     def _auth_failed(self, session: AgentSession, reason: str, *, inserted: str | None = None) -> None:

@@ -35,7 +35,7 @@ import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol, TypeAlias, assert_never
+from typing import Any, Literal, Protocol, TypeAlias, TypeVar, assert_never
 
 from acp_tui import secrets
 from acp_tui.protocol.auth import (
@@ -56,6 +56,8 @@ from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.sanitize import plain
 from acp_tui.services.base import Capabilities, ServiceContext, ServiceHandler
 from acp_tui.session.events import PromptResent, SubmissionDismissed
+
+T = TypeVar("T")
 
 __all__ = [
     "AUTH_CAPABILITIES", "AgentRequest", "AuthService", "KeyEntry", "LoggedIn", "LoginAsker", "LoginAttempt",
@@ -245,7 +247,7 @@ class AuthService:
         self.cwd = cwd
         self._context: ServiceContext | None = None
         #: the `authenticate` / `auth/login` request awaiting the agent's answer, and whether the user stopped it
-        self._request: asyncio.Future[object] | None = None
+        self._step: asyncio.Future[Any] | None = None
         self._stopping = False
 
     # -- ClientService -------------------------------------------------------------------------------
@@ -297,12 +299,21 @@ class AuthService:
     # -- logging in ----------------------------------------------------------------------------------
 
     async def log_in(self, attempt: LoginAttempt) -> LoginOutcome:
-        """Ask until a method works or the user gives up (the list is offered again after each failure)."""
+        """Ask until a method works or the user gives up (the list is offered again after each failure).
+
+        Ctrl-C (`stop_login`) ends it at any dialog or request: `LoginCancelled(stopped=True)`.
+        """
+        try:
+            return await self._log_in(attempt)
+        except LoginStopped:
+            return LoginCancelled(stopped=True)
+
+    async def _log_in(self, attempt: LoginAttempt) -> LoginOutcome:
         failure: str | None = None
         key_entry = KeyEntry(variable_named_in(attempt.reason))
         while True:
             request = LoginRequest(self.agent_name, attempt.reason, attempt.methods, key_entry, failure)
-            choice = await self.asker.choose_login(request)
+            choice = await self._withdrawable(self.asker.choose_login(request))
             failure = None
             match choice:
                 case None:
@@ -312,13 +323,11 @@ class AuthService:
                         failure = await self.authenticate(attempt, choice.method_id, choice.name)
                     except LoginInterrupted as exc:
                         return LoginCancelled(str(exc))
-                    except LoginStopped:
-                        return LoginCancelled(stopped=True)
                     if failure is None:
                         return LoggedIn(f"logged in: {plain(choice.name)}")
                 case TerminalLogin():
                     command = self.terminal_command(choice, attempt.base_env)
-                    if not await self.asker.confirm_terminal_login(command):
+                    if not await self._withdrawable(self.asker.confirm_terminal_login(command)):
                         continue
                     outcome = await self.asker.run_terminal_login(command)
                     if outcome.ok:
@@ -348,39 +357,48 @@ class AuthService:
         agent went away.
         """
         attempt.progress(f"logging in: {plain(name)}… · ^C cancel")
-        request = asyncio.ensure_future(attempt.request(login_method_name(self.version),
-                                                        login_request(self.version, method_id)))
-        self._request, self._stopping = request, False
         try:
-            await request  # cancelling this task cancels the request too (`$/cancel_request`)
-        except asyncio.CancelledError:
-            task = asyncio.current_task()
-            if self._stopping and request.cancelled() and (task is None or not task.cancelling()):
-                raise LoginStopped() from None
-            raise
+            # cancelling the step cancels the request too (`$/cancel_request`)
+            await self._withdrawable(attempt.request(login_method_name(self.version), login_request(self.version, method_id)))
         except RpcError as exc:
             return f"{plain(name)}: {plain(exc.message) or 'refused'} ({exc.code})"
         finally:
-            self._request, self._stopping = None, False
             attempt.progress(None)
         return None
 
+    async def _withdrawable(self, step: Awaitable[T]) -> T:
+        """Await one login step Ctrl-C may withdraw (`stop_login`): the agent's login request or a login dialog.
+
+        Raises `LoginStopped` when it was withdrawn; a cancel from outside (the app quits) stays a cancel.
+        """
+        future = asyncio.ensure_future(step)
+        self._step, self._stopping = future, False
+        try:
+            return await future
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if self._stopping and future.cancelled() and (task is None or not task.cancelling()):
+                raise LoginStopped() from None
+            raise
+        finally:
+            self._step, self._stopping = None, False
+
     @property
     def request_pending(self) -> bool:
-        """Is a login request awaiting the agent's answer (what Ctrl-C would withdraw)?"""
-        return self._request is not None and not self._request.done()
+        """Is a login step in flight (a request awaiting the agent's answer, or a login dialog) for Ctrl-C to withdraw?"""
+        return self._step is not None and not self._step.done()
 
     def stop_login(self) -> bool:
-        """Withdraw the login request in flight (the user pressed Ctrl-C); True when there was one.
+        """Withdraw the login step in flight (the user pressed Ctrl-C); True when there was one.
 
-        Cancelling the request sends `$/cancel_request` for it (both versions' schemas define it; docs/protocol.md
-        §1.4) and drops the agent's late answer; `authenticate` then raises `LoginStopped`.
+        A request gets `$/cancel_request` (both versions' schemas define it; docs/protocol.md §1.4) and the
+        agent's late answer is dropped; a dialog closes. The step then raises `LoginStopped`.
         """
         if not self.request_pending:
             return False
-        assert self._request is not None
+        assert self._step is not None
         self._stopping = True
-        self._request.cancel()
+        self._step.cancel()
         return True
 
     async def log_out(self, request: AgentRequest, raw_methods: object) -> str | None:
@@ -395,7 +413,7 @@ class AuthService:
 
     async def _ask_values(self, request: SecretRequest) -> dict[str, str] | None:
         """Masked values, checked and registered as secrets the moment they exist."""
-        values = await self.asker.ask_secrets(request)
+        values = await self._withdrawable(self.asker.ask_secrets(request))
         if values is None:
             return None
         clean: dict[str, str] = {}
