@@ -56,7 +56,8 @@ async def test_injection_through_the_real_app(app_dirs: Path, tmp_path: Path) ->
         # The option labels are the agent's text, shown literally on real buttons of the dialog.
         labels = [str(button.label) for button in app.screen.query(Button)]
         assert any("[bold red]x[/]" in label for label in labels), labels
-        await pilot.pause(0.15)
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen) and app.screen.armed,
+                       what="the dialog to arm")  # a key before that only restarts its countdown
         await pilot.press("r")  # reject (the hostile options are allow_once, allow_always, reject_once)
         await wait_for(pilot, lambda: app.screen is chat, what="the dialog closed")
         await wait_for(pilot, lambda: DONE_MARKER in screen_text(app), what="the done marker")
@@ -94,7 +95,7 @@ async def test_injection_through_the_real_app(app_dirs: Path, tmp_path: Path) ->
         await pilot.pause(0.1)
         assert app.is_running and app.screen is chat
         await pilot.press("f2")  # the stderr panel shows the hostile stderr line, sanitized
-        await pilot.pause(0.1)
+        await wait_for(pilot, lambda: "stderr: " in screen_text(app), what="the stderr line on screen")
         assert_clean(screen_text(app))
         assert app.is_running
     # Neither the wire log nor the transcript carries a raw ESC byte.
