@@ -10,7 +10,10 @@ format is shown as raw text. v1 whole-file diffs arrive already translated (the 
 patch).
 
 Rendering is bounded (`max_lines` rows of the patch, then "… N more lines"); `full_text()` returns the
-file list and the patch as sent, for saving. The rows are built once per diff; each width draws them
+file list and the patch as sent, for saving. A folded diff unfolds in place when asked: it can be focused
+(Tab) while it has a fold, and Enter or a click on the "… N more lines" row shows up to `UNFOLD_LINES`
+more rows (beyond them the row points at `s`, which saves the whole diff). Nothing past the fold is
+drawn, highlighted or even kept until then: the rows are parsed again on that request. The rows are built once per diff; each width draws them
 (wrapped under their gutter, tinted to the full width) once and keeps the result. Colours come from the
 theme's variables and the code theme of Markdown code blocks, never from the patch text, which is
 never markup.
@@ -21,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Final
+from typing import ClassVar, Final
 
 from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_for_filename
@@ -29,6 +32,8 @@ from pygments.util import ClassNotFound
 from rich.style import Style
 from rich.syntax import Syntax
 from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
 from textual.color import Color
 from textual.geometry import Size
 from textual.widget import Widget
@@ -39,10 +44,12 @@ from acp_tui.path_text import NO_CONTEXT, ViewContext
 from acp_tui.ui.themes import theme_colour
 from acp_tui.ui.widgets.markdown_stream import code_theme_for
 
-__all__ = ["MAX_DIFF_LINES", "DiffView", "diff_source", "diff_line_kind", "diff_stats", "diff_rows"]
+__all__ = ["MAX_DIFF_LINES", "UNFOLD_LINES", "DiffView", "diff_source", "diff_line_kind", "diff_stats", "diff_rows"]
 
 #: Patch rows rendered before "… N more lines".
 MAX_DIFF_LINES: Final = 500
+#: Patch rows an unfolded diff shows beyond its fold (the rest: "s saves the whole diff").
+UNFOLD_LINES: Final = 5000
 
 _FILE_TYPE_NOTES: Final[dict[str, str]] = {
     "binary": "binary file",
@@ -392,6 +399,8 @@ def _palette(variables: dict[str, str], background: Color) -> _Palette:
 class DiffView(Widget):
     """The file changes of one `Diff` tool-call content item, drawn as a numbered unified diff."""
 
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "unfold", "Show the folded lines", show=False)]
+
     DEFAULT_CSS = """
     DiffView {
         height: auto;
@@ -407,21 +416,68 @@ class DiffView(Widget):
         context: ViewContext = NO_CONTEXT,
         hide_path: str | None = None,
         said: bool = False,
+        unfold_lines: int = UNFOLD_LINES,
     ) -> None:
         """`hide_path`: the path its card already shows (a one-file diff then starts with its lines);
-        `said`: what happened to that file is said above too (see `diff_rows`)."""
+        `said`: what happened to that file is said above too (see `diff_rows`); `unfold_lines`: rows an
+        unfold adds."""
         super().__init__()
         self.item = item
         self._files, self._patch, self._format = diff_source(item)
         self._max_lines = max_lines
-        all_rows = diff_rows(item, context, hide_path=hide_path, said=said)
-        body = [index for index, row in enumerate(all_rows) if row.kind != "file"]
-        cut = len(all_rows) if len(body) <= max_lines else body[max_lines]
-        self._rows = all_rows[:cut]
-        self._hidden = sum(1 for row in all_rows[cut:] if row.kind != "file")
+        self._view_context = context
+        self._hide_path = hide_path
+        self._said = said
+        self._unfold_lines = unfold_lines
+        self._unfolded = False
+        self._rows, self._hidden = self._bounded(max_lines)
+        self.can_focus = bool(self._hidden)  # a fold is something to act on
         self._code: dict[int, Text] | None = None
         self._code_theme = ""
-        self._cache: dict[tuple[int, str, str], list[Text]] = {}
+        self._cache: dict[tuple[int, str, str, bool], list[Text]] = {}
+
+    def _bounded(self, limit: int) -> tuple[list[Row], int]:
+        """The rows up to `limit` patch rows, and how many patch rows are left out."""
+        all_rows = diff_rows(self.item, self._view_context, hide_path=self._hide_path, said=self._said)
+        body = [index for index, row in enumerate(all_rows) if row.kind != "file"]
+        cut = len(all_rows) if len(body) <= limit else body[limit]
+        return all_rows[:cut], sum(1 for row in all_rows[cut:] if row.kind != "file")
+
+    @property
+    def unfolded(self) -> bool:
+        """Was the fold opened?"""
+        return self._unfolded
+
+    def unfold(self) -> None:
+        """Show the folded rows in place, up to `unfold_lines` more (once; nothing when there is no fold)."""
+        if not self._hidden or self._unfolded:
+            return
+        self._unfolded = True
+        self._rows, self._hidden = self._bounded(self._max_lines + self._unfold_lines)
+        self._code = None
+        self._cache = {}
+        had_focus = self.has_focus
+        self.can_focus = False
+        if had_focus:  # the focus goes to what holds the diff (a card), else nowhere
+            holder = next((node for node in self.ancestors if isinstance(node, Widget) and node.focusable), None)
+            self.screen.set_focus(holder)
+        self.refresh(layout=True)
+
+    def action_unfold(self) -> None:
+        self.unfold()
+
+    def on_click(self, event: events.Click) -> None:
+        """A click on the "… N more lines" row unfolds (a click elsewhere is the holder's)."""
+        offset = event.get_content_offset(self)
+        if self._hidden and not self._unfolded and offset is not None and offset.y == self.content_size.height - 1:
+            event.stop()
+            self.unfold()
+
+    def on_focus(self, event: events.Focus) -> None:
+        self.refresh()  # the fold row says what Enter does
+
+    def on_blur(self, event: events.Blur) -> None:
+        self.refresh()
 
     @property
     def hidden_lines(self) -> int:
@@ -442,7 +498,7 @@ class DiffView(Widget):
         theme = self.app.theme
         code_theme = code_theme_for(self.app.current_theme.dark, self.app.current_theme.ansi)
         background = self.background_colors[1]
-        key = (width, theme, background.hex)
+        key = (width, theme, background.hex, self.has_focus)
         cached = self._cache.get(key)
         if cached is not None:
             return cached
@@ -494,12 +550,20 @@ class DiffView(Widget):
                     line.pad_right(max(0, width - line.cell_len))
                 lines.append(line)
         if self._hidden:
-            noun = "line" if self._hidden == 1 else "lines"
-            lines.append(Text(f"… {self._hidden} more {noun} (press s to save)", palette.muted + Style(italic=True)))
+            lines.append(self._fold_text(palette))
         for line in lines:
             line.no_wrap = True
             line.end = ""
         return lines
+
+    def _fold_text(self, palette: _Palette) -> Text:
+        """The "… N more lines" row: what Enter does once the diff is focused; once unfolded, `s`."""
+        more = f"… {self._hidden} more {'line' if self._hidden == 1 else 'lines'}"
+        if self._unfolded:
+            return Text(f"{more} — s saves the whole diff", palette.muted + Style(italic=True))
+        if self.has_focus:
+            return Text(f"{more} — ⏎ shows them, s saves the whole diff", palette.path + Style(italic=True))
+        return Text(f"{more} (press s to save)", palette.muted + Style(italic=True))
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self._lines(width))
