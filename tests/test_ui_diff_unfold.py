@@ -58,7 +58,7 @@ async def test_enter_on_the_focused_fold_shows_the_rest_in_place() -> None:
         assert diff.unfolded and diff.hidden_lines == 0 and card.expanded  # the card stays open
         lines = diff.content_lines()
         assert len(lines) == 1 + 200 and lines[-1].endswith("+ step_199()")
-        assert app.focused is card and not diff.focusable  # nothing left to unfold: the card has the focus
+        assert card.has_focus and not diff.focusable  # nothing left to unfold: the card has the focus
         await pilot.press("enter")  # the card's own Enter is untouched: it closes the card
         await pilot.pause()
         assert not card.expanded
