@@ -109,16 +109,15 @@ async def test_an_unoffered_write_says_so_with_the_same_one_word() -> None:
 async def test_the_typing_guard_is_unchanged() -> None:
     app = Host()
     async with app.run_test(size=(100, 30)) as pilot:
-        dialog = OutsideWriteScreen(outside_write(), arm_delay=0.3)
+        dialog = OutsideWriteScreen(outside_write(), arm_delay=60)  # never arms during the test
         await open_dialog(app, pilot, dialog, arm=False)
-        await pilot.press("y")
-        assert app.results == [] and not dialog.armed
-        assert all(button.disabled for button in dialog.query(Button))
-        await open_dialog(app, pilot, dialog)  # waits for it to arm
-        assert dialog.focused is None
-        await pilot.press("y")
+        await pilot.press("y", "enter", "right", "enter")
         await pilot.pause()
-        assert app.results == [True]
+        assert app.results == [] and not dialog.armed and dialog.focused is None
+        assert all(button.disabled for button in dialog.query(Button))
+        dialog.close_because("withdrawn")
+        await pilot.pause()
+        assert app.results == [False]
 
 
 # -- snapshots ------------------------------------------------------------------------------------------
