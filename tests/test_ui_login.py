@@ -27,6 +27,8 @@ from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
 from tests.test_ui_widgets import screen_text
 
 ARM = 0.2
+#: For a test that must act before a dialog arms (a press and a render can take ARM on a loaded machine).
+SLOW_ARM = 1.0
 KEY = "sk-proj-typed-into-the-mask-1234"
 
 CLAUDE_METHODS = [  # what Claude's ACP adapter 0.101.0 lists once terminal auth is advertised (v2)
@@ -101,8 +103,9 @@ def _clean_secrets() -> Iterator[None]:
 async def test_methods_are_listed_by_name_and_description_and_chosen_by_number() -> None:
     app = DialogApp()
     async with app.run_test(size=(120, 40)) as pilot:
+        # A generous delay: the render and the key before arming must land within it on a loaded machine.
         screen = app.ask(LoginScreen(login_request(MIXED_METHODS, failure="Log in with a browser: denied (-32603)"),
-                                     arm_delay=ARM))
+                                     arm_delay=SLOW_ARM))
         assert isinstance(screen, LoginScreen)
         await pilot.pause()
         text = screen_text(app)

@@ -107,7 +107,8 @@ async def test_keys_decide_once_armed(keys: list[str], expected: list[bool]) -> 
 async def test_keys_are_ignored_until_armed_and_typing_keeps_it_disarmed() -> None:
     app = DialogApp()
     async with app.run_test(size=(100, 30)) as pilot:
-        screen = app.ask(outside_write(), arm_delay=0.5)
+        # Generous: a key every ~0.1 s must never leave a gap this long, even on a loaded machine.
+        screen = app.ask(outside_write(), arm_delay=1.0)
         await pilot.pause()
         for _ in range(8):  # someone still typing a prompt: every key restarts the count
             await pilot.press("y")
