@@ -37,7 +37,12 @@ def terminal_request(request_id: int, method: str, **params: Any) -> dict[str, A
 
 
 async def test_a_v1_command_streams_into_its_card(tmp_path: Path) -> None:
-    printer = "import sys, time\nfor i in range(3):\n    print(f'\\x1b[32mstep {i}\\x1b[0m', flush=True); time.sleep(0.5)"
+    # Step 0, then the rest only once the test has seen the command running (it creates `gate`): a fixed
+    # pause between the steps is a window a late poll can miss on a loaded machine.
+    gate = tmp_path / "gate"
+    printer = (f"import os, time\nprint('\\x1b[32mstep 0\\x1b[0m', flush=True)\n"
+               f"for _ in range(3000):\n    if os.path.exists({str(gate)!r}): break\n    time.sleep(0.01)\n"
+               "for i in (1, 2):\n    print(f'\\x1b[32mstep {i}\\x1b[0m', flush=True)")
     script = {"version": 1, "turns": [v1_turn(
         tool("call-1", title="Run the steps", kind="execute", status="in_progress"),
         terminal_request(10, "terminal/create", command=PY, args=["-c", printer]),
@@ -63,6 +68,7 @@ async def test_a_v1_command_streams_into_its_card(tmp_path: Path) -> None:
         view = card.query_one(TerminalView)
         await run.wait(lambda: "step 0" in view.output.plain_text(), "output while the command runs")
         assert view.terminal.exit_status is None and view.footer_text() == "running…"
+        gate.touch()
         await run.idle()
         await run.wait(lambda: view.footer_text() == "exit 0", "the exit status")
         assert view.header_text().startswith(f"$ {PY} -c ")
