@@ -225,6 +225,19 @@ async def test_hostile_titles_are_shown_literally() -> None:
     assert sequence.startswith("\x1b]2;") and sequence.endswith("\x1b\\") and sequence.count("\x1b") == 2
 
 
+async def test_columns_line_up_whether_a_row_is_open_tagged_or_not(tmp_path: Path) -> None:
+    transcript = listing("t00001", "/home/user/project", "Only a transcript", NOW - timedelta(days=2), listed=False,
+                         transcript=tmp_path / "t.jsonl")
+    source = Source(total=2, transcripts=[transcript])  # s00000 is the open one, s00001 plain
+    app = Host(source)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot, lambda: len(app.browser.rows) == 3, "the sessions")
+        lines = app.list_text()[:3]
+        assert lines[0].rstrip().endswith("open") and lines[2].rstrip().endswith("transcript")
+        # the age is right-aligned just before the folder: one folder column means one age column too
+        assert len({line.index("/home/user/project") for line in lines}) == 1, lines
+
+
 def test_window_title_is_saved_set_and_restored() -> None:
     written: list[str] = []
 

@@ -65,6 +65,10 @@ def folder_text(cwd: str, here: str) -> str:
     return display_path(cwd)
 
 
+#: Cells kept at the end of every row for its tag (" open", " transcript").
+TAG_WIDTH = len(" transcript")
+
+
 def _fit(text: str, width: int) -> str:
     """`text` in at most `width` cells, an ellipsis where it was cut."""
     if width <= 0:
@@ -204,7 +208,7 @@ class SessionList(ScrollView, can_focus=True):
         current = row.session_id == self.current
         tag = " open" if current else (" transcript" if row.transcript_only else "")
         cwd_width = min(40, max(8, width // CWD_SHARE))
-        title_width = max(4, width - 2 - AGE_WIDTH - 2 - cwd_width - len(tag))
+        title_width = max(4, width - 2 - AGE_WIDTH - 2 - cwd_width - TAG_WIDTH)  # one width for every row: columns align
         if row.title:
             title, title_style = row.title, style("session-list--title")
         else:
