@@ -293,7 +293,9 @@ async def test_the_conversation_scrolls_while_a_dialog_is_open(tmp_path: Path) -
         await submit(pilot, chat, "say a lot")
         await armed_dialog(pilot, app)
         conversation = chat.conversation
-        await wait_until(pilot, lambda: conversation.max_scroll_y > 20, "a long conversation")
+        # At the end it follows (not still on its way there, or the Page Up could start from above `before`).
+        await wait_until(pilot, lambda: conversation.max_scroll_y > 20
+                         and conversation.scroll_y == conversation.max_scroll_y, "a long conversation, at its end")
         before = conversation.scroll_y
         await pilot.press("pageup")
         await wait_until(pilot, lambda: conversation.scroll_y < before, "the conversation to scroll up")
