@@ -6,6 +6,7 @@ import asyncio
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 
 import msgspec
@@ -74,6 +75,25 @@ async def test_exit_event_carries_code_and_stderr_tail() -> None:
     assert lines == ["boom", "last words"]
     with pytest.raises(AgentNotRunning):
         await proc.write(b"{}\n")
+
+
+async def test_the_stderr_tail_survives_a_loop_that_stalls_while_the_pipes_linger(tmp_path: Path) -> None:
+    # The agent exits at once; a child it left writes its last words 0.2 s later and closes the pipe.
+    # The app's loop is busy (a long render) from before the write until after the linger ran out: the
+    # bytes and the timeout arrive in the same pass, and the banner must still quote them.
+    mark = tmp_path / "written"
+    script = f"(sleep 0.2; echo 'last words' >&2; touch '{mark}') & exit 3"
+    proc = AgentProcess(["sh", "-c", script])
+    await proc.start()
+    proc.start_reading(lambda data: None, lambda info: None)
+    await asyncio.sleep(0.1)  # the exit is seen and the linger has begun
+    stalled_until = time.monotonic() + 0.9
+    while time.monotonic() < stalled_until or not mark.exists():  # a stalled loop, past the 0.5 s linger
+        time.sleep(0.01)
+        assert time.monotonic() < stalled_until + 30, "the child never wrote"
+    info = await proc.wait()
+    assert info.code == 3
+    assert info.stderr_tail.endswith("last words\n")
 
 
 async def test_killed_by_signal_is_reported() -> None:

@@ -19,6 +19,8 @@ from acp_tui.process_group import group_alive, wait_group_gone
 
 #: How long to keep reading stdout/stderr after the agent exits: a grandchild may hold the pipes.
 _PIPE_LINGER = 0.5
+#: Event-loop passes the pumps get after the linger, to take bytes the loop already read.
+_LAST_PASSES = 4
 #: stderr lines longer than this are passed on in pieces.
 _STDERR_LINE_MAX = 64 * 1024
 #: How much of the stderr ring an exit event carries.
@@ -264,6 +266,12 @@ class AgentProcess:
         pumps = [t for t in (self._reader, self._stderr_task) if t is not None]
         if pumps:
             _done, lingering = await asyncio.wait(pumps, timeout=_PIPE_LINGER)
+            if lingering:
+                # A loop that stalled past the linger read the last bytes in the same pass as the timeout:
+                # a few more passes let the pumps take what is already buffered (the stderr tail of the banner).
+                for _ in range(_LAST_PASSES):
+                    await asyncio.sleep(0)
+                lingering = {task for task in lingering if not task.done()}
             # A grandchild holds the pipe open: stop listening, the agent itself is gone.
             for task in lingering:
                 task.cancel()
