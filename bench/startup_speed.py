@@ -52,6 +52,9 @@ def main() -> None:
     parser.add_argument("--client", default=f"{REPO / '.venv' / 'bin' / 'acp-tui'} --")
     parser.add_argument("--timeout", type=float, default=20.0)
     args = parser.parse_args()
+    # a session that outlives the runs keeps the tmux server up (a server whose last session was just
+    # killed is still shutting down when the next run asks it for a session, and refuses)
+    tmux("new-session", "-d", "-s", "keeper", "sleep 3600")
     times = [one_run(args.client, args.timeout) for _ in range(args.repeat)]
     print(f"start-up to ready: median {statistics.median(times):.2f} s "
           f"(runs: {', '.join(f'{t:.2f}' for t in times)})")
