@@ -58,6 +58,13 @@ async def dialog(run: AppRun, kind: type[Any]) -> Any:
     return run.app.screen
 
 
+def browser_login(version: int) -> dict[str, Any]:
+    """An agent login method ("Log in with a browser") as each version spells it."""
+    method: dict[str, Any] = {"name": "Log in with a browser"}
+    method.update({"type": "agent", "methodId": "web"} if version == 2 else {"id": "web"})
+    return method
+
+
 @contextlib.contextmanager
 def no_suspend() -> Iterator[None]:
     """The headless driver cannot hand the terminal over; the program runs all the same."""
@@ -90,8 +97,7 @@ async def test_terminal_login_from_the_dialog_then_the_prompt_is_answered(tmp_pa
 
 @pytest.mark.parametrize("version", [2, 1])
 async def test_ctrl_c_cancels_a_login_the_agent_does_not_answer(tmp_path: Path, version: int) -> None:
-    method: dict[str, Any] = {"name": "Log in with a browser"}
-    method.update({"type": "agent", "methodId": "web"} if version == 2 else {"id": "web"})
+    method = browser_login(version)
     login = "auth/login" if version == 2 else "authenticate"
     launch, record = auth_launch(tmp_path, {"version": version, "auth_methods": [method],
                                             "require": "prompt_idle" if version == 2 else "prompt", "login_hangs": 1})
@@ -120,8 +126,7 @@ async def test_ctrl_c_cancels_a_login_the_agent_does_not_answer(tmp_path: Path, 
 
 @pytest.mark.parametrize("version", [2, 1])
 async def test_ctrl_c_at_the_login_dialog_closes_it_and_leaves_nothing_cancelling(tmp_path: Path, version: int) -> None:
-    method: dict[str, Any] = {"name": "Log in with a browser"}
-    method.update({"type": "agent", "methodId": "web"} if version == 2 else {"id": "web"})
+    method = browser_login(version)
     launch, record = auth_launch(tmp_path, {"version": version, "auth_methods": [method],
                                             "require": "prompt_idle" if version == 2 else "prompt"})
     app = AcpApp(launch, arm_delay=0.05)
@@ -146,8 +151,7 @@ async def test_ctrl_c_at_the_login_dialog_closes_it_and_leaves_nothing_cancellin
 @pytest.mark.parametrize("version,require", [(2, "prompt_idle"), (2, "prompt"), (1, "prompt")])
 async def test_a_prompt_sent_again_after_the_login_dialog_shows_one_bubble(tmp_path: Path, version: int,
                                                                           require: str) -> None:
-    method: dict[str, Any] = {"name": "Log in with a browser"}
-    method.update({"type": "agent", "methodId": "web"} if version == 2 else {"id": "web"})
+    method = browser_login(version)
     launch, record = auth_launch(tmp_path, {"version": version, "auth_methods": [method], "require": require})
     app = AcpApp(launch, arm_delay=0.05)
     async with app.run_test(size=(120, 40)) as pilot:
