@@ -22,6 +22,7 @@ point at `s` (save), and `full_text()` returns everything.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar, Final
 
@@ -195,6 +196,11 @@ def status_style(variables: dict[str, str], background: Color, variant: str) -> 
         style = Style(color=theme_colour(value, background).rich_color, bold=variant == "error")
         _status_styles[key] = style
     return style
+
+
+def _names_word(title: str, word: str) -> bool:
+    """Does the title already say `word` (the tool's name), as a word of its own, in any case?"""
+    return bool(word) and re.search(rf"(?<!\w){re.escape(word)}(?!\w)", title, re.IGNORECASE) is not None
 
 
 def _names_path(title: str, path: str) -> bool:
@@ -395,8 +401,8 @@ class ToolCallCard(Widget, can_focus=True):
             text.append(title)
         else:
             text.append(f"tool call {plain(call.id)}", style="italic")
-        if call.name:
-            text.append(f"  {plain(call.name)}", style="dim")
+        if call.name and not _names_word(title, plain(call.name)):
+            text.append(f"  {plain(call.name)}", style="dim")  # `echo hi  Bash`, not `Write a.txt  Write`
         path = self._path_text(title)
         if path:
             text.append(f"  {path}", style="dim")
