@@ -49,7 +49,7 @@ examples:
   acp-tui codex-acp                         OpenAI Codex through its ACP adapter
   acp-tui gemini --acp                      Gemini CLI (--acp goes to gemini)
   acp-tui opencode acp                      opencode
-  acp-tui --cwd ~/src/app -- npx @zed-industries/claude-code-acp --foo
+  acp-tui --cwd ~/src/app -- npx @agentclientprotocol/claude-agent-acp --foo
                                             everything after -- is the agent command
   acp-tui claude                            a named agent from config.toml
   acp-tui --continue claude                 the last session of claude in this folder, its history shown

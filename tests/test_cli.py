@@ -56,8 +56,8 @@ def write_config(tmp_path: Path, text: str) -> Path:
     [
         (["gemini", "--acp"], ["gemini", "--acp"], None, "auto"),
         (["--cwd", "/tmp", "gemini", "--cwd", "x"], ["gemini", "--cwd", "x"], "/tmp", "auto"),
-        (["--protocol=1", "--", "npx", "@zed-industries/claude-code-acp", "--foo"],
-         ["npx", "@zed-industries/claude-code-acp", "--foo"], None, "1"),
+        (["--protocol=1", "--", "npx", "@agentclientprotocol/claude-agent-acp", "--foo"],
+         ["npx", "@agentclientprotocol/claude-agent-acp", "--foo"], None, "1"),
         (["--protocol", "2", "--", "--weird-agent", "-h"], ["--weird-agent", "-h"], None, "2"),
         (["--cwd", "-dashdir", "opencode", "acp"], ["opencode", "acp"], "-dashdir", "auto"),
         (["codex-acp", "--", "--version"], ["codex-acp", "--", "--version"], None, "auto"),
@@ -208,8 +208,8 @@ def test_npx_display_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     npx.write_text("#!/bin/sh\n")
     npx.chmod(0o755)
     monkeypatch.setenv("PATH", str(bin_dir))
-    _, (launch,) = run(["npx", "-y", "@zed-industries/claude-code-acp@latest"])
-    assert launch.agent_name == "claude-code-acp"
+    _, (launch,) = run(["npx", "-y", "@agentclientprotocol/claude-agent-acp@latest"])
+    assert launch.agent_name == "claude-agent-acp"
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
@@ -230,6 +230,7 @@ def test_help_shows_real_agents(capsys: pytest.CaptureFixture[str]) -> None:
         "--protocol",
     ):
         assert example in out
+    assert "zed-industries" not in out and "claude-code-acp" not in out  # the adapter's old name
 
 
 def test_paths(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
