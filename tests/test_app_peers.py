@@ -16,6 +16,7 @@ import pytest
 
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.screens.permission import request_title
+from acp_tui.ui.widgets.tool_call import ToolCallCard
 from tests.peers import TsSdkPeers
 from tests.schema_check import validate_client_message
 from tests.scripted_app import ARM_DELAY, SIZE, armed_dialog, isolate_user_dirs, make_launch, ready, submit, wait_until
@@ -60,6 +61,29 @@ async def test_sdk_agent_v1_permission_with_request_id_zero_is_approved_and_the_
     assert answer == {"jsonrpc": "2.0", "id": 0, "result": {"outcome": {"outcome": "selected", "optionId": option}}}
     for message in messages:
         validate_client_message(message, 1, answering=None if "method" in message else "session/request_permission")
+
+
+async def test_sdk_agent_v1_permission_rejected_shows_the_call_rejected_not_pending(
+    tmp_path: Path, ts_sdk_peers: TsSdkPeers, peer_home_env: dict[str, str]
+) -> None:
+    # The SDK agent never reports a status for a call the user refused: the card says what happened.
+    launch = make_launch(ts_sdk_peers.agent, tmp_path, env=peer_home_env, name="sdk-agent")
+    app = AcpApp(launch, arm_delay=ARM_DELAY)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = await ready(pilot, app)
+        await submit(pilot, chat, "Hello, who are you?")
+        screen = await armed_dialog(pilot, app)
+        await pilot.press("r")
+        await wait_until(pilot, lambda: not chat.status.values.busy and chat.status.values.state == "idle",
+                         "the turn to complete", timeout=20)
+        session = chat.controller.session
+        assert session is not None
+        request = screen.request
+        call_id = request.subject.tool_call.tool_call_id  # type: ignore[union-attr]
+        call = session.state.tool_call(call_id)
+        assert call is not None and call.status == "pending" and call.rejected
+        line = next(card.header_text() for card in chat.query(ToolCallCard) if card.call is call)
+        assert line.startswith("⊘ ") and line.endswith("· rejected")
 
 
 async def test_dual_version_agent_v2_prompt_cancelled_with_ctrl_c_ends_idle_cancelled(

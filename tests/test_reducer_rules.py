@@ -600,6 +600,36 @@ def test_permission_tool_call_subject_patches_the_tool_call() -> None:
     assert tool(s).title == "Write hello.txt" and tool(s).kind == "edit"
 
 
+def test_a_rejected_permission_marks_its_pending_tool_call_until_the_agent_reports() -> None:
+    """docs/protocol.md §8: the user's reject is shown on the call (display only) while the agent leaves it
+    pending; an allow marks nothing, and the agent's own status wins."""
+    from acp_tui.protocol.methods import (
+        CommandPermissionSubject, PermissionOption, RequestPermissionRequest, ToolCallPermissionSubject,
+    )
+
+    def ask(call_id: str, command: bool = False) -> RequestPermissionRequest:
+        subject: Any = (CommandPermissionSubject(command="rm -rf build", cwd="/p", tool_call_id=call_id) if command
+                        else ToolCallPermissionSubject(tool_call=ToolCallUpdate(tool_call_id=call_id)))
+        return RequestPermissionRequest(
+            session_id="s", title="Allow?", subject=subject,
+            options=[PermissionOption(option_id="yes", name="Allow", kind="allow_once"),
+                     PermissionOption(option_id="no", name="Skip", kind="reject_once")])
+
+    s = SessionState()
+    feed(s, ToolCallUpdate(tool_call_id="a", title="Edit a"), ToolCallUpdate(tool_call_id="b", title="Edit b"),
+         ToolCallUpdate(tool_call_id="c", title="rm", kind="execute"))
+    feed(s, PermissionRequested(1, ask("a")), PermissionRequested(2, ask("b")), PermissionRequested(3, ask("c", True)))
+    assert apply(s, PermissionResolved(1, "yes")) == [PermissionsChanged(((1, "yes"),))]
+    assert not tool(s, "a").rejected
+    assert apply(s, PermissionResolved(2, "no")) == [PermissionsChanged(((2, "no"),)),
+                                                      EntityChanged((TOOL_CALL, "b"), frozenset({"rejected"}))]
+    assert tool(s, "b").rejected and tool(s, "b").status == "pending"  # the agent's status is untouched
+    feed(s, PermissionResolved(3, "no"))
+    assert tool(s, "c").rejected  # a command subject names its call by id
+    feed(s, ToolCallUpdate(tool_call_id="b", status="failed"))
+    assert tool(s, "b").status == "failed"  # the agent reported: its word is what the card shows
+
+
 def test_session_core_is_pure() -> None:
     """docs/style.md "Layering": the session core does no I/O and imports neither the UI libraries nor asyncio."""
     import subprocess

@@ -372,6 +372,23 @@ def test_markdown_of_a_small_conversation_reads_like_a_chat(tmp_path: Path) -> N
     assert [(r.id, r.access.kind, r.access.first_line) for r in files] == [("c1", "read", 1)]
 
 
+def test_a_call_the_user_rejected_reads_rejected_in_the_markdown(tmp_path: Path) -> None:
+    from acp_tui.protocol.methods import PermissionOption, RequestPermissionRequest, ToolCallPermissionSubject
+    from acp_tui.protocol.v2 import ToolCallUpdate
+
+    path = tmp_path / "t.jsonl"
+    session = Session(TranscriptWriter(path, label="s1"))
+    session.update({"sessionUpdate": "tool_call_update", "toolCallId": "c1", "title": "Modify config.json",
+                    "kind": "edit"})
+    request = RequestPermissionRequest(
+        session_id="s1", title="Modify config.json?",
+        options=[PermissionOption(option_id="skip", name="Skip this change", kind="reject_once")],
+        subject=ToolCallPermissionSubject(tool_call=ToolCallUpdate(tool_call_id="c1")))
+    session.event(PermissionRequested(3, request))
+    session.event(PermissionResolved(3, "skip"))
+    assert "**Tool call:** Modify config.json — ⊘ rejected (edit)" in render_markdown(path)
+
+
 # -- the record kinds -----------------------------------------------------------------------------------
 
 ACCESS = FileAccessValue(

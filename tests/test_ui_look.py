@@ -181,7 +181,9 @@ async def test_a_finished_call_is_one_line_with_its_result() -> None:
         ToolCallUpdate(tool_call_id="fail", title="Fetch the page", kind="fetch", status="failed",
                        content=[text_item("Error: no network")]),
         ToolCallUpdate(tool_call_id="named", title="echo hi", kind="execute", status="completed", name="Bash"),
-        ToolCallUpdate(tool_call_id="said", title="Write hello.txt", kind="edit", status="completed", name="write"))
+        ToolCallUpdate(tool_call_id="said", title="Write hello.txt", kind="edit", status="completed", name="write"),
+        ToolCallUpdate(tool_call_id="refused", title="Modify config.json", kind="edit"))
+    found(state.tool_call("refused")).rejected = True  # the user rejected its permission; the agent said nothing
     context = ViewContext(CWD)
 
     def factory(terminal_id: str) -> Widget | None:
@@ -189,7 +191,7 @@ async def test_a_finished_call_is_one_line_with_its_result() -> None:
         return TerminalView(terminal, context=context) if terminal is not None else None
 
     cards = {key: ToolCallCard(found(state.tool_call(key)), context=context, terminal_factory=factory)
-             for key in ("edit", "read", "grep", "far", "run", "fail", "named", "said")}
+             for key in ("edit", "read", "grep", "far", "run", "fail", "named", "said", "refused")}
     app = WidgetApp(*cards.values())
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
@@ -200,6 +202,7 @@ async def test_a_finished_call_is_one_line_with_its_result() -> None:
         assert card_line(app, cards["fail"]) == "✗ ⇣ Fetch the page · failed ▾"
         assert card_line(app, cards["named"]) == "✓ ▶ echo hi  Bash"  # the tool's name, when the title lacks it
         assert card_line(app, cards["said"]) == "✓ ✎ Write hello.txt"  # …and not twice
+        assert card_line(app, cards["refused"]) == "⊘ ✎ Modify config.json · rejected"  # not "○ … · pending"
         assert cards["fail"].expanded and "Error: no network" in screen_text(app)
         # running: the body shows (the terminal, its folder unsaid: it is the session's)
         assert cards["run"].expanded and "$ pytest -q\n" in screen_text(app) + "\n"

@@ -155,7 +155,7 @@ class ToolCall:
 
     __slots__ = (
         "key", "tool_call_id", "title", "kind", "status", "content", "locations",
-        "raw_input", "raw_output", "name", "meta", "cancelling", "interrupted", "turn", "files",
+        "raw_input", "raw_output", "name", "meta", "cancelling", "interrupted", "rejected", "turn", "files",
     )
 
     def __init__(self, key: EntityKey, turn: int = 0, tool_call_id: str | None = None) -> None:
@@ -174,6 +174,9 @@ class ToolCall:
         self.cancelling: bool = False
         #: display only: the agent exited while this call was unfinished, so it never will finish
         self.interrupted: bool = False
+        #: display only: the user rejected this call's permission request; shown while the agent leaves it
+        #: pending (many agents never report a status for a call they were refused)
+        self.rejected: bool = False
         #: the foreground-work counter (`SessionState.turn`) when this call was first seen
         self.turn: int = turn
         #: files the client read or wrote for this call (v1 `fs/*`, docs/protocol.md §10.2), in order

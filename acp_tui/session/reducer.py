@@ -637,9 +637,24 @@ def _permission_requested(state: SessionState, event: PermissionRequested) -> li
 
 
 def _permission_resolved(state: SessionState, event: PermissionResolved) -> list[Change]:
-    if state.permissions.pop(event.request_id, None) is None:
+    pending = state.permissions.pop(event.request_id, None)
+    if pending is None:
         return []  # already answered (e.g. cancelled): each request is answered exactly once
-    return [PermissionsChanged(((event.request_id, event.outcome),))]
+    return [PermissionsChanged(((event.request_id, event.outcome),)), *_rejected(state, pending.request, event.outcome)]
+
+
+def _rejected(state: SessionState, request: Any, outcome: str) -> list[Change]:
+    """The user chose a reject option: the tool call it was about says so until the agent reports on it."""
+    option = next((o for o in getattr(request, "options", None) or () if o.option_id == outcome), None)
+    if option is None or not str(option.kind).startswith("reject"):
+        return []
+    subject = getattr(request, "subject", None)
+    call_id = getattr(getattr(subject, "tool_call", None), "tool_call_id", None) or getattr(subject, "tool_call_id", None)
+    call = state.tool_call(call_id) if isinstance(call_id, str) else None
+    if call is None or call.finished or call.rejected:
+        return []
+    call.rejected = True
+    return [EntityChanged(call.key, frozenset({"rejected"}))]
 
 
 def _protocol_problem(state: SessionState, event: ProtocolProblem) -> list[Change]:

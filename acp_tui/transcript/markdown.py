@@ -293,6 +293,8 @@ def _tool_line(entity: AddedRecord) -> str:
         status_text = "⊘ interrupted"
     elif status not in _FINISHED and entity.cancelling is True:
         status_text = "⊘ cancelling"
+    elif status == "pending" and entity.rejected is True:
+        status_text = "⊘ rejected"
     else:
         status_text = _STATUS_TEXT.get(status, f"◐ {status}")
     line = f"**Tool call:** {title} — {status_text}"

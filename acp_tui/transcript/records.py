@@ -11,7 +11,7 @@ Format 2 (written now) is format 1 plus:
   `file_access` entity, `files` on an `added` tool call, and a `file` record per access appended to a
   tool call;
 - `turn_end` (the end of a turn, docs/protocol.md §9.2) where format 1 wrote `{"ev": "unhandled"}`;
-- `interrupted` among a tool call's `changed` fields.
+- `interrupted` and `rejected` among a tool call's `changed` fields.
 Every other record is unchanged, so the reader reads both formats with these types: a format 1 tool
 call simply has `text` and no `content`.
 
@@ -160,6 +160,8 @@ class EntityFields(msgspec.Struct, kw_only=True):
     raw_output: Any | UnsetType = UNSET
     cancelling: bool | UnsetType = UNSET
     interrupted: bool | UnsetType = UNSET
+    #: display only: the user rejected the call's permission (shown while the call stays pending)
+    rejected: bool | UnsetType = UNSET
     command: str | None | UnsetType = UNSET
     cwd: str | None | UnsetType = UNSET
     exit_status: ExitStatusValue | None | UnsetType = UNSET

@@ -334,6 +334,8 @@ def _tool_fields(call: ToolCall, names: Iterable[str]) -> dict[str, Any]:
                 values[name] = call.cancelling
             case "interrupted":
                 values[name] = call.interrupted
+            case "rejected":
+                values[name] = call.rejected
     return values
 
 

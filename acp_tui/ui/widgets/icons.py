@@ -86,14 +86,17 @@ _STATUS_PILLS: Final[dict[str, Pill]] = {
 }
 
 
-def status_pill(status: str, cancelling: bool = False, interrupted: bool = False) -> Pill:
+def status_pill(status: str, cancelling: bool = False, interrupted: bool = False, rejected: bool = False) -> Pill:
     """The status of a tool call as glyph and word; while the call is unfinished, `interrupted` (the
-    agent is gone) wins over `cancelling`, which wins over the status."""
+    agent is gone) wins over `cancelling`, which wins over the status; `rejected` (the user refused its
+    permission) shows only while the agent leaves the call pending."""
     if status not in ("completed", "failed", "cancelled"):
         if interrupted:
             return Pill(f"{GLYPHS['cancelled']} interrupted", "cancelled")
         if cancelling:
             return Pill(f"{GLYPHS['cancelled']} cancelling…", "cancelling")
+        if rejected and status == "pending":
+            return Pill(f"{GLYPHS['cancelled']} rejected", "cancelled")
     known = _STATUS_PILLS.get(status)
     if known is not None:
         return known

@@ -75,8 +75,8 @@ _SHORT_RESULT: Final = 48
 
 
 def _pill(call: ToolCall) -> Pill:
-    """The status pill, with the display-only flags (cancelling, interrupted) taken into account."""
-    return status_pill(call.status, call.cancelling, call.interrupted)
+    """The status pill, with the display-only flags (cancelling, interrupted, rejected) taken into account."""
+    return status_pill(call.status, call.cancelling, call.interrupted, call.rejected)
 
 
 def tool_content_text(item: Any) -> str:
@@ -636,7 +636,7 @@ class ToolCallCard(Widget, can_focus=True):
         """Re-render what shows the changed fields (an `EntityChanged`)."""
         if fields & {"title", "kind", "name"}:
             self._header_changed()
-        if fields & {"status", "cancelling", "interrupted"}:
+        if fields & {"status", "cancelling", "interrupted", "rejected"}:
             self._update_pill()
             if self.call.finished and self._last_run is not None:
                 self._last_run.finish()
