@@ -106,6 +106,26 @@ async def test_scrolling_back_to_the_bottom_resumes_following() -> None:
         await wait_for(pilot, lambda: conversation.scroll_y == conversation.max_scroll_y)
 
 
+async def test_page_down_or_end_at_the_bottom_keeps_following() -> None:
+    """Pressing PageDown (or Down, or End) once more at the bottom is a scroll that goes nowhere: it must
+    not let go of the newest output (Textual releases the anchor at the start of every scroll)."""
+    app = ConversationApp()
+    async with app.run_test(size=(100, 20)) as pilot:
+        conversation = app.query_one(Conversation)
+        message = MarkdownStream(paragraphs(40))
+        await conversation.add_entry(message)
+        await wait_for(pilot, lambda: conversation.max_scroll_y > 0 and conversation.scroll_y == conversation.max_scroll_y)
+        conversation.focus()
+        for key in ("pagedown", "down", "end"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert conversation.following, key
+        message.append(paragraphs(10, start=40))
+        await wait_for(pilot, lambda: any("paragraph 49" in line for line in message.rendered_lines()))
+        await wait_for(pilot, lambda: conversation.scroll_y == conversation.max_scroll_y)
+        assert not conversation.hint_visible
+
+
 async def test_clicking_the_hint_resumes_following() -> None:
     app = ConversationApp()
     async with app.run_test(size=(100, 20)) as pilot:

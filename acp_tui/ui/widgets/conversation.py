@@ -96,6 +96,20 @@ class Conversation(ReturnsToPrompt, VerticalScroll):
     def action_follow(self) -> None:
         self.follow()
 
+    def release_anchor(self) -> None:
+        """Textual lets go of the newest output at the start of every scroll; once that scroll has set
+        its target, `_resume_at_end` takes it back if the scroll asked for the end and is there."""
+        super().release_anchor()
+        self.call_next(self._resume_at_end)
+
+    def _resume_at_end(self) -> None:
+        """PageDown, Down, End or the wheel at the bottom go nowhere: keep following (else new output
+        would wait behind the "new output below" hint while the user sits at the end)."""
+        end = self.max_scroll_y
+        if self._anchor_released and end > 0 and self.scroll_target_y >= end and self.scroll_y >= end:
+            self._anchor_released = False
+            self._hint.remove_class("-visible")
+
     def scroll_to_start(self) -> None:
         """Jump to the oldest entry (Ctrl+Home); new output no longer moves the view (the hint says so)."""
         self.release_anchor()
