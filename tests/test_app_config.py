@@ -239,9 +239,11 @@ async def test_clicking_a_chip_opens_the_picker_on_that_option(tmp_path: Path) -
     app = AcpApp(run.launch, arm_delay=ARM_DELAY)
     async with app.run_test(size=SIZE) as pilot:
         chat = await ready(pilot, app)
-        await wait_until(pilot, lambda: chat.query_one(ConfigBar).display, "the config bar")
+        bar = chat.query_one(ConfigBar)
+        # shown *and laid out*: a click aimed at a bar that has no region yet lands elsewhere
+        await wait_until(pilot, lambda: bar.display and bar.region.width > 0, "the config bar on screen")
         offset = bar_text(app).index("Mode: Ask")
-        await pilot.click(ConfigBar, offset=(offset + 2, 0))
+        assert await pilot.click(ConfigBar, offset=(offset + 2, 0)), "the click landed on the bar"
         await wait_until(pilot, lambda: isinstance(app.screen, ConfigPickerScreen), "the picker")
         highlighted = app.screen.query_one(OptionList).highlighted_option
         assert highlighted is not None and str(highlighted.prompt).endswith("Ask")
