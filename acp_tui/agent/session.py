@@ -369,10 +369,12 @@ class AgentSession:
 
     # -- prompts ---------------------------------------------------------------------------------
 
-    async def prompt(self, blocks: list[ContentBlock]) -> str:
+    async def prompt(self, blocks: list[ContentBlock], *, resend_of: str | None = None) -> str:
         """Send a prompt; return the user message id once it is inserted (v1: at once, a local id).
 
-        Raises `RpcError` when a v2 agent rejects the prompt before insertion.
+        `resend_of`: the user message this prompt repeats (sent again after a login, docs/protocol.md §2.4),
+        marked before anything shows it so the words show once. Raises `RpcError` when a v2 agent rejects
+        the prompt before insertion.
         """
         if self.session_id is None:
             raise SessionError("no session yet")
@@ -381,6 +383,8 @@ class AgentSession:
         request_id = self.connection.reserve_id()
         params = methods.PromptRequest(session_id=self.session_id, prompt=list(blocks))
         self._apply(local.PromptSubmitted(request_id, list(blocks)))
+        if resend_of is not None:
+            self._apply(local.PromptResent(request_id, resend_of))
         if isinstance(dialect, V1Dialect):
             message_id = self._start_turn(dialect, request_id)
             task = asyncio.get_running_loop().create_task(self._v1_turn(dialect, request_id, params))
@@ -446,6 +450,10 @@ class AgentSession:
         # Return only once the settled answers are handed to the writer, so a shutdown that follows
         # (Ctrl-Q) cannot close the agent's stdin before they are written.
         await self.connection.settle_incoming(ANSWER_GRACE)
+
+    def dismiss_submission(self, request_id: int | str) -> None:
+        """Drop a failed or cancelled prompt's bubble (a prompt refused before a login, now sent again)."""
+        self._apply(local.SubmissionDismissed(request_id))
 
     async def cancel_tool_call(self, tool_call_id: str) -> None:
         """v2 `tool_call/cancel`, only for a tool call that advertises `capabilities.cancel`."""

@@ -53,8 +53,7 @@ from acp_tui.services.auth import (
     LoginStopped,
     RestartNeeded,
 )
-from acp_tui.session.changes import AgentGone, Change, InfoChanged, StateChanged, SubmissionChanged, TurnEnded
-from acp_tui.session.events import PromptResent, SubmissionDismissed
+from acp_tui.session.changes import AgentGone, Change, InfoChanged, StateChanged, TurnEnded
 from acp_tui.session.coalesce import coalesce
 from acp_tui.session.model import USER_MESSAGE, Message, SessionState
 from acp_tui.transcript import TranscriptWriter, transcript_path
@@ -120,7 +119,6 @@ class SessionController(SessionIntents):
         self._resend: PromptSubmission | None = None
         self._resend_of: str | None = None
         self._refused: int | str | None = None
-        self._resending_of: str | None = None  # the resend on its way: its submission is marked when it appears
         self._logging_in = False
         self._init_sessions()
 
@@ -455,28 +453,10 @@ class SessionController(SessionIntents):
             self._requeue(prompt)
             return False
         self.note("sending your prompt again")
-        auth = self._auth_service(session)
-        if refused is not None and auth is not None:
-            auth.show(SubmissionDismissed(refused))  # the refused try goes; the words show once, as sent now
+        if refused is not None:
+            session.dismiss_submission(refused)  # the refused try goes; the words show once, as sent now
         self._send(prompt, resend_of=of)
         return True
-
-    async def _prompt_again(self, submission: PromptSubmission, of: str) -> None:
-        """`_prompt` for a prompt sent again after a login: its submission is marked as a repeat of `of`."""
-        self._resending_of = of
-        try:
-            await self._prompt(submission)
-        finally:
-            self._resending_of = None
-
-    def _mark_resend(self, session: AgentSession, change: SubmissionChanged) -> None:
-        """The resend's submission appeared: mark it, before anything shows it, as the repeat of its first try."""
-        submission = session.state.submissions.get(change.request_id)
-        auth = self._auth_service(session)
-        if self._resending_of is None or submission is None or submission.status != "pending" or auth is None:
-            return
-        of, self._resending_of = self._resending_of, None
-        auth.show(PromptResent(change.request_id, of))
 
     def _requeue(self, submission: PromptSubmission) -> None:
         """Put a prompt back in the queue, paused: it waits for the user's Enter."""
@@ -551,10 +531,13 @@ class SessionController(SessionIntents):
     def _send(self, submission: PromptSubmission, *, resend_of: str | None = None) -> None:
         self._sending = True
         self._emit(Waiting("waiting for the agent to take the prompt"))
-        self._spawn(self._prompt(submission) if resend_of is None else self._prompt_again(submission, resend_of))
+        self._spawn(self._prompt(submission, resend_of))
 
-    async def _prompt(self, submission: PromptSubmission) -> None:
-        """Build the blocks now (files are read fresh, as the agent's capabilities allow), then send."""
+    async def _prompt(self, submission: PromptSubmission, resend_of: str | None = None) -> None:
+        """Build the blocks now (files are read fresh, as the agent's capabilities allow), then send.
+
+        `resend_of`: the user message this prompt repeats (sent again after a login).
+        """
         session = self.session
         assert session is not None
         self._last_prompt = submission  # sent again after a login (docs/protocol.md §2.4)
@@ -574,7 +557,7 @@ class SessionController(SessionIntents):
                 if self.cancel_sent_at is not None:
                     self._unsent(submission)  # Ctrl-C while the files were read: nothing went out
                     return
-            await session.prompt(blocks)
+            await session.prompt(blocks, resend_of=resend_of)
         except RpcError as exc:
             # the model holds the failed submission; its widget shows the error
             if exc.code == AUTH_REQUIRED:
@@ -671,8 +654,6 @@ class SessionController(SessionIntents):
                     self._agent_gone(session)
                 elif type(change) is InfoChanged:
                     indexed = True
-                elif type(change) is SubmissionChanged and self._resending_of is not None:
-                    self._mark_resend(session, change)
             if indexed:
                 self._index_session(session)  # the session list shows its title and last activity
             if moved:

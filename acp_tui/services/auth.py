@@ -55,7 +55,6 @@ from acp_tui.protocol.auth import (
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.sanitize import plain
 from acp_tui.services.base import Capabilities, ServiceContext, ServiceHandler
-from acp_tui.session.events import PromptResent, SubmissionDismissed
 
 T = TypeVar("T")
 
@@ -266,11 +265,6 @@ class AuthService:
 
     async def close(self) -> None:
         """Nothing runs on the agent's behalf (a terminal login runs while the connection still lives)."""
-
-    def show(self, event: PromptResent | SubmissionDismissed) -> None:
-        """Tell the conversation how a prompt sent again after a login relates to its first try (shown once)."""
-        if self._context is not None:
-            self._context.apply(event)
 
     # -- what the agent offers -----------------------------------------------------------------------
 
