@@ -38,6 +38,20 @@ def key_hints(pairs: list[tuple[str, str]]) -> Text:
 class GuardedDialog(ModalScreen[R], Generic[R]):
     """A modal question with the typing guard (see the module docstring)."""
 
+    # What every question dialog shares: its hint line (arming, then the keys) and, in a `#buttons` row,
+    # the permission dialog's quiet options (not saturated buttons): the variant colours the words (each
+    # dialog says which), focus marks the row.
+    DEFAULT_CSS = """
+    #hint { height: 1; color: $text-muted; }
+    #hint.-arming { color: $warning; text-style: italic; }
+    #buttons > Button {
+        width: auto; min-width: 0; padding: 0 1; margin-right: 1;
+        background: transparent; border: none; color: $foreground; text-style: none;
+    }
+    #buttons > Button:hover { background: $boost; }
+    #buttons > Button:focus { text-style: bold; outline-left: thick $foreground; background: $boost; }
+    """
+
     def __init__(self, *, arm_delay: float, name: str | None = None, id: str | None = None) -> None:
         super().__init__(name=name, id=id)
         self.arm_delay = arm_delay

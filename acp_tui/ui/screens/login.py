@@ -63,14 +63,10 @@ _DIALOG_CSS = """
     #dialog > #body { height: auto; overflow-x: hidden; scrollbar-gutter: stable; scrollbar-size-horizontal: 0;
                       margin-top: 1; }
     #dialog > #buttons { height: auto; padding-top: 1; }
-    /* the permission dialog's quiet option rows (permission.tcss): the variant colours the words */
-    #buttons > Button { width: auto; min-width: 0; padding: 0 1; margin-right: 1; background: transparent;
-                        border: none; color: $foreground; text-style: none; }
+    /* the option rows are GuardedDialog's quiet rows; the method buttons above them are marked the same way */
     #buttons > Button.-warning { color: $text-warning; }
     Button:hover { background: $boost; }
     Button:focus { text-style: bold; outline-left: thick $foreground; background: $boost; }
-    #dialog > #hint { height: 1; color: $text-muted; }
-    #dialog > #hint.-arming { color: $warning; text-style: italic; }
 """
 
 
