@@ -328,3 +328,11 @@ def test_junk_in_any_field_decodes_or_is_malformed(seed: dict[str, Any], key: st
         _update({**seed, key: junk}, version)
     except codec.MalformedMessage:
         pass
+
+
+def test_params_nested_deeper_than_the_decoder_recurses_are_malformed_not_a_crash() -> None:
+    deep = b"[" * 3000 + b"]" * 3000  # inside the envelope's reach when it arrives as raw params
+    with pytest.raises(codec.MalformedMessage, match="nested too deeply"):
+        codec.decode_update(b'{"sessionId":"s","update":{"sessionUpdate":"x","a":' + deep + b"}}", 2)
+    with pytest.raises(codec.MalformedMessage, match="nested too deeply"):
+        codec.decode_list_sessions_result(b'{"sessions":' + deep + b"}")

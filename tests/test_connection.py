@@ -264,3 +264,87 @@ async def test_trace_is_json_lines_without_raw_escapes(peer: Peer, tmp_path: Pat
     assert sent[0]["params"] == {"text": "\x1b[31mred\x1b[0m ünï"}
     assert any(r["dir"] == "<-" and r["msg"] == "plain \x1b]0;title\x07 noise" for r in records)
     assert any(r["dir"] == "event" and "problem" in r["msg"] for r in records)
+
+
+# -- lines the decoder cannot read (issue 21: hostile agent) ----------------------------------------
+
+DEEP = b"[" * 100_000 + b"]" * 100_000
+
+
+async def ask_raw(peer: Peer, line: bytes, answer_id: Any) -> dict[str, Any]:
+    result = await peer.call("test/ask_raw", {"line": base64.b64encode(line).decode(), "id": answer_id})
+    answer: dict[str, Any] = result["answer"]
+    return answer
+
+
+async def test_a_deeply_nested_line_is_a_problem_and_reading_goes_on(peer: Peer) -> None:
+    await peer.call(
+        "test/emit_raw",
+        raw_pieces(
+            DEEP + b"\n",
+            b'{"jsonrpc":"2.0","method":"test/n","params":' + DEEP + b"}\n",
+            b'{"jsonrpc":"2.0","method":"test/n","params":{"k":1}}\n',
+        ),
+    )
+    assert peer.notes == [("test/n", {"k": 1})]
+    reasons = [p.reason for p in peer.problems]
+    assert len(reasons) == 2 and all("nested too deeply" in reason for reason in reasons)
+    assert await peer.call("echo", {"after": True}) == {"after": True}
+
+
+async def test_a_deeply_nested_request_is_answered_with_its_id(peer: Peer) -> None:
+    seen: list[Request] = []
+
+    async def handler(request: Request) -> dict[str, Any]:
+        seen.append(request)
+        return {}
+
+    peer.conn.on_request("fs/write_text_file", handler)
+    line = b'{"jsonrpc":"2.0","id":41,"method":"fs/write_text_file","params":' + DEEP + b"}"
+    answer = await ask_raw(peer, line, 41)
+    # -32700: the scan gives up inside the 200,000 brackets, so it cannot tell the envelope is fine.
+    assert answer["id"] == 41 and answer["error"]["code"] == -32700
+    assert "nested too deeply" in answer["error"]["message"]
+    assert seen == []
+    assert await peer.call("echo", {"after": True}) == {"after": True}
+
+
+async def test_a_lone_surrogate_in_a_request_is_answered_invalid_params(peer: Peer) -> None:
+    # What Python's json writes for the str "\ud800": valid JSON grammar, no Unicode text.
+    line = json.dumps({"jsonrpc": "2.0", "id": "w1", "method": "fs/write_text_file",
+                       "params": {"sessionId": "s", "path": "/tmp/x", "content": "\ud800"}}).encode()
+    answer = await ask_raw(peer, line, "w1")
+    assert answer["id"] == "w1" and answer["error"]["code"] == -32602
+    assert "lone UTF-16 surrogate" in answer["error"]["message"]
+    assert any("lone UTF-16 surrogate" in p.reason for p in peer.problems)
+
+
+async def test_a_request_whose_id_cannot_be_read_is_answered_with_id_null(peer: Peer) -> None:
+    line = json.dumps({"jsonrpc": "2.0", "id": "\udc00", "method": "fs/read_text_file", "params": {}}).encode()
+    answer = await ask_raw(peer, line, None)
+    assert answer["id"] is None and answer["error"]["code"] == -32700
+
+
+async def test_a_batch_we_cannot_read_answers_each_request_in_it(peer: Peer) -> None:
+    deep = b"[" * 5000 + b"]" * 5000  # too deep for the decoder, short enough for the scan to see past
+    line = (b'[{"jsonrpc":"2.0","id":"b1","method":"client/echo","params":' + deep + b'},'
+            b'{"jsonrpc":"2.0","method":"test/note","params":{}},'
+            b'{"jsonrpc":"2.0","id":"b2","method":"client/echo","params":{}}]')
+    result = await peer.call("test/ask_raw", {"line": base64.b64encode(line).decode(), "raw_reply": True})
+    reply = json.loads(result["reply"])
+    assert isinstance(reply, list)
+    assert sorted(entry["id"] for entry in reply) == ["b1", "b2"]
+    assert all(entry["error"]["code"] == -32700 for entry in reply)
+
+
+async def test_an_answer_we_cannot_read_fails_its_request_instead_of_hanging(peer: Peer) -> None:
+    before = b'{"jsonrpc":"2.0","id":'
+    after = b',"result":{"text":"\\ud800"}}'
+    with pytest.raises(RpcError) as info:
+        await asyncio.wait_for(
+            peer.conn.request("test/answer_raw", {"before": base64.b64encode(before).decode(),
+                                                  "after": base64.b64encode(after).decode()}),
+            20,
+        )
+    assert info.value.code == -32700 and "could not be read" in info.value.message
+    assert await peer.call("echo", {"after": True}) == {"after": True}

@@ -10,6 +10,8 @@ import pytest
 from acp_tui.protocol import jsonrpc
 from acp_tui.protocol.common import ErrorObject
 from acp_tui.protocol.jsonrpc import (
+    INVALID_PARAMS,
+    PARSE_ERROR,
     ErrorResponse,
     FrameError,
     Notification,
@@ -22,6 +24,7 @@ from acp_tui.protocol.jsonrpc import (
     encode_request,
     encode_response,
 )
+from acp_tui.protocol.salvage import MAX_SCAN_TOKENS, salvage
 
 
 def test_request_keeps_params_raw_and_id_type() -> None:
@@ -112,3 +115,54 @@ def test_error_codes() -> None:
     assert (jsonrpc.PARSE_ERROR, jsonrpc.INVALID_REQUEST, jsonrpc.METHOD_NOT_FOUND) == (-32700, -32600, -32601)
     assert (jsonrpc.INVALID_PARAMS, jsonrpc.INTERNAL_ERROR, jsonrpc.REQUEST_CANCELLED) == (-32602, -32603, -32800)
     assert (jsonrpc.AUTH_REQUIRED, jsonrpc.RESOURCE_NOT_FOUND) == (-32000, -32002)
+
+
+# -- lines the decoder cannot read (issue 21: hostile agent) ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b"[" * 100_000 + b"]" * 100_000,
+        b'{"a":' * 100_000 + b"1" + b"}" * 100_000,
+        b'{"jsonrpc":"2.0","id":1,"method":"m","params":' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+        b'[{"jsonrpc":"2.0","id":1,"method":"m","params":' + b"[" * 50_000 + b"]" * 50_000 + b"}]",
+    ],
+    ids=["array", "object", "params", "batch"],
+)
+def test_nesting_deeper_than_the_decoder_recurses_is_a_frame_error(line: bytes) -> None:
+    result = decode_frame(line)
+    assert isinstance(result, FrameError) and "nested too deeply" in result.reason
+
+
+def test_a_lone_surrogate_is_named_and_its_request_salvaged() -> None:
+    line = b'{"jsonrpc":"2.0","id":3,"method":"fs/write_text_file","params":{"content":"\\ud800"}}'
+    result = decode_frame(line)
+    assert isinstance(result, FrameError) and "lone UTF-16 surrogate (\\ud800)" in result.reason
+    (found,) = result.salvaged
+    assert found.is_request and found.request_id == 3 and found.method == "fs/write_text_file"
+    assert result.code == INVALID_PARAMS  # the envelope is fine, only the params cannot be read
+
+
+def test_a_broken_envelope_is_a_parse_error_with_the_id_still_known() -> None:
+    result = decode_frame(b'{"id":"x\\ud800y","method":"m"}')
+    assert isinstance(result, FrameError) and result.code == PARSE_ERROR
+    (found,) = result.salvaged
+    assert found.is_request and found.has_id and found.request_id is None  # answered with id null
+
+
+def test_salvage_finds_top_level_keys_only_in_any_order() -> None:
+    (found,) = salvage(b'{"params":{"id":9,"method":"inner"},"method":"outer","id":"late"}')
+    assert (found.request_id, found.method) == ("late", "outer")
+    (response,) = salvage(b'{"jsonrpc":"2.0","result":{"id":1},"id":12}')
+    assert response.is_response and response.request_id == 12
+    (notification,) = salvage(b'{"method":"session/update","params":{"x":"\\"id\\":1"}}')
+    assert not notification.is_request and not notification.has_id
+    assert salvage(b"not json") == [] and salvage(b"42") == []
+
+
+def test_salvage_stops_after_its_token_budget() -> None:
+    line = b'{"method":"m","params":' + b"[" * (MAX_SCAN_TOKENS + 10) + b'],"id":5}'
+    (found,) = salvage(line)
+    assert not found.complete and not found.has_id
+    assert found.is_request  # an id may lie past the scan: answered with id null rather than never

@@ -155,3 +155,23 @@ async def test_shutdown_sweeps_children_of_a_polite_agent() -> None:
 
 def msgspec_decode(raw: msgspec.Raw) -> dict[str, int]:
     return msgspec.json.decode(raw, type=dict[str, int])
+
+
+async def test_a_consumer_that_raises_does_not_end_the_reading() -> None:
+    """Issue 21: an exception in the stdout consumer once killed the pump; the agent ran on unheard."""
+    code = "import sys,time\nfor i in range(3):\n    print(i, flush=True); time.sleep(0.05)\n"
+    lines: list[str] = []
+    proc = AgentProcess([sys.executable, "-c", code], on_stderr=lines.append)
+    await proc.start()
+    chunks: list[bytes] = []
+
+    def consume(data: bytes) -> None:
+        chunks.append(data)
+        if len(chunks) == 1:
+            raise RecursionError("maximum recursion depth exceeded")
+
+    closed: asyncio.Future[ExitInfo] = asyncio.get_running_loop().create_future()
+    proc.start_reading(consume, closed.set_result)
+    await asyncio.wait_for(closed, 20)
+    assert b"".join(chunks).split() == [b"0", b"1", b"2"]
+    assert any("handling the agent's output failed (RecursionError" in line for line in lines)

@@ -4,7 +4,10 @@ Lines are framed and routed synchronously as stdout chunks arrive. Notifications
 handler in receive order with no task per message (the hot path: thousands of updates a
 second). Each agent→client request runs in its own task, so a permission dialog left open never
 blocks the update stream, and is answered exactly once: the answer is written when its task ends,
-whatever way it ends. When the agent exits every pending request fails at once with `ConnectionClosed`.
+whatever way it ends. A line that cannot be decoded is a protocol problem, never the end of reading:
+a request in it is answered with an error (its id recovered by `salvage`, else null, as JSON-RPC says),
+and an answer in it fails the request it answers. When the agent exits every pending request fails at
+once with `ConnectionClosed`.
 """
 
 from __future__ import annotations
@@ -26,8 +29,10 @@ from acp_tui.protocol.jsonrpc import RpcError as RpcError  # re-exported: the ag
 from acp_tui.protocol.jsonrpc import (
     CANCEL_REQUEST_METHOD,
     INTERNAL_ERROR,
+    INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
+    PARSE_ERROR,
     REQUEST_CANCELLED,
     ErrorResponse,
     FrameError,
@@ -218,11 +223,17 @@ class Connection:
 
     def _on_data(self, data: bytes) -> None:
         for line in self._framer.feed(data):
-            self._on_line(line)
+            try:
+                self._on_line(line)
+            except Exception as exc:  # noqa: BLE001 - one line must never stop the reader
+                self._problem(f"could not handle a line from the agent: {exc.__class__.__name__}: {exc}", line)
 
     def _on_line(self, line: bytes) -> None:
         if self.trace is not None:
-            self.trace.record("<-", line)
+            try:
+                self.trace.record("<-", line)
+            except Exception as exc:  # noqa: BLE001 - a line the trace cannot write is still answered
+                self._problem(f"could not trace a line: {exc.__class__.__name__}: {exc}", line)
         decoded = decode_frame(line)
         if isinstance(decoded, list):
             self._on_batch(decoded, line)
@@ -230,6 +241,11 @@ class Connection:
             self._problem(decoded.reason, decoded.raw)
             if decoded.reason == "empty batch array":
                 self._spawn(self._send_quietly(encode_error(None, INVALID_REQUEST, "Invalid Request: empty batch")))
+                return
+            frames = self._refuse(decoded)
+            if frames:
+                batch = decoded.raw.lstrip()[:1] == b"["
+                self._answer(encode_batch(frames) if batch else frames[0], None)
         else:
             self._dispatch(decoded, line, None)
 
@@ -238,7 +254,7 @@ class Connection:
         for entry in entries:
             if isinstance(entry, FrameError):
                 self._problem(f"batch entry: {entry.reason}", entry.raw)
-                batch.frames.append(encode_error(None, INVALID_REQUEST, "Invalid Request"))
+                batch.frames.extend(self._refuse(entry) or [encode_error(None, INVALID_REQUEST, "Invalid Request")])
             else:
                 self._dispatch(entry, line, batch)
         if batch.waiting == 0 and batch.frames:
@@ -260,6 +276,23 @@ class Connection:
             future = self._take_pending(message.id, line)
             if future is not None:
                 future.set_exception(RpcError.from_object(message.error))
+
+    def _refuse(self, error: FrameError) -> list[bytes]:
+        """The error answers to the requests of a line we could not use; its answers fail their requests."""
+        frames: list[bytes] = []
+        reason = error.reason if len(error.reason) <= _REASON_MAX else error.reason[:_REASON_MAX] + "…"
+        for found in error.salvaged:
+            if found.is_request:
+                request_id = found.request_id if found.has_id else None
+                frames.append(encode_error(request_id, error.code, f"{_ERROR_NAMES[error.code]}: {reason}"))
+            elif found.is_response and isinstance(found.request_id, int):
+                future = self._pending.pop(found.request_id, None)
+                self._pending_methods.pop(found.request_id, None)
+                if future is not None:
+                    self._answered.add(found.request_id)
+                    if not future.done():
+                        future.set_exception(RpcError(error.code, f"the agent's answer could not be read: {reason}"))
+        return frames
 
     def _take_pending(self, request_id: RequestId, line: bytes) -> asyncio.Future[msgspec.Raw] | None:
         future = self._pending.pop(request_id, None) if isinstance(request_id, int) else None
@@ -409,7 +442,11 @@ class Connection:
         if self.trace is not None:
             self.trace.record("event", {"problem": reason})
         if self._on_problem is not None:
-            self._on_problem(WireProblem(reason, raw))
+            try:
+                self._on_problem(WireProblem(reason, raw))
+            except Exception as exc:  # noqa: BLE001 - reporting a problem must not stop the reader either
+                if self.trace is not None:
+                    self.trace.record("event", {"problem_report_failed": f"{exc.__class__.__name__}: {exc}"})
 
     # -- end ---------------------------------------------------------------------------
 
@@ -430,6 +467,11 @@ class Connection:
         self._closed_event.set()
         if self._on_close is not None:
             self._on_close(info)
+
+
+#: How much of a decode failure's reason goes into the error answer.
+_REASON_MAX = 300
+_ERROR_NAMES = {PARSE_ERROR: "Parse error", INVALID_PARAMS: "Invalid params", INVALID_REQUEST: "Invalid Request"}
 
 
 class _CancelParams(msgspec.Struct, rename="camel"):

@@ -50,10 +50,15 @@ class WireTrace:
             return
         t = round(time.monotonic() - self._t0, 6)
         head = b'{"t":' + repr(t).encode() + b',"dir":' + json.dumps(direction).encode() + b',"msg":'
-        body = _as_json(payload)
-        if holds_secret(body):
-            # Keys we set and masked input never reach the file, whoever echoes them (docs/protocol.md §2.4).
-            body = json.dumps(redact_value(json.loads(body)), ensure_ascii=True, separators=(",", ":")).encode()
+        try:
+            body = _as_json(payload)
+            if holds_secret(body):
+                # Keys we set and masked input never reach the file, whoever echoes them (docs/protocol.md §2.4).
+                body = json.dumps(redact_value(json.loads(body)), ensure_ascii=True, separators=(",", ":")).encode()
+        except (RecursionError, ValueError, TypeError):
+            # Nested deeper than the decoders recurse (a hostile line): logged as text, redacted as text.
+            text = bytes(payload).decode("utf-8", "replace") if isinstance(payload, (bytes, bytearray, memoryview)) else str(payload)
+            body = json.dumps(redact_value(text), ensure_ascii=True).encode()
         self._file.write(head + body + b"}\n")
         self._file.flush()
 

@@ -328,9 +328,12 @@ def decode_update(params: bytes, version: int) -> tuple[str, v2.SessionUpdate | 
     """
     decoder = _v2_update_params if version >= 2 else _v1_update_params
     try:
-        decoded = decoder.decode(params)
-    except msgspec.DecodeError:
-        return _decode_update_slow(params, version)
+        try:
+            decoded = decoder.decode(params)
+        except msgspec.DecodeError:
+            return _decode_update_slow(params, version)
+    except RecursionError:
+        raise MalformedMessage("nested too deeply to read", params) from None
     return decoded.session_id, decoded.update
 
 
@@ -380,6 +383,13 @@ def _make(target: type[T], fix: Callable[[dict[str, Any]], dict[str, Any]] | Non
     decoder = msgspec.json.Decoder(target)
 
     def decode(data: bytes) -> T:
+        try:
+            return _decode(data)
+        except RecursionError:
+            # Deeper than msgspec (or the repairs, which recurse in Python) can follow: one more malformed message.
+            raise MalformedMessage(f"malformed {target.__name__}: nested too deeply to read", data) from None
+
+    def _decode(data: bytes) -> T:
         try:
             return decoder.decode(data)
         except msgspec.DecodeError as exc:

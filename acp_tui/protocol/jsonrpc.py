@@ -2,17 +2,23 @@
 
 `params` and `result` stay `msgspec.Raw` (zero-copy slices of the line) so the envelope is routed
 before the payload is decoded into typed Structs by the version-specific codec. Decoding never
-raises: anything that is not JSON-RPC becomes a `FrameError` carrying the raw line.
+raises, whatever the line (invalid UTF-8, a lone surrogate, nesting deeper than the decoder recurses):
+anything that is not JSON-RPC becomes a `FrameError` carrying the raw line and what can still be told
+about it (`salvage`), so a request we cannot read is still answered and a response we cannot read still
+ends the request it answers.
 """
 
 from __future__ import annotations
 
 from typing import Any, TypeAlias
 
+import re
+
 import msgspec
 from msgspec import UNSET, UnsetType
 
 from acp_tui.protocol.common import ErrorObject
+from acp_tui.protocol.salvage import Salvaged, salvage
 
 # Error codes (docs/protocol.md §1.3; identical in v1 and v2).
 PARSE_ERROR = -32700
@@ -62,10 +68,17 @@ class ErrorResponse(msgspec.Struct, frozen=True):
 
 
 class FrameError(msgspec.Struct, frozen=True):
-    """A line (or batch entry) that is not a JSON-RPC message; kept raw for the problem log."""
+    """A line (or batch entry) that is not a JSON-RPC message; kept raw for the problem log.
+
+    `salvaged` holds the objects of the line as far as they can be told (their ids, methods), and
+    `code` the JSON-RPC error that answers a request among them: -32700 (the line cannot be read),
+    -32602 (only its `params` cannot) or -32600 (it is JSON but no JSON-RPC message).
+    """
 
     reason: str
     raw: bytes
+    salvaged: tuple[Salvaged, ...] = ()
+    code: int = PARSE_ERROR
 
 
 Message: TypeAlias = Request | Notification | Response | ErrorResponse
@@ -88,18 +101,25 @@ _batch_decoder = msgspec.json.Decoder(list[msgspec.Raw])
 
 
 def decode_frame(line: bytes) -> Decoded:
-    """Decode one line: a message, a list for a v2 batch array, or a `FrameError`."""
+    """Decode one line: a message, a list for a v2 batch array, or a `FrameError`; never raises."""
+    try:
+        return _decode_frame(line)
+    except Exception as exc:  # noqa: BLE001 - one line must never stop the reader (RecursionError, anything)
+        return _refused(f"unreadable line: {_describe(exc)}", line)
+
+
+def _decode_frame(line: bytes) -> Decoded:
     if not line.isascii():
         try:
             line.decode("utf-8")
         except UnicodeDecodeError as exc:
-            return FrameError(f"invalid UTF-8 at byte {exc.start}", line)
+            return _refused(f"invalid UTF-8 at byte {exc.start}", line)
     first = line.lstrip()[:1]
     if first == b"[":
         try:
             entries = _batch_decoder.decode(line)
-        except msgspec.DecodeError as exc:
-            return FrameError(f"invalid JSON: {exc}", line)
+        except (msgspec.DecodeError, RecursionError, ValueError) as exc:
+            return _refused(f"invalid JSON: {_describe(exc, line)}", line)
         if not entries:
             return FrameError("empty batch array", line)
         return [_decode_object(bytes(entry)) for entry in entries]
@@ -110,11 +130,11 @@ def _decode_object(line: bytes) -> Message | FrameError:
     try:
         env = _envelope_decoder.decode(line)
     except msgspec.ValidationError as exc:
-        return FrameError(f"not JSON-RPC: {exc}", line)
-    except msgspec.DecodeError as exc:
-        return FrameError(f"invalid JSON: {exc}", line)
+        return _refused(f"not JSON-RPC: {exc}", line, INVALID_REQUEST)
+    except (msgspec.DecodeError, RecursionError, ValueError) as exc:
+        return _refused(f"invalid JSON: {_describe(exc, line)}", line)
     if env.jsonrpc is not UNSET and env.jsonrpc != "2.0":
-        return FrameError(f"not JSON-RPC 2.0 (jsonrpc={env.jsonrpc!r})", line)
+        return _refused(f"not JSON-RPC 2.0 (jsonrpc={env.jsonrpc!r})", line, INVALID_REQUEST)
     if env.method is not UNSET:
         if env.id is UNSET:
             return Notification(env.method, env.params)
@@ -125,7 +145,39 @@ def _decode_object(line: bytes) -> Message | FrameError:
         return ErrorResponse(env.id, env.error)
     if env.result:
         return Response(env.id, env.result)
-    return FrameError("not JSON-RPC: response without result or error", line)
+    return _refused("not JSON-RPC: response without result or error", line, INVALID_REQUEST)
+
+
+def _refused(reason: str, line: bytes, code: int = PARSE_ERROR) -> FrameError:
+    """A `FrameError` with what can still be told about `line`; -32602 when only its params are at fault."""
+    found = tuple(salvage(line))
+    if code == PARSE_ERROR and len(found) == 1 and found[0].params_span is not None:
+        start, end = found[0].params_span
+        try:
+            _envelope_decoder.decode(line[:start] + b"null" + line[end:])
+        except Exception:  # noqa: BLE001 - the envelope itself is at fault too
+            pass
+        else:
+            code = INVALID_PARAMS
+    return FrameError(reason, line, found, code)
+
+
+#: A UTF-16 surrogate escape with no partner: JSON's grammar allows it, but it is no Unicode text.
+_LONE_SURROGATE = re.compile(
+    rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+)
+
+
+def _describe(exc: BaseException, line: bytes = b"") -> str:
+    """Why a line could not be decoded, in words (msgspec calls a lone surrogate "truncated")."""
+    if isinstance(exc, RecursionError):
+        return "nested too deeply to read"
+    message = str(exc)
+    lone = _LONE_SURROGATE.search(line) if line and ("truncated" in message or "surrogate" in message) else None
+    if lone is not None:
+        return f"a string holds a lone UTF-16 surrogate ({lone.group().decode()}), which is no Unicode text"
+    return message or exc.__class__.__name__
 
 
 class _OutRequest(msgspec.Struct, omit_defaults=True):

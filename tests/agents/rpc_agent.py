@@ -81,6 +81,18 @@ def handle(message: dict[str, Any]) -> None:
             send({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": params["id"]}})
         answer = wait_response(params["id"])
         send({"jsonrpc": "2.0", "id": rid, "result": {"answer": answer}})
+    elif method == "test/ask_raw":
+        # One raw line (a request we may not be able to decode), then the client's answer to `id`.
+        out.write(base64.b64decode(params["line"]) + b"\n")
+        out.flush()
+        if params.get("raw_reply"):
+            send({"jsonrpc": "2.0", "id": rid, "result": {"reply": wait_raw_line().decode()}})
+        else:
+            send({"jsonrpc": "2.0", "id": rid, "result": {"answer": wait_response(params["id"])}})
+    elif method == "test/answer_raw":
+        # Answer this very request with a raw line: `before` + our id + `after`.
+        out.write(base64.b64decode(params["before"]) + json.dumps(rid).encode() + base64.b64decode(params["after"]) + b"\n")
+        out.flush()
     elif method == "test/batch":
         out.write(json.dumps(params["batch"], separators=(",", ":")).encode() + b"\n")
         out.flush()
