@@ -435,3 +435,41 @@ def test_launch_defaults_keep_old_callers_working(tmp_path: Path) -> None:
     launch = launch_for(demo_argv(), tmp_path, 2, tmp_path / "t")
     assert launch.resume_id is None and not launch.continue_last and not launch.pick_session
     assert replace(launch, resume_id="x").resume_id == "x"
+
+
+# -- bounded paging (issue 21: hostile agent) --------------------------------------------------------------
+
+
+def test_a_hundred_thousand_listed_sessions_decode_and_are_cut_to_the_cap() -> None:
+    from acp_tui.controller.sessions import MAX_LISTED_SESSIONS, SessionPaging, from_wire
+    from acp_tui.protocol import codec
+
+    wire = json.dumps({"sessions": [{"sessionId": f"s{i}", "cwd": "/p", "title": f"t{i}"} for i in range(100_000)],
+                       "nextCursor": "more"}).encode()
+    page = from_wire(codec.decode_list_sessions_result(wire))
+    assert len(page.sessions) == MAX_LISTED_SESSIONS and page.dropped == 100_000 - MAX_LISTED_SESSIONS
+    paging = SessionPaging()
+    shown = paging.take(page)
+    assert len(shown.sessions) == MAX_LISTED_SESSIONS and shown.next_cursor is None
+    assert paging.stopped == f"the agent kept sending sessions; showing the first {MAX_LISTED_SESSIONS:,}"
+
+
+def test_paging_stops_on_any_cursor_seen_before_and_after_the_page_cap() -> None:
+    from acp_tui.controller.sessions import MAX_CURSOR_LENGTH, MAX_LIST_PAGES, SessionPage, SessionPaging, listing
+
+    row = listing("s", "/p", None, None, listed=True)
+    paging = SessionPaging()
+    assert paging.take(SessionPage([row], "a")).next_cursor == "a"
+    assert paging.take(SessionPage([row], "b")).next_cursor == "b"
+    assert paging.take(SessionPage([row], "a")).next_cursor is None  # a, b, a: a loop of two
+    assert paging.stopped is not None and "page cursor again" in paging.stopped and "first 3" in paging.stopped
+
+    paging = SessionPaging()
+    cursors = [paging.take(SessionPage([], f"c{i}")).next_cursor for i in range(MAX_LIST_PAGES + 5)]
+    assert cursors[: MAX_LIST_PAGES - 1] == [f"c{i}" for i in range(MAX_LIST_PAGES - 1)]
+    assert set(cursors[MAX_LIST_PAGES - 1 :]) == {None} and paging.stopped is not None
+    assert "kept sending pages" in paging.stopped
+
+    paging = SessionPaging()
+    assert paging.take(SessionPage([row], "x" * (MAX_CURSOR_LENGTH + 1))).next_cursor is None
+    assert paging.take(SessionPage([row], None)).next_cursor is None  # an honest last page

@@ -19,7 +19,7 @@ from textual.widgets import Static
 
 from acp_tui.agent.dialect import SessionAbilities
 from acp_tui.agent.session import SessionError
-from acp_tui.controller.sessions import SessionListing, SessionPage, listing
+from acp_tui.controller.sessions import MAX_LIST_PAGES, MAX_LISTED_SESSIONS, SessionListing, SessionPage, listing
 from acp_tui.demo.store import StoredSession, write_sessions
 from acp_tui.ui.history_timeline import EarlierEntries, HistoryTimeline
 from acp_tui.ui.screens.sessions import ConfirmDelete, SessionBrowser
@@ -373,3 +373,47 @@ async def test_resume_without_an_id_opens_the_browser_once_the_agent_is_up(tmp_p
             app.chat.controller.current_session_id if app.chat else None]
         await pilot.press("escape")
         await settle(pilot, lambda: not isinstance(app.screen, SessionBrowser), "the chat again")
+
+
+@dataclass
+class EndlessSource(Source):
+    """An agent whose pages never run out: the same cursor again (`repeat`), or a new one with no rows."""
+
+    repeat: bool = True
+
+    async def list_sessions(self, cursor: str | None = None, *, all_dirs: bool = False) -> SessionPage:
+        self.cursors.append(cursor)
+        if self.repeat:
+            return SessionPage(self.rows()[:3], "again")
+        return SessionPage([], f"page-{len(self.cursors)}")
+
+
+@pytest.mark.parametrize("repeat", [True, False], ids=["same-cursor", "empty-pages"])
+async def test_a_cursor_that_never_ends_stops_the_paging_and_says_so(repeat: bool) -> None:
+    """Issue 21: a `nextCursor` that never changed was asked for ~3,000 times in 10 s, no rows drawn."""
+    source = EndlessSource(total=3, repeat=repeat)
+    app = Host(source)
+    async with app.run_test(size=(120, 30)) as pilot:
+        browser = app.browser
+        await settle(pilot, lambda: browser.paging.stopped is not None and not browser.loading, "paging to stop")
+        asked = len(source.cursors)
+        await pilot.pause(0.2)
+        assert len(source.cursors) == asked  # and it stays stopped
+        if repeat:
+            assert source.cursors == [None, "again"]  # the repeat is seen on the second answer
+        else:
+            assert asked == MAX_LIST_PAGES
+        assert len(browser.rows) == 3 if repeat else not browser.rows
+        status = str(browser.query_one("#sessions-status", Static).render())
+        assert "the agent sent a page cursor again" in status if repeat else "the agent kept sending pages" in status
+
+
+async def test_a_hundred_thousand_sessions_are_capped_quickly() -> None:
+    source = Source(total=100_000, page_size=25_000)
+    app = Host(source)
+    async with app.run_test(size=(120, 30)) as pilot:
+        browser = app.browser
+        await settle(pilot, lambda: browser.paging.stopped is not None, "the cap", timeout=60)
+        assert len(browser.rows) == MAX_LISTED_SESSIONS and source.cursors == [None]
+        status = str(browser.query_one("#sessions-status", Static).render())
+        assert f"the agent kept sending sessions; showing the first {MAX_LISTED_SESSIONS:,}" in status

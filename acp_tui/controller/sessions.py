@@ -30,6 +30,12 @@ from acp_tui.session.model import USER_MESSAGE, Message, SessionState
 TITLE_LIMIT = 200
 #: A title made from the first prompt keeps this much of it.
 PROMPT_TITLE_LIMIT = 80
+#: Rows of the agent's list kept in one listing (more: a note says the first ones are shown).
+MAX_LISTED_SESSIONS = 20_000
+#: Pages asked for in one listing: an agent whose cursor never runs out is not followed for ever.
+MAX_LIST_PAGES = 200
+#: A page cursor longer than this is not sent back (it is kept, once per page, to spot a repeat).
+MAX_CURSOR_LENGTH = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +64,42 @@ class SessionPage:
 
     sessions: list[SessionListing]
     next_cursor: str | None
+    #: rows the agent sent on this page beyond `MAX_LISTED_SESSIONS` (not made into rows at all)
+    dropped: int = 0
+
+
+class SessionPaging:
+    """One walk through the agent's pages, bounded (issue 21: a `nextCursor` that never changes was
+    followed ~3,000 times in 10 s): it stops on a cursor seen before, after `MAX_LIST_PAGES` pages or
+    `MAX_LISTED_SESSIONS` rows, and `stopped` says so in words for the list."""
+
+    def __init__(self) -> None:
+        self.pages = 0
+        self.rows = 0
+        self.stopped: str | None = None
+        self._cursors: set[str] = set()
+
+    def take(self, page: SessionPage) -> SessionPage:
+        """`page` as it is to be shown: cut to the rows left, with no next cursor once paging must stop."""
+        self.pages += 1
+        room = max(0, MAX_LISTED_SESSIONS - self.rows)
+        rows = page.sessions[:room]
+        self.rows += len(rows)
+        cursor = page.next_cursor
+        first = f"showing the first {self.rows:,}"
+        if page.dropped or len(rows) < len(page.sessions) or (cursor is not None and self.rows >= MAX_LISTED_SESSIONS):
+            self.stopped = f"the agent kept sending sessions; {first}"
+        elif cursor is not None and cursor in self._cursors:
+            self.stopped = f"the agent sent a page cursor again; {first}"
+        elif cursor is not None and self.pages >= MAX_LIST_PAGES:
+            self.stopped = f"the agent kept sending pages; {first}"
+        elif cursor is not None and len(cursor) > MAX_CURSOR_LENGTH:
+            self.stopped = f"the agent's page cursor is too long to send back; {first}"
+        if self.stopped is not None:
+            return SessionPage(rows, None)
+        if cursor is not None:
+            self._cursors.add(cursor)
+        return SessionPage(rows, cursor)
 
 
 def listing(session_id: str, cwd: str, title: str | None, updated_at: datetime | None, *,
@@ -69,15 +111,16 @@ def listing(session_id: str, cwd: str, title: str | None, updated_at: datetime |
     return SessionListing(session_id, cwd, clean_title, updated_at, listed, transcript, haystack)
 
 
-def from_wire(page: methods.ListSessionsResponse) -> SessionPage:
-    """A `session/list` result as rows; `nextCursor` absent or null ends the list (docs/protocol.md §3)."""
+def from_wire(page: methods.ListSessionsResponse, limit: int = MAX_LISTED_SESSIONS) -> SessionPage:
+    """A `session/list` result as rows (at most `limit`; the rest counted in `dropped`); `nextCursor`
+    absent or null ends the list (docs/protocol.md §3)."""
     rows = [
         listing(info.session_id, info.cwd, info.title if isinstance(info.title, str) else None,
                 parse_time(info.updated_at), listed=True)
-        for info in page.sessions
+        for info in page.sessions[:limit]
     ]
     cursor = page.next_cursor if isinstance(page.next_cursor, str) else None
-    return SessionPage(rows, cursor)
+    return SessionPage(rows, cursor, max(0, len(page.sessions) - limit))
 
 
 def parse_time(value: object) -> datetime | None:
@@ -246,6 +289,7 @@ def _entry(raw: bytes) -> IndexEntry | None:
 
 
 __all__ = [
-    "IndexEntry", "SessionIndex", "SessionListing", "SessionPage", "from_wire", "index_file", "listing",
+    "MAX_CURSOR_LENGTH", "MAX_LISTED_SESSIONS", "MAX_LIST_PAGES",
+    "IndexEntry", "SessionIndex", "SessionListing", "SessionPage", "SessionPaging", "from_wire", "index_file", "listing",
     "matching", "merge", "newest_first", "parse_time", "same_folder", "state_title",
 ]

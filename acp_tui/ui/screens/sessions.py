@@ -23,7 +23,7 @@ from textual.widgets import Input, Static
 
 from acp_tui.agent.dialect import SessionAbilities
 from acp_tui.agent.session import SessionError
-from acp_tui.controller.sessions import SessionListing, SessionPage, matching, merge
+from acp_tui.controller.sessions import SessionListing, SessionPage, SessionPaging, matching, merge
 from acp_tui.sanitize import plain
 from acp_tui.path_text import display_path
 from acp_tui.ui.screens.transcript_view import TranscriptScreen
@@ -126,6 +126,7 @@ class SessionBrowser(ModalScreen[SessionListing | None]):
         self.loading = False
         self.listed_all = False
         self.problem: str | None = None
+        self.paging = SessionPaging()
         self._generation = 0  # a folder toggle makes pages still on their way stale
 
     # -- layout ----------------------------------------------------------------------------------------
@@ -160,6 +161,7 @@ class SessionBrowser(ModalScreen[SessionListing | None]):
         """(Re)start from nothing: our transcripts now, the agent's first page as soon as it answers."""
         self._generation += 1
         self.agent_rows, self.next_cursor, self.listed_all, self.problem = [], None, False, None
+        self.paging = SessionPaging()
         self.transcript_rows = self.source.transcript_sessions(all_dirs=self.all_dirs)
         self.loading = True
         self._rebuild()
@@ -196,10 +198,11 @@ class SessionBrowser(ModalScreen[SessionListing | None]):
             self.loading, self.problem = False, message.problem
         if message.page is not None:
             self.loading = False
+            page = self.paging.take(message.page)  # bounded: a repeated cursor or a flood stops here
             known = {row.session_id for row in self.agent_rows}
-            self.agent_rows.extend(row for row in message.page.sessions if row.session_id not in known)
-            self.next_cursor = message.page.next_cursor
-            self.listed_all = message.page.next_cursor is None
+            self.agent_rows.extend(row for row in page.sessions if row.session_id not in known)
+            self.next_cursor = page.next_cursor
+            self.listed_all = page.next_cursor is None
             self._rebuild()
         self._show_status()
 
@@ -229,11 +232,13 @@ class SessionBrowser(ModalScreen[SessionListing | None]):
             parts.append("more below")
         if self.problem is not None:
             parts.append(self.problem)
+        elif self.paging.stopped is not None:
+            parts.append(self.paging.stopped)
         elif self.listed_all and not self.abilities.list and not self.loading:
             parts.append("the agent does not list its sessions; these are our transcripts")
         status = self.query_one("#sessions-status", Static)
         status.update(" · ".join(parts))
-        status.set_class(self.problem is not None, "-problem")
+        status.set_class(self.problem is not None or self.paging.stopped is not None, "-problem")
 
     @on(Input.Changed, "#sessions-filter")
     def _filtered(self, event: Input.Changed) -> None:
