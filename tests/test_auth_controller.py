@@ -74,6 +74,8 @@ class User(NoElicitation):
         wanted = self.choices.pop(0) if self.choices else None
         if wanted == "key":
             return request.key_entry
+        if wanted is None:
+            return None  # not now (never a listed-only row whose id is None)
         return next((m for m in request.methods if getattr(m, "method_id", None) == wanted), None)
 
     async def confirm_terminal_login(self, command: TerminalCommand) -> bool:
@@ -469,6 +471,32 @@ async def test_hostile_method_text_is_data(make: RunFactory) -> None:
         assert "\x1b" not in note and "\x07" not in note and "\u202e" not in note
 
 
+# -- a flood of methods (issue 21: hostile agent) ---------------------------------------------------------------
+
+
+async def test_ten_thousand_methods_and_a_megabyte_name_are_cut_before_anything_sees_them(make: RunFactory) -> None:
+    """10,000 `authMethods` and a 1 MB name stalled start-up ~20 s at 640 MB; the name buried the others."""
+    from acp_tui.protocol.auth import MAX_AUTH_METHODS, MAX_AUTH_NAME
+
+    flood = [{"type": "agent", "methodId": f"m{i}", "name": f"Method {i}"} for i in range(10_000)]
+    flood[0] = {"type": "agent", "methodId": "m0", "name": "N" * 1_000_000, "description": "d" * 1_000_000}
+    run = make({"version": 2, "auth_methods": flood}, User([None]))
+    assert not await run.ctl.start()
+    [request] = run.user.asked
+    assert len(request.methods) == MAX_AUTH_METHODS + 1
+    first = request.methods[0]
+    assert isinstance(first, AgentLogin)
+    assert first.name == "N" * MAX_AUTH_NAME + f"… (name cut at {MAX_AUTH_NAME} characters)"
+    assert first.description is not None and first.description.endswith("(description cut at 1,000 characters)")
+    more = request.methods[-1]
+    assert isinstance(more, UnsupportedLogin) and more.name == f"… {10_000 - MAX_AUTH_METHODS:,} more methods not shown"
+    assert more not in request.offered
+    session = run.ctl.session
+    assert session is not None and session.init is not None and isinstance(session.init.auth_methods, list)
+    assert len(session.init.auth_methods) == MAX_AUTH_METHODS + 1  # the raw list is bounded too
+    assert all(len(note) < 20_000 for note in run.notes())  # "not logged in: … (names)" stays a line
+
+
 # -- decoding -------------------------------------------------------------------------------------------------
 
 
@@ -493,13 +521,25 @@ def test_auth_methods_decode_tolerantly_in_both_versions() -> None:
 
 
 def test_a_terminal_method_that_cannot_be_shown_as_it_runs_is_refused() -> None:
-    from acp_tui.protocol.auth import decode_auth_methods
+    from acp_tui.protocol.auth import MAX_TERMINAL_ARGS, MAX_TERMINAL_TEXT, decode_auth_methods
 
     hidden = {**TERMINAL_V2, "args": ["login", "--x\u202e"]}
     control = {**TERMINAL_V2, "args": ["login\x1b[2J"]}
     bad_env = {**TERMINAL_V2, "env": [{"name": "A=B", "value": "1"}]}
-    for method in decode_auth_methods([hidden, control, bad_env], 2):
+    many = {**TERMINAL_V2, "args": ["a"] * (MAX_TERMINAL_ARGS + 1)}  # cutting them would change what runs
+    long = {**TERMINAL_V2, "args": ["a" * (MAX_TERMINAL_TEXT + 1)]}
+    for method in decode_auth_methods([hidden, control, bad_env, many, long], 2):
         assert isinstance(method, UnsupportedLogin) and method.type == "terminal"
+
+
+def test_bounding_the_methods_twice_changes_nothing() -> None:
+    from acp_tui.protocol.auth import MAX_AUTH_METHODS, bound_auth_methods, decode_auth_methods
+
+    raw = [{"type": "agent", "methodId": f"m{i}", "name": "x" * 500} for i in range(MAX_AUTH_METHODS + 3)]
+    once = bound_auth_methods(raw)
+    assert bound_auth_methods(once) == once and len(once) == MAX_AUTH_METHODS + 1
+    assert decode_auth_methods(once, 2) == decode_auth_methods(raw, 2)
+    assert bound_auth_methods(raw[:2]) == [{**m, "name": "x" * 200 + "… (name cut at 200 characters)"} for m in raw[:2]]
 
 
 # -- Gemini CLI: four methods, and a key it does not name ------------------------------------------------------

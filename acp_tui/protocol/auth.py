@@ -16,7 +16,13 @@ into one version-independent `AuthMethod` per entry, tolerantly:
   the reason it cannot be used: listed, never offered. `_meta` hints are kept raw and never required.
 
 A terminal method whose program arguments or environment hold control or invisible characters is also
-unsupported: the user must see exactly what would run before it runs.
+unsupported: the user must see exactly what would run before it runs; so is one whose program line is too
+long to show (`MAX_TERMINAL_ARGS`, `MAX_TERMINAL_TEXT`): cutting it would change what runs.
+
+The list is bounded where it is decoded (`bound_auth_methods`, applied to the `initialize` result), so
+nothing downstream sees a flood (issue 21: 10,000 methods and a 1 MB name stalled start-up ~20 s):
+at most `MAX_AUTH_METHODS` methods, then one row saying how many more were not shown; names cut at
+`MAX_AUTH_NAME` characters and descriptions at `MAX_AUTH_DESCRIPTION`, each with a note that says so.
 """
 
 from __future__ import annotations
@@ -33,6 +39,8 @@ from acp_tui.sanitize import plain
 
 __all__ = [
     "AUTHENTICATE", "LOGIN", "LOGOUT", "V1_LOGOUT",
+    "MAX_AUTH_DESCRIPTION", "MAX_AUTH_METHODS", "MAX_AUTH_NAME", "MAX_TERMINAL_ARGS", "MAX_TERMINAL_TEXT",
+    "MORE_METHODS", "bound_auth_methods",
     "AgentLogin", "AuthMethod", "AuthenticateRequest", "EnvVarLogin", "EnvVariable", "LoginAuthRequest",
     "LoginVariable", "LogoutRequest", "TerminalLogin", "UnsupportedLogin", "decode_auth_methods",
     "login_method_name", "login_request", "logout_method", "valid_env_name",
@@ -46,6 +54,19 @@ LOGIN = "auth/login"
 LOGOUT = "auth/logout"
 #: v1 logout request method (only when `agentCapabilities.auth.logout` is advertised).
 V1_LOGOUT = "logout"
+
+#: Login methods kept from `authMethods`; the rest become one "… N more methods not shown" row.
+MAX_AUTH_METHODS = 50
+#: A method's name is cut here (a name is a label; the rest is noted as cut).
+MAX_AUTH_NAME = 200
+#: A method's description is cut here.
+MAX_AUTH_DESCRIPTION = 1_000
+#: A terminal method with more program arguments or environment variables than this is not offered.
+MAX_TERMINAL_ARGS = 64
+#: ... nor one with an argument, variable name or value longer than this.
+MAX_TERMINAL_TEXT = 4_096
+#: The `type` of the row that stands for the methods past `MAX_AUTH_METHODS` (never offered).
+MORE_METHODS = "acp-tui/more-methods"
 
 
 def _meta() -> Any:
@@ -222,11 +243,47 @@ def _shown_as_is(value: str) -> bool:
     return plain(value) == value
 
 
+def _cut(text: str, limit: int, what: str) -> str:
+    """`text`, or its first `limit` characters and a note saying it was cut (cutting again changes nothing)."""
+    note = f"… ({what} cut at {limit:,} characters)"
+    if len(text) <= limit or (len(text) == limit + len(note) and text.endswith(note)):
+        return text
+    return text[:limit] + note
+
+
+def _bound_entry(item: Any) -> Any:
+    if not isinstance(item, dict):
+        return item
+    fixed = dict(item)
+    for key, limit in (("name", MAX_AUTH_NAME), ("description", MAX_AUTH_DESCRIPTION)):
+        value = fixed.get(key)
+        if isinstance(value, str):
+            fixed[key] = _cut(value, limit, key)
+    return fixed
+
+
+def _is_more_row(item: Any) -> bool:
+    return isinstance(item, dict) and item.get("type") == MORE_METHODS
+
+
+def bound_auth_methods(raw: list[Any]) -> list[Any]:
+    """`raw` with at most `MAX_AUTH_METHODS` entries, names and descriptions cut, and one `MORE_METHODS`
+    row counting the rest; a list already bounded comes back unchanged."""
+    if len(raw) <= MAX_AUTH_METHODS + 1 and raw and _is_more_row(raw[-1]):
+        return raw
+    kept = [_bound_entry(item) for item in raw[:MAX_AUTH_METHODS]]
+    more = len(raw) - MAX_AUTH_METHODS
+    if more > 0:
+        kept.append({"type": MORE_METHODS, "name": f"… {more:,} more method{'s' if more != 1 else ''} not shown",
+                     "count": more})
+    return kept
+
+
 def decode_auth_methods(raw: object, version: int) -> tuple[AuthMethod, ...]:
-    """The `authMethods` of an `initialize` result, one `AuthMethod` per entry (never raises)."""
+    """The `authMethods` of an `initialize` result, one `AuthMethod` per entry (never raises), bounded."""
     if not isinstance(raw, list):
         return ()
-    return tuple(_decode_one(item, version) for item in raw)
+    return tuple(_decode_one(item, version) for item in bound_auth_methods(raw))
 
 
 def _decode_one(item: object, version: int) -> AuthMethod:
@@ -235,9 +292,13 @@ def _decode_one(item: object, version: int) -> AuthMethod:
     raw: dict[str, Any] = item
     kind = raw.get("type")
     name = _text(raw.get("name")) or _text(raw.get("methodId")) or _text(raw.get("id")) or "(unnamed)"
+    name = _cut(name, MAX_AUTH_NAME, "name")  # an id standing in for the name is cut too
     method_id = _text(raw.get("methodId")) if version >= 2 else _text(raw.get("id"))
     method_id = method_id or _text(raw.get("methodId")) or _text(raw.get("id"))
     description = _text(raw.get("description"))
+    if kind == MORE_METHODS:
+        return UnsupportedLogin(None, name, MORE_METHODS,
+                                f"acp-tui lists the first {MAX_AUTH_METHODS} methods the agent offered")
     if kind is None or kind == "agent":  # v1 says a missing type is an agent method; tolerated in v2 too
         return _agent(raw, version, name, method_id, description)
     if kind == "terminal":
@@ -296,6 +357,11 @@ def _terminal(raw: dict[str, Any], version: int, name: str, method_id: str | Non
                                     description, raw)
         case _:
             raise AssertionError(decoded)
+    if len(args) > MAX_TERMINAL_ARGS or len(env) > MAX_TERMINAL_ARGS or any(
+        len(text) > MAX_TERMINAL_TEXT for text in (*args, *(part for pair in env for part in pair))
+    ):
+        why = "its program line is too long to show in full"
+        return UnsupportedLogin(wire_id, name, "terminal", why, description, raw)
     if not all(_shown_as_is(arg) and "\x00" not in arg for arg in args):
         why = "its program arguments hold control or invisible characters"
         return UnsupportedLogin(wire_id, name, "terminal", why, description, raw)
@@ -312,12 +378,15 @@ def _env_var(raw: dict[str, Any], name: str, method_id: str | None, description:
             wire_id = decoded.id if isinstance(decoded.id, str) else decoded.method_id
             if not isinstance(wire_id, str):
                 return UnsupportedLogin(None, name, "env_var", "it has no id", description, raw)
+            if len(decoded.vars) > MAX_TERMINAL_ARGS or any(len(v.name) > MAX_TERMINAL_TEXT for v in decoded.vars):
+                return UnsupportedLogin(wire_id, name, "env_var", "it asks for too many variables", description, raw)
             if not decoded.vars or not all(valid_env_name(v.name) for v in decoded.vars):
                 return UnsupportedLogin(wire_id, name, "env_var", "it names no valid environment variable",
                                         description, raw)
             variables = tuple(
                 LoginVariable(
-                    v.name, _text(v.label), optional=v.optional is True, secret=v.secret is not False,
+                    v.name, _cut(v.label, MAX_AUTH_NAME, "label") if isinstance(v.label, str) and v.label else None,
+                    optional=v.optional is True, secret=v.secret is not False,
                 )
                 for v in decoded.vars
             )

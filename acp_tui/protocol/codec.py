@@ -25,6 +25,7 @@ from msgspec import UNSET
 
 import acp_tui
 from acp_tui.protocol import methods, terminal, v1, v2
+from acp_tui.protocol.auth import bound_auth_methods
 from acp_tui.protocol.common import ErrorObject
 
 T = TypeVar("T")
@@ -535,6 +536,9 @@ def negotiated_version(result: bytes) -> tuple[int, methods.InitializeResponse]:
         raise UnsupportedVersion(
             f"The agent's initialize answer is not valid ACP v2 or v1 ({exc.reason})."
         ) from exc
+    if isinstance(response.auth_methods, list):
+        # Bounded once, here: nothing downstream sees 10,000 methods or a megabyte name (protocol/auth.py).
+        response = msgspec.structs.replace(response, auth_methods=bound_auth_methods(response.auth_methods))
     version = response.protocol_version
     if version == 2 and response.info is not UNSET and not is_v1_shaped(response):
         return 2, response
