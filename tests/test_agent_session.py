@@ -282,3 +282,42 @@ async def test_sdk_agent_v1_tool_calls_and_permission_id_zero(recorder: Recorder
         recorder.validate_sent(1)
     finally:
         await session.shutdown()
+
+
+# -- floods (issue 21: hostile agent) -----------------------------------------------------------------------
+
+
+async def test_ten_thousand_permission_requests_are_each_answered_exactly_once(v2_session: AgentSession,
+                                                                               recorder: Recorder) -> None:
+    """One dialog at a time, the rest queued; a cancel answers every one still open, once."""
+    count = 10_000
+    await v2_session.prompt([TextContent(text=f"ask {count}")])
+    await recorder.until(lambda: len(v2_session.state.permissions) == count and bool(recorder.permissions()), 100)
+    for n in range(3):  # the user answers a few, one dialog after the other
+        await recorder.until(lambda: len(recorder.permissions()) == n + 1, 60)
+        recorder.permissions()[n].outcome.set_result("allow")
+    await recorder.until(lambda: len(recorder.permissions()) == 4, 60)
+    await v2_session.cancel()
+    await recorder.until(lambda: len([line for line in recorder.sent if b'"outcome"' in line]) == count, 100)
+    sent = [json.loads(line) for line in recorder.sent]
+    answers = [m for m in sent if "result" in m and "outcome" in m["result"]]
+    assert sorted(m["id"] for m in answers) == list(range(count))  # each id exactly once
+    assert [m["result"]["outcome"]["outcome"] for m in answers[:3]] == ["selected"] * 3
+    assert all(m["result"] == {"outcome": {"outcome": "cancelled"}} for m in answers[3:])
+    assert len(recorder.permissions()) == 4  # the queued ones were never put to the user
+    await recorder.until(lambda: not v2_session.state.permissions, 60)
+    for message in answers[:50] + answers[-50:]:
+        validate_client_message(message, 2, answering="session/request_permission")
+
+
+async def test_a_hundred_thousand_replayed_updates_open_the_session(v2_session: AgentSession,
+                                                                    recorder: Recorder) -> None:
+    count = 100_000
+    method = await v2_session.open_session(f"replay-{count}")
+    assert method == "resume_replay" and v2_session.session_id == f"replay-{count}"
+    state = v2_session.state
+    assert len([e for e in state.entities.values() if isinstance(e, ToolCall)]) == count // 100
+    texts = [getattr(e, "text", "") for e in state.entities.values()]
+    assert any(text.endswith(f"chunk {count - 1} ") for text in texts)  # the last chunk of the last answer
+    assert "question 0" in texts and f"question {count - 100}" in texts
+    assert state.problem_count == 0

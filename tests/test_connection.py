@@ -17,6 +17,7 @@ from acp_tui.agent.connection import ConnectionClosed, Connection, WireProblem, 
 from acp_tui.agent.process import AgentProcess
 from acp_tui.agent.trace import WireTrace
 from acp_tui.protocol.jsonrpc import Request
+from tests.schema_check import validate_client_message
 
 AGENT = str(Path(__file__).parent / "agents" / "rpc_agent.py")
 
@@ -305,6 +306,8 @@ async def test_a_deeply_nested_request_is_answered_with_its_id(peer: Peer) -> No
     # -32700: the scan gives up inside the 200,000 brackets, so it cannot tell the envelope is fine.
     assert answer["id"] == 41 and answer["error"]["code"] == -32700
     assert "nested too deeply" in answer["error"]["message"]
+    for version in (2, 1):
+        validate_client_message(answer, version)
     assert seen == []
     assert await peer.call("echo", {"after": True}) == {"after": True}
 
@@ -316,6 +319,7 @@ async def test_a_lone_surrogate_in_a_request_is_answered_invalid_params(peer: Pe
     answer = await ask_raw(peer, line, "w1")
     assert answer["id"] == "w1" and answer["error"]["code"] == -32602
     assert "lone UTF-16 surrogate" in answer["error"]["message"]
+    validate_client_message(answer, 2)
     assert any("lone UTF-16 surrogate" in p.reason for p in peer.problems)
 
 
@@ -323,6 +327,7 @@ async def test_a_request_whose_id_cannot_be_read_is_answered_with_id_null(peer: 
     line = json.dumps({"jsonrpc": "2.0", "id": "\udc00", "method": "fs/read_text_file", "params": {}}).encode()
     answer = await ask_raw(peer, line, None)
     assert answer["id"] is None and answer["error"]["code"] == -32700
+    validate_client_message(answer, 2)  # JSON-RPC: an id that cannot be known is answered with null
 
 
 async def test_a_batch_we_cannot_read_answers_each_request_in_it(peer: Peer) -> None:
@@ -335,6 +340,8 @@ async def test_a_batch_we_cannot_read_answers_each_request_in_it(peer: Peer) -> 
     assert isinstance(reply, list)
     assert sorted(entry["id"] for entry in reply) == ["b1", "b2"]
     assert all(entry["error"]["code"] == -32700 for entry in reply)
+    for entry in reply:
+        validate_client_message(entry, 2)
 
 
 async def test_an_answer_we_cannot_read_fails_its_request_instead_of_hanging(peer: Peer) -> None:

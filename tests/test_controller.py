@@ -25,7 +25,7 @@ from acp_tui.services.auth import LoginChoice, LoginRequest, SecretRequest, Term
 from acp_tui.services.files import OutsideWrite
 from acp_tui.services.permission import PermissionQuestion
 from acp_tui.session.changes import AgentGone
-from acp_tui.session.model import AGENT_MESSAGE, TOOL_CALL, Message, ToolCall
+from acp_tui.session.model import AGENT_MESSAGE, TOOL_CALL, USER_MESSAGE, Message, ToolCall
 from tests.askers import NoElicitation
 from tests.paths import REPO
 
@@ -202,3 +202,26 @@ def test_the_controller_runs_a_turn_with_no_textual_imported(tmp_path: Path) -> 
                           text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
+
+
+async def test_a_hundred_thousand_replayed_updates_open_through_the_controller(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 21: a 100,000-update history is replayed, recorded and reported without a per-update event."""
+    from acp_tui.controller.events import SessionOpened
+
+    monkeypatch.setenv("ACP_TUI_DATA_DIR", str(tmp_path / "data"))
+    agent = Path(__file__).parent / "agents" / "rpc_v2_agent.py"
+    launch = Launch(agent_argv=(sys.executable, str(agent)), agent_name="rpc-v2", env={}, cwd=tmp_path,
+                    protocol="auto", theme=None, log_path=None, init_timeout=20, warnings=())
+    events: list[ControllerEvent] = []
+    ctl = SessionController(launch, asker=ScriptedUser([]), emit=events.append)
+    try:
+        assert await ctl.start()
+        before = len(events)
+        assert await ctl.open_session("replay-100000")
+        assert ctl.current_session_id == "replay-100000"
+        assert any(isinstance(e, SessionOpened) for e in events[before:])
+        assert len(events) - before < 1_000  # progress is throttled: no event per replayed update
+        assert sum(1 for key in ctl.state.entities if key[0] == USER_MESSAGE) == 1_000
+    finally:
+        await ctl.shutdown()

@@ -1,7 +1,9 @@
 """A stdlib ACP v2 agent for session tests: one turn with a permission request, honouring cancel.
 
 Prompt text "ask" asks permission for a tool call (request id 0); "ask twice" asks two at once;
-"hang" never answers `initialize`; anything else is answered with one agent message.
+"ask N" asks N at once (a flood); "hang" never answers `initialize`; anything else is answered with one
+agent message. `session/resume` of a session id "replay-N" replays N updates before it answers (a
+flood of history: a user message, then agent message chunks and tool calls).
 """
 
 from __future__ import annotations
@@ -51,7 +53,8 @@ def main() -> None:
             update({"sessionUpdate": "state_update", "state": "running"})
             if text.startswith("ask"):
                 turn_open = True
-                count = 2 if text == "ask twice" else 1
+                words = text.split()
+                count = 2 if text == "ask twice" else int(words[1]) if len(words) == 2 and words[1].isdigit() else 1
                 for n in range(count):
                     call = f"call-{n}"
                     update({"sessionUpdate": "tool_call_update", "toolCallId": call, "title": "Write file",
@@ -67,6 +70,29 @@ def main() -> None:
                 update({"sessionUpdate": "agent_message_chunk", "messageId": "a1",
                         "content": {"type": "text", "text": "Hello"}})
                 update({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"})
+        elif method == "session/resume":
+            sid = params["sessionId"]
+            count = int(sid.split("-")[1]) if sid.startswith("replay-") else 0
+            lines = []
+            for n in range(count):
+                if n % 100 == 0:
+                    body: dict[str, Any] = {"sessionUpdate": "user_message", "messageId": f"r-u{n}",
+                                            "content": [{"type": "text", "text": f"question {n}"}]}
+                elif n % 100 == 50:
+                    body = {"sessionUpdate": "tool_call_update", "toolCallId": f"r-t{n}", "title": f"Read {n}",
+                            "kind": "read", "status": "completed"}
+                else:
+                    body = {"sessionUpdate": "agent_message_chunk", "messageId": f"r-a{n - n % 100}",
+                            "content": {"type": "text", "text": f"chunk {n} "}}
+                lines.append(json.dumps({"jsonrpc": "2.0", "method": "session/update",
+                                         "params": {"sessionId": sid, "update": body}}, separators=(",", ":")))
+                if len(lines) == 1000:
+                    out.write(("\n".join(lines) + "\n").encode())
+                    lines = []
+            if lines:
+                out.write(("\n".join(lines) + "\n").encode())
+            out.flush()
+            send({"id": msg["id"], "result": {}})
         elif method == "session/cancel":
             update({"sessionUpdate": "agent_message_chunk", "messageId": "a2",
                     "content": {"type": "text", "text": "cancel seen"}})
@@ -79,6 +105,8 @@ def main() -> None:
                 turn_open = False
                 reason = "cancelled" if outcome["outcome"] == "cancelled" else "end_turn"
                 update({"sessionUpdate": "state_update", "state": "idle", "stopReason": reason})
+        elif method is not None and "id" in msg:
+            send({"id": msg["id"], "error": {"code": -32601, "message": f"Method not found: {method}"}})
 
 
 if __name__ == "__main__":
