@@ -287,9 +287,9 @@ async def test_a_deeply_nested_line_is_a_problem_and_reading_goes_on(peer: Peer)
             b'{"jsonrpc":"2.0","method":"test/n","params":{"k":1}}\n',
         ),
     )
-    assert peer.notes == [("test/n", {"k": 1})]
     reasons = [p.reason for p in peer.problems]
-    assert len(reasons) == 2 and all("nested too deeply" in reason for reason in reasons)
+    assert peer.notes == [("test/n", {"k": 1})], reasons
+    assert len(reasons) == 2 and all("nested too deeply" in reason for reason in reasons), reasons
     assert await peer.call("echo", {"after": True}) == {"after": True}
 
 
@@ -355,3 +355,24 @@ async def test_an_answer_we_cannot_read_fails_its_request_instead_of_hanging(pee
         )
     assert info.value.code == -32700 and "could not be read" in info.value.message
     assert await peer.call("echo", {"after": True}) == {"after": True}
+
+
+async def test_a_line_past_the_limit_is_dropped_and_its_request_answered(tmp_path: Path) -> None:
+    proc = AgentProcess([sys.executable, AGENT])
+    await proc.start()
+    problems: list[WireProblem] = []
+    conn = Connection(proc, on_problem=problems.append, max_line=1024 * 1024)
+    conn.start()
+    try:
+        line = json.dumps({"jsonrpc": "2.0", "id": "big", "method": "fs/write_text_file",
+                           "params": {"sessionId": "s", "path": "/tmp/x", "content": "x" * 3_000_000}}).encode()
+        raw = await asyncio.wait_for(conn.request("test/ask_raw", {"line": base64.b64encode(line).decode(), "id": "big"}), 30)
+        answer = json.loads(bytes(raw))["answer"]
+        assert answer["id"] == "big" and answer["error"]["code"] == -32600
+        assert "over the 1,048,576-byte limit" in answer["error"]["message"]
+        validate_client_message(answer, 2)
+        assert any("over the 1,048,576-byte limit" in p.reason for p in problems)
+        echoed = await asyncio.wait_for(conn.request("echo", {"after": True}), 20)
+        assert json.loads(bytes(echoed)) == {"after": True}
+    finally:
+        await proc.shutdown(stdin_grace=2, term_grace=1)

@@ -67,3 +67,26 @@ def test_any_split_gives_the_same_lines(lines: list[bytes], data: st.DataObject)
         previous = cut
     expected = [line[:-1] if line.endswith(b"\r") else line for line in lines]
     assert out == [line for line in expected if line.strip()]
+
+
+def test_a_line_past_the_limit_is_dropped_as_it_arrives_and_reported_once() -> None:
+    """Issue 21: an agent that never sends a newline must not grow our memory without bound."""
+    reported: list[tuple[bytes, int]] = []
+    framer = LineFramer(max_line=100, on_oversized=lambda head, size: reported.append((head, size)))
+    assert framer.feed(b'{"id":7,"method":"m","params":"') == []
+    for _ in range(50):
+        assert framer.feed(b"x" * 40) == []
+        assert framer.pending <= 100 + 40  # never more than the limit and one read
+    assert reported == []
+    assert framer.feed(b'"}\n{"ok":1}\n') == [b'{"ok":1}']
+    [(head, size)] = reported
+    assert head.startswith(b'{"id":7,"method":"m"') and size == 31 + 50 * 40 + 2
+    assert framer.feed(b'{"ok":2}\n') == [b'{"ok":2}']
+
+
+def test_an_unterminated_oversized_line_is_reported_at_the_end() -> None:
+    reported: list[int] = []
+    framer = LineFramer(max_line=10, on_oversized=lambda head, size: reported.append(size))
+    framer.feed(b"y" * 11)
+    framer.feed(b"y" * 5)
+    assert framer.finish() == [] and reported == [16]

@@ -24,7 +24,7 @@ from msgspec import UNSET
 from acp_tui.agent.process import AgentNotRunning, ExitInfo
 from acp_tui.agent.trace import TraceSink
 from acp_tui.protocol.common import ErrorObject
-from acp_tui.protocol.framing import LineFramer
+from acp_tui.protocol.framing import MAX_LINE_BYTES, LineFramer
 from acp_tui.protocol.jsonrpc import RpcError as RpcError  # re-exported: the agent layer's callers catch it here
 from acp_tui.protocol.jsonrpc import (
     CANCEL_REQUEST_METHOD,
@@ -43,6 +43,7 @@ from acp_tui.protocol.jsonrpc import (
     Response,
     decode_frame,
     encode_batch,
+    oversized_frame,
     encode_error,
     encode_notification,
     encode_request,
@@ -113,12 +114,14 @@ class Connection:
         on_problem: Callable[[WireProblem], None] | None = None,
         on_close: Callable[[ExitInfo], None] | None = None,
         trace: TraceSink | None = None,
+        max_line: int = MAX_LINE_BYTES,
     ) -> None:
         self._transport = transport
+        self._max_line = max_line
         self._on_problem = on_problem
         self._on_close = on_close
         self.trace = trace
-        self._framer = LineFramer()
+        self._framer = LineFramer(max_line, self._on_oversized)
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[msgspec.Raw]] = {}
         #: the method of each pending request, to tell our own request coming back (an echo)
@@ -238,16 +241,28 @@ class Connection:
         if isinstance(decoded, list):
             self._on_batch(decoded, line)
         elif isinstance(decoded, FrameError):
-            self._problem(decoded.reason, decoded.raw)
-            if decoded.reason == "empty batch array":
-                self._spawn(self._send_quietly(encode_error(None, INVALID_REQUEST, "Invalid Request: empty batch")))
-                return
-            frames = self._refuse(decoded)
-            if frames:
-                batch = decoded.raw.lstrip()[:1] == b"["
-                self._answer(encode_batch(frames) if batch else frames[0], None)
+            self._on_frame_error(decoded)
         else:
             self._dispatch(decoded, line, None)
+
+    def _on_frame_error(self, error: FrameError) -> None:
+        self._problem(error.reason, error.raw)
+        if error.reason == "empty batch array":
+            self._spawn(self._send_quietly(encode_error(None, INVALID_REQUEST, "Invalid Request: empty batch")))
+            return
+        frames = self._refuse(error)
+        if frames:
+            batch = error.raw.lstrip()[:1] == b"["
+            self._answer(encode_batch(frames) if batch else frames[0], None)
+
+    def _on_oversized(self, head: bytes, size: int) -> None:
+        """A line dropped for its length (the framer kept its first bytes): a problem, and an answer to a request."""
+        try:
+            if self.trace is not None:
+                self.trace.record("event", {"oversized_line": size})
+            self._on_frame_error(oversized_frame(head, size, self._max_line))
+        except Exception as exc:  # noqa: BLE001 - one line must never stop the reader
+            self._problem(f"could not handle an oversized line: {exc.__class__.__name__}: {exc}", head)
 
     def _on_batch(self, entries: list[Message | FrameError], line: bytes) -> None:
         batch = _Batch()

@@ -148,6 +148,12 @@ def _decode_object(line: bytes) -> Message | FrameError:
     return _refused("not JSON-RPC: response without result or error", line, INVALID_REQUEST)
 
 
+def oversized_frame(head: bytes, size: int, limit: int) -> FrameError:
+    """A line dropped for its length, as a `FrameError`: what its first bytes tell (a request in it is
+    answered -32600)."""
+    return _refused(f"a line of {size:,} bytes is over the {limit:,}-byte limit; dropped", head, INVALID_REQUEST)
+
+
 def _refused(reason: str, line: bytes, code: int = PARSE_ERROR) -> FrameError:
     """A `FrameError` with what can still be told about `line`; -32602 when only its params are at fault."""
     found = tuple(salvage(line))
@@ -281,6 +287,7 @@ __all__ = [
     "Message",
     "Decoded",
     "decode_frame",
+    "oversized_frame",
     "encode_request",
     "encode_notification",
     "encode_response",
