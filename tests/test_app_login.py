@@ -82,7 +82,8 @@ async def test_terminal_login_from_the_dialog_then_the_prompt_is_answered(tmp_pa
     async with app.run_test(size=(120, 40)) as pilot:
         run = AppRun(app, pilot, record)
         await dialog(run, LoginScreen)
-        assert "auth-agent needs you to log in" in screen_text(app) or "Auth Agent needs you" in screen_text(app)
+        # named as `initialize` names the agent: v2 `info.title`, v1 `agentInfo.name` (no title there)
+        assert f"{'Auth Agent' if version == 2 else 'auth-agent'} needs you to log in" in screen_text(app)
         await pilot.press("1")
         await dialog(run, TerminalLoginScreen)
         assert "--cli login" in shown_text(app.screen)  # the command line wraps where the clone's path decides

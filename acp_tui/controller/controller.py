@@ -94,6 +94,9 @@ class SessionController(SessionIntents):
         self._transcripts = transcripts
         self.force_stop_after = force_stop_after
         self.session: AgentSession | None = None
+        #: who the user talks to: the agent's own name from `initialize` once it gave one (its title, else its
+        #: name), until then the launch's (a named agent's, else the program's)
+        self.agent_name = launch.agent_name
         self.queue = PromptQueue()
         self.transcript: TranscriptWriter | None = None
         self.phase: Lifecycle = "stopped"
@@ -740,6 +743,10 @@ class SessionController(SessionIntents):
         if agent is not None:
             name = agent.title or agent.name or name
             version = agent.version
+        self.agent_name = name
+        auth = self._auth_service(session)
+        if auth is not None:
+            auth.agent_name = name  # the login dialogs name the agent as it calls itself
         self._emit(AgentIdentified(name, version, session.version or 0))
 
     def _set_phase(self, phase: Lifecycle) -> None:

@@ -116,7 +116,7 @@ class ChatScreen(Screen[None]):
             tool_title=lambda tool_call_id: tool_title(self.controller.state, tool_call_id),
         )
         self.notices = NoticeLog()
-        self.pump = EventPump(self)
+        self.pump = EventPump(self, agent_named=self.asker.name_agent)  # dialogs say who asks
         self.controller = controller(launch, self.pump.push, self.asker)
         if force_stop_after is not None:
             self.controller.force_stop_after = force_stop_after
