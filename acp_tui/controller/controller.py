@@ -104,6 +104,7 @@ class SessionController(SessionIntents):
         self.cancel_sent_at: float | None = None
         self._sending = False
         self._stopped_by_user = False
+        self._restarting = False  # stopped to be restarted at once: its exit line does not offer Ctrl-R
         self._failure_shown = False  # the reason the agent is gone was already said (no second banner)
         self._previous_session_id: str | None = None
         self._pending_transcript: list[Change] = []
@@ -238,10 +239,19 @@ class SessionController(SessionIntents):
         else:
             self._opened_note(method, history)
 
-    async def restart(self) -> bool:
-        """Start a fresh agent after it stopped, resuming the previous session where the agent can."""
+    async def restart(self, *, stop_first: bool = False) -> bool:
+        """Start a fresh agent after it stopped, resuming the previous session where the agent can;
+        `stop_first` stops a running one first (the user confirmed it: Ctrl+R twice)."""
         if not self.stopped:
-            raise SessionError("the agent is running")
+            session = self.session
+            if not stop_first or session is None:
+                raise SessionError("the agent is running")
+            self._restarting = True
+            try:
+                await self.stop()
+                await session.connection.wait_closed()  # its exit is in the model: the phase is "stopped"
+            finally:
+                self._restarting = False
         self.note("restarting the agent…")
         return await self.start(self._previous_session_id)
 
@@ -713,7 +723,9 @@ class SessionController(SessionIntents):
         how = "you stopped the agent" if self._stopped_by_user else (
             f"the agent stopped ({info.describe()})" if info is not None else "the agent stopped"
         )
-        if not self._failure_shown:
+        if self._restarting:
+            self.note("you stopped the agent to restart it")
+        elif not self._failure_shown:
             tail = "\n".join(info.stderr_tail.splitlines()[-8:]) if info is not None else ""
             self.note(f"{how} — press Ctrl-R to restart it", "error", detail=tail)
         elif self.transcript is not None:
