@@ -105,6 +105,7 @@ class SessionController(SessionIntents):
         self._sending = False
         self._stopped_by_user = False
         self._restarting = False  # stopped to be restarted at once: its exit line does not offer Ctrl-R
+        self._stderr_lines = 0  # what this agent process wrote to stderr (the panel has the lines)
         self._failure_shown = False  # the reason the agent is gone was already said (no second banner)
         self._previous_session_id: str | None = None
         self._pending_transcript: list[Change] = []
@@ -172,6 +173,7 @@ class SessionController(SessionIntents):
         session = self._agent_session(self.launch)
         self.session = session
         self._stopped_by_user = False
+        self._stderr_lines = 0
         self._failure_shown = False
         self._set_cancel(None)
         self._set_phase("starting")
@@ -674,6 +676,7 @@ class SessionController(SessionIntents):
         elif isinstance(event, SessionSwitched):
             self._switched(session, event)
         else:
+            self._stderr_lines += 1
             self._emit(event)
 
     def _turn_ended(self, change: TurnEnded) -> None:
@@ -725,9 +728,15 @@ class SessionController(SessionIntents):
         )
         if self._restarting:
             self.note("you stopped the agent to restart it")
-        elif not self._failure_shown:
+        elif not self._failure_shown and was_starting and not self._stopped_by_user:
+            # It never answered: its last stderr lines are all there is to say why (README, "Using it").
             tail = "\n".join(info.stderr_tail.splitlines()[-8:]) if info is not None else ""
             self.note(f"{how} — press Ctrl-R to restart it", "error", detail=tail)
+        elif not self._failure_shown:
+            # A stack trace is the stderr panel's (F2), not the conversation's: one line points there.
+            count = self._stderr_lines
+            wrote = f"; it wrote {count} line{'s' if count != 1 else ''} to stderr (F2 shows them)" if count else ""
+            self.note(f"{how} — press Ctrl-R to restart it{wrote}", "error")
         elif self.transcript is not None:
             self.transcript.note(how)
         if was_starting:
