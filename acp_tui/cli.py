@@ -83,11 +83,21 @@ def _positive_seconds(option: optparse.Option, opt: str, value: str) -> float:
     return seconds
 
 
-class _Option(optparse.Option):
-    """optparse's option with one more type, `seconds` (optparse's documented way to add a type)."""
+def _theme(option: optparse.Option, opt: str, value: str) -> str:
+    """The `theme` option type: a theme the app has (a typo is a usage error, not a silent default)."""
+    from acp_tui.ui.themes import theme_names  # the UI's palettes, loaded only when a theme is named
 
-    TYPES = (*optparse.Option.TYPES, "seconds")
-    TYPE_CHECKER = {**optparse.Option.TYPE_CHECKER, "seconds": _positive_seconds}
+    names = theme_names()
+    if value not in names:
+        raise optparse.OptionValueError(f"option {opt}: unknown theme {value!r} (choose from {', '.join(names)})")
+    return value
+
+
+class _Option(optparse.Option):
+    """optparse's option with two more types, `seconds` and `theme` (optparse's documented way to add a type)."""
+
+    TYPES = (*optparse.Option.TYPES, "seconds", "theme")
+    TYPE_CHECKER = {**optparse.Option.TYPE_CHECKER, "seconds": _positive_seconds, "theme": _theme}
 
 
 class _HelpFormatter(optparse.IndentedHelpFormatter):
@@ -152,7 +162,8 @@ def _parser() -> optparse.OptionParser:
     add("--cwd", metavar="DIR", help="working directory for the agent's session (default: here)")
     add("--protocol", type="choice", choices=("auto", "1", "2"), default="auto", metavar="auto|1|2",
         help="ACP version to speak: auto negotiates (default), 1 or 2 forces one")
-    add("--theme", metavar="NAME", help="colour theme (default: from config, else built-in)")
+    add("--theme", type="theme", metavar="NAME",
+        help="colour theme: acp-dark, acp-light, acp-ansi or a Textual theme (default: from config, else built-in)")
     add("--log", metavar="FILE", help="write every JSON-RPC frame and stderr line as JSON lines (also env ACP_TUI_LOG)")
     add("--init-timeout", type="seconds", metavar="SECONDS",
         help="how long to wait for the agent to answer initialize (default: 30)")
@@ -315,11 +326,15 @@ def _print_paths(out: TextIO) -> None:
         print(f"{label:<7} {path}", file=out)
 
 
-def _print_agents(settings: Settings, out: TextIO) -> None:
+def _print_agents(settings: Settings, out: TextIO) -> int:
+    """The named agents, one a line; a config that could not be read is said so (not "no named agents")."""
+    if settings.broken is not None:
+        print(f"acp-tui: cannot list the named agents: the config is broken: {settings.broken}", file=sys.stderr)
+        return 1
     if not settings.agents:
         print(f"No named agents. Define them in {paths.config_file()}, for example:", file=out)
         print('  [agents.claude]\n  command = ["npx", "@agentclientprotocol/claude-agent-acp"]', file=out)
-        return
+        return 0
     width = max(len(name) for name in settings.agents)
     for name, agent in settings.agents.items():
         details = shlex.join(agent.command)
@@ -331,6 +346,7 @@ def _print_agents(settings: Settings, out: TextIO) -> None:
         print(f"{marker} {name:<{width}}  {details}", file=out)
     if settings.default_agent is not None:
         print("(* = default_agent)", file=out)
+    return 0
 
 
 def _export(args: Sequence[str]) -> int:
@@ -391,10 +407,9 @@ def main(argv: Sequence[str] | None = None, *, runner: Callable[[Launch], int] |
         return _export(agent[1:])
     settings, warnings = load_settings(paths.config_file())
     if options.list_agents:
-        for warning in warnings:
+        for warning in warnings if settings.broken is None else ():
             print(f"acp-tui: warning: {warning}", file=sys.stderr)
-        _print_agents(settings, sys.stdout)
-        return 0
+        return _print_agents(settings, sys.stdout)
     try:
         launch = build_launch(options, agent, settings, warnings)
     except LaunchError as exc:

@@ -89,6 +89,9 @@ class Settings:
     outside_writes: Literal["ask", "refuse"] = "ask"
     #: ring the bell and post a desktop notification when the agent waits for the user in an unfocused window
     attention: bool = True
+    #: why the file could not be used at all (where and what, e.g. its TOML error), so everything above is a
+    #: default; None when it was read (or there is none)
+    broken: str | None = None
 
 
 _TOP_KEYS = ("theme", "default_agent", "init_timeout", "agents", "client_files", "client_terminals", "outside_writes", "attention")
@@ -104,12 +107,14 @@ def load_settings(path: Path) -> tuple[Settings, list[str]]:
     except FileNotFoundError:
         return Settings(), []
     except OSError as exc:
-        return Settings(), [f"{path}: cannot read settings ({exc.strerror or exc}); using defaults"]
+        broken = f"{path}: cannot read settings ({exc.strerror or exc})"
+        return Settings(broken=broken), [f"{broken}; using defaults"]
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        return Settings(), [f"{path}:{line}: settings file is not valid UTF-8; using defaults"]
+        broken = f"{path}:{line}: settings file is not valid UTF-8"
+        return Settings(broken=broken), [f"{broken}; using defaults"]
     return parse_settings(text, str(path))
 
 
@@ -128,7 +133,8 @@ def parse_settings(text: str, source: str) -> tuple[Settings, list[str]]:
             message = message.removesuffix(_AT_END).rstrip()
         else:
             where = source
-        return Settings(), [f"{where}: invalid TOML: {message}; using default settings"]
+        broken = f"{where}: invalid TOML: {message}"
+        return Settings(broken=broken), [f"{broken}; using default settings"]
     warnings: list[str] = []
 
     def bad(key: str, expected: str, value: object) -> None:

@@ -401,11 +401,15 @@ async def test_the_demo_asks_a_question_and_sends_a_link_through_the_chat_screen
         assert init is not None and init.init is not None
         await run.send("ask")
         await run.wait(lambda: isinstance(run.app.screen, ElicitationFormScreen) and run.app.screen.armed, "the form")
+        # The dialog names the agent as `initialize` did (its title), not the launch's name ("demo"): a program
+        # name such as `env` or `gemini.js` says nothing.
+        assert str(run.app.screen.query_one("#dialog").border_title) == "Question from acp-tui demo agent"
         await run.pilot.press("tab", "ctrl+e", *"-tui", "tab", *"ada@example.com", "ctrl+s")
         await run.wait(lambda: "answered:" in agent_said(run), "the answer in the reply")
         await run.idle()
         await run.send("link")
         await run.wait(lambda: isinstance(run.app.screen, ElicitationUrlScreen) and run.app.screen.armed, "the link")
+        assert str(run.app.screen.query_one("#dialog").border_title) == "Link from acp-tui demo agent"
         await run.pilot.press("c")
         await run.idle()
         assert run.app.clipboard == "https://example.com/acp-tui-demo/login?code=DEMO-1234"

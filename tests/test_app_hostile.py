@@ -163,7 +163,13 @@ async def test_agent_that_dies_mid_stream_keeps_the_conversation_and_the_transcr
         text = screen_text(app)
         assert "tell me" in text and "partial answer 0" in text
         assert f"the agent stopped (exited with code {EXIT_CODE})" in text
-        assert CRASH_STDERR in text
+        # Its stderr is the panel's (F2); the conversation has one line pointing there, not the lines.
+        banner = next(line for line in system_lines(chat) if "exited with code" in line)
+        assert banner.endswith("; it wrote 1 line to stderr (F2 shows them)") and "\n" not in banner, banner
+        assert CRASH_STDERR not in text
+        await pilot.press("f2")
+        await wait_for(pilot, lambda: CRASH_STDERR in screen_text(app), what="the stderr line in the panel")
+        await pilot.press("f2")
         assert "agent stopped" in chat.status.state_text().plain
         assert not chat.status.values.busy
         await typing_still_works(pilot, chat)

@@ -28,7 +28,7 @@ from acp_tui.ui.widgets.user_message import UserMessageView
 from tests.peers import peer_env
 from tests.test_app_claude_adapter import claude_adapter  # noqa: F401  (session fixture)
 from tests.test_app_timeline import AppRun, private_dirs, project_dir  # noqa: F401  (autouse fixture)
-from tests.test_ui_widgets import screen_text
+from tests.test_ui_widgets import screen_text, shown_text
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -82,10 +82,11 @@ async def test_terminal_login_from_the_dialog_then_the_prompt_is_answered(tmp_pa
     async with app.run_test(size=(120, 40)) as pilot:
         run = AppRun(app, pilot, record)
         await dialog(run, LoginScreen)
-        assert "auth-agent needs you to log in" in screen_text(app) or "Auth Agent needs you" in screen_text(app)
+        # named as `initialize` names the agent: v2 `info.title`, v1 `agentInfo.name` (no title there)
+        assert f"{'Auth Agent' if version == 2 else 'auth-agent'} needs you to log in" in screen_text(app)
         await pilot.press("1")
         await dialog(run, TerminalLoginScreen)
-        assert "--cli login" in screen_text(app)
+        assert "--cli login" in shown_text(app.screen)  # the command line wraps where the clone's path decides
         await pilot.press("y")
         await run.ready()
         assert run.received("initialize") and len(run.received("initialize")) == 2  # restarted after the login
@@ -241,7 +242,7 @@ async def test_claude_adapter_lists_its_terminal_logins_in_the_dialog(tmp_path: 
         assert login.request.reason is not None
         await pilot.press("1")
         await dialog(run, TerminalLoginScreen)
-        assert "--cli auth login --claudeai" in screen_text(app)
+        assert "--cli auth login --claudeai" in shown_text(app.screen)  # wrapped where the clone's path decides
         await pilot.press("n")  # back: the real login never runs here
         await dialog(run, LoginScreen)
         await pilot.press("escape")

@@ -81,7 +81,9 @@ async def test_counts_shorten_and_drop_by_priority_before_the_state_or_quit() ->
 
 async def test_with_room_the_hints_come_back_in_their_order() -> None:
     _, status = await bar_lines(HeaderValues(agent="Agent"), state="idle")
-    assert status.rstrip().endswith(HINTS)
+    assert status.rstrip().endswith("⏎ send · ^J newline · F2 stderr · ^Q quit")  # idle: nothing to cancel or restart
+    _, status = await bar_lines(HeaderValues(agent="Agent"), width=100, state="running", busy=True)
+    assert status.rstrip().endswith("⏎ send · ^J newline · ^C cancel · F2 stderr · ^Q quit")
     _, status = await bar_lines(HeaderValues(agent="Agent"), width=60, state="idle", used=53_200, size=200_000)
     assert status.rstrip() == " ● ready  · 53.2k / 200.0k (27%)           ⏎ send · ^Q quit"
 
@@ -153,9 +155,18 @@ def test_each_mode_drops_its_least_useful_hint_first_and_never_quit() -> None:
             assert shown == HINT_SEPARATOR.join(h.text for h in KEY_HINTS if h.text in shown.split(HINT_SEPARATOR))
         return gone
 
-    assert drops("idle") == ["^R restart", "F2 stderr", "^C cancel", "^J newline", "⏎ send"]
+    # ^C cancel and ^R restart are not there at all where they do nothing (see the next test)
+    assert drops("idle") == ["^C cancel", "^R restart", "F2 stderr", "^J newline", "⏎ send"]
     assert drops("busy") == ["^R restart", "F2 stderr", "^J newline", "⏎ send"]  # ^C cancel is pinned
-    assert drops("stopped") == ["F2 stderr", "^C cancel", "^J newline", "⏎ send"]  # and here ^R restart
+    assert drops("stopped") == ["^C cancel", "F2 stderr", "^J newline", "⏎ send"]  # and here ^R restart
+
+
+def test_cancel_and_restart_are_hinted_only_where_the_key_does_that() -> None:
+    """Idle, Ctrl+C copies, clears or quits and Ctrl+R does nothing: a `^C cancel · ^R restart` there
+    promised what the keys do not do."""
+    assert fit_hints(KEY_HINTS, 200, "idle") == "⏎ send · ^J newline · F2 stderr · ^Q quit"
+    assert fit_hints(KEY_HINTS, 200, "busy") == "⏎ send · ^J newline · ^C cancel · F2 stderr · ^Q quit"
+    assert fit_hints(KEY_HINTS, 200, "stopped") == "⏎ send · ^J newline · F2 stderr · ^R restart · ^Q quit"
 
 
 def test_equal_priorities_drop_the_later_hint_first_and_text_hints_rank_by_order() -> None:

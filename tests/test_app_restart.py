@@ -100,6 +100,28 @@ async def test_restart_resumes_the_same_session_v2(app_dirs: Path, tmp_path: Pat
         assert shown in markdown, shown
 
 
+async def test_ctrl_r_on_a_running_agent_says_so_and_a_second_one_restarts_it(app_dirs: Path, tmp_path: Path) -> None:  # noqa: F811
+    """Ctrl+R on a running agent used to be a toast that went away: now the conversation says what a
+    second Ctrl+R does, and the second one stops the agent and starts it afresh (resuming the session)."""
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"version": 2, "responses": {"session/resume": {"result": {}}}}))
+    app = AcpApp(make_launch(scripted_agent_argv(script), tmp_path), arm_delay=0.1)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = chat_of(app)
+        await wait_for(pilot, lambda: session_ready(chat), what="session ready")
+        first = chat.controller.session
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: any("press Ctrl-R again" in line for line in system_lines(chat)),
+                       what="the line saying what a second Ctrl-R does")
+        assert chat.controller.session is first and not chat.controller.stopped  # nothing was stopped yet
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: chat.controller.session is not first and session_ready(chat), what="restart")
+        lines = system_lines(chat)
+        assert any("you stopped the agent to restart it" in line for line in lines), lines
+        assert not any("press Ctrl-R to restart it" in line for line in lines), lines  # it is restarting already
+        assert any(RESUMED in line for line in lines), lines
+
+
 async def test_restart_without_resume_starts_fresh_and_says_so_v1(app_dirs: Path, tmp_path: Path) -> None:  # noqa: F811
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"version": 1}))  # no sessionCapabilities.resume advertised

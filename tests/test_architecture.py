@@ -57,7 +57,8 @@ LAYERS: tuple[Layer, ...] = (
     Layer(0, "base", (
         "acp_tui", "acp_tui.paths", "acp_tui.config", "acp_tui.launch", "acp_tui.sanitize",
         "acp_tui.ansi", "acp_tui.history", "acp_tui.process_group", "acp_tui.secrets", "acp_tui.path_text",
-    ), "stdlib-only helpers (paths, settings, text hygiene, paths as shown, secrets, process groups) that any "
+        "acp_tui.sizes",
+    ), "stdlib-only helpers (paths, settings, text hygiene, paths as shown, sizes, secrets, process groups) that any "
        "layer may use"),
     Layer(1, "protocol", ("acp_tui.protocol",), "the wire alone: msgspec types, framing, JSON-RPC, codec"),
     Layer(2, "session", ("acp_tui.session",), "the pure reducer and model: wire updates in, changes out, no I/O"),

@@ -143,6 +143,15 @@ def test_bad_cwd_is_a_usage_error(capsys: pytest.CaptureFixture[str], fake_agent
     assert capsys.readouterr().err == "acp-tui: --cwd '/no/such/dir': not a directory\n"
 
 
+def test_an_unknown_theme_is_a_usage_error_that_lists_the_themes(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--theme nosuchtheme` used to start with the default palette and one easily missed toast."""
+    code, launches = run(["--theme", "nosuchtheme", "gemini"])
+    assert code == 2 and launches == []
+    err = capsys.readouterr().err
+    assert "acp-tui: error: option --theme: unknown theme 'nosuchtheme'" in err
+    assert "acp-dark" in err and "acp-light" in err and "acp-ansi" in err and "nord" in err
+
+
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["--bogus"])[0] == 2
     assert run(["--protocol", "3"])[0] == 2
@@ -254,6 +263,17 @@ def test_list_agents(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert "* claude  npx @agentclientprotocol/claude-agent-acp" in out
     assert "  gem     gemini --acp  (env SECRET)" in out
     assert "hunter2" not in out
+
+
+def test_list_agents_with_a_broken_config_says_where_and_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A config that does not parse used to list "No named agents" (with a warning above it that read
+    like a footnote): the user's agents are there, the file is broken."""
+    path = write_config(tmp_path, '[agents.claude]\ncommand = ["npx", "claude-agent-acp"\n')
+    assert run(["--list-agents"]) == (1, [])
+    captured = capsys.readouterr()
+    assert "No named agents" not in captured.out + captured.err
+    assert captured.err.startswith(f"acp-tui: cannot list the named agents: the config is broken: {path}:")
+    assert "invalid TOML" in captured.err and captured.err.count("\n") == 1
 
 
 def test_keyboard_interrupt_is_not_a_traceback(fake_agent: Path) -> None:

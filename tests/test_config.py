@@ -49,7 +49,7 @@ def test_good_file(tmp_path: Path) -> None:
 def test_syntax_error_names_file_line_and_column(tmp_path: Path) -> None:
     path = write(tmp_path, 'theme = "nord"\n\n[agents.x]\ncommand = [\n')
     settings, warnings = load_settings(path)
-    assert settings == Settings()
+    assert settings == Settings(broken=warnings[0].removesuffix("; using default settings"))
     assert len(warnings) == 1
     assert warnings[0].startswith(f"{path}:5:")
     assert "invalid TOML" in warnings[0] and "default" in warnings[0]
@@ -82,11 +82,11 @@ def test_default_agent_must_exist(tmp_path: Path) -> None:
 
 def test_unreadable_and_non_utf8_files(tmp_path: Path) -> None:
     settings, warnings = load_settings(tmp_path)  # a directory
-    assert settings == Settings() and str(tmp_path) in warnings[0]
+    assert settings == Settings(broken=warnings[0].removesuffix("; using defaults")) and str(tmp_path) in warnings[0]
     path = tmp_path / "config.toml"
     path.write_bytes(b'theme = "ok"\ntheme2 = "\xff"\n')
     settings, warnings = load_settings(path)
-    assert settings == Settings() and warnings[0].startswith(f"{path}:2:")
+    assert settings == Settings(broken=warnings[0].removesuffix("; using defaults")) and warnings[0].startswith(f"{path}:2:")
 
 
 def test_path_overrides(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -532,6 +532,30 @@ def test_cancel_resolves_pending_permissions_and_marks_current_tool_calls_cancel
     assert apply(s, PermissionResolved(0, "allow")) == []
 
 
+def test_a_turn_ended_cancelled_cancels_its_unfinished_tool_calls() -> None:
+    """lifecycle: "After all ongoing operations have been successfully aborted and pending updates have been
+    sent, the Agent MUST send an idle state_update session update with the cancelled stop reason": a tool call
+    of that turn still unfinished then (the SDK example agent never reports on it) will not finish, so it no
+    longer shows "cancelling" but cancelled; other turns' calls and other stop reasons are left alone."""
+    s = SessionState()
+    feed(s, StateUpdate(state="running"), ToolCallUpdate(tool_call_id="old", status="in_progress"),
+         StateUpdate(state="idle", stop_reason="end_turn"))
+    feed(s, StateUpdate(state="running"), ToolCallUpdate(tool_call_id="run", status="in_progress"),
+         ToolCallUpdate(tool_call_id="wait", status="pending"), ToolCallUpdate(tool_call_id="done", status="completed"))
+    feed(s, CancelRequested())
+    assert tool(s, "run").cancelling
+    changes = feed(s, StateUpdate(state="idle", stop_reason="cancelled"))
+    assert tool(s, "run").status == "cancelled" and not tool(s, "run").cancelling
+    assert tool(s, "wait").status == "cancelled"
+    assert tool(s, "done").status == "completed" and tool(s, "old").status == "in_progress"
+    keys = [c.key for c in changes if isinstance(c, EntityChanged)]
+    assert keys == [(TOOL_CALL, "run"), (TOOL_CALL, "wait")]
+    assert isinstance(changes[-1], TurnEnded)  # the calls show cancelled before the turn's line
+    feed(s, StateUpdate(state="running"), ToolCallUpdate(tool_call_id="err", status="in_progress"),
+         StateUpdate(state="idle", stop_reason="end_turn"))
+    assert tool(s, "err").status == "in_progress"
+
+
 def test_permission_requested_and_resolved_once() -> None:
     """§8: "Answer each request exactly once, even if the dialog was dismissed." """
     s = SessionState()

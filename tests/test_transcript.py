@@ -1001,6 +1001,21 @@ def test_records_are_valid_json_lines_even_with_odd_values(tmp_path: Path) -> No
     assert len(path.read_bytes()) < 150_000  # the huge raw input was not stored whole
 
 
+def test_export_lists_mentioned_files_by_name_and_size_never_their_text(tmp_path: Path) -> None:
+    """An @-mentioned file travels as an embedded resource: the chat log names it and its size, as the
+    screen's chip does, and does not paste the file's whole text into the conversation."""
+    path = tmp_path / "t.jsonl"
+    session = Session(TranscriptWriter(path))
+    secret = "API_KEY = 'hunter2'\n" * 100
+    session.update({"sessionUpdate": "user_message", "messageId": "u", "content": [
+        {"type": "text", "text": "compare @src/a.py and @b%20c.txt"},
+        {"type": "resource", "resource": {"uri": "file:///w/src/a.py", "text": secret}},
+        {"type": "resource", "resource": {"uri": "file:///w/b%20c.txt", "text": "hi\n"}}]})
+    md = render_markdown(path)
+    assert "hunter2" not in md
+    assert "### User\n\ncompare @src/a.py and @b%20c.txt\n\n- `a.py` · 2 KB\n- `b c.txt` · 3 B\n" in md
+
+
 def test_removed_plan_leaves_the_export_and_can_return(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     session = Session(TranscriptWriter(path))

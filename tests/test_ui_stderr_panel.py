@@ -53,3 +53,22 @@ async def test_f2_on_a_quiet_agent_shows_no_stderr_yet(tmp_path: Path) -> None:
         await run.wait(lambda: panel.display, "the panel")
         await run.pilot.pause()
         assert EMPTY in screen_text(run)
+
+
+async def test_an_empty_panel_is_one_line_and_escape_closes_it_back_to_the_prompt(tmp_path: Path) -> None:
+    """F2 on a quiet agent opened twelve blank rows (half an 80x24 screen) that Escape did not close."""
+    async with running_app(tmp_path, {"version": 2, "turns": [v2_turn()]}) as run:
+        prompt = run.chat.prompt_input
+        panel = run.chat.query_one(StderrPanel)
+        await run.pilot.press("f2")
+        await run.wait(lambda: panel.display and panel.outer_size.height > 0, "the panel")
+        assert panel.outer_size.height == 2  # its border and "no stderr yet"
+        assert run.app.focused is panel  # its keys scroll it
+        await run.pilot.press("escape")
+        await run.wait(lambda: not panel.is_open and run.app.focused is prompt, "the panel closed, the prompt focused")
+        panel.add_lines([f"line {n}" for n in range(30)])
+        await run.pilot.press("f2")
+        await run.wait(lambda: panel.display and panel.outer_size.height > 2, "the panel with lines")
+        assert panel.outer_size.height == 12
+        await run.pilot.press("f2")  # F2 closes it too, and the prompt has the focus again
+        await run.wait(lambda: not panel.is_open and run.app.focused is prompt, "closed by F2")

@@ -11,7 +11,9 @@ import pytest
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.widget import Widget
+from textual.widgets import Static
 
 from acp_tui.protocol.common import ErrorObject
 from acp_tui.protocol.v1 import V1Diff, V1ToolCall
@@ -113,6 +115,17 @@ def screen_lines(app: App[Any]) -> list[str]:
 
 def screen_text(app: App[Any]) -> str:
     return "\n".join(screen_lines(app))
+
+
+def shown_text(root: Widget) -> str:
+    """What the `Static`s under `root` (a dialog, a screen) say, as plain text with the wrapping undone: one
+    line per line they were given, whatever the width. An assertion on text that holds a path (a command
+    line, a folder) must not pass or fail by how long the clone's folder is, which decides where it wraps."""
+    shown = []
+    for static in root.query(Static):
+        visual = static.visual
+        shown.append(visual.plain if isinstance(visual, (Content, Text)) else str(static.content))
+    return "\n".join(shown)
 
 
 async def until(pilot: Any, predicate: Any, tries: int = 100) -> bool:

@@ -49,6 +49,7 @@ from acp_tui.protocol.v2 import (
     TextResourceContents,
 )
 from acp_tui.sanitize import plain
+from acp_tui.sizes import human_size
 
 __all__ = [
     "EMBED_LIMIT", "TOTAL_EMBED_LIMIT", "IMAGE_LIMIT", "AUDIO_LIMIT", "PromptBlocks", "PromptBlockError",
@@ -84,15 +85,6 @@ class PromptBlockError:
 
     message: str
     mention: Mention | None = None
-
-
-def human_size(size: int) -> str:
-    """A byte count as "512 B", "34 KB", "1.2 MB"."""
-    if size < 1024:
-        return f"{size} B"
-    if size < 1024 * 1024:
-        return f"{round(size / 1024)} KB"
-    return f"{size / (1024 * 1024):.1f} MB"
 
 
 def shown_path(path: str, width: int = _SHOWN) -> str:

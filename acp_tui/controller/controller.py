@@ -94,6 +94,9 @@ class SessionController(SessionIntents):
         self._transcripts = transcripts
         self.force_stop_after = force_stop_after
         self.session: AgentSession | None = None
+        #: who the user talks to: the agent's own name from `initialize` once it gave one (its title, else its
+        #: name), until then the launch's (a named agent's, else the program's)
+        self.agent_name = launch.agent_name
         self.queue = PromptQueue()
         self.transcript: TranscriptWriter | None = None
         self.phase: Lifecycle = "stopped"
@@ -101,6 +104,8 @@ class SessionController(SessionIntents):
         self.cancel_sent_at: float | None = None
         self._sending = False
         self._stopped_by_user = False
+        self._restarting = False  # stopped to be restarted at once: its exit line does not offer Ctrl-R
+        self._stderr_lines = 0  # what this agent process wrote to stderr (the panel has the lines)
         self._failure_shown = False  # the reason the agent is gone was already said (no second banner)
         self._previous_session_id: str | None = None
         self._pending_transcript: list[Change] = []
@@ -168,6 +173,7 @@ class SessionController(SessionIntents):
         session = self._agent_session(self.launch)
         self.session = session
         self._stopped_by_user = False
+        self._stderr_lines = 0
         self._failure_shown = False
         self._set_cancel(None)
         self._set_phase("starting")
@@ -235,10 +241,19 @@ class SessionController(SessionIntents):
         else:
             self._opened_note(method, history)
 
-    async def restart(self) -> bool:
-        """Start a fresh agent after it stopped, resuming the previous session where the agent can."""
+    async def restart(self, *, stop_first: bool = False) -> bool:
+        """Start a fresh agent after it stopped, resuming the previous session where the agent can;
+        `stop_first` stops a running one first (the user confirmed it: Ctrl+R twice)."""
         if not self.stopped:
-            raise SessionError("the agent is running")
+            session = self.session
+            if not stop_first or session is None:
+                raise SessionError("the agent is running")
+            self._restarting = True
+            try:
+                await self.stop()
+                await session.connection.wait_closed()  # its exit is in the model: the phase is "stopped"
+            finally:
+                self._restarting = False
         self.note("restarting the agent…")
         return await self.start(self._previous_session_id)
 
@@ -661,6 +676,7 @@ class SessionController(SessionIntents):
         elif isinstance(event, SessionSwitched):
             self._switched(session, event)
         else:
+            self._stderr_lines += 1
             self._emit(event)
 
     def _turn_ended(self, change: TurnEnded) -> None:
@@ -710,9 +726,17 @@ class SessionController(SessionIntents):
         how = "you stopped the agent" if self._stopped_by_user else (
             f"the agent stopped ({info.describe()})" if info is not None else "the agent stopped"
         )
-        if not self._failure_shown:
+        if self._restarting:
+            self.note("you stopped the agent to restart it")
+        elif not self._failure_shown and was_starting and not self._stopped_by_user:
+            # It never answered: its last stderr lines are all there is to say why (README, "Using it").
             tail = "\n".join(info.stderr_tail.splitlines()[-8:]) if info is not None else ""
             self.note(f"{how} — press Ctrl-R to restart it", "error", detail=tail)
+        elif not self._failure_shown:
+            # A stack trace is the stderr panel's (F2), not the conversation's: one line points there.
+            count = self._stderr_lines
+            wrote = f"; it wrote {count} line{'s' if count != 1 else ''} to stderr (F2 shows them)" if count else ""
+            self.note(f"{how} — press Ctrl-R to restart it{wrote}", "error")
         elif self.transcript is not None:
             self.transcript.note(how)
         if was_starting:
@@ -740,6 +764,10 @@ class SessionController(SessionIntents):
         if agent is not None:
             name = agent.title or agent.name or name
             version = agent.version
+        self.agent_name = name
+        auth = self._auth_service(session)
+        if auth is not None:
+            auth.agent_name = name  # the login dialogs name the agent as it calls itself
         self._emit(AgentIdentified(name, version, session.version or 0))
 
     def _set_phase(self, phase: Lifecycle) -> None:

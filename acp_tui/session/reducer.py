@@ -507,8 +507,22 @@ def _state_update(state: SessionState, update: StateUpdate) -> list[Change]:
         return []
     changes: list[Change] = [StateChanged(fg.state, fg.busy)]
     if was_busy and not fg.busy:
+        if fg.stop_reason == "cancelled":
+            changes.extend(_cancel_unfinished(state, state.turn))
         changes.append(TurnEnded(state.turn, fg.stop_reason, fg.error, state.cancel_requested))
         state.cancel_requested = False
+    return changes
+
+
+def _cancel_unfinished(state: SessionState, turn: int) -> list[Change]:
+    """docs/protocol.md §9.3: a turn confirmed `cancelled` has flushed its updates, so a tool call of it the
+    agent left unfinished (many never report on a cancelled call) will not finish: it is cancelled."""
+    changes: list[Change] = []
+    for key, entity in state.entities.items():
+        if type(entity) is ToolCall and entity.turn == turn and not entity.finished:
+            entity.status = "cancelled"
+            entity.cancelling = False
+            changes.append(EntityChanged(key, frozenset({"status", "cancelling"})))
     return changes
 
 

@@ -2,7 +2,8 @@
 
 The records are replayed into the timeline the user saw (entities at their first-seen position, each
 as it last was) with the client's lines where they happened. Then: `### User` before each prompt and
-`### Agent` before the agent's part of a turn; thoughts quoted; a tool call one line (title, status,
+`### Agent` before the agent's part of a turn; the files the user @-mentioned listed under the prompt by
+name and size (as the screen's chips show them), never their text; thoughts quoted; a tool call one line (title, status,
 kind, locations) with its result below it, text in a fence (unless it is one already) and a diff in a
 `diff` fence; a terminal a tool call shows inside that call, as the timeline does; plans as task
 lists; file accesses as the line the timeline shows; notes, notices, the session title and prompts
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 from typing import Any, Final, assert_never
 
 import msgspec
@@ -26,6 +28,7 @@ from msgspec import UNSET
 
 from acp_tui.path_text import ViewContext
 from acp_tui.sanitize import multiline
+from acp_tui.sizes import human_size
 from acp_tui.session.model import read_range_text
 from acp_tui.transcript.reader import iter_records
 from acp_tui.transcript.records import (
@@ -227,7 +230,9 @@ def render_markdown(path: Path) -> str:
 def _render_block(block: _Block, terminals: dict[tuple[int, str], _Block]) -> str:
     entity = block.entity
     match entity.type:
-        case "user_message" | "agent_message":
+        case "user_message":
+            return _user_text(block.text)
+        case "agent_message":
             return block.text.rstrip("\n")
         case "agent_thought":
             text = block.text.strip("\n")
@@ -251,6 +256,32 @@ def _render_block(block: _Block, terminals: dict[tuple[int, str], _Block]) -> st
             return _render_access(entity.access) if isinstance(entity.access, FileAccessValue) else ""
         case _:
             return block.text  # an entity type of a newer writer: its text, if any
+
+
+#: An embedded text resource in a message's text, as the writer puts it (`[resource URI]` on its own line,
+#: then the resource's text): the files the user @-mentioned.
+_RESOURCE: Final = re.compile(r"\n\[resource ([^\]\n]*)\]\n")
+
+
+def _user_text(text: str) -> str:
+    """The user's words, then the files they attached listed by name and size as the screen's chips show
+    them, never their text (a mentioned file's whole content is the agent's context, not the chat)."""
+    parts = _RESOURCE.split(text)
+    words = parts[0].rstrip("\n")
+    attached = [
+        f"- {_code(_uri_name(uri))} · {human_size(len(content.removesuffix(chr(10)).encode('utf-8', 'replace')))}"
+        for uri, content in zip(parts[1::2], parts[2::2])
+    ]
+    return "\n\n".join(part for part in (words, "\n".join(attached)) if part)
+
+
+def _uri_name(uri: str) -> str:
+    """The last path component of a resource's URI (the whole URI when it has none)."""
+    try:
+        path = unquote(urlsplit(uri).path, errors="replace").rstrip("/")
+    except ValueError:  # not a URI at all (a hand-edited transcript)
+        return uri
+    return path.rpartition("/")[2] or uri
 
 
 def _render_tool_call(block: _Block, terminals: dict[tuple[int, str], _Block]) -> str:

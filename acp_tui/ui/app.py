@@ -25,6 +25,7 @@ from acp_tui.ui.markdown_styles import markdown_theme
 from acp_tui.ui.screens.chat import ChatScreen, ControllerFactory, default_controller
 from acp_tui.ui.terminal_title import restore_window_title
 from acp_tui.ui.themes import ansi_terminal_theme, load_shipped_themes
+from acp_tui.ui.screens.help import HelpScreen
 from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
 
 if TYPE_CHECKING:
@@ -44,6 +45,7 @@ class AcpApp(App[int]):
     BINDINGS = [
         Binding("ctrl+c", "interrupt", "Cancel", priority=True, show=False),
         Binding("ctrl+q", "quit_app", "Quit", priority=True),
+        Binding("f1", "show_keys", "Keys"),
     ]
 
     def __init__(
@@ -122,6 +124,11 @@ class AcpApp(App[int]):
             if isinstance(screen, ChatScreen):
                 return screen
         return None
+
+    def action_show_keys(self) -> None:
+        """F1: the keys table (acp_tui/ui/keys.py), once."""
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
 
     def action_interrupt(self) -> None:
         chat = self.chat

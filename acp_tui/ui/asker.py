@@ -55,6 +55,15 @@ class ScreenAsker:
                                               tool_title=tool_title, attention=attention)
 
     @property
+    def agent_name(self) -> str:
+        """Who asks, as the dialogs name it."""
+        return self.elicitation.agent_name
+
+    def name_agent(self, name: str) -> None:
+        """The agent said who it is (`initialize`): the dialogs name it so from now on, not by its program."""
+        self.elicitation.agent_name = name
+
+    @property
     def dialog_open(self) -> bool:
         return self._permission is not None
 

@@ -46,8 +46,11 @@ FRAME = 1 / 60
 class EventPump:
     """Queues controller events (`push`) and applies them on the next frame (`flush`)."""
 
-    def __init__(self, owner: Widget) -> None:
+    def __init__(self, owner: Widget, *, agent_named: Callable[[str], None] = lambda name: None) -> None:
+        """`agent_named` hears the agent's name at once (`AgentIdentified`): a question may come before the
+        next frame, and its dialog must say "Question from Gemini CLI", not the program's name."""
         self.owner = owner
+        self._agent_named = agent_named
         self._events: deque[ControllerEvent] = deque()
         self._timer: Timer | None = None
         self._transcript_warned = False
@@ -80,6 +83,8 @@ class EventPump:
         """Called by the controller (same event loop); only queues, never touches a widget."""
         if self.closed:
             return  # the screen is going away; the transcript already holds what was shown
+        if isinstance(event, AgentIdentified):
+            self._agent_named(event.name)
         self._events.append(event)
         if self._timer is None:
             self._timer = self.owner.set_timer(FRAME, self.flush)

@@ -138,7 +138,11 @@ def open_timeline(conversation: Conversation, state: SessionState, *, replaces: 
     if replaces:
         conversation.remove_children(conversation.entries)
     timeline = HistoryTimeline(conversation, state)
+    # The replay is over (this is its `SessionOpened`): show its newest entry. Following now found nothing
+    # to scroll yet (the entries are not laid out), which left the view mid-history; after the refresh
+    # that lays them out it has the whole height.
     conversation.follow()
+    conversation.call_after_refresh(conversation.follow)
     return timeline
 
 

@@ -37,6 +37,14 @@ def load_shipped_themes() -> list[Theme]:
     return themes
 
 
+def theme_names() -> list[str]:
+    """Every theme `--theme` and `theme =` may name: ours first, then Textual's built-in ones."""
+    from textual.theme import BUILTIN_THEMES
+
+    ours = [theme.name for theme in load_shipped_themes()]
+    return [*ours, *sorted(name for name in BUILTIN_THEMES if name not in ours)]
+
+
 def theme_from_palette(data: dict[str, object], *, fallback_name: str) -> Theme:
     """Build a Textual `Theme` from a palette mapping (unknown keys ignored)."""
     colours = {key: str(data[key]) for key in _COLOUR_KEYS if key in data}

@@ -62,10 +62,14 @@ if TYPE_CHECKING:
     from acp_tui.controller.wiring import UserAsker
 
 #: The status bar's key hints, in order; a narrow bar drops the lowest priority first (status_bar.KeyHint):
-#: ^Q quit never drops, nor ^C cancel while the agent works, nor ^R restart once it stopped.
+#: ^Q quit never drops, nor ^C cancel while the agent works, nor ^R restart once it stopped. ^C cancel
+#: shows only while there is work to cancel, ^R restart only once there is an agent to restart.
 KEY_HINTS = (KeyHint("⏎", "send", 60, busy=40), KeyHint("^J", "newline", 50, busy=30),
-             KeyHint("^C", "cancel", 30, busy=PINNED), KeyHint("F2", "stderr", 20),
-             KeyHint("^R", "restart", 10, stopped=PINNED), KeyHint("^Q", "quit", PINNED))
+             KeyHint("^C", "cancel", 30, busy=PINNED, modes=("busy",)), KeyHint("F2", "stderr", 20),
+             KeyHint("^R", "restart", 10, stopped=PINNED, modes=("stopped",)), KeyHint("^Q", "quit", PINNED))
+
+#: Seconds within which a second Ctrl+R restarts a running agent.
+RESTART_CONFIRM = 5.0
 
 #: Builds the controller a screen drives: (emit, asker) → controller. Tests hand in a scripted one.
 ControllerFactory = Callable[[Launch, Callable[[ControllerEvent], None], "UserAsker"], SessionController]
@@ -116,13 +120,14 @@ class ChatScreen(Screen[None]):
             tool_title=lambda tool_call_id: tool_title(self.controller.state, tool_call_id),
         )
         self.notices = NoticeLog()
-        self.pump = EventPump(self)
+        self.pump = EventPump(self, agent_named=self.asker.name_agent)  # dialogs say who asks
         self.controller = controller(launch, self.pump.push, self.asker)
         if force_stop_after is not None:
             self.controller.force_stop_after = force_stop_after
         self.config = ConfigControl(self.app, self.controller)
         self.sessions = SessionActions(self, self.controller)
         self._quit_armed_at: float | None = None
+        self._restart_armed_at: float | None = None  # Ctrl+R on a running agent asks for a second one
 
     # -- layout ----------------------------------------------------------------------------------
 
@@ -228,11 +233,14 @@ class ChatScreen(Screen[None]):
         self.run_worker(self.controller.logout(), group="login")
 
     def action_restart_agent(self) -> None:
-        if not self.controller.stopped:
-            self.app.notify("The agent is running; stop it first with Ctrl-C twice while it works, "
-                            "or quit with Ctrl-Q.", markup=False)
+        """Ctrl+R: restart a stopped agent; a running one only when asked twice (it would lose its work)."""
+        running, armed, self._restart_armed_at = not self.controller.stopped, self._restart_armed_at, None
+        if running and (armed is None or time.monotonic() - armed > RESTART_CONFIRM):
+            self._restart_armed_at = time.monotonic()
+            self.controller.note("the agent is running: press Ctrl-R again to stop it and start it afresh "
+                                 "(the session is resumed where the agent can)", "warning")
             return
-        self.run_worker(self.controller.restart(), group="agent-start", exclusive=True)
+        self.run_worker(self.controller.restart(stop_first=True), group="agent-start", exclusive=True)
 
     async def shutdown(self) -> None:
         """Cancel running work, then stop the agent cleanly (Ctrl-Q); only the first call does anything."""

@@ -47,7 +47,8 @@ class ProblemsScreen(ModalScreen[None]):
             summary = f"{self._total} protocol problem{'s' if self._total != 1 else ''}"
             if shown < self._total:
                 summary += f" (the newest {shown} are kept)"
-            yield Static(Text(summary + " — the session went on. Esc closes.", style="bold"))
+            # True whether the agent still runs or not: each was skipped, and acp-tui did not stop for it.
+            yield Static(Text(summary + " — each was left out; acp-tui carried on. Esc closes.", style="bold"))
             log = Log(max_lines=20_000)
             yield log
 

@@ -6,7 +6,8 @@ the line is fitted, never wrapped or cut blindly: the state (with its error) and
 show, the counts and the usage meter shorten or drop by priority, and the other key hints drop by
 theirs (`KeyHint`): the lowest first, and what matters depends on what the agent is doing (while it
 works `^C cancel` is pinned like `^Q quit`, so it outranks `⏎ send` and the counts; once it stopped,
-`^R restart` is). The hints keep their order.
+`^R restart` is). A hint shows only while its key does what it says: `^C cancel` while the agent works,
+`^R restart` once it stopped. The hints keep their order.
 """
 
 from __future__ import annotations
@@ -56,6 +57,9 @@ class KeyHint:
     priority: int = 0
     busy: int | None = None
     stopped: int | None = None
+    #: the modes in which the key does what the hint says (`^C cancel` only while the agent works, `^R
+    #: restart` only once it stopped); in the others the hint is not shown at all
+    modes: tuple[HintMode, ...] = ("idle", "busy", "stopped")
 
     @property
     def text(self) -> str:
@@ -151,7 +155,7 @@ def fit_hints(hints: str | Sequence[KeyHint], room: int, mode: HintMode = "idle"
     """The key hints that fit in `room` cells, in their order: whole hints drop, the lowest priority in
     `mode` first, except the pinned ones (`^Q quit`), which stay even when they do not fit (the status
     bar reserves their room before anything else)."""
-    shown = list(parse_hints(hints) if isinstance(hints, str) else hints)
+    shown = [hint for hint in (parse_hints(hints) if isinstance(hints, str) else hints) if mode in hint.modes]
     droppable = sorted((hint for hint in shown if not hint.pinned(mode)),
                        key=lambda hint: (hint.rank(mode), -shown.index(hint)))
     while droppable and cell_len(HINT_SEPARATOR.join(hint.text for hint in shown)) > room:
@@ -263,7 +267,7 @@ class StatusBar(Widget):
         """state · info · hints, fitted to the width (see `INFO_PRIORITY` and `KeyHint`)."""
         v = self._values
         width = self.content_size.width or 160
-        pinned = HINT_SEPARATOR.join(hint.text for hint in v.hints if hint.pinned(v.mode))
+        pinned = HINT_SEPARATOR.join(hint.text for hint in v.hints if hint.pinned(v.mode) and v.mode in hint.modes)
         reserved = cell_len(pinned) + GAP if pinned else 0
         state = self.state_text()
         if state.cell_len > width - reserved:  # a long error message is cut, never the way out

@@ -1,7 +1,8 @@
 """The agent's stderr: a live, bounded tail in a panel the user toggles, with an unseen-lines badge.
 
-Until the agent writes anything the panel says so ("no stderr yet") rather than opening blank, which
-reads as broken.
+Until the agent writes anything the panel says so ("no stderr yet") in one line rather than opening
+blank over half the screen, which reads as broken. Opened (F2) it takes the focus, so its keys scroll
+it; Escape or F2 closes it and the focus goes back to the prompt.
 """
 
 from __future__ import annotations
@@ -9,11 +10,12 @@ from __future__ import annotations
 from typing import ClassVar, Final
 
 from rich.text import Text
+from textual import events
 from textual.strip import Strip
 from textual.widgets import Log
 
 from acp_tui.sanitize import plain
-from acp_tui.ui.widgets.prompt_return import ReturnsToPrompt
+from acp_tui.ui.widgets.prompt_return import FocusPrompt, ReturnsToPrompt
 
 MAX_LINES = 2000
 EMPTY_TEXT: Final = "no stderr yet"
@@ -40,6 +42,9 @@ class StderrPanel(ReturnsToPrompt, Log):
     StderrPanel.-open {
         display: block;
     }
+    StderrPanel.-empty {
+        height: 2;  /* the border and "no stderr yet" */
+    }
     StderrPanel > .stderr-panel--empty {
         color: $text-muted;
         text-style: italic;
@@ -52,6 +57,7 @@ class StderrPanel(ReturnsToPrompt, Log):
         super().__init__(max_lines=MAX_LINES, auto_scroll=True, id=id)
         self.border_title = "agent stderr"
         self.unseen = 0
+        self.add_class("-empty")
 
     @property
     def is_open(self) -> bool:
@@ -70,11 +76,25 @@ class StderrPanel(ReturnsToPrompt, Log):
         if not lines:
             return
         self.write_lines([plain(line) for line in lines])
+        self.remove_class("-empty")
         if not self.is_open:
             self.unseen += len(lines)
 
     def toggle(self) -> None:
+        """Open it (and focus it) or close it (the focus, if it had it, back to the prompt)."""
+        if self.is_open and self.has_focus:
+            self.post_message(FocusPrompt())
         self.toggle_class("-open")
         if self.is_open:
             self.unseen = 0
             self.scroll_end(animate=False)
+            self.focus()
+
+    def on_key(self, event: events.Key) -> None:
+        """Escape closes the panel (and goes back to the prompt); other keys as `ReturnsToPrompt` says."""
+        if event.key == "escape" and self.is_open:
+            event.stop()
+            event.prevent_default()
+            self.toggle()
+            return
+        super().on_key(event)

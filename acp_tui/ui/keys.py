@@ -1,0 +1,38 @@
+"""The keys table: one place for what each key does, shown by F1 (the help screen).
+
+README's "Keys" table lists the same keys in the same order, with more words; a test holds the two
+together (tests/test_ui_words.py), so a key added here and not there (or the other way) fails.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = ["KEYS"]
+
+#: (key, what it does), in README's order.
+KEYS: Final[tuple[tuple[str, str], ...]] = (
+    ("F1", "this list of keys"),
+    ("Enter", "send the prompt (queued while the agent works)"),
+    ("Shift+Enter, Ctrl+J", "new line in the prompt"),
+    ("Up / Down", "earlier prompts (on the first / last line of the prompt)"),
+    ("`/`", "at the start of the prompt: the agent's slash commands"),
+    ("`@`", "at the start of a word: mention a file or folder"),
+    ("Ctrl+C", "while the agent works: cancel (twice: stop it); idle: copy, clear, or twice to quit"),
+    ("Ctrl+Q", "quit"),
+    ("End / Ctrl+End", "jump to the bottom and follow new output; Ctrl+Home: the oldest entry"),
+    ("PageUp / PageDown", "scroll the conversation"),
+    ("F2", "the agent's stderr (Escape closes it)"),
+    ("F3", "protocol problems"),
+    ("F5", "notices from the agent"),
+    ("F4", "session settings (mode, model, …)"),
+    ("Shift+Tab", "in the prompt: the next mode"),
+    ("Ctrl+R", "restart a stopped agent (a running one: press twice)"),
+    ("Ctrl+O", "the session list"),
+    ("Ctrl+N", "a new session with the same agent"),
+    ("Enter on a tool card", "expand or collapse it (i raw input/output, s save, Ctrl+X cancel it)"),
+    ("Enter on a folded diff", "show the rest of it"),
+    ("Escape, or typing, away from the prompt", "back to the prompt, with the typed key"),
+    ("`s` on a long message", "save the whole text"),
+    ("Ctrl+P", "the command palette"),
+)
