@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import TypeAlias, TypeVar
 
 import msgspec
 
@@ -54,6 +54,8 @@ class Salvaged:
         """An answer to one of our requests: an id and no method."""
         return self.has_id and not self.has_method
 
+
+T = TypeVar("T")
 
 _id_decoder = msgspec.json.Decoder(int | str | None)
 _str_decoder = msgspec.json.Decoder(str)
@@ -120,26 +122,25 @@ def salvage(line: bytes) -> list[Salvaged]:
     return found
 
 
+def _decode_span(decoder: msgspec.json.Decoder[T], line: bytes, span: tuple[int, int] | None) -> T | None:
+    """The value at `span` of `line`, or None when there is none or it does not decode."""
+    if span is None:
+        return None
+    try:
+        return decoder.decode(line[span[0] : span[1]])
+    except (msgspec.DecodeError, RecursionError, ValueError):
+        return None
+
+
 def _entry(line: bytes, spans: dict[bytes, tuple[int, int]], complete: bool = True) -> Salvaged:
-    request_id: RequestId = None
     id_span = spans.get(b'"id"')
-    if id_span is not None:
-        try:
-            request_id = _id_decoder.decode(line[id_span[0] : id_span[1]])
-        except (msgspec.DecodeError, RecursionError, ValueError):
-            request_id = None
-    method: str | None = None
-    method_span = spans.get(b'"method"')
-    if method_span is not None:
-        try:
-            method = _str_decoder.decode(line[method_span[0] : method_span[1]])
-        except (msgspec.DecodeError, RecursionError, ValueError):
-            method = None
+    request_id: RequestId = _decode_span(_id_decoder, line, id_span)
+    method: str | None = _decode_span(_str_decoder, line, spans.get(b'"method"'))
     return Salvaged(
         has_id=id_span is not None,
         request_id=request_id,
         method=method,
-        has_method=method_span is not None,
+        has_method=b'"method"' in spans,
         params_span=spans.get(b'"params"'),
         complete=complete,
     )

@@ -21,6 +21,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
+from acp_tui.sizes import human_size
 from acp_tui.context.blocks import Attachment, describe_block
 from acp_tui.protocol.v2 import (
     AudioContent,
@@ -44,15 +45,6 @@ __all__ = [
 MAX_JSON_LINES: Final = 300
 #: Lines of an embedded text resource shown before "… N more lines".
 MAX_RESOURCE_LINES: Final = 200
-
-
-def human_size(size: int) -> str:
-    """A byte count as "512 B", "34 KB", "1.2 MB"."""
-    if size < 1024:
-        return f"{size} B"
-    if size < 1024 * 1024:
-        return f"{round(size / 1024)} KB"
-    return f"{size / (1024 * 1024):.1f} MB"
 
 
 def base64_size(data: str) -> int:
