@@ -209,3 +209,88 @@ async def test_a_symlink_loop_is_refused_plainly(tmp_path: Path) -> None:
     (cwd / "loop").symlink_to(cwd / "loop")
     assert "symbolic link that does not resolve" in (await rpc_error(read(service, cwd / "loop"))).message
     assert "symbolic link that does not resolve" in (await rpc_error(write(service, cwd / "loop", "x"))).message
+
+
+# -- reads outside the folder: shown as outside, and the `outside_reads` setting -----------------------
+
+
+def _outside_file(tmp_path: Path) -> Path:
+    secret = tmp_path / "home" / ".ssh" / "id_ed25519"
+    secret.parent.mkdir(parents=True)
+    secret.write_text("PRIVATE KEY\n")
+    return secret
+
+
+async def test_an_outside_read_is_allowed_by_default_and_marked_outside(tmp_path: Path) -> None:
+    service, context, cwd = make(tmp_path)
+    secret = _outside_file(tmp_path)
+    (cwd / "inside.txt").write_text("in\n")
+    (cwd / "key").symlink_to(secret)
+    assert await read(service, cwd / "key") == "PRIVATE KEY\n"
+    assert await read(service, cwd / "inside.txt") == "in\n"
+    outside, inside = context.accesses
+    assert (outside.outside, outside.path, outside.requested_path) == (True, str(secret), str(cwd / "key"))
+    assert not inside.outside
+
+
+async def test_an_outside_read_can_be_refused_by_setting(tmp_path: Path) -> None:
+    asker = ScriptedAsker()
+    service, context, _ = make(tmp_path, asker=asker, outside_reads="refuse")
+    secret = _outside_file(tmp_path)
+    error = await rpc_error(read(service, secret))
+    assert error.message == f'refused: reading {secret} outside the session folder is turned off (outside_reads = "refuse")'
+    (access,) = context.accesses
+    assert (access.status, access.outside) == ("refused", True) and asker.reads == []
+
+
+@pytest.mark.parametrize("answer", [True, False])
+async def test_an_outside_read_can_be_asked_about(tmp_path: Path, answer: bool) -> None:
+    asker = ScriptedAsker(answer)
+    service, context, cwd = make(tmp_path, asker=asker, outside_reads="ask")
+    secret = _outside_file(tmp_path)
+    (cwd / "inside.txt").write_text("in\n")
+    assert await read(service, cwd / "inside.txt") == "in\n"  # inside: never asked
+    if answer:
+        assert await read(service, secret) == "PRIVATE KEY\n"
+    else:
+        error = await rpc_error(read(service, secret))
+        assert error.message == f"refused: the user declined reading {secret} outside the session folder"
+    (question,) = asker.reads
+    assert (question.path, question.cwd, question.requested) == (secret, cwd, str(secret))
+    assert [(a.status, a.outside) for a in context.accesses] == [
+        ("done", False), ("done" if answer else "refused", True),
+    ]
+
+
+async def test_an_outside_read_with_nobody_to_ask_is_refused(tmp_path: Path) -> None:
+    service, context, _ = make(tmp_path, outside_reads="ask")
+    error = await rpc_error(read(service, _outside_file(tmp_path)))
+    assert "needs the user's consent" in error.message and context.accesses[0].status == "refused"
+
+
+def test_outside_reads_is_a_setting() -> None:
+    from acp_tui.config import Settings, parse_settings
+
+    assert Settings().outside_reads == "allow"
+    for value in ("allow", "ask", "refuse"):
+        settings, warnings = parse_settings(f'outside_reads = "{value}"\n', "config.toml")
+        assert (settings.outside_reads, warnings) == (value, [])
+    settings, warnings = parse_settings('outside_reads = "never"\n', "config.toml")
+    assert settings.outside_reads == "allow"
+    assert warnings == ["config.toml:1: 'outside_reads' must be \"allow\", \"ask\" or \"refuse\", not 'never'; allowing"]
+
+
+def test_the_setting_reaches_the_file_service() -> None:
+    from types import MappingProxyType
+
+    from acp_tui.controller.wiring import default_services
+    from acp_tui.launch import Launch
+    from acp_tui.services.files import FileService
+    from tests.test_controller import ScriptedUser
+
+    launch = Launch(
+        agent_argv=("agent",), agent_name="agent", env=MappingProxyType({}), cwd=Path("/"), protocol=1, theme=None,
+        log_path=None, init_timeout=1.0, warnings=(), outside_reads="refuse",
+    )
+    (files,) = [service for service in default_services(launch, ScriptedUser([])) if isinstance(service, FileService)]
+    assert files.outside_reads == "refuse"

@@ -44,10 +44,10 @@ import errno
 import os
 import secrets
 import stat
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Final, Literal, Protocol, assert_never
+from typing import Any, BinaryIO, Final, Literal, Protocol, assert_never
 
 from acp_tui.protocol.codec import MalformedMessage
 from acp_tui.protocol.fs import (
@@ -75,7 +75,8 @@ from acp_tui.services.beneath import PathChanged, open_file, open_folder, still_
 from acp_tui.session.events import FileAccessed, FileAccessStatus
 
 __all__ = [
-    "MAX_READ_BYTES", "MAX_DIFF_TEXT", "OutsideWrites", "OutsideReason", "OutsideWrite", "FileAsker", "FileService",
+    "MAX_READ_BYTES", "MAX_DIFF_TEXT", "OutsideWrites", "OutsideReads", "OutsideReason", "OutsideWrite", "OutsideRead",
+    "FileAsker", "FileService",
 ]
 
 #: The most a read holds in memory (a whole file, or the lines of a range).
@@ -87,6 +88,8 @@ _CHUNK: Final = 64 * 1024
 
 #: What to do with a write outside the working directory: ask the user, or refuse it.
 OutsideWrites = Literal["ask", "refuse"]
+#: What to do with a read outside the working directory: serve it (shown as outside), ask, or refuse.
+OutsideReads = Literal["allow", "ask", "refuse"]
 #: Why a write is put to the user: it is outside the folder, or file access was never offered.
 OutsideReason = Literal["outside", "not_offered"]
 
@@ -109,13 +112,30 @@ class OutsideWrite:
     diff: Diff | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class OutsideRead:
+    """A read outside the folder the user must allow (`outside_reads = "ask"`): the file, resolved."""
+
+    #: the file that would be read: absolute, symlinks and `..` resolved
+    path: Path
+    #: the session's working directory
+    cwd: Path
+    #: the path as the agent sent it (differs from `path` when it went through a link or `..`)
+    requested: str
+
+
 class FileAsker(Protocol):
-    """How the user is asked about a write outside the folder; the screen implements it with a dialog
-    (`acp_tui.ui.screens.outside_write`), tests with a script. Cancelled when the question is withdrawn
-    (the turn was cancelled, the agent withdrew the request or went away)."""
+    """How the user is asked about a write (or, by setting, a read) outside the folder; the screen
+    implements it with dialogs (`acp_tui.ui.screens.outside_write`, `outside_read`), tests with a script.
+    Cancelled when the question is withdrawn (the turn was cancelled, the agent withdrew the request or
+    went away)."""
 
     async def confirm_outside_write(self, write: OutsideWrite) -> bool:
         """True to write the file, False to refuse."""
+        ...
+
+    async def confirm_outside_read(self, read: OutsideRead) -> bool:
+        """True to read the file, False to refuse."""
         ...
 
 
@@ -165,19 +185,23 @@ class FileService:
         *,
         offer: bool = True,
         outside_writes: OutsideWrites = "ask",
+        outside_reads: OutsideReads = "allow",
         max_read_bytes: int = MAX_READ_BYTES,
     ) -> None:
-        #: asks the user about writes outside the folder; without one they are refused
+        #: asks the user about writes (and reads, by setting) outside the folder; without one they are refused
         self.asker = asker
         #: advertise `fs` in v1 (the `client_files` setting); the methods are answered either way
         self.offer = offer
         self.outside_writes: OutsideWrites = outside_writes
+        self.outside_reads: OutsideReads = outside_reads
         self.max_read_bytes = max_read_bytes
         self._context: ServiceContext | None = None
         self._asks: set[asyncio.Task[bool]] = set()
         #: writes go one at a time, question included: what was inspected is what gets replaced, in the
         #: agent's order, and the user sees one question at a time
         self._writing = asyncio.Lock()
+        #: questions about reads go one at a time too
+        self._asking_read = asyncio.Lock()
 
     # -- ClientService -------------------------------------------------------------------------------
 
@@ -245,23 +269,54 @@ class FileService:
         line = params.line if isinstance(params.line, int) else None
         limit = params.limit if isinstance(params.limit, int) else None
         path = requested
+        outside = False
         try:
             path = _resolve(requested, "reading", "nothing was read")
+            outside = not self._inside(path)
+            if outside:
+                await self._allow_outside_read(OutsideRead(path=path, cwd=self.context.cwd, requested=params.path))
             result = await asyncio.to_thread(
-                _read, path, line, limit, self.max_read_bytes, self._inside(path), self.context.cwd
+                _read, path, line, limit, self.max_read_bytes, not outside, self.context.cwd
             )
         except _Refused as exc:
-            self._show_read(params, path, status=exc.status, detail=exc.detail)
+            self._show_read(params, path, status=exc.status, detail=exc.detail, outside=outside)
             raise RpcError(exc.code, exc.message) from None
         except asyncio.CancelledError:
-            self._show_read(params, path, status="cancelled", detail="withdrawn by the agent")
+            self._show_read(params, path, status="cancelled", detail="withdrawn by the agent", outside=outside)
             raise
         ranged = line is not None or limit is not None
         detail = "does not exist: read as empty" if result.missing else ""
         self._show_read(
-            params, path, detail=detail, first_line=max(line or 1, 1) if ranged else None, line_count=result.line_count
+            params, path, detail=detail, first_line=max(line or 1, 1) if ranged else None, line_count=result.line_count,
+            outside=outside,
         )
         return ReadTextFileResponse(content=result.text)
+
+    async def _allow_outside_read(self, read: OutsideRead) -> None:
+        """Returns when a read outside the folder may go ahead: always (`allow`), when the user says yes
+        (`ask`), never (`refuse`)."""
+        where = "outside the session folder"
+        match self.outside_reads:
+            case "allow":
+                return
+            case "refuse":
+                raise _Refused(
+                    INVALID_PARAMS,
+                    f"refused: reading {read.path} {where} is turned off (outside_reads = \"refuse\")",
+                    f"{where}: turned off (outside_reads = \"refuse\")",
+                    "refused",
+                )
+            case "ask":
+                pass
+            case _:
+                assert_never(self.outside_reads)
+        if self.asker is None:
+            raise _Refused(
+                INVALID_PARAMS, f"refused: reading {read.path} {where} needs the user's consent",
+                f"{where}: nobody to ask", "refused",
+            )
+        async with self._asking_read:
+            await self._put(self.asker.confirm_outside_read(read), "reading", read.path, where)
 
     def _show_read(
         self,
@@ -272,11 +327,12 @@ class FileService:
         detail: str = "",
         first_line: int | None = None,
         line_count: int | None = None,
+        outside: bool = False,
     ) -> None:
         self.context.apply(FileAccessed(
             kind="read", path=str(path), cwd=str(self.context.cwd), status=status, detail=detail,
             requested_path=params.path, first_line=first_line, line_count=line_count,
-            tool_call_id=meta_tool_call_id(params.meta),
+            tool_call_id=meta_tool_call_id(params.meta), outside=outside,
         ))
 
     # -- fs/write_text_file --------------------------------------------------------------------------
@@ -363,8 +419,14 @@ class FileService:
                 INVALID_PARAMS, f"refused: writing {write.path} {where} needs the user's consent",
                 f"{where}: nobody to ask", "refused",
             )
-        ask = asyncio.ensure_future(self.asker.confirm_outside_write(write))
+        await self._put(self.asker.confirm_outside_write(write), "writing", write.path, where)
+
+    async def _put(self, question: Coroutine[Any, Any, bool], doing: str, path: Path, where: str) -> None:
+        """Put one question to the user; returns only when the answer is yes. A question withdrawn with
+        the turn refuses (-32800), one that fails refuses too, never allows."""
+        ask = asyncio.ensure_future(question)
         self._asks.add(ask)
+        done = "read" if doing == "reading" else "written"
         try:
             allowed = await ask
         except asyncio.CancelledError:
@@ -372,12 +434,12 @@ class FileService:
             if current is not None and current.cancelling():
                 raise  # this request was withdrawn by the agent, or the connection closed
             raise _Refused(
-                REQUEST_CANCELLED, f"cancelled: the turn was cancelled before {write.path} was written",
+                REQUEST_CANCELLED, f"cancelled: the turn was cancelled before {path} was {done}",
                 "the turn was cancelled", "cancelled",
             ) from None
-        except Exception as exc:  # noqa: BLE001 - a question that fails refuses the write, never allows it
+        except Exception as exc:  # noqa: BLE001 - a question that fails refuses the access, never allows it
             raise _Refused(
-                INTERNAL_ERROR, f"refused: could not ask the user about writing {write.path} ({exc})",
+                INTERNAL_ERROR, f"refused: could not ask the user about {doing} {path} ({exc})",
                 f"{where}: could not ask you", "refused",
             ) from None
         finally:
@@ -386,7 +448,7 @@ class FileService:
                 ask.cancel()
         if not allowed:
             raise _Refused(
-                INVALID_PARAMS, f"refused: the user declined writing {write.path} {where}", f"{where}: you declined",
+                INVALID_PARAMS, f"refused: the user declined {doing} {path} {where}", f"{where}: you declined",
                 "refused",
             )
 
@@ -416,7 +478,7 @@ class FileService:
         self.context.apply(FileAccessed(
             kind="write", path=str(target), cwd=str(self.context.cwd), status=status, detail=detail,
             requested_path=params.path, created=existing.created, diff=existing.diff, added=existing.added,
-            removed=existing.removed, tool_call_id=meta_tool_call_id(params.meta),
+            removed=existing.removed, tool_call_id=meta_tool_call_id(params.meta), outside=not self._inside(target),
         ))
 
 
