@@ -294,3 +294,48 @@ def test_the_setting_reaches_the_file_service() -> None:
     )
     (files,) = [service for service in default_services(launch, ScriptedUser([])) if isinstance(service, FileService)]
     assert files.outside_reads == "refuse"
+
+
+# -- an outside write the user allowed goes to exactly the path the dialog showed --------------------------
+
+
+class SwappingAsker(ScriptedAsker):
+    """Says yes, after the agent has swapped something on the way while the dialog was open."""
+
+    def __init__(self, swap: Any) -> None:
+        super().__init__(True)
+        self.swap = swap
+
+    async def confirm_outside_write(self, write: Any) -> bool:
+        self.swap()
+        return await super().confirm_outside_write(write)
+
+
+async def test_an_allowed_outside_write_never_follows_a_folder_swapped_during_the_dialog(tmp_path: Path) -> None:
+    shared = tmp_path / "shared" / "dir"
+    shared.mkdir(parents=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    asker = SwappingAsker(lambda: _swap_for_link(shared, elsewhere))
+    service, context, _ = make(tmp_path, asker=asker)
+    error = await rpc_error(write(service, shared / "f.txt", "x"))
+    assert error.message == f"the folder {shared} changed while writing; nothing was written"
+    assert asker.asked[0].path == shared / "f.txt"
+    assert list(elsewhere.iterdir()) == [] and list(tmp_path.rglob("*.acp-tmp")) == []
+    assert context.accesses[0].status == "failed"
+
+
+async def test_an_allowed_outside_write_never_follows_a_file_swapped_for_a_link(tmp_path: Path) -> None:
+    shown = tmp_path / "shared.txt"
+    shown.write_text("old\n")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+
+    def swap() -> None:
+        shown.unlink()
+        shown.symlink_to(victim)
+
+    service, _, _ = make(tmp_path, asker=SwappingAsker(swap))
+    error = await rpc_error(write(service, shown, "new\n"))
+    assert error.message == f"the file {shown} changed while writing; nothing was written"
+    assert victim.read_text() == "precious\n" and shown.is_symlink()
