@@ -94,3 +94,15 @@ async def test_the_read_dialog_names_the_real_path_escaped_and_what_was_asked() 
         screen.close_because("withdrawn")
         await pilot.pause()
         assert app.results == [False]
+
+
+async def _open_armed(pilot: Any) -> None:
+    app = pilot.app
+    assert isinstance(app, DialogApp)
+    screen = OutsideReadScreen(_read(requested=f"{PROJECT}/config/passwd-link"), arm_delay=0.05)
+    app.push_screen(screen, callback=app.results.append)
+    await wait_for(pilot, lambda: screen.armed, "the dialog to arm")
+
+
+def test_snapshot_outside_read_80x24(snap_compare: Any) -> None:
+    assert snap_compare(DialogApp(), terminal_size=(80, 24), run_before=_open_armed)
