@@ -339,3 +339,12 @@ async def test_an_allowed_outside_write_never_follows_a_file_swapped_for_a_link(
     error = await rpc_error(write(service, shown, "new\n"))
     assert error.message == f"the file {shown} changed while writing; nothing was written"
     assert victim.read_text() == "precious\n" and shown.is_symlink()
+
+
+async def test_a_file_where_a_folder_should_be_is_the_system_s_error_not_a_change(tmp_path: Path) -> None:
+    service, _, cwd = make(tmp_path)
+    (cwd / "plain").write_text("x")
+    error = await rpc_error(write(service, cwd / "plain" / "f.txt", "x"))
+    assert error.message == f"cannot write {cwd / 'plain' / 'f.txt'}: Not a directory"
+    error = await rpc_error(read(service, cwd / "plain" / "f.txt"))
+    assert error.message == f"cannot read {cwd / 'plain' / 'f.txt'}: Not a directory"

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 from pathlib import Path
-from typing import Final
+from typing import Final, NoReturn
 
 __all__ = ["PathChanged", "open_folder", "open_file", "still_at"]
 
@@ -46,9 +47,7 @@ def _step(folder: int, name: str, path: Path, create: bool) -> int:
         if not create:
             raise
     except OSError as exc:
-        if exc.errno in _CHANGED:
-            raise PathChanged(path) from None
-        raise
+        _judge(exc, folder, name, path)
     try:
         os.mkdir(name, 0o777, dir_fd=folder)
     except FileExistsError:
@@ -56,9 +55,21 @@ def _step(folder: int, name: str, path: Path, create: bool) -> int:
     try:
         return os.open(name, _FOLDER, dir_fd=folder)
     except OSError as exc:
-        if exc.errno in _CHANGED:
+        _judge(exc, folder, name, path)
+
+
+def _judge(exc: OSError, folder: int, name: str, path: Path) -> NoReturn:
+    """Why a component would not open as a folder: a symbolic link there now (the path was resolved, so
+    it changed) raises `PathChanged`; anything else (a plain file on the way: "Not a directory") is
+    the operating system's own error."""
+    if exc.errno in _CHANGED:
+        try:
+            link = stat.S_ISLNK(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode)
+        except OSError:
+            link = True  # gone or replaced again while looking: it changed all the same
+        if link:
             raise PathChanged(path) from None
-        raise
+    raise exc
 
 
 def open_folder(folder: Path, *, create: bool = False) -> int:
