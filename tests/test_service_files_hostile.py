@@ -348,3 +348,18 @@ async def test_a_file_where_a_folder_should_be_is_the_system_s_error_not_a_chang
     assert error.message == f"cannot write {cwd / 'plain' / 'f.txt'}: Not a directory"
     error = await rpc_error(read(service, cwd / "plain" / "f.txt"))
     assert error.message == f"cannot read {cwd / 'plain' / 'f.txt'}: Not a directory"
+
+
+async def test_an_allowed_outside_write_is_refused_when_the_file_changed_during_the_dialog(tmp_path: Path) -> None:
+    shown = tmp_path / "shared.txt"
+    created = tmp_path / "new.txt"
+
+    shown.write_text("old\n")
+    service, _, _ = make(tmp_path, asker=SwappingAsker(lambda: shown.write_text("someone else's longer text\n")))
+    error = await rpc_error(write(service, shown, "new\n"))
+    assert error.message == f"the file {shown} changed while writing; nothing was written"
+    assert shown.read_text() == "someone else's longer text\n"
+    service, _, _ = make(tmp_path, asker=SwappingAsker(lambda: created.write_text("appeared\n")))
+    error = await rpc_error(write(service, created, "mine\n"))  # the dialog said "create"
+    assert error.message == f"the file {created} changed while writing; nothing was written"
+    assert created.read_text() == "appeared\n"

@@ -25,7 +25,8 @@ names the resolved path and shows the diff) or refused when `outside_writes = "r
 **Exactly the file judged.** Every read and write opens the resolved path one folder at a time with
 O_NOFOLLOW and works by descriptor (`acp_tui.services.beneath`): the temporary file is made and renamed
 relative to the folder's descriptor, after checking the folder is still where it was judged; it is
-removed on every failure. An agent swapping a folder for a symlink meanwhile gets a clear error ("the
+removed on every failure. A file made, removed or changed since it was looked at (while the dialog was
+open, say) is not replaced: the change shown would not be the change made. An agent swapping a folder for a symlink meanwhile gets a clear error ("the
 folder race changed while writing; nothing was written"), never a write or read elsewhere (issue 21).
 
 Every access shows in the timeline (`acp_tui.session.events.FileAccessed`): a read as one line, a write
@@ -172,6 +173,12 @@ class _Existing:
     diff: Diff | None = None
     added: int = 0
     removed: int = 0
+    #: the file looked at (device, inode, size, modification time): what the diff and the dialog showed
+    identity: tuple[int, int, int, int] | None = None
+
+
+def _identity(info: os.stat_result) -> tuple[int, int, int, int]:
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
 
 
 class FileService:
@@ -669,7 +676,7 @@ def _inspect_in(folder: int, target: Path, new_text: str, label: str, cwd: Path)
             binary = old_text is None
     existing = _Existing(
         created=False, old_text=old_text, mode=stat.S_IMODE(info.st_mode), owner=(info.st_uid, info.st_gid),
-        binary=binary,
+        binary=binary, identity=_identity(info),
     )
     return _with_diff(existing, new_text, label) if old_text is not None else existing
 
@@ -721,6 +728,10 @@ def _commit_in(folder: int, target: Path, data: bytes, existing: _Existing, cwd:
         raise _os_error("write", target, exc) from None
     if info is not None and not stat.S_ISREG(info.st_mode):
         # What is there now is no longer a file to replace (a link or a folder put there meanwhile).
+        raise _changed(PathChanged(target), target, cwd, "writing", "nothing was written")
+    if (None if info is None else _identity(info)) != existing.identity:
+        # Made, removed or changed since it was looked at: the change shown (diff, dialog) is not the one
+        # this write would make.
         raise _changed(PathChanged(target), target, cwd, "writing", "nothing was written")
     temporary = _temporary(folder, target)
     try:
