@@ -308,6 +308,7 @@ def build_launch(
         client_files=settings.client_files,
         client_terminals=settings.client_terminals if options.client_terminals is None else options.client_terminals,
         outside_writes=settings.outside_writes,
+        outside_reads=settings.outside_reads,
         attention=settings.attention,
         resume_id=options.resume_id,
         continue_last=options.continue_last,

@@ -8,6 +8,7 @@ Example::
     client_files = true          # offer v1 agents file reads and writes through acp-tui (ACP `fs`)
     client_terminals = true      # run v1 agents' commands in acp-tui (ACP `terminal`); false: they run their own
     outside_writes = "ask"       # a write outside the session folder: "ask" (a dialog) or "refuse"
+    outside_reads = "allow"      # a read outside it: "allow" (marked ⚠ in the conversation), "ask" or "refuse"
     attention = true             # bell + desktop notification when the agent waits and the window is unfocused
 
     [agents.claude]
@@ -87,6 +88,8 @@ class Settings:
     client_terminals: bool = True
     #: what a write outside the session's folder gets: a dialog ("ask") or an error ("refuse")
     outside_writes: Literal["ask", "refuse"] = "ask"
+    #: what a read outside the session's folder gets: served and marked ("allow"), a dialog ("ask"), an error
+    outside_reads: Literal["allow", "ask", "refuse"] = "allow"
     #: ring the bell and post a desktop notification when the agent waits for the user in an unfocused window
     attention: bool = True
     #: why the file could not be used at all (where and what, e.g. its TOML error), so everything above is a
@@ -94,7 +97,10 @@ class Settings:
     broken: str | None = None
 
 
-_TOP_KEYS = ("theme", "default_agent", "init_timeout", "agents", "client_files", "client_terminals", "outside_writes", "attention")
+_TOP_KEYS = (
+    "theme", "default_agent", "init_timeout", "agents", "client_files", "client_terminals", "outside_writes",
+    "outside_reads", "attention",
+)
 _AGENT_KEYS = ("command", "env", "cwd")
 _POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 _AT_END = "(at end of document)"
@@ -191,6 +197,17 @@ def parse_settings(text: str, source: str) -> tuple[Settings, list[str]]:
     elif value is not None and value != "ask":
         bad("outside_writes", '"ask" or "refuse"', value)
 
+    outside_reads: Literal["allow", "ask", "refuse"] = "allow"
+    value = data.get("outside_reads")
+    if value in ("ask", "refuse"):
+        outside_reads = "ask" if value == "ask" else "refuse"
+    elif isinstance(value, str) and value != "allow":
+        line = _line_of(text, "outside_reads")
+        where = f"{source}:{line}" if line else source
+        warnings.append(f"{where}: 'outside_reads' must be \"allow\", \"ask\" or \"refuse\", not {value!r}; allowing")
+    elif value is not None and value != "allow":
+        bad("outside_reads", '"allow", "ask" or "refuse"', value)
+
     attention = True
     value = data.get("attention")
     if value is not None:
@@ -221,6 +238,7 @@ def parse_settings(text: str, source: str) -> tuple[Settings, list[str]]:
         client_files=client_files,
         client_terminals=client_terminals,
         outside_writes=outside_writes,
+        outside_reads=outside_reads,
         attention=attention,
     )
     return settings, warnings

@@ -30,6 +30,8 @@ class Launch:
     client_terminals: bool = True
     #: a write outside the session folder: "ask" (a dialog) or "refuse" (the `outside_writes` setting)
     outside_writes: Literal["ask", "refuse"] = "ask"
+    #: a read outside it: "allow" (marked), "ask" or "refuse" (the `outside_reads` setting)
+    outside_reads: Literal["allow", "ask", "refuse"] = "allow"
     #: ring and notify when the agent waits while the window is unfocused (the `attention` setting)
     attention: bool = True
     #: open this past session (with its history) instead of a new one (`--resume ID`)

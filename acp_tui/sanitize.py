@@ -22,6 +22,10 @@ literally. Escaping is therefore unnecessary and would corrupt text that is late
 Secrets (acp_tui.secrets: keys we set for the agent, anything typed into a masked field) are redacted
 here too, because everything shown or saved passes through these two functions (docs/protocol.md §2.4).
 
+Names (file names, command arguments) are different: a control character in one is part of what it
+names, so `escape_controls` shows it as an escape (`\\x1b`, `\\n`, `\\u202e`) instead of removing it, and
+two names that differ only there still look different.
+
 Per-chunk use is safe: sanitizing each streamed chunk separately can at worst show the printable tail
 of a sequence that was split across chunks (e.g. `]0;title` without its ESC), never a live control.
 """
@@ -32,7 +36,7 @@ import re
 
 from acp_tui.secrets import redact
 
-__all__ = ["plain", "multiline", "strip_sequences"]
+__all__ = ["plain", "multiline", "strip_sequences", "escape_controls"]
 
 # Characters removed wherever they appear (after escape sequences have been removed whole).
 _INVISIBLE_RANGES: tuple[tuple[int, int], ...] = (
@@ -101,3 +105,27 @@ def multiline(s: str) -> str:
     if "\r" in s:
         s = s.replace("\r\n", "\n").replace("\r", "\n")
     return redact(_SEQUENCES.sub("", s).translate(_MULTILINE_TABLE))
+
+
+_ESCAPED = re.compile(f"[\x00-\x1f\x7f-\x9f{_INVISIBLE}{_LINE_BREAKS}\ud800-\udfff]")
+_SHORT_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    if char in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[char]
+    code = ord(char)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def escape_controls(text: str) -> str:
+    """A name as it can be shown: every character `plain` would remove (C0/C1 controls, DEL, bidi and
+    invisible format characters, line separators) and lone surrogates written as an escape instead
+    (`"a\\x1bb"` → `a\\x1bb`, newline → `\\n`, U+202E → `\\u202e`); everything else unchanged. Pure:
+    no redaction (pass the result through `plain` for that). A backslash is left as it is."""
+    return text if _ESCAPED.search(text) is None else _ESCAPED.sub(_escape, text)

@@ -6,13 +6,19 @@ a dialog (which a stray key cannot answer) and nothing is written unless the use
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from acp_tui.ui.app import AcpApp
+from acp_tui.ui.screens.outside_read import OutsideReadScreen
 from acp_tui.ui.screens.outside_write import OutsideWriteScreen
 from acp_tui.ui.widgets.file_access import FileAccessView
-from tests.test_app_timeline import AppRun, project_dir, running_app, v1_turn
+from tests.agents import scripted_agent_argv
+from tests.test_app_timeline import AppRun, make_launch, project_dir, running_app, v1_turn
 
 
 def fs_request(method: str, params: dict[str, Any], request_id: int) -> dict[str, Any]:
@@ -77,3 +83,43 @@ async def test_a_write_outside_the_folder_allowed_by_the_user_is_written(tmp_pat
         await run.idle()
         assert outside.read_text(encoding="utf-8") == "fine"
         assert "result" in answer(run, 31)
+
+
+@asynccontextmanager
+async def asking_app(tmp_path: Path, script: dict[str, Any], cwd: Path) -> AsyncIterator[AppRun]:
+    """`running_app` with `outside_reads = "ask"`."""
+    script_path = tmp_path / "script.json"
+    script_path.write_text(json.dumps(script), encoding="utf-8")
+    record = tmp_path / "record.jsonl"
+    launch = dataclasses.replace(make_launch(scripted_agent_argv(script_path, record), cwd=cwd), outside_reads="ask")
+    app = AcpApp(launch, arm_delay=0.1)
+    async with app.run_test(size=(120, 45)) as pilot:
+        run = AppRun(app, pilot, record)
+        await run.ready()
+        yield run
+
+
+async def test_an_outside_read_is_marked_and_with_ask_a_dialog_decides(tmp_path: Path) -> None:
+    folder = project_dir(tmp_path)
+    folder.mkdir(parents=True)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("hunter2\n", encoding="utf-8")
+    turn = v1_turn(
+        fs_request("fs/read_text_file", {"path": str(secret)}, 41),
+        fs_request("fs/read_text_file", {"path": str(secret)}, 42),
+    )
+    async with asking_app(tmp_path, {"version": 1, "turns": [turn]}, folder) as run:
+        await run.send("read outside")
+        for key in ("n", "y"):
+            await run.wait(lambda: isinstance(run.app.screen, OutsideReadScreen), "the dialog")
+            dialog = run.app.screen
+            assert isinstance(dialog, OutsideReadScreen)
+            await run.wait(lambda: dialog.armed, "the dialog to arm")
+            await run.pilot.press(key)
+            await run.wait(lambda: run.app.screen is not dialog, "the dialog to close")
+        await run.idle()
+        assert "declined" in answer(run, 41)["error"]["message"]
+        assert answer(run, 42)["result"]["content"] == "hunter2\n"
+        lines = [view.line_text() for view in run.views(FileAccessView)]
+        assert len(lines) == 2 and all("outside the session folder" in line for line in lines)
+        assert lines[1].startswith("⚠ read ")

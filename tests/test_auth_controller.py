@@ -25,7 +25,7 @@ from acp_tui.controller.events import ControllerEvent, Note, Waiting
 from acp_tui.launch import Launch
 from acp_tui.protocol.auth import AgentLogin, EnvVarLogin, TerminalLogin, UnsupportedLogin
 from acp_tui.services.auth import KeyEntry, LoginChoice, LoginRequest, SecretRequest, TerminalCommand, TerminalOutcome
-from acp_tui.services.files import OutsideWrite
+from acp_tui.services.files import OutsideRead, OutsideWrite
 from acp_tui.services.permission import PermissionQuestion
 from acp_tui.session.model import AGENT_MESSAGE, USER_MESSAGE, Message
 from acp_tui.transcript import render_markdown
@@ -67,6 +67,9 @@ class User(NoElicitation):
         pass
 
     async def confirm_outside_write(self, write: OutsideWrite) -> bool:
+        return False
+
+    async def confirm_outside_read(self, read: OutsideRead) -> bool:
         return False
 
     async def choose_login(self, request: LoginRequest) -> LoginChoice | None:

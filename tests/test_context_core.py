@@ -10,6 +10,8 @@ import os
 import random
 import subprocess
 import sys
+import threading
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -503,3 +505,82 @@ def test_the_core_imports_neither_textual_nor_rich() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
     assert out.stdout.strip() == ""
+
+
+# -- hostile mentions: loops, FIFOs, huge sparse files (issue 21) -----------------------------------------
+
+
+def test_a_mentioned_symlink_loop_stops_the_prompt_saying_so(tmp_path: Path) -> None:
+    os.symlink("b", tmp_path / "a")
+    os.symlink("a", tmp_path / "b")
+    (mention,) = mentions_in_text("see @a", tmp_path)  # it exists as a name: a mention
+    result = build_prompt_blocks(PromptSubmission("see @a", (mention,)), PromptCapabilities(embedded_context=True), tmp_path)
+    assert isinstance(result, PromptBlockError)
+    assert result.message == "@a is a symbolic link loop; nothing was sent"
+
+
+def _run_bounded(work: Any, fifo: Path, seconds: float = 10) -> Any:
+    """`work()` in a thread; a hang on `fifo` is released (a writer opens it) and fails the test."""
+    results: list[Any] = []
+    thread = threading.Thread(target=lambda: results.append(work()), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))  # let the blocked reader go
+        thread.join(seconds)
+        raise AssertionError(f"blocked on the FIFO {fifo.name}")
+    return results[0]
+
+
+def test_a_mentioned_fifo_is_linked_without_blocking(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe")
+    submission = submission_for(tmp_path, ["pipe"])
+    result = _run_bounded(lambda: build_prompt_blocks(submission, PromptCapabilities(embedded_context=True), tmp_path),
+                          tmp_path / "pipe")
+    assert isinstance(result, PromptBlocks) and isinstance(result.blocks[1], ResourceLink)
+    assert result.notes == ("@pipe is not a regular file: sent as a link",)
+
+
+def test_a_file_swapped_for_a_fifo_after_its_check_does_not_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    touch(tmp_path, "notes.txt", data=b"hello\n")
+    submission = submission_for(tmp_path, ["notes.txt"])
+    real_stat = os.stat
+
+    def stat_then_swap(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        result = real_stat(path, *args, **kwargs)
+        if Path(path) == tmp_path / "notes.txt" and not kwargs and not args:
+            os.unlink(path)
+            os.mkfifo(path)  # the agent's move, between our look and our open
+        return result
+
+    monkeypatch.setattr(os, "stat", stat_then_swap)
+    result = _run_bounded(lambda: build_prompt_blocks(submission, PromptCapabilities(embedded_context=True), tmp_path),
+                          tmp_path / "notes.txt")
+    assert isinstance(result, PromptBlocks) and isinstance(result.blocks[1], ResourceLink)
+    assert result.notes == ("@notes.txt is not a regular file: sent as a link",)
+
+
+def test_a_fifo_named_gitignore_does_not_block_the_index(tmp_path: Path) -> None:
+    touch(tmp_path, "src/app.py")
+    os.mkfifo(tmp_path / ".gitignore")
+    corpus = _run_bounded(lambda: index_of(tmp_path, time_budget=5), tmp_path / ".gitignore")
+    assert corpus.status == "complete" and "src/app.py" in corpus.paths
+
+
+@pytest.mark.parametrize("head", [b"", PNG], ids=["text", "png"])
+def test_a_2gb_sparse_file_is_linked_never_read_whole(tmp_path: Path, head: bytes) -> None:
+    huge = tmp_path / "huge.dat"
+    with open(huge, "wb") as handle:
+        handle.write(head)
+        handle.truncate(2 * 1024 ** 3)  # sparse: no disk used
+    capabilities = PromptCapabilities(embedded_context=True, image=True, audio=True)
+    tracemalloc.start()
+    try:
+        result = build_prompt_blocks(submission_for(tmp_path, ["huge.dat"]), capabilities, tmp_path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1024 * 1024  # the head, not the file
+    assert isinstance(result, PromptBlocks) and isinstance(result.blocks[1], ResourceLink)
+    assert result.blocks[1].size == 2 * 1024 ** 3
+    assert result.notes and "2048.0 MB" in result.notes[0]

@@ -22,7 +22,7 @@ from acp_tui.controller.controller import SessionController
 from acp_tui.controller.events import ControllerEvent, LifecycleChanged, ModelChanged, Note, QueueChanged
 from acp_tui.launch import Launch
 from acp_tui.services.auth import LoginChoice, LoginRequest, SecretRequest, TerminalCommand, TerminalOutcome
-from acp_tui.services.files import OutsideWrite
+from acp_tui.services.files import OutsideRead, OutsideWrite
 from acp_tui.services.permission import PermissionQuestion
 from acp_tui.session.changes import AgentGone
 from acp_tui.session.model import AGENT_MESSAGE, TOOL_CALL, USER_MESSAGE, Message, ToolCall
@@ -50,6 +50,9 @@ class ScriptedUser(NoElicitation):
 
     async def confirm_outside_write(self, write: OutsideWrite) -> bool:
         """The demo writes inside its folder; a write outside is refused."""
+        return False
+
+    async def confirm_outside_read(self, read: OutsideRead) -> bool:
         return False
 
     async def choose_login(self, request: LoginRequest) -> LoginChoice | None:

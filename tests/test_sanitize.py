@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acp_tui.sanitize import multiline, plain
+from acp_tui.sanitize import escape_controls, multiline, plain
 
 
 @pytest.mark.parametrize(
@@ -82,3 +82,26 @@ def test_multiline_never_leaves_controls_except_newline_and_tab(raw: str) -> Non
     assert not any(ord(c) in _DANGEROUS - {0x09, 0x0A} for c in cleaned)
     assert multiline(cleaned) == cleaned
 
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("notes/\x1b[31mred.txt", "notes/\\x1b[31mred.txt"),
+        ("two\nlines\tand\r", "two\\nlines\\tand\\r"),
+        ("evil\u202etxt.exe", "evil\\u202etxt.exe"),
+        ("csi\x9b and del\x7f", "csi\\x9b and del\\x7f"),
+        ("tag\U000e0041", "tag\\U000e0041"),
+        ("undecodable \udcff byte", "undecodable \\udcff byte"),
+        ("kept: é 漢字 👍 a\\nb [bold]", "kept: é 漢字 👍 a\\nb [bold]"),
+    ],
+)
+def test_escape_controls_shows_what_plain_would_drop(raw: str, expected: str) -> None:
+    assert escape_controls(raw) == expected
+
+
+@given(st.text())
+def test_escape_controls_leaves_nothing_for_plain_to_drop(raw: str) -> None:
+    shown = escape_controls(raw)
+    assert plain(shown) == shown  # nothing left to remove (no secrets are registered here)
+    assert not any(ord(c) in _DANGEROUS for c in shown)

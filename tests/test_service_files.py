@@ -32,7 +32,7 @@ from acp_tui.protocol.jsonrpc import (
     RpcError,
 )
 from acp_tui.services.base import ServiceContext, merge_capabilities
-from acp_tui.services.files import MAX_READ_BYTES, FileService, OutsideWrite
+from acp_tui.services.files import MAX_READ_BYTES, FileService, OutsideRead, OutsideWrite
 from acp_tui.session.events import FileAccessed
 
 SESSION = "sess-1"
@@ -67,10 +67,18 @@ class ScriptedAsker:
     def __init__(self, *answers: bool | None) -> None:
         self.answers = list(answers)
         self.asked: list[OutsideWrite] = []
+        self.reads: list[OutsideRead] = []
         self.waiting = asyncio.Event()
+
+    async def confirm_outside_read(self, read: OutsideRead) -> bool:
+        self.reads.append(read)
+        return await self._answer()
 
     async def confirm_outside_write(self, write: OutsideWrite) -> bool:
         self.asked.append(write)
+        return await self._answer()
+
+    async def _answer(self) -> bool:
         answer = self.answers.pop(0)
         if answer is None:
             self.waiting.set()
@@ -237,7 +245,7 @@ async def test_read_of_an_unreadable_file_says_why(tmp_path: Path, monkeypatch: 
     real_open = os.open
 
     def denied(path: Any, *args: Any, **kwargs: Any) -> int:  # chmod 000 does not stop root: simulate it
-        if Path(path) == secret:
+        if Path(path).name == secret.name:  # opened by name in its folder (acp_tui/services/beneath.py)
             raise PermissionError(13, "Permission denied", str(path))
         return real_open(path, *args, **kwargs)
 
@@ -691,6 +699,9 @@ def test_settings_turn_file_access_off_and_refuse_outside_writes() -> None:
 async def test_a_question_that_fails_refuses_the_write(tmp_path: Path) -> None:
     class Broken:
         async def confirm_outside_write(self, write: OutsideWrite) -> bool:
+            raise RuntimeError("the screen went away")
+
+        async def confirm_outside_read(self, read: OutsideRead) -> bool:
             raise RuntimeError("the screen went away")
 
     service, context, _ = make(tmp_path, asker=Broken())

@@ -20,6 +20,8 @@ from textual.widgets import Button, Static
 from acp_tui.ui.screens.elicitation_form import ElicitationFormScreen
 from acp_tui.ui.screens.elicitation_url import ElicitationUrlScreen
 from acp_tui.ui.screens.login import TerminalLoginScreen
+from acp_tui.services.files import OutsideRead
+from acp_tui.ui.screens.outside_read import OutsideReadScreen
 from acp_tui.ui.screens.outside_write import OutsideWriteScreen
 from acp_tui.ui.screens.permission import PermissionScreen
 from tests.test_ui_elicitation import Host, form_question, open_dialog, url_question
@@ -51,11 +53,12 @@ def _dialogs() -> list[Screen[Any]]:
         TerminalLoginScreen(terminal_command(), arm_delay=ARM),
         ElicitationUrlScreen(url_question("https://example.com/login"), arm_delay=ARM),
         ElicitationFormScreen(form_question({"name": {"type": "string"}}), arm_delay=ARM),
+        OutsideReadScreen(OutsideRead(path=PROJECT.parent / "secret", cwd=PROJECT, requested="/x"), arm_delay=ARM),
     ]
 
 
 @pytest.mark.parametrize("theme", THEMES)
-@pytest.mark.parametrize("index", range(4), ids=["outside_write", "terminal_login", "url", "form"])
+@pytest.mark.parametrize("index", range(5), ids=["outside_write", "terminal_login", "url", "form", "outside_read"])
 async def test_question_dialogs_wear_the_permission_frame_and_quiet_rows(theme: str, index: int) -> None:
     permission_frame, _ = await _frame_of(theme, PermissionScreen(v2(), arm_delay=ARM))
     dialog = _dialogs()[index]

@@ -161,12 +161,12 @@ async def test_a_new_file_too_large_to_diff_and_an_unoffered_write() -> None:
         assert "too large to show here (400000 lines, 800,000 bytes)" in text
 
 
-def test_shown_path_is_sanitized_relative_or_home() -> None:
+def test_shown_path_is_escaped_relative_or_home() -> None:
     home = Path(os.path.expanduser("~"))
     assert shown_path(outside_write(path=home / ".bashrc")) == "~/.bashrc"
     assert shown_path(outside_write(path=PROJECT / "a" / "b.txt")) == "a/b.txt"
     hostile = outside_write(path=Path("/tmp/\x1b]52;c;aGk=\x07evil\u202e.txt"))
-    assert shown_path(hostile) == "/tmp/evil.txt"
+    assert shown_path(hostile) == "/tmp/\\x1b]52;c;aGk=\\x07evil\\u202e.txt"  # what the name really holds
 
 
 async def test_agent_text_in_the_path_is_inert() -> None:
@@ -220,7 +220,7 @@ def test_access_lines() -> None:
     assert line(kind="write", path="/etc/hosts", status="refused", detail="refused: the user declined") == (
         "⊘ write refused /etc/hosts — refused: the user declined")
     assert line(kind="read", path="/tmp/x\x1b[31m\u202e.txt", status="failed", detail="bad\x1b]0;t\x07") == (
-        "✗ read failed /tmp/x.txt — bad")
+        "✗ read failed /tmp/x\\x1b[31m\\u202e.txt — bad")  # a name's controls shown escaped, a detail's removed
 
 
 def _write_fields(path: str = f"{PROJECT}/notes/hello.txt") -> dict[str, Any]:

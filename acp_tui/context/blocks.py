@@ -25,6 +25,7 @@ are sanitised and shortened here.
 from __future__ import annotations
 
 import base64
+import errno
 import os
 import stat
 from collections.abc import Sequence
@@ -149,14 +150,27 @@ def _block_for(
             return PromptBlockError(f"@{shown} is a broken symbolic link; nothing was sent", mention)
         return PromptBlockError(f"@{shown} no longer exists; nothing was sent", mention)
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return PromptBlockError(f"@{shown} is a symbolic link loop; nothing was sent", mention)
         return PromptBlockError(f"cannot read @{shown} ({exc.strerror or exc}); nothing was sent", mention)
     if stat.S_ISDIR(info.st_mode):
         return _link(path, mention, None, "inode/directory"), None
     if not stat.S_ISREG(info.st_mode):
         return _link(path, mention, None, None), f"@{shown} is not a regular file: sent as a link"
-    size = info.st_size
     try:
-        with open(path, "rb") as handle:
+        # Without blocking: a FIFO put in the file's place since the stat above must not hang the prompt
+        # (O_NONBLOCK opens it at once); what the descriptor is decides.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
+    except FileNotFoundError:
+        return PromptBlockError(f"@{shown} no longer exists; nothing was sent", mention)
+    except OSError as exc:
+        return PromptBlockError(f"cannot read @{shown} ({exc.strerror or exc}); nothing was sent", mention)
+    try:
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                return _link(path, mention, None, None), f"@{shown} is not a regular file: sent as a link"
+            size = info.st_size
             head = handle.read(_HEAD)
             media = sniff_media(head)
             wanted = _wanted_bytes(media, size, capabilities, budget)

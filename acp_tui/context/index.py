@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import stat
 import threading
 import time
 from collections import deque
@@ -204,9 +205,13 @@ class _Ignore:
 
 
 def _read_spec(path: str) -> pathspec.GitIgnoreSpec | None:
-    """The patterns of one ignore file, or None when it is absent, unreadable or has none."""
+    """The patterns of one ignore file, or None when it is absent, unreadable, not a regular file (a FIFO
+    would block the index for good: opened with O_NONBLOCK, it is left alone) or has none."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
+        with open(fd, encoding="utf-8", errors="replace") as handle:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
             lines = handle.read(1 << 20).splitlines()
     except OSError:
         return None

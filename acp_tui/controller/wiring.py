@@ -32,7 +32,9 @@ def default_services(launch: Launch, asker: UserAsker) -> list[ClientService]:
     """The services every connection gets, as the user's settings allow."""
     return [
         PermissionService(asker),
-        FileService(asker, offer=launch.client_files, outside_writes=launch.outside_writes),
+        FileService(
+            asker, offer=launch.client_files, outside_writes=launch.outside_writes, outside_reads=launch.outside_reads
+        ),
         # installed even when off: it then advertises `terminal: false` but keeps the output extension
         TerminalService(client_terminals=launch.client_terminals),
         ElicitationService(asker),

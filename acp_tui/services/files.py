@@ -22,6 +22,13 @@ then `os.replace`), keeping the existing file's mode (and owner, where allowed),
 folders as needed. A write outside the folder is asked of the user through `FileAsker` (the dialog
 names the resolved path and shows the diff) or refused when `outside_writes = "refuse"`.
 
+**Exactly the file judged.** Every read and write opens the resolved path one folder at a time with
+O_NOFOLLOW and works by descriptor (`acp_tui.services.beneath`): the temporary file is made and renamed
+relative to the folder's descriptor, after checking the folder is still where it was judged; it is
+removed on every failure. A file made, removed or changed since it was looked at (while the dialog was
+open, say) is not replaced: the change shown would not be the change made. An agent swapping a folder for a symlink meanwhile gets a clear error ("the
+folder race changed while writing; nothing was written"), never a write or read elsewhere (issue 21).
+
 Every access shows in the timeline (`acp_tui.session.events.FileAccessed`): a read as one line, a write
 with its diff; in the tool call it belongs to when that is certain. Errors: -32602 for what the request
 asks that cannot be served as text (relative path, directory, binary, too large, refused), -32002 for
@@ -34,13 +41,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import difflib
+import errno
 import os
+import secrets
 import stat
-import tempfile
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Final, Literal, Protocol, assert_never
+from typing import Any, BinaryIO, Final, Literal, Protocol, assert_never
 
 from acp_tui.protocol.codec import MalformedMessage
 from acp_tui.protocol.fs import (
@@ -64,10 +72,12 @@ from acp_tui.protocol.jsonrpc import (
 )
 from acp_tui.protocol.v2 import Diff, DiffChange, DiffPatch
 from acp_tui.services.base import Capabilities, ServiceContext, ServiceHandler
+from acp_tui.services.beneath import PathChanged, open_file, open_folder, still_at
 from acp_tui.session.events import FileAccessed, FileAccessStatus
 
 __all__ = [
-    "MAX_READ_BYTES", "MAX_DIFF_TEXT", "OutsideWrites", "OutsideReason", "OutsideWrite", "FileAsker", "FileService",
+    "MAX_READ_BYTES", "MAX_DIFF_TEXT", "OutsideWrites", "OutsideReads", "OutsideReason", "OutsideWrite", "OutsideRead",
+    "FileAsker", "FileService",
 ]
 
 #: The most a read holds in memory (a whole file, or the lines of a range).
@@ -79,6 +89,8 @@ _CHUNK: Final = 64 * 1024
 
 #: What to do with a write outside the working directory: ask the user, or refuse it.
 OutsideWrites = Literal["ask", "refuse"]
+#: What to do with a read outside the working directory: serve it (shown as outside), ask, or refuse.
+OutsideReads = Literal["allow", "ask", "refuse"]
 #: Why a write is put to the user: it is outside the folder, or file access was never offered.
 OutsideReason = Literal["outside", "not_offered"]
 
@@ -101,13 +113,30 @@ class OutsideWrite:
     diff: Diff | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class OutsideRead:
+    """A read outside the folder the user must allow (`outside_reads = "ask"`): the file, resolved."""
+
+    #: the file that would be read: absolute, symlinks and `..` resolved
+    path: Path
+    #: the session's working directory
+    cwd: Path
+    #: the path as the agent sent it (differs from `path` when it went through a link or `..`)
+    requested: str
+
+
 class FileAsker(Protocol):
-    """How the user is asked about a write outside the folder; the screen implements it with a dialog
-    (`acp_tui.ui.screens.outside_write`), tests with a script. Cancelled when the question is withdrawn
-    (the turn was cancelled, the agent withdrew the request or went away)."""
+    """How the user is asked about a write (or, by setting, a read) outside the folder; the screen
+    implements it with dialogs (`acp_tui.ui.screens.outside_write`, `outside_read`), tests with a script.
+    Cancelled when the question is withdrawn (the turn was cancelled, the agent withdrew the request or
+    went away)."""
 
     async def confirm_outside_write(self, write: OutsideWrite) -> bool:
         """True to write the file, False to refuse."""
+        ...
+
+    async def confirm_outside_read(self, read: OutsideRead) -> bool:
+        """True to read the file, False to refuse."""
         ...
 
 
@@ -144,6 +173,12 @@ class _Existing:
     diff: Diff | None = None
     added: int = 0
     removed: int = 0
+    #: the file looked at (device, inode, size, modification time): what the diff and the dialog showed
+    identity: tuple[int, int, int, int] | None = None
+
+
+def _identity(info: os.stat_result) -> tuple[int, int, int, int]:
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
 
 
 class FileService:
@@ -157,19 +192,23 @@ class FileService:
         *,
         offer: bool = True,
         outside_writes: OutsideWrites = "ask",
+        outside_reads: OutsideReads = "allow",
         max_read_bytes: int = MAX_READ_BYTES,
     ) -> None:
-        #: asks the user about writes outside the folder; without one they are refused
+        #: asks the user about writes (and reads, by setting) outside the folder; without one they are refused
         self.asker = asker
         #: advertise `fs` in v1 (the `client_files` setting); the methods are answered either way
         self.offer = offer
         self.outside_writes: OutsideWrites = outside_writes
+        self.outside_reads: OutsideReads = outside_reads
         self.max_read_bytes = max_read_bytes
         self._context: ServiceContext | None = None
         self._asks: set[asyncio.Task[bool]] = set()
         #: writes go one at a time, question included: what was inspected is what gets replaced, in the
         #: agent's order, and the user sees one question at a time
         self._writing = asyncio.Lock()
+        #: questions about reads go one at a time too
+        self._asking_read = asyncio.Lock()
 
     # -- ClientService -------------------------------------------------------------------------------
 
@@ -234,23 +273,57 @@ class FileService:
             self.context.report(f"malformed {READ_TEXT_FILE}: {exc.reason}", exc.raw)
             raise RpcError(INVALID_PARAMS, f"Invalid params: {exc.reason}") from None
         requested = self._check_request(READ_TEXT_FILE, params.session_id, params.path, raw)
-        path = Path(os.path.realpath(requested))
         line = params.line if isinstance(params.line, int) else None
         limit = params.limit if isinstance(params.limit, int) else None
+        path = requested
+        outside = False
         try:
-            result = await asyncio.to_thread(_read, path, line, limit, self.max_read_bytes, self._inside(path))
+            path = _resolve(requested, "reading", "nothing was read")
+            outside = not self._inside(path)
+            if outside:
+                await self._allow_outside_read(OutsideRead(path=path, cwd=self.context.cwd, requested=params.path))
+            result = await asyncio.to_thread(
+                _read, path, line, limit, self.max_read_bytes, not outside, self.context.cwd
+            )
         except _Refused as exc:
-            self._show_read(params, path, status=exc.status, detail=exc.detail)
+            self._show_read(params, path, status=exc.status, detail=exc.detail, outside=outside)
             raise RpcError(exc.code, exc.message) from None
         except asyncio.CancelledError:
-            self._show_read(params, path, status="cancelled", detail="withdrawn by the agent")
+            self._show_read(params, path, status="cancelled", detail="withdrawn by the agent", outside=outside)
             raise
         ranged = line is not None or limit is not None
         detail = "does not exist: read as empty" if result.missing else ""
         self._show_read(
-            params, path, detail=detail, first_line=max(line or 1, 1) if ranged else None, line_count=result.line_count
+            params, path, detail=detail, first_line=max(line or 1, 1) if ranged else None, line_count=result.line_count,
+            outside=outside,
         )
         return ReadTextFileResponse(content=result.text)
+
+    async def _allow_outside_read(self, read: OutsideRead) -> None:
+        """Returns when a read outside the folder may go ahead: always (`allow`), when the user says yes
+        (`ask`), never (`refuse`)."""
+        where = "outside the session folder"
+        match self.outside_reads:
+            case "allow":
+                return
+            case "refuse":
+                raise _Refused(
+                    INVALID_PARAMS,
+                    f"refused: reading {read.path} {where} is turned off (outside_reads = \"refuse\")",
+                    f"{where}: turned off (outside_reads = \"refuse\")",
+                    "refused",
+                )
+            case "ask":
+                pass
+            case _:
+                assert_never(self.outside_reads)
+        if self.asker is None:
+            raise _Refused(
+                INVALID_PARAMS, f"refused: reading {read.path} {where} needs the user's consent",
+                f"{where}: nobody to ask", "refused",
+            )
+        async with self._asking_read:
+            await self._put(self.asker.confirm_outside_read(read), "reading", read.path, where)
 
     def _show_read(
         self,
@@ -261,11 +334,12 @@ class FileService:
         detail: str = "",
         first_line: int | None = None,
         line_count: int | None = None,
+        outside: bool = False,
     ) -> None:
         self.context.apply(FileAccessed(
             kind="read", path=str(path), cwd=str(self.context.cwd), status=status, detail=detail,
             requested_path=params.path, first_line=first_line, line_count=line_count,
-            tool_call_id=meta_tool_call_id(params.meta),
+            tool_call_id=meta_tool_call_id(params.meta), outside=outside,
         ))
 
     # -- fs/write_text_file --------------------------------------------------------------------------
@@ -278,10 +352,11 @@ class FileService:
             self.context.report(f"malformed {WRITE_TEXT_FILE}: {exc.reason}", exc.raw)
             raise RpcError(INVALID_PARAMS, f"Invalid params: {exc.reason}") from None
         requested = self._check_request(WRITE_TEXT_FILE, params.session_id, params.path, raw)
-        target = Path(os.path.realpath(requested))
+        target = requested
         existing: _Existing | None = None
         committing: asyncio.Future[None] | None = None
         try:
+            target = _resolve(requested, "writing", "nothing was written")
             try:
                 data = params.content.encode("utf-8")
             except UnicodeEncodeError:
@@ -289,7 +364,9 @@ class FileService:
                     INVALID_PARAMS, "Invalid params: the content is not valid Unicode text", "content is not valid Unicode"
                 ) from None
             async with self._writing:
-                existing = await asyncio.to_thread(_inspect, target, params.content, self._label(target))
+                existing = await asyncio.to_thread(
+                    _inspect, target, params.content, self._label(target), self.context.cwd
+                )
                 reason: OutsideReason | None = None
                 if not self._advertised():
                     reason = "not_offered"
@@ -300,7 +377,9 @@ class FileService:
                         path=target, cwd=self.context.cwd, old_text=existing.old_text, new_text=params.content,
                         created=existing.created, reason=reason, diff=existing.diff,
                     ))
-                committing = asyncio.ensure_future(asyncio.to_thread(_commit, target, data, existing))
+                committing = asyncio.ensure_future(
+                    asyncio.to_thread(_commit, target, data, existing, self.context.cwd)
+                )
                 await asyncio.shield(committing)
         except _Refused as exc:
             self._show_write(params, target, existing, status=exc.status, detail=exc.detail)
@@ -347,8 +426,14 @@ class FileService:
                 INVALID_PARAMS, f"refused: writing {write.path} {where} needs the user's consent",
                 f"{where}: nobody to ask", "refused",
             )
-        ask = asyncio.ensure_future(self.asker.confirm_outside_write(write))
+        await self._put(self.asker.confirm_outside_write(write), "writing", write.path, where)
+
+    async def _put(self, question: Coroutine[Any, Any, bool], doing: str, path: Path, where: str) -> None:
+        """Put one question to the user; returns only when the answer is yes. A question withdrawn with
+        the turn refuses (-32800), one that fails refuses too, never allows."""
+        ask = asyncio.ensure_future(question)
         self._asks.add(ask)
+        done = "read" if doing == "reading" else "written"
         try:
             allowed = await ask
         except asyncio.CancelledError:
@@ -356,12 +441,12 @@ class FileService:
             if current is not None and current.cancelling():
                 raise  # this request was withdrawn by the agent, or the connection closed
             raise _Refused(
-                REQUEST_CANCELLED, f"cancelled: the turn was cancelled before {write.path} was written",
+                REQUEST_CANCELLED, f"cancelled: the turn was cancelled before {path} was {done}",
                 "the turn was cancelled", "cancelled",
             ) from None
-        except Exception as exc:  # noqa: BLE001 - a question that fails refuses the write, never allows it
+        except Exception as exc:  # noqa: BLE001 - a question that fails refuses the access, never allows it
             raise _Refused(
-                INTERNAL_ERROR, f"refused: could not ask the user about writing {write.path} ({exc})",
+                INTERNAL_ERROR, f"refused: could not ask the user about {doing} {path} ({exc})",
                 f"{where}: could not ask you", "refused",
             ) from None
         finally:
@@ -370,7 +455,7 @@ class FileService:
                 ask.cancel()
         if not allowed:
             raise _Refused(
-                INVALID_PARAMS, f"refused: the user declined writing {write.path} {where}", f"{where}: you declined",
+                INVALID_PARAMS, f"refused: the user declined {doing} {path} {where}", f"{where}: you declined",
                 "refused",
             )
 
@@ -400,7 +485,7 @@ class FileService:
         self.context.apply(FileAccessed(
             kind="write", path=str(target), cwd=str(self.context.cwd), status=status, detail=detail,
             requested_path=params.path, created=existing.created, diff=existing.diff, added=existing.added,
-            removed=existing.removed, tool_call_id=meta_tool_call_id(params.meta),
+            removed=existing.removed, tool_call_id=meta_tool_call_id(params.meta), outside=not self._inside(target),
         ))
 
 
@@ -412,10 +497,45 @@ def _os_error(verb: str, path: Path, exc: OSError) -> _Refused:
     return _Refused(INTERNAL_ERROR, f"cannot {verb} {path}: {reason}", reason)
 
 
-def _open_regular(path: Path) -> int:
-    """A descriptor for reading `path`, which must be a regular file (a FIFO or device is refused
-    before anything blocks: O_NONBLOCK makes opening a FIFO return at once)."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
+def _resolve(requested: Path, doing: str, outcome: str) -> Path:
+    """`requested` with symlinks and `..` resolved; a clear refusal when that cannot be done (a link
+    swapped while it is followed makes `realpath` fail) or the result is still a link (a loop)."""
+    try:
+        resolved = Path(os.path.realpath(requested))
+        looping = os.path.islink(resolved)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise _Refused(
+            INTERNAL_ERROR, f"{requested} changed while {doing} ({reason}); {outcome}", f"changed while {doing}; {outcome}"
+        ) from None
+    if looping:
+        raise _Refused(
+            INVALID_PARAMS, f"Invalid params: {requested} is a symbolic link that does not resolve (a loop)",
+            "a symbolic link loop",
+        )
+    return resolved
+
+
+def _changed(exc: PathChanged, target: Path, cwd: Path, doing: str, outcome: str) -> _Refused:
+    """The refusal for a path that changed between judging and using it (see acp_tui.services.beneath)."""
+    where = exc.path
+    shown = str(where.relative_to(cwd)) if where != cwd and where.is_relative_to(cwd) else str(where)
+    what = "file" if where == target else "folder"
+    reason = f"the {what} {shown} changed while {doing}"
+    return _Refused(INTERNAL_ERROR, f"{reason}; {outcome}", f"{reason}; {outcome}")
+
+
+_READ_FLAGS: Final = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)
+
+
+def _open_regular(path: Path, cwd: Path) -> int:
+    """A descriptor for reading `path`, which must be a regular file, opened along its resolved path
+    (acp_tui.services.beneath: no link followed, so it is the file judged); a FIFO or device is refused
+    before anything blocks: O_NONBLOCK makes opening a FIFO return at once."""
+    try:
+        fd = open_file(path, _READ_FLAGS)
+    except PathChanged as exc:
+        raise _changed(exc, path, cwd, "reading", "nothing was read") from None
     try:
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):
@@ -442,9 +562,9 @@ def _decode(data: bytes, path: Path) -> str:
         ) from None
 
 
-def _read(path: Path, line: int | None, limit: int | None, cap: int, inside: bool) -> _Read:
+def _read(path: Path, line: int | None, limit: int | None, cap: int, inside: bool, cwd: Path) -> _Read:
     try:
-        fd = _open_regular(path)
+        fd = _open_regular(path, cwd)
     except FileNotFoundError:
         if inside:
             return _Read("", 0 if line is not None or limit is not None else None, missing=True)
@@ -505,15 +625,32 @@ def _megabytes(size: int) -> str:
     return f"{size / (1024 * 1024):.1f} MB"
 
 
-def _inspect(target: Path, new_text: str, label: str) -> _Existing:
+def _inspect(target: Path, new_text: str, label: str, cwd: Path) -> _Existing:
     """What writing `new_text` to `target` replaces (nothing, or a regular file) and changes; refuses
-    directories and devices."""
+    directories and devices. Looked at along the resolved path, as it is written (`_commit`)."""
     try:
-        info = os.stat(target)
+        folder = open_folder(target.parent)
+    except FileNotFoundError:
+        return _with_diff(_Existing(created=True, old_text=None, mode=None, owner=None), new_text, label)
+    except PathChanged as exc:
+        raise _changed(exc, target, cwd, "writing", "nothing was written") from None
+    except OSError as exc:
+        raise _os_error("write", target, exc) from None
+    try:
+        return _inspect_in(folder, target, new_text, label, cwd)
+    finally:
+        os.close(folder)
+
+
+def _inspect_in(folder: int, target: Path, new_text: str, label: str, cwd: Path) -> _Existing:
+    try:
+        info = os.stat(target.name, dir_fd=folder, follow_symlinks=False)
     except FileNotFoundError:
         return _with_diff(_Existing(created=True, old_text=None, mode=None, owner=None), new_text, label)
     except OSError as exc:
         raise _os_error("write", target, exc) from None
+    if stat.S_ISLNK(info.st_mode):
+        raise _changed(PathChanged(target), target, cwd, "writing", "nothing was written")
     if stat.S_ISDIR(info.st_mode):
         raise _Refused(INVALID_PARAMS, f"Invalid params: {target} is a directory", "a directory")
     if not stat.S_ISREG(info.st_mode):
@@ -522,9 +659,14 @@ def _inspect(target: Path, new_text: str, label: str) -> _Existing:
     binary = False
     if info.st_size <= MAX_DIFF_TEXT:
         try:
-            with open(target, "rb") as file:
+            fd = os.open(target.name, _READ_FLAGS | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
+            with os.fdopen(fd, "rb") as file:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    raise _changed(PathChanged(target), target, cwd, "writing", "nothing was written")
                 data = file.read(MAX_DIFF_TEXT + 1)
         except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise _changed(PathChanged(target), target, cwd, "writing", "nothing was written") from None
             raise _os_error("write", target, exc) from None
         if len(data) <= MAX_DIFF_TEXT:
             try:
@@ -534,7 +676,7 @@ def _inspect(target: Path, new_text: str, label: str) -> _Existing:
             binary = old_text is None
     existing = _Existing(
         created=False, old_text=old_text, mode=stat.S_IMODE(info.st_mode), owner=(info.st_uid, info.st_gid),
-        binary=binary,
+        binary=binary, identity=_identity(info),
     )
     return _with_diff(existing, new_text, label) if old_text is not None else existing
 
@@ -560,24 +702,40 @@ def _with_diff(existing: _Existing, new_text: str, label: str) -> _Existing:
     return dataclasses.replace(existing, diff=diff, added=added, removed=removed)
 
 
-def _commit(target: Path, data: bytes, existing: _Existing) -> None:
-    """Write atomically: a temporary file beside the target, then `os.replace` (parents created)."""
-    parent = target.parent
+def _commit(target: Path, data: bytes, existing: _Existing, cwd: Path) -> None:
+    """Write atomically into exactly the folder judged: its resolved path opened one folder at a time
+    without following links (missing ones made; acp_tui.services.beneath), a temporary file made in it
+    by descriptor, then renamed over the target by descriptor once the folder is known to be still in
+    place. The temporary file is removed on every failure."""
     try:
-        parent.mkdir(parents=True, exist_ok=True)
+        folder = open_folder(target.parent, create=True)
+    except PathChanged as exc:
+        raise _changed(exc, target, cwd, "writing", "nothing was written") from None
     except OSError as exc:
         raise _os_error("create the folder for", target, exc) from None
-    if Path(os.path.realpath(parent)) != parent:
-        # A folder on the way became a symlink between resolving and writing: judge again, write nothing.
-        raise _Refused(
-            INTERNAL_ERROR, f"cannot write {target}: its folder changed while writing", "its folder changed while writing"
-        )
     try:
-        fd, temporary = tempfile.mkstemp(dir=parent, prefix=f".{target.name}.", suffix=".acp-tmp")
+        _commit_in(folder, target, data, existing, cwd)
+    finally:
+        os.close(folder)
+
+
+def _commit_in(folder: int, target: Path, data: bytes, existing: _Existing, cwd: Path) -> None:
+    try:
+        info: os.stat_result | None = os.stat(target.name, dir_fd=folder, follow_symlinks=False)
+    except FileNotFoundError:
+        info = None
     except OSError as exc:
         raise _os_error("write", target, exc) from None
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        # What is there now is no longer a file to replace (a link or a folder put there meanwhile).
+        raise _changed(PathChanged(target), target, cwd, "writing", "nothing was written")
+    if (None if info is None else _identity(info)) != existing.identity:
+        # Made, removed or changed since it was looked at: the change shown (diff, dialog) is not the one
+        # this write would make.
+        raise _changed(PathChanged(target), target, cwd, "writing", "nothing was written")
+    temporary = _temporary(folder, target)
     try:
-        with os.fdopen(fd, "wb") as file:
+        with os.fdopen(temporary[1], "wb") as file:
             file.write(data)
             file.flush()
             mode = existing.mode if existing.mode is not None else 0o666 & ~_umask()
@@ -588,20 +746,34 @@ def _commit(target: Path, data: bytes, existing: _Existing) -> None:
                 except OSError:
                     pass  # only root may give a file away; the mode is what matters
             os.fsync(file.fileno())
-        os.replace(temporary, target)
-    except OSError as exc:
-        _discard(temporary)
-        raise _os_error("write", target, exc) from None
-    except BaseException:
-        _discard(temporary)
+        if not still_at(folder, target.parent):
+            raise _changed(PathChanged(target.parent), target, cwd, "writing", "nothing was written")
+        os.replace(temporary[0], target.name, src_dir_fd=folder, dst_dir_fd=folder)
+    except BaseException as exc:
+        try:
+            os.unlink(temporary[0], dir_fd=folder)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise _os_error("write", target, exc) from None
         raise
 
 
-def _discard(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
+def _temporary(folder: int, target: Path) -> tuple[str, int]:
+    """A new, empty temporary file beside the target (name, descriptor), made in `folder` by descriptor."""
+    stem = target.name
+    while len(os.fsencode(stem)) > 96:  # room for the rest within the usual 255-byte name limit
+        stem = stem[:-1]
+    for _ in range(100):
+        name = f".{stem}.{secrets.token_hex(4)}.acp-tmp"
+        try:
+            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=folder)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise _os_error("write", target, exc) from None
+        return name, fd
+    raise _Refused(INTERNAL_ERROR, f"cannot write {target}: no free temporary name", "no free temporary name")
 
 
 def _umask() -> int:

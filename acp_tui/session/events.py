@@ -114,6 +114,8 @@ class FileAccessed:
     removed: int = 0
     #: the tool call the agent named in the request's `_meta`, if any
     tool_call_id: str | None = None
+    #: `path` is outside the session's folder (shown with a warning: the `outside_reads` setting)
+    outside: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -314,7 +314,7 @@ class FileAccess:
 
     __slots__ = (
         "key", "kind", "path", "cwd", "status", "detail", "requested_path", "first_line", "line_count",
-        "created", "diff", "added", "removed", "tool_call_id",
+        "created", "diff", "added", "removed", "tool_call_id", "outside",
     )
 
     def __init__(self, key: EntityKey, kind: str, path: str, cwd: str) -> None:
@@ -335,6 +335,8 @@ class FileAccess:
         self.added: int = 0
         self.removed: int = 0
         self.tool_call_id: str | None = None
+        #: the file is outside the session folder
+        self.outside: bool = False
 
     @property
     def id(self) -> str:

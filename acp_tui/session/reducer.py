@@ -718,6 +718,7 @@ def _file_accessed(state: SessionState, event: FileAccessed) -> list[Change]:
     access.diff = event.diff
     access.added = event.added
     access.removed = event.removed
+    access.outside = event.outside
     call = _owning_tool_call(state, event)
     if call is None:
         return [_add(state, access)]

@@ -381,7 +381,7 @@ def _render_diff(item: DiffItem) -> str:
 def access_line(access: FileAccessValue) -> str:
     """The one line for an access: icon, verb, path, then the range, the change or why it failed."""
     status = access.status
-    icon = _ACCESS_STATUS_ICONS.get(status, _ACCESS_ICONS.get(access.kind, "•"))
+    icon = _ACCESS_STATUS_ICONS.get(status) or ("⚠" if access.outside else _ACCESS_ICONS.get(access.kind, "•"))
     verb = "read" if access.kind == "read" else ("created" if access.created else "wrote")
     if status != "done":
         verb = f"{access.kind} {status}"
@@ -392,8 +392,14 @@ def access_line(access: FileAccessValue) -> str:
         elif access.diff is not None and (access.lines_added or access.lines_removed):
             removed = f" −{access.lines_removed}" if access.lines_removed or not access.created else ""
             line += f" (+{access.lines_added}{removed})"
+    outside = ""
+    if access.outside:
+        outside = "" if access.detail.startswith("outside the session folder") else "outside the session folder"
+        if access.requested_path:
+            outside += f"{' ' if outside else ''}(asked for {_code(ViewContext(access.cwd).path(access.requested_path))})"
+        line += f" — **{outside}**" if outside else ""
     if access.detail:
-        line += f" — {access.detail}"
+        line += f"{'; ' if outside else ' — '}{access.detail}"
     return line
 
 

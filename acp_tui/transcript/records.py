@@ -141,6 +141,8 @@ class FileAccessValue(msgspec.Struct, omit_defaults=True):
     lines_added: int = 0
     lines_removed: int = 0
     diff: DiffItem | None = None
+    #: the file is outside the session folder (format 2 files written before this lack it: inside)
+    outside: bool = False
 
 
 class EntityFields(msgspec.Struct, kw_only=True):

@@ -301,6 +301,7 @@ def _access_value(access: FileAccess) -> FileAccessValue:
         lines_added=access.added,
         lines_removed=access.removed,
         diff=_diff_item(access.diff) if access.diff is not None else None,
+        outside=access.outside,
     )
 
 

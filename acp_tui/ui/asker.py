@@ -16,12 +16,13 @@ from textual.screen import ModalScreen
 
 from acp_tui.services.auth import LoginChoice, LoginRequest, SecretRequest, TerminalCommand, TerminalOutcome
 from acp_tui.services.elicitation import FormOutcome, FormQuestion, RefusedElicitation, UrlOutcome, UrlQuestion
-from acp_tui.services.files import OutsideWrite
+from acp_tui.services.files import OutsideRead, OutsideWrite
 from acp_tui.services.permission import AGENT_WITHDREW, PermissionQuestion
 from acp_tui.ui.attention import Attention
 from acp_tui.ui.elicitation_asker import ElicitationDialogs
 from acp_tui.ui.screens.guarded import GuardedDialog
 from acp_tui.ui.screens.login import LoginScreen, SecretScreen, TerminalLoginScreen
+from acp_tui.ui.screens.outside_read import OutsideReadScreen
 from acp_tui.ui.screens.outside_write import OutsideWriteScreen
 from acp_tui.ui.screens.permission import PermissionChoice, PermissionScreen
 from acp_tui.ui.terminal_login import run_in_terminal
@@ -99,14 +100,12 @@ class ScreenAsker:
         return choice.option_id
 
     async def confirm_outside_write(self, write: OutsideWrite) -> bool:
-        screen = OutsideWriteScreen(write, arm_delay=self.arm_delay)
-        try:
-            allowed: bool | None = await self._ask(screen)
-            return bool(allowed)
-        except asyncio.CancelledError:
-            if screen.is_active or screen in self.app.screen_stack:
-                screen.close_because("the question was withdrawn")
-            raise
+        allowed: bool | None = await self._ask_closing(OutsideWriteScreen(write, arm_delay=self.arm_delay))
+        return bool(allowed)
+
+    async def confirm_outside_read(self, read: OutsideRead) -> bool:
+        allowed: bool | None = await self._ask_closing(OutsideReadScreen(read, arm_delay=self.arm_delay))
+        return bool(allowed)
 
     # -- logging in (acp_tui.services.auth.LoginAsker; docs/protocol.md §2.4) -------------------------
 

@@ -29,8 +29,8 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
-from acp_tui.sanitize import plain
-from acp_tui.services.files import OutsideWrite
+from acp_tui.sanitize import escape_controls, plain
+from acp_tui.services.files import OutsideRead, OutsideWrite
 from acp_tui.path_text import display_path
 from acp_tui.ui.screens.guarded import GuardedDialog, key_hints
 from acp_tui.ui.screens.permission import ARM_DELAY
@@ -47,12 +47,13 @@ MAX_HEIGHT_FRACTION: Final = 0.8
 MIN_BODY_HEIGHT: Final = 3
 
 
-def shown_path(write: OutsideWrite) -> str:
-    """The resolved path as the user reads it: relative to the session folder when inside, else `~/…`."""
+def shown_path(write: OutsideWrite | OutsideRead) -> str:
+    """The resolved path as the user reads it: relative to the session folder when inside, else `~/…`;
+    control characters shown as escapes (`\\x1b`, `\\n`), never dropped."""
     path, cwd = write.path, write.cwd
     if path != cwd and path.is_relative_to(cwd):
-        return plain(str(path.relative_to(cwd)))
-    return display_path(os.fspath(path))
+        return plain(escape_controls(str(path.relative_to(cwd))))
+    return display_path(escape_controls(os.fspath(path)))
 
 
 def _label(key: str, name: str) -> Content:

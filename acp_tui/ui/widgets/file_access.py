@@ -3,7 +3,8 @@ write's diff.
 
 The line is the client's voice: what was done, to which file (relative to the session folder when
 inside it, else with `~` for the home directory), and how it ended — `read src/app.py (lines 10–60)`,
-`created notes/hello.txt (+1)`, `write refused: ~/.bashrc — …`. A completed write shows its change as
+`created notes/hello.txt (+1)`, `write refused: ~/.bashrc — …`; a file outside the session folder is
+marked `⚠ … — outside the session folder`. A completed write shows its change as
 a diff with `DiffView` (open by default; Enter or a click folds it). Paths and error texts come from
 the agent's request and are sanitized; nothing is markup.
 
@@ -13,7 +14,7 @@ accesses that belong to it (`ToolCall.files`).
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from rich.text import Text
 from textual import events
@@ -24,10 +25,11 @@ from textual.widget import Widget
 
 from acp_tui.protocol.v2 import Diff
 from acp_tui.path_text import ViewContext
-from acp_tui.sanitize import plain
+from acp_tui.sanitize import escape_controls, plain
 from acp_tui.session.model import FileAccess, read_range_text
 from acp_tui.ui.widgets.content_blocks import TextStatic
 from acp_tui.ui.widgets.diff_view import DiffView
+from acp_tui.ui.widgets.icons import GLYPHS
 
 __all__ = ["FileAccessView", "FileAccessList", "access_path", "access_line", "access_diff", "access_text"]
 
@@ -35,9 +37,26 @@ _ICONS = {"read": "▤", "write": "✎"}
 _STATUS_ICONS = {"refused": "⊘", "failed": "✗", "cancelled": "⊘"}
 
 
+#: What an access outside the session folder says (a refusal's detail may say it already).
+OUTSIDE: Final = "outside the session folder"
+
+
 def access_path(access: FileAccess) -> str:
-    """The path as the user reads it: relative to the session folder when inside it, else `~/…` or absolute."""
-    return ViewContext(access.cwd).path(access.path)
+    """The path as the user reads it: relative to the session folder when inside it, else `~/…` or
+    absolute; control characters shown as escapes (`\\x1b`, `\\n`), never dropped."""
+    return ViewContext(escape_controls(access.cwd)).path(escape_controls(access.path))
+
+
+def outside_note(access: FileAccess) -> str:
+    """For a file outside the folder: says so, and names what the agent asked for when that differs
+    (a link or `..` led there); empty inside."""
+    if not access.outside:
+        return ""
+    note = "" if access.detail.startswith(OUTSIDE) else OUTSIDE
+    if access.requested_path and access.requested_path != access.path:
+        asked = ViewContext(escape_controls(access.cwd)).path(escape_controls(access.requested_path))
+        note += f"{' ' if note else ''}(asked for {asked})"
+    return note
 
 
 def access_diff(access: FileAccess) -> Diff | None:
@@ -52,7 +71,8 @@ def access_diff(access: FileAccess) -> Diff | None:
 def access_line(access: FileAccess) -> Text:
     """The one line for an access: icon, verb, path, then the range, the change or why it failed."""
     status = access.status
-    text = Text(_STATUS_ICONS.get(status, _ICONS.get(access.kind, "•")) + " ", style="bold")
+    icon = _STATUS_ICONS.get(status) or (GLYPHS["attention"] if access.outside else _ICONS.get(access.kind, "•"))
+    text = Text(icon + " ", style="bold")
     verb = "read" if access.kind == "read" else ("created" if access.created else "wrote")
     if status != "done":
         verb = f"{access.kind} {plain(status)}"
@@ -65,8 +85,12 @@ def access_line(access: FileAccess) -> Text:
         elif access.diff is not None and (access.added or access.removed):
             removed = f" −{access.removed}" if access.removed or not access.created else ""
             text.append(f" (+{access.added}{removed})", style="dim")
+    note = outside_note(access)
+    if note:
+        text.append(" — ")
+        text.append(plain(note), style="bold")
     if access.detail:
-        text.append(" — ", style="dim")
+        text.append("; " if note else " — ", style="dim")
         text.append(plain(access.detail), style="dim")
     return text
 
@@ -102,7 +126,7 @@ class FileAccessView(Vertical, can_focus=True):
         )
         self._text = access_line(access)
         self._line = TextStatic(self._text, classes="file-access--line")
-        self.set_class(access.status != "done", "-problem")
+        self.set_class(access.status != "done" or access.outside, "-problem")
 
     def compose(self) -> ComposeResult:
         yield self._line
