@@ -580,3 +580,57 @@ async def test_a_refused_question_shows_why_and_the_raw_request() -> None:
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, ElicitationRefusedScreen)
+
+
+class PromptHost(App[None]):
+    """A prompt under the dialogs: after every question the keys must reach it again."""
+
+    def compose(self) -> ComposeResult:
+        yield Input(id="prompt")
+
+    def on_mount(self) -> None:
+        self.query_one("#prompt", Input).focus()
+
+
+async def until(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
+    for _ in range(500):
+        if condition():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError("timed out")
+
+
+@pytest.mark.parametrize("second_id", ["dup", "other"])
+async def test_complete_closes_exactly_the_dialog_it_names_and_the_prompt_gets_the_keys_back(second_id: str) -> None:
+    """Issue 21.3: a second link question (same or another id) on top, then `complete` for the first."""
+    from acp_tui.services.elicitation import ElicitationService
+    from acp_tui.ui.elicitation_asker import ElicitationDialogs
+    from tests.test_service_elicitation import Agent, url_params
+
+    app = PromptHost()
+    async with app.run_test(size=(100, 30)) as pilot:
+        dialogs = ElicitationDialogs(app, arm_delay=ARM)
+        service = ElicitationService(dialogs)
+        agent = Agent(2, service, None)  # type: ignore[arg-type]  # the dialogs are the asker
+        first = agent.ask(url_params("dup"))
+        await until(pilot, lambda: isinstance(app.screen, ElicitationUrlScreen))
+        lower = app.screen
+        second = agent.ask(url_params(second_id))
+        if second_id == "dup":  # refused at once; the first dialog stays and still answers
+            assert (await agent.answer(second))["error"]["code"] == -32602
+        else:
+            await until(pilot, lambda: isinstance(app.screen, ElicitationUrlScreen) and app.screen is not lower)
+        upper = app.screen
+        agent.notify("elicitation/complete", {"elicitationId": "dup"})
+        assert (await agent.answer(first))["result"] == {"action": "cancel"}
+        await until(pilot, lambda: lower not in app.screen_stack)
+        if second_id == "other":
+            assert app.screen is upper  # the dialog on top stays, and still answers
+            await until(pilot, lambda: isinstance(upper, ElicitationUrlScreen) and upper.armed)
+            await pilot.press("d")
+            assert (await agent.answer(second))["result"] == {"action": "decline"}
+        await until(pilot, lambda: len(app.screen_stack) == 1)
+        await pilot.press("h", "i")
+        assert app.query_one("#prompt", Input).value == "hi"
+        agent.validate_sent()
+        await service.close()
