@@ -32,7 +32,7 @@ import re
 
 from acp_tui.secrets import redact
 
-__all__ = ["plain", "multiline", "strip_sequences"]
+__all__ = ["escape_controls", "plain", "multiline", "strip_sequences"]
 
 # Characters removed wherever they appear (after escape sequences have been removed whole).
 _INVISIBLE_RANGES: tuple[tuple[int, int], ...] = (
@@ -101,3 +101,23 @@ def multiline(s: str) -> str:
     if "\r" in s:
         s = s.replace("\r\n", "\n").replace("\r", "\n")
     return redact(_SEQUENCES.sub("", s).translate(_MULTILINE_TABLE))
+
+
+_NAMED_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+_CONTROLS_OR_SURROGATES = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def _escaped(found: re.Match[str]) -> str:
+    char = found.group()
+    named = _NAMED_ESCAPES.get(char)
+    if named is not None:
+        return named
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def escape_controls(text: str) -> str:
+    """`text` with every C0/C1 control and DEL written out (`\\x1b`, `\\n`, `\\t`, `\\r`) and every lone
+    surrogate as `\\udXXX`: for showing exactly what will run (a command line, a variable), where removing a
+    character would show something other than what runs. Everything else is left as it is."""
+    return _CONTROLS_OR_SURROGATES.sub(_escaped, text)

@@ -82,3 +82,11 @@ def test_multiline_never_leaves_controls_except_newline_and_tab(raw: str) -> Non
     assert not any(ord(c) in _DANGEROUS - {0x09, 0x0A} for c in cleaned)
     assert multiline(cleaned) == cleaned
 
+
+
+def test_escape_controls_writes_every_control_out_and_keeps_the_rest() -> None:
+    from acp_tui.sanitize import escape_controls
+
+    assert escape_controls("a\x1b[2Jb\nc\td\re\x00\x7f\x9b") == "a\\x1b[2Jb\\nc\\td\\re\\x00\\x7f\\x9b"
+    assert escape_controls("lone \ud800 surrogate") == "lone \\ud800 surrogate"
+    assert escape_controls("plain é 中 [bold] \\x1b") == "plain é 中 [bold] \\x1b"
