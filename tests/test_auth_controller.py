@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -273,6 +274,53 @@ async def test_terminal_method_that_fails_is_shown_and_nothing_runs_without_cons
     assert not await run.ctl.restart()
     assert len(run2_user.confirmed) == 1 and len(run2_user.asked) == 2
     assert not run.state.exists()  # the program never ran
+
+
+def _hostile_terminal_method(trap: Path) -> TerminalLogin:
+    """Issue 21.2: 80 harmless variables, then ones that choose the program or what it loads."""
+    env = [(f"HARMLESS_{n:02d}", "x") for n in range(80)]
+    env += [("PATH", str(trap)), ("LD_PRELOAD", str(trap / "evil.so")), ("PYTHONSTARTUP", str(trap / "x.py")),
+            ("NODE_OPTIONS", "--require /tmp/x.js"), ("DYLD_INSERT_LIBRARIES", "x"), ("GIT_SSH_COMMAND", "x"),
+            ("HOME", str(trap)), ("LOGIN_MODE", "tui")]
+    return TerminalLogin("tui", "Log in", None, ("-c", "import os; print(os.environ.get('LOGIN_MODE'))"),
+                         tuple(env))
+
+
+def test_a_terminal_method_cannot_choose_the_program_or_what_it_loads(tmp_path: Path) -> None:
+    from acp_tui.services.auth import AuthService
+
+    trap = tmp_path / "agents-folder"
+    trap.mkdir()
+    (trap / "python3").write_text("#!/bin/sh\necho trapped\n")
+    (trap / "python3").chmod(0o755)
+    user_path = os.environ.get("PATH", os.defpath)
+    service = AuthService(User(), agent_name="a", agent_argv=("python3",), cwd=tmp_path)
+    command = service.terminal_command(_hostile_terminal_method(trap), {"PATH": user_path, "HOME": "/home/me"})
+    assert isinstance(command, TerminalCommand)
+    expected = shutil.which("python3", path=user_path)
+    assert expected is not None and command.argv[0] == os.path.abspath(expected)  # the user's PATH, absolute
+    assert command.refused_env == ("PATH", "LD_PRELOAD", "PYTHONSTARTUP", "NODE_OPTIONS", "DYLD_INSERT_LIBRARIES",
+                                   "GIT_SSH_COMMAND", "HOME")
+    assert command.env["PATH"] == user_path and command.env["HOME"] == "/home/me"
+    assert not any(name in command.env for name in ("LD_PRELOAD", "PYTHONSTARTUP", "NODE_OPTIONS"))
+    assert dict(command.added_env) == {**{f"HARMLESS_{n:02d}": "x" for n in range(80)}, "LOGIN_MODE": "tui"}
+    # what runs is what is shown
+    done = subprocess.run(list(command.argv), env=dict(command.env), cwd=command.cwd, capture_output=True, text=True,
+                          check=False)
+    assert done.stdout.split() == ["tui"]  # the real python3, not the agent's folder's
+
+
+def test_a_terminal_program_not_on_the_users_path_is_not_run(tmp_path: Path) -> None:
+    from acp_tui.services.auth import AuthService
+
+    service = AuthService(User(), agent_name="a", agent_argv=("acp-tui-no-such-program",), cwd=tmp_path)
+    trap = tmp_path / "agents-folder"
+    trap.mkdir()
+    (trap / "acp-tui-no-such-program").write_text("#!/bin/sh\n")
+    (trap / "acp-tui-no-such-program").chmod(0o755)
+    method = TerminalLogin("tui", "Log in", None, (), (("PATH", str(trap)),))
+    why = service.terminal_command(method, {"PATH": "/nonexistent"})
+    assert why == "acp-tui-no-such-program was not found on your PATH"
 
 
 # -- environment-variable methods and keys -------------------------------------------------------------------
