@@ -130,11 +130,8 @@ async def test_keyboard_fills_in_and_enter_on_the_last_field_submits() -> None:
     async with app.run_test(size=(100, 40)) as pilot:
         screen = ElicitationFormScreen(question, agent="Claude", arm_delay=ARM)
         await open_dialog(app, pilot, screen)
-        assert screen.focused is None  # nothing focused on arrival: a stray Enter decides nothing
-        await pilot.press("enter")
-        await pilot.pause()
-        assert app.results == []
-        await pilot.press("tab", *"Ada", "enter", *"36", "enter")  # Enter moves on
+        assert screen.focused is row(screen, "name").control  # armed: the first field takes the keys
+        await pilot.press(*"Ada", "enter", *"36", "enter")  # Enter moves on
         assert isinstance(screen.focused, Checkbox)
         await pilot.press("space", "enter")  # space ticks, Enter moves on
         assert isinstance(screen.focused, Input) and screen.focused.value == "main"
@@ -159,7 +156,7 @@ async def test_inline_validation_on_leaving_a_field_and_while_fixing_it() -> Non
     async with app.run_test(size=(100, 40)) as pilot:
         screen = ElicitationFormScreen(form_question({"email": {"type": "string", "format": "email"}, "n": {"type": "number"}}), arm_delay=ARM)
         await open_dialog(app, pilot, screen)
-        await pilot.press("tab", *"ada", "tab")
+        await pilot.press(*"ada", "tab")
         email = row(screen, "email")
         assert email.error is not None and email.error.startswith("Not an email address")
         assert email.has_class("-invalid")
@@ -172,7 +169,7 @@ async def test_submit_with_errors_shows_them_all_and_focuses_the_first() -> None
     async with app.run_test(size=(100, 40)) as pilot:
         screen = ElicitationFormScreen(form_question(EVERY_TYPE, ["name", "langs", "email"]), arm_delay=ARM)
         await open_dialog(app, pilot, screen)
-        await pilot.press("tab", "ctrl+a", "ctrl+k", "ctrl+s")
+        await pilot.press("ctrl+a", "ctrl+k", "ctrl+s")
         await pilot.pause()
         assert app.results == []
         assert [r.field.name for r in screen.rows if r.error] == ["name", "email", "langs"]
@@ -207,7 +204,6 @@ async def test_select_and_selection_list_by_keyboard() -> None:
     async with app.run_test(size=(100, 40)) as pilot:
         screen = ElicitationFormScreen(question, arm_delay=ARM)
         await open_dialog(app, pilot, screen)
-        await pilot.press("tab")
         assert isinstance(screen.focused, Select)
         await pilot.press("enter", "down", "down", "enter")
         await pilot.pause()
@@ -240,6 +236,28 @@ async def test_keys_before_arming_are_ignored_and_typing_restarts_the_countdown(
             await pilot.pause(0.01)
         await pilot.press("escape")
         assert await result(app, pilot) == Cancelled("dismissed")
+
+
+async def test_the_first_field_takes_the_keys_once_armed_and_keys_typed_before_are_owned_up_to() -> None:
+    """Issue 22: v1 accepted `name: " 999"`, `subscribe: false` from a user who typed "Zed Tester", Space, "999"."""
+    question = form_question({
+        "name": {"type": "string", "title": "Name"},
+        "subscribe": {"type": "boolean", "title": "Subscribe", "default": True},
+    })
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        screen = ElicitationFormScreen(question, arm_delay=ARM)
+        await open_dialog(app, pilot, screen, arm=False)
+        await pilot.press(*"Zed")  # while arming: dropped, and the countdown restarts
+        await until(pilot, lambda: screen.armed)
+        hint = str(screen.query_one("#hint", Static).render())
+        assert "3 keys typed before the form was ready went nowhere" in hint and "“Name”" in hint
+        assert screen.focused is row(screen, "name").control
+        await pilot.press(*"Zed Tester")
+        assert screen.values == {"name": "Zed Tester", "subscribe": True}
+        assert "went nowhere" not in str(screen.query_one("#hint", Static).render())  # typing clears the note
+        await pilot.press("tab", "space", "ctrl+s")
+        assert await result(app, pilot) == FormAccepted({"name": "Zed Tester", "subscribe": False})
 
 
 async def test_close_because_answers_cancelled_once() -> None:
@@ -473,7 +491,7 @@ def test_snapshot_form(snap_compare: Any, size: tuple[int, int], theme: str) -> 
             await pilot.pause(0.01)
         for field_input in screen.query(Input):
             field_input.cursor_blink = False  # a blinking cursor would make the picture depend on timing
-        await pilot.press("tab", "ctrl+a", "ctrl+k", "tab", *"ada", "tab")  # two fields with errors shown
+        await pilot.press("ctrl+a", "ctrl+k", "tab", *"ada", "tab")  # two fields with errors shown
         await pilot.pause()
 
     assert snap_compare(Host(theme), terminal_size=size, run_before=run_before)

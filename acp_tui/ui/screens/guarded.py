@@ -59,6 +59,8 @@ class GuardedDialog(ModalScreen[R], Generic[R]):
         self._armed = False
         self._arm_timer: Timer | None = None
         self._decided = False
+        #: keys pressed while arming (each ignored); a dialog that takes typing says so once armed
+        self.dropped_keys = 0
         self._hint = Static(Text(ARMING_HINT), id="hint", classes="-arming")
 
     @property
@@ -83,6 +85,7 @@ class GuardedDialog(ModalScreen[R], Generic[R]):
     def on_key(self, event: events.Key) -> None:
         """While arming, every key but scrolling restarts the countdown (the controls are disabled)."""
         if not self._armed and self._arm_timer is not None and event.key not in SCROLL_KEYS:
+            self.dropped_keys += 1
             self._start_arming()
 
     def _start_arming(self) -> None:
