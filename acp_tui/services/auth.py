@@ -21,6 +21,10 @@ up, and says what must happen next:
   user's own `PATH` (never one the agent's `env` sets) and shown and run by that absolute path, and the
   agent's variables that change which program runs or what it loads (`changes_what_runs`: `PATH`,
   `LD_*`, `PYTHON*`, `NODE_OPTIONS`, …) are not set, and named in the dialog;
+* **agent method wanting a key** (`_meta["api-key"]`, Gemini CLI's "Gemini API key"): `authenticate`
+  alone would answer "logged in" and the agent would still lack the key, so it is handled like an env_var
+  method for the variable its hint names (the user names one when it names none), the method's id kept
+  for after the restart;
 * **env_var method** (dialect) and the client's own **key entry** ("set OPENAI_API_KEY for the agent"):
   masked inputs, each value registered as a secret (`acp_tui.secrets`), then `RestartNeeded` with the
   variables for the agent's process only (and, for the agent's method, its id to `authenticate` with if
@@ -45,6 +49,7 @@ from typing import Any, Literal, Protocol, TypeAlias, TypeVar, assert_never
 from acp_tui import secrets
 from acp_tui.protocol.auth import (
     AgentLogin,
+    ApiKeyHint,
     AuthMethod,
     EnvVarLogin,
     LoginVariable,
@@ -370,6 +375,13 @@ class AuthService:
             match choice:
                 case None:
                     return LoginCancelled()
+                case AgentLogin(api_key=ApiKeyHint(variable=variable)):
+                    # the agent needs a key `authenticate` cannot carry: set its variable, restart, then log in
+                    wanted = (LoginVariable(variable),) if variable is not None else ()
+                    values = await self._ask_values(SecretRequest(choice.name, wanted, suggested=variable))
+                    if values is None:
+                        continue
+                    return RestartNeeded(f"{_names(values)} set for the agent; restarting it", values, choice.method_id)
                 case AgentLogin():
                     try:
                         failure = await self.authenticate(attempt, choice.method_id, choice.name)

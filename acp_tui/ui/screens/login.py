@@ -36,7 +36,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Input, Static
 
 from acp_tui import secrets
-from acp_tui.protocol.auth import AgentLogin, EnvVarLogin, LoginVariable, TerminalLogin, UnsupportedLogin, valid_env_name
+from acp_tui.protocol.auth import AgentLogin, ApiKeyHint, EnvVarLogin, LoginVariable, TerminalLogin, UnsupportedLogin, valid_env_name
 from acp_tui.sanitize import escape_controls, plain
 from acp_tui.services.auth import KeyEntry, LoginChoice, LoginRequest, SecretRequest, TerminalCommand
 from acp_tui.path_text import display_path
@@ -96,6 +96,8 @@ def method_label(choice: LoginChoice) -> str:
 def method_how(choice: LoginChoice) -> str:
     """How a method works, in a few words."""
     match choice:
+        case AgentLogin(api_key=ApiKeyHint(variable=variable)):
+            return f"asks for {variable}; restarts the agent" if variable else "asks for an API key; restarts the agent"
         case AgentLogin():
             return "the agent logs you in"
         case TerminalLogin():
