@@ -652,3 +652,29 @@ async def test_complete_closes_exactly_the_dialog_it_names_and_the_prompt_gets_t
         assert app.query_one("#prompt", Input).value == "hi"
         agent.validate_sent()
         await service.close()
+
+
+async def test_a_key_the_user_typed_is_masked_in_the_link_dialog_and_the_link_cannot_be_opened() -> None:
+    """Issue 21.9: the agent echoed a typed API key inside a link; the dialog showed it in clear."""
+    from acp_tui import secrets
+    from tests.test_ui_widgets import screen_text
+
+    key = "sk-typed-into-the-mask-4242"
+    secrets.register(key)
+    try:
+        opened: list[str] = []
+        url = f"https://collect.example.com/k?key={key}&next=%2F"
+        app = Host()
+        async with app.run_test(size=(120, 30)) as pilot:
+            screen = ElicitationUrlScreen(url_question(url, message="Confirm"), arm_delay=ARM, opener=recorder(opened))
+            await open_dialog(app, pilot, screen)
+            text = screen_text(app)
+            assert key not in text and f"key={secrets.REDACTED}&next" in text
+            assert "contains a key you typed here" in text and "collect.example.com" in text
+            await pilot.press("o")  # cannot be opened: that would hand the key over
+            await pilot.pause()
+            assert opened == [] and app.results == []
+            await pilot.press("c")
+            assert await result(app, pilot) == UrlAccepted("copy") and app.clipboard == url  # copied exactly
+    finally:
+        secrets.forget(key)
