@@ -404,7 +404,7 @@ async def test_the_demo_asks_a_question_and_sends_a_link_through_the_chat_screen
         # The dialog names the agent as `initialize` did (its title), not the launch's name ("demo"): a program
         # name such as `env` or `gemini.js` says nothing.
         assert str(run.app.screen.query_one("#dialog").border_title) == "Question from acp-tui demo agent"
-        await run.pilot.press("tab", "ctrl+e", *"-tui", "tab", *"ada@example.com", "ctrl+s")
+        await run.pilot.press("ctrl+e", *"-tui", "tab", *"ada@example.com", "ctrl+s")  # the first field has the keys
         await run.wait(lambda: "answered:" in agent_said(run), "the answer in the reply")
         await run.idle()
         await run.send("link")

@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
 from acp_tui import secrets
 from acp_tui.launch import Launch
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.screens.login import LoginScreen, SecretScreen, TerminalLoginScreen
+from acp_tui.ui.screens.login import LoginScreen, SecretScreen, TerminalLoginScreen, command_line
 from acp_tui.ui.widgets.agent_message import AgentMessageView
 from acp_tui.ui.widgets.stderr_panel import StderrPanel
 from acp_tui.ui.widgets.user_message import UserMessageView
@@ -241,8 +241,10 @@ async def test_claude_adapter_lists_its_terminal_logins_in_the_dialog(tmp_path: 
         assert "runs a program in this terminal" in text
         assert login.request.reason is not None
         await pilot.press("1")
-        await dialog(run, TerminalLoginScreen)
-        assert "--cli auth login --claudeai" in shown_text(app.screen)  # wrapped where the clone's path decides
+        confirm = await dialog(run, TerminalLoginScreen)
+        shown = str(confirm.query_one("#command", Static).render())  # unwrapped: the program's path may be long
+        assert shown.endswith("--cli auth login --claudeai") and os.path.isabs(confirm.command.argv[0])
+        assert shown == f"$ {command_line(confirm.command)}"
         await pilot.press("n")  # back: the real login never runs here
         await dialog(run, LoginScreen)
         await pilot.press("escape")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -278,6 +279,53 @@ async def test_terminal_method_that_fails_is_shown_and_nothing_runs_without_cons
     assert not await run.ctl.restart()
     assert len(run2_user.confirmed) == 1 and len(run2_user.asked) == 2
     assert not run.state.exists()  # the program never ran
+
+
+def _hostile_terminal_method(trap: Path) -> TerminalLogin:
+    """Issue 21.2: 80 harmless variables, then ones that choose the program or what it loads."""
+    env = [(f"HARMLESS_{n:02d}", "x") for n in range(80)]
+    env += [("PATH", str(trap)), ("LD_PRELOAD", str(trap / "evil.so")), ("PYTHONSTARTUP", str(trap / "x.py")),
+            ("NODE_OPTIONS", "--require /tmp/x.js"), ("DYLD_INSERT_LIBRARIES", "x"), ("GIT_SSH_COMMAND", "x"),
+            ("HOME", str(trap)), ("LOGIN_MODE", "tui")]
+    return TerminalLogin("tui", "Log in", None, ("-c", "import os; print(os.environ.get('LOGIN_MODE'))"),
+                         tuple(env))
+
+
+def test_a_terminal_method_cannot_choose_the_program_or_what_it_loads(tmp_path: Path) -> None:
+    from acp_tui.services.auth import AuthService
+
+    trap = tmp_path / "agents-folder"
+    trap.mkdir()
+    (trap / "python3").write_text("#!/bin/sh\necho trapped\n")
+    (trap / "python3").chmod(0o755)
+    user_path = os.environ.get("PATH", os.defpath)
+    service = AuthService(User(), agent_name="a", agent_argv=("python3",), cwd=tmp_path)
+    command = service.terminal_command(_hostile_terminal_method(trap), {"PATH": user_path, "HOME": "/home/me"})
+    assert isinstance(command, TerminalCommand)
+    expected = shutil.which("python3", path=user_path)
+    assert expected is not None and command.argv[0] == os.path.abspath(expected)  # the user's PATH, absolute
+    assert command.refused_env == ("PATH", "LD_PRELOAD", "PYTHONSTARTUP", "NODE_OPTIONS", "DYLD_INSERT_LIBRARIES",
+                                   "GIT_SSH_COMMAND", "HOME")
+    assert command.env["PATH"] == user_path and command.env["HOME"] == "/home/me"
+    assert not any(name in command.env for name in ("LD_PRELOAD", "PYTHONSTARTUP", "NODE_OPTIONS"))
+    assert dict(command.added_env) == {**{f"HARMLESS_{n:02d}": "x" for n in range(80)}, "LOGIN_MODE": "tui"}
+    # what runs is what is shown
+    done = subprocess.run(list(command.argv), env=dict(command.env), cwd=command.cwd, capture_output=True, text=True,
+                          check=False)
+    assert done.stdout.split() == ["tui"]  # the real python3, not the agent's folder's
+
+
+def test_a_terminal_program_not_on_the_users_path_is_not_run(tmp_path: Path) -> None:
+    from acp_tui.services.auth import AuthService
+
+    service = AuthService(User(), agent_name="a", agent_argv=("acp-tui-no-such-program",), cwd=tmp_path)
+    trap = tmp_path / "agents-folder"
+    trap.mkdir()
+    (trap / "acp-tui-no-such-program").write_text("#!/bin/sh\n")
+    (trap / "acp-tui-no-such-program").chmod(0o755)
+    method = TerminalLogin("tui", "Log in", None, (), (("PATH", str(trap)),))
+    why = service.terminal_command(method, {"PATH": "/nonexistent"})
+    assert why == "acp-tui-no-such-program was not found on your PATH"
 
 
 # -- environment-variable methods and keys -------------------------------------------------------------------
@@ -571,13 +619,87 @@ async def test_gemini_cli_missing_key_is_set_through_the_key_entry(tmp_path: Pat
         [request] = user.asked
         assert request.reason is not None and "API key is missing" in request.reason
         assert [m.method_id for m in request.methods if isinstance(m, AgentLogin)] == [
-            "oauth-personal", "gemini-api-key", "vertex-ai", "gateway"]  # `_meta` hints ignored, never required
+            "oauth-personal", "gemini-api-key", "vertex-ai", "gateway"]  # `_meta` hints never required
         assert request.key_entry == KeyEntry(None)  # the message names no variable: the user does
         assert ctl.session is not None and ctl.session.session_id is not None
     finally:
         await ctl.shutdown()
     frames = [json.loads(line)["msg"] for line in log.read_text().splitlines() if json.loads(line)["dir"] == "->"]
     assert [f.get("method") for f in frames] == ["initialize", "session/new", "initialize", "session/new"]
+    for frame in frames:
+        validate_client_message(frame, 2 if frame.get("method") == "initialize" else 1)
+    assert KEY not in log.read_text()
+
+
+#: Gemini CLI 0.61.0's `initialize` authMethods, as its bundle (tests/.peers/gemini-cli-0.61.0, `initialize`) sends them.
+GEMINI_METHODS: list[dict[str, Any]] = [
+    {"id": "oauth-personal", "name": "Log in with Google", "description": "Log in with your Google account"},
+    {"id": "gemini-api-key", "name": "Gemini API key", "description": "Use an API key with Gemini Developer API",
+     "_meta": {"api-key": {"provider": "google"}}},
+    {"id": "vertex-ai", "name": "Vertex AI", "description": "Use an API key with Vertex AI GenAI API"},
+    {"id": "gateway", "name": "AI API Gateway", "description": "Use a custom AI API Gateway",
+     "_meta": {"gateway": {"protocol": "google", "restartRequired": "false"}}},
+]
+
+
+def test_an_agent_method_wanting_a_key_names_its_variable() -> None:
+    from acp_tui.protocol.auth import ApiKeyHint, decode_auth_methods
+
+    methods = decode_auth_methods(GEMINI_METHODS, 1)
+    assert [m.api_key for m in methods if isinstance(m, AgentLogin)] == [
+        None, ApiKeyHint("GEMINI_API_KEY", "google"), None, None]
+    named = {"id": "k", "name": "K", "_meta": {"api-key": {"provider": "acme", "env": "ACME_KEY"}}}
+    unknown = {"id": "u", "name": "U", "_meta": {"api-key": True}}
+    assert [m.api_key for m in decode_auth_methods([named, unknown], 1) if isinstance(m, AgentLogin)] == [
+        ApiKeyHint("ACME_KEY", "acme"), ApiKeyHint(None, None)]
+
+
+async def test_the_gemini_api_key_method_asks_for_its_variable_and_restarts_instead_of_saying_logged_in() -> None:
+    """Issue 22: `authenticate` with gemini-api-key answered "logged in", and the same error came back."""
+    from acp_tui.protocol.auth import LoginVariable, decode_auth_methods
+    from acp_tui.services.auth import AuthService, LoginAttempt, RestartNeeded
+
+    async def request(method: str, params: Any) -> object:
+        raise AssertionError(f"{method} must not be sent before the key is set")
+
+    user = User(["gemini-api-key"], values={"GEMINI_API_KEY": KEY})
+    service = AuthService(user, agent_name="gemini", agent_argv=("gemini", "--acp"), cwd=Path("/"))
+    attempt = LoginAttempt("API key is missing", decode_auth_methods(GEMINI_METHODS, 1), request, {})
+    outcome = await service.log_in(attempt)
+    assert outcome == RestartNeeded("GEMINI_API_KEY set for the agent; restarting it", {"GEMINI_API_KEY": KEY},
+                                    "gemini-api-key")
+    [asked] = user.secrets_asked
+    assert asked.variables == (LoginVariable("GEMINI_API_KEY"),)
+    assert secrets.is_secret(KEY)
+
+
+@pytest.mark.timeout(120)
+async def test_gemini_cli_api_key_method_sets_the_key_and_restarts(tmp_path: Path) -> None:
+    from tests.peer_gemini import ensure_gemini_cli, gemini_env
+    from tests.peers import PeerUnavailable
+
+    try:
+        argv = ensure_gemini_cli()
+    except PeerUnavailable as exc:
+        pytest.fail(f"Gemini CLI is unavailable: {exc}")
+    env = gemini_env(tmp_path / "home", 9)
+    env.pop("GEMINI_API_KEY")
+    env.pop("GOOGLE_GEMINI_BASE_URL")
+    log = tmp_path / "wire.log"
+    launch = Launch(agent_argv=tuple(argv), agent_name="gemini", env=env, cwd=tmp_path, protocol="auto", theme=None,
+                    log_path=log, init_timeout=60, warnings=())
+    user = User(["gemini-api-key"], values={"GEMINI_API_KEY": KEY})
+    events: list[ControllerEvent] = []
+    ctl = SessionController(launch, asker=user, emit=events.append, transcripts=False)
+    try:
+        assert await ctl.start(), [e.text for e in events if isinstance(e, Note)]
+        assert len(user.asked) == 1  # not the same error again
+        assert [v.name for v in user.secrets_asked[0].variables] == ["GEMINI_API_KEY"]
+        assert ctl.session is not None and ctl.session.session_id is not None
+    finally:
+        await ctl.shutdown()
+    frames = [json.loads(line)["msg"] for line in log.read_text().splitlines() if json.loads(line)["dir"] == "->"]
+    assert [f.get("method") for f in frames][:4] == ["initialize", "session/new", "initialize", "session/new"]
     for frame in frames:
         validate_client_message(frame, 2 if frame.get("method") == "initialize" else 1)
     assert KEY not in log.read_text()

@@ -105,3 +105,9 @@ def test_escape_controls_leaves_nothing_for_plain_to_drop(raw: str) -> None:
     shown = escape_controls(raw)
     assert plain(shown) == shown  # nothing left to remove (no secrets are registered here)
     assert not any(ord(c) in _DANGEROUS for c in shown)
+def test_escape_controls_writes_every_control_out_and_keeps_the_rest() -> None:
+    from acp_tui.sanitize import escape_controls
+
+    assert escape_controls("a\x1b[2Jb\nc\td\re\x00\x7f\x9b") == "a\\x1b[2Jb\\nc\\td\\re\\x00\\x7f\\x9b"
+    assert escape_controls("lone \ud800 surrogate") == "lone \\ud800 surrogate"
+    assert escape_controls("plain é 中 [bold] \\x1b") == "plain é 中 [bold] \\x1b"

@@ -420,6 +420,30 @@ async def test_complete_before_the_user_answers_withdraws_the_question(agent: Ag
     assert question.completed and question.done.is_set() and agent.asker.withdrawn == [request_id]
 
 
+async def test_a_duplicate_elicitation_id_is_refused_and_complete_ends_only_the_first(agent: Agent) -> None:
+    first = agent.ask(url_params("dup"))
+    await agent.until_asked()
+    second = agent.ask(url_params("dup"))  # same id while the first is asked
+    refused = await agent.answer(second)
+    assert refused["error"]["code"] == -32602 and "'dup'" in refused["error"]["message"]
+    assert len(agent.asker.urls) == 1 and any("duplicate elicitation id 'dup'" in p for p in agent.problems)
+    agent.notify("elicitation/complete", {"elicitationId": "dup"})
+    assert (await agent.answer(first))["result"] == {"action": "cancel"}
+    assert agent.asker.withdrawn == [first] and agent.service.asking == []
+
+
+async def test_a_duplicate_of_a_waiting_elicitation_id_is_refused(agent: Agent) -> None:
+    agent.asker.url_scripts.append(answer(UrlAccepted("open")))
+    assert (await agent.answer(agent.ask(url_params("dup"))))["result"] == {"action": "accept"}
+    refused = await agent.answer(agent.ask(url_params("dup")))
+    assert refused["error"]["code"] == -32602 and len(agent.asker.urls) == 1
+    agent.notify("elicitation/complete", {"elicitationId": "dup"})
+    await asyncio.wait_for(agent.asker.urls[0].done.wait(), 5)
+    # finished: the id may be used again
+    agent.asker.url_scripts.append(answer(Declined()))
+    assert (await agent.answer(agent.ask(url_params("dup"))))["result"] == {"action": "decline"}
+
+
 @pytest.mark.parametrize(("outcome", "action"), [(Declined(), "decline"), (Cancelled(), "cancel")])
 async def test_url_decline_and_cancel_finish_at_once(agent: Agent, outcome: Any, action: str) -> None:
     agent.asker.url_scripts.append(answer(outcome))

@@ -130,11 +130,8 @@ async def test_keyboard_fills_in_and_enter_on_the_last_field_submits() -> None:
     async with app.run_test(size=(100, 40)) as pilot:
         screen = ElicitationFormScreen(question, agent="Claude", arm_delay=ARM)
         await open_dialog(app, pilot, screen)
-        assert screen.focused is None  # nothing focused on arrival: a stray Enter decides nothing
-        await pilot.press("enter")
-        await pilot.pause()
-        assert app.results == []
-        await pilot.press("tab", *"Ada", "enter", *"36", "enter")  # Enter moves on
+        assert screen.focused is row(screen, "name").control  # armed: the first field takes the keys
+        await pilot.press(*"Ada", "enter", *"36", "enter")  # Enter moves on
         assert isinstance(screen.focused, Checkbox)
         await pilot.press("space", "enter")  # space ticks, Enter moves on
         assert isinstance(screen.focused, Input) and screen.focused.value == "main"
@@ -159,7 +156,7 @@ async def test_inline_validation_on_leaving_a_field_and_while_fixing_it() -> Non
     async with app.run_test(size=(100, 40)) as pilot:
         screen = ElicitationFormScreen(form_question({"email": {"type": "string", "format": "email"}, "n": {"type": "number"}}), arm_delay=ARM)
         await open_dialog(app, pilot, screen)
-        await pilot.press("tab", *"ada", "tab")
+        await pilot.press(*"ada", "tab")
         email = row(screen, "email")
         assert email.error is not None and email.error.startswith("Not an email address")
         assert email.has_class("-invalid")
@@ -172,7 +169,7 @@ async def test_submit_with_errors_shows_them_all_and_focuses_the_first() -> None
     async with app.run_test(size=(100, 40)) as pilot:
         screen = ElicitationFormScreen(form_question(EVERY_TYPE, ["name", "langs", "email"]), arm_delay=ARM)
         await open_dialog(app, pilot, screen)
-        await pilot.press("tab", "ctrl+a", "ctrl+k", "ctrl+s")
+        await pilot.press("ctrl+a", "ctrl+k", "ctrl+s")
         await pilot.pause()
         assert app.results == []
         assert [r.field.name for r in screen.rows if r.error] == ["name", "email", "langs"]
@@ -207,7 +204,6 @@ async def test_select_and_selection_list_by_keyboard() -> None:
     async with app.run_test(size=(100, 40)) as pilot:
         screen = ElicitationFormScreen(question, arm_delay=ARM)
         await open_dialog(app, pilot, screen)
-        await pilot.press("tab")
         assert isinstance(screen.focused, Select)
         await pilot.press("enter", "down", "down", "enter")
         await pilot.pause()
@@ -240,6 +236,28 @@ async def test_keys_before_arming_are_ignored_and_typing_restarts_the_countdown(
             await pilot.pause(0.01)
         await pilot.press("escape")
         assert await result(app, pilot) == Cancelled("dismissed")
+
+
+async def test_the_first_field_takes_the_keys_once_armed_and_keys_typed_before_are_owned_up_to() -> None:
+    """Issue 22: v1 accepted `name: " 999"`, `subscribe: false` from a user who typed "Zed Tester", Space, "999"."""
+    question = form_question({
+        "name": {"type": "string", "title": "Name"},
+        "subscribe": {"type": "boolean", "title": "Subscribe", "default": True},
+    })
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        screen = ElicitationFormScreen(question, arm_delay=ARM)
+        await open_dialog(app, pilot, screen, arm=False)
+        await pilot.press(*"Zed")  # while arming: dropped, and the countdown restarts
+        await until(pilot, lambda: screen.armed)
+        hint = str(screen.query_one("#hint", Static).render())
+        assert "3 keys typed before the form was ready went nowhere" in hint and "“Name”" in hint
+        assert screen.focused is row(screen, "name").control
+        await pilot.press(*"Zed Tester")
+        assert screen.values == {"name": "Zed Tester", "subscribe": True}
+        assert "went nowhere" not in str(screen.query_one("#hint", Static).render())  # typing clears the note
+        await pilot.press("tab", "space", "ctrl+s")
+        assert await result(app, pilot) == FormAccepted({"name": "Zed Tester", "subscribe": False})
 
 
 async def test_close_because_answers_cancelled_once() -> None:
@@ -473,7 +491,7 @@ def test_snapshot_form(snap_compare: Any, size: tuple[int, int], theme: str) -> 
             await pilot.pause(0.01)
         for field_input in screen.query(Input):
             field_input.cursor_blink = False  # a blinking cursor would make the picture depend on timing
-        await pilot.press("tab", "ctrl+a", "ctrl+k", "tab", *"ada", "tab")  # two fields with errors shown
+        await pilot.press("ctrl+a", "ctrl+k", "tab", *"ada", "tab")  # two fields with errors shown
         await pilot.pause()
 
     assert snap_compare(Host(theme), terminal_size=size, run_before=run_before)
@@ -580,3 +598,83 @@ async def test_a_refused_question_shows_why_and_the_raw_request() -> None:
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, ElicitationRefusedScreen)
+
+
+class PromptHost(App[None]):
+    """A prompt under the dialogs: after every question the keys must reach it again."""
+
+    def compose(self) -> ComposeResult:
+        yield Input(id="prompt")
+
+    def on_mount(self) -> None:
+        self.query_one("#prompt", Input).focus()
+
+
+async def until(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
+    for _ in range(500):
+        if condition():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError("timed out")
+
+
+@pytest.mark.parametrize("second_id", ["dup", "other"])
+async def test_complete_closes_exactly_the_dialog_it_names_and_the_prompt_gets_the_keys_back(second_id: str) -> None:
+    """Issue 21.3: a second link question (same or another id) on top, then `complete` for the first."""
+    from acp_tui.services.elicitation import ElicitationService
+    from acp_tui.ui.elicitation_asker import ElicitationDialogs
+    from tests.test_service_elicitation import Agent, url_params
+
+    app = PromptHost()
+    async with app.run_test(size=(100, 30)) as pilot:
+        dialogs = ElicitationDialogs(app, arm_delay=ARM)
+        service = ElicitationService(dialogs)
+        agent = Agent(2, service, None)  # type: ignore[arg-type]  # the dialogs are the asker
+        first = agent.ask(url_params("dup"))
+        await until(pilot, lambda: isinstance(app.screen, ElicitationUrlScreen))
+        lower = app.screen
+        second = agent.ask(url_params(second_id))
+        if second_id == "dup":  # refused at once; the first dialog stays and still answers
+            assert (await agent.answer(second))["error"]["code"] == -32602
+        else:
+            await until(pilot, lambda: isinstance(app.screen, ElicitationUrlScreen) and app.screen is not lower)
+        upper = app.screen
+        agent.notify("elicitation/complete", {"elicitationId": "dup"})
+        assert (await agent.answer(first))["result"] == {"action": "cancel"}
+        await until(pilot, lambda: lower not in app.screen_stack)
+        if second_id == "other":
+            assert app.screen is upper  # the dialog on top stays, and still answers
+            await until(pilot, lambda: isinstance(upper, ElicitationUrlScreen) and upper.armed)
+            await pilot.press("d")
+            assert (await agent.answer(second))["result"] == {"action": "decline"}
+        await until(pilot, lambda: len(app.screen_stack) == 1)
+        await pilot.press("h", "i")
+        assert app.query_one("#prompt", Input).value == "hi"
+        agent.validate_sent()
+        await service.close()
+
+
+async def test_a_key_the_user_typed_is_masked_in_the_link_dialog_and_the_link_cannot_be_opened() -> None:
+    """Issue 21.9: the agent echoed a typed API key inside a link; the dialog showed it in clear."""
+    from acp_tui import secrets
+    from tests.test_ui_widgets import screen_text
+
+    key = "sk-typed-into-the-mask-4242"
+    secrets.register(key)
+    try:
+        opened: list[str] = []
+        url = f"https://collect.example.com/k?key={key}&next=%2F"
+        app = Host()
+        async with app.run_test(size=(120, 30)) as pilot:
+            screen = ElicitationUrlScreen(url_question(url, message="Confirm"), arm_delay=ARM, opener=recorder(opened))
+            await open_dialog(app, pilot, screen)
+            text = screen_text(app)
+            assert key not in text and f"key={secrets.REDACTED}&next" in text
+            assert "contains a key you typed here" in text and "collect.example.com" in text
+            await pilot.press("o")  # cannot be opened: that would hand the key over
+            await pilot.pause()
+            assert opened == [] and app.results == []
+            await pilot.press("c")
+            assert await result(app, pilot) == UrlAccepted("copy") and app.clipboard == url  # copied exactly
+    finally:
+        secrets.forget(key)

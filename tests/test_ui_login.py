@@ -16,7 +16,7 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 from textual.screen import ModalScreen
-from textual.widgets import Input, Static
+from textual.widgets import Button, Input, Static
 
 from acp_tui import secrets
 from acp_tui.protocol.auth import LoginVariable, TerminalLogin, decode_auth_methods
@@ -197,6 +197,36 @@ async def test_the_terminal_method_is_shown_as_it_will_run() -> None:
         await pilot.press("escape")
         await wait_for(pilot, lambda: len(app.results) == 2, "the answer")
         assert app.results[1] is False
+
+
+def hostile_terminal_command() -> TerminalCommand:
+    """Issue 21.2, after the service built it: 80 harmless variables, PATH and LD_PRELOAD refused."""
+    env = tuple((f"HARMLESS_{n:02d}", "x") for n in range(80)) + (("PATH", "/tmp/agent"), ("LD_PRELOAD", "/tmp/agent/x.so"))
+    method = TerminalLogin("tui", "Log in", None, ("login", "--tty\x1b[2J"), env)
+    return TerminalCommand(method, ("/usr/bin/agent", *method.args), {"PATH": "/usr/bin"}, Path("/work/project"),
+                           refused_env=("PATH", "LD_PRELOAD"))
+
+
+async def test_a_long_terminal_command_scrolls_keeps_its_buttons_and_names_what_is_not_set() -> None:
+    app = DialogApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.ask(TerminalLoginScreen(hostile_terminal_command(), arm_delay=ARM))
+        assert isinstance(screen, TerminalLoginScreen)
+        await wait_for(pilot, lambda: screen.armed, "the dialog to arm")
+        await pilot.pause()
+        run = screen.query_one("#run", Button)
+        assert screen.region.contains_region(run.region) and screen.buttons_visible
+        hint = screen.query_one("#hint", Static)
+        assert screen.region.contains_region(hint.region)
+        text = screen_text(app)
+        assert "⚠ Not set, although the agent asked: PATH, LD_PRELOAD" in text  # first, on screen
+        assert "$ /usr/bin/agent login '--tty\\x1b[2J'" in text  # the control written out, never sent
+        assert "PATH=/tmp/agent" not in text and "LD_PRELOAD=" not in text
+        body = screen.query_one("#body")
+        assert body.max_scroll_y > 0  # 80 variables scroll
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app.results, "the answer")
+        assert app.results == [True]
 
 
 # -- the masked key -----------------------------------------------------------------------------------------

@@ -13,7 +13,11 @@ into one version-independent `AuthMethod` per entry, tolerantly:
   agents send although today's schemas no longer define it; the client asks for the variables and
   restarts the agent with them set.
 * anything else, and a known type that is malformed, becomes `UnsupportedLogin` with its raw payload and
-  the reason it cannot be used: listed, never offered. `_meta` hints are kept raw and never required.
+  the reason it cannot be used: listed, never offered. `_meta` hints are never required.
+* one `_meta` hint is read: an agent method carrying `_meta["api-key"]` (Gemini CLI's "Gemini API key":
+  `{"api-key": {"provider": "google"}}`) wants an API key, which `authenticate` alone never gives it. Its
+  `ApiKeyHint` names the variable: one the hint spells out (`env`, `envVar`, `variable` or `name`), else
+  the provider's documented one (`PROVIDER_KEY_VARIABLES`), else none (the user names it).
 
 A terminal method whose program arguments or environment hold control or invisible characters is also
 unsupported: the user must see exactly what would run before it runs; so is one whose program line is too
@@ -41,9 +45,9 @@ __all__ = [
     "AUTHENTICATE", "LOGIN", "LOGOUT", "V1_LOGOUT",
     "MAX_AUTH_DESCRIPTION", "MAX_AUTH_METHODS", "MAX_AUTH_NAME", "MAX_TERMINAL_ARGS", "MAX_TERMINAL_TEXT",
     "MORE_METHODS", "bound_auth_methods",
-    "AgentLogin", "AuthMethod", "AuthenticateRequest", "EnvVarLogin", "EnvVariable", "LoginAuthRequest",
+    "AgentLogin", "ApiKeyHint", "AuthMethod", "AuthenticateRequest", "EnvVarLogin", "EnvVariable", "LoginAuthRequest",
     "LoginVariable", "LogoutRequest", "TerminalLogin", "UnsupportedLogin", "decode_auth_methods",
-    "login_method_name", "login_request", "logout_method", "valid_env_name",
+    "login_method_name", "login_request", "logout_method", "valid_env_name", "PROVIDER_KEY_VARIABLES",
 ]
 
 #: v1 login request method (an agent method's id).
@@ -169,13 +173,32 @@ class LogoutRequest(WireStruct):
 # --- what the client works with ---------------------------------------------------------------------
 
 
+#: The key variable each provider's agents document (Gemini CLI: `GEMINI_API_KEY`, docs "Authentication").
+PROVIDER_KEY_VARIABLES: dict[str, str] = {
+    "google": "GEMINI_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ApiKeyHint:
+    """An agent method's `_meta["api-key"]`: it needs an API key; `variable` is the one to set, if known."""
+
+    variable: str | None = None
+    provider: str | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class AgentLogin:
-    """The agent logs the user in itself when asked with `authenticate` / `auth/login`."""
+    """The agent logs the user in itself when asked with `authenticate` / `auth/login`; with `api_key`, it
+    needs a key first (the client asks for the variable and restarts the agent with it)."""
 
     method_id: str
     name: str
     description: str | None = None
+    api_key: ApiKeyHint | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -328,11 +351,27 @@ def _agent(raw: dict[str, Any], version: int, name: str, method_id: str | None, 
     decoded = _convert(raw, *order)
     match decoded:
         case AuthMethodAgentV2(method_id=wire_id) | AuthMethodAgentV1(id=wire_id):
-            return AgentLogin(wire_id, name, description)
+            return AgentLogin(wire_id, name, description, _api_key_hint(raw.get("_meta")))
         case str() as error:
             return UnsupportedLogin(method_id, name, "agent", f"the agent sent it malformed ({error})", description, raw)
         case _:
             raise AssertionError(decoded)
+
+
+def _api_key_hint(meta: object) -> ApiKeyHint | None:
+    """`_meta["api-key"]` read tolerantly (any JSON value counts as "wants a key"); see the module docstring."""
+    if not isinstance(meta, dict) or "api-key" not in meta:
+        return None
+    hint = meta["api-key"]
+    if not isinstance(hint, dict):
+        return ApiKeyHint()
+    provider = _text(hint.get("provider"))
+    for field_name in ("env", "envVar", "variable", "name"):
+        named = hint.get(field_name)
+        if isinstance(named, str) and valid_env_name(named):
+            return ApiKeyHint(named, provider)
+    known = PROVIDER_KEY_VARIABLES.get(provider.lower()) if provider is not None else None
+    return ApiKeyHint(known, provider)
 
 
 def _terminal(raw: dict[str, Any], version: int, name: str, method_id: str | None,

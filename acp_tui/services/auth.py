@@ -17,7 +17,14 @@ up, and says what must happen next:
 * **terminal method**: the user confirms the exact command (the agent program, the method's `args`
   appended, its `env` added), the UI suspends itself and runs it in the real terminal; exit 0 is
   `RestartNeeded` (a fresh agent reads the new credentials), anything else is a failure and the list again.
-  Never passed to `authenticate`/`auth/login`;
+  Never passed to `authenticate`/`auth/login`. What is shown is what runs: the program is looked up on the
+  user's own `PATH` (never one the agent's `env` sets) and shown and run by that absolute path, and the
+  agent's variables that change which program runs or what it loads (`changes_what_runs`: `PATH`,
+  `LD_*`, `PYTHON*`, `NODE_OPTIONS`, …) are not set, and named in the dialog;
+* **agent method wanting a key** (`_meta["api-key"]`, Gemini CLI's "Gemini API key"): `authenticate`
+  alone would answer "logged in" and the agent would still lack the key, so it is handled like an env_var
+  method for the variable its hint names (the user names one when it names none), the method's id kept
+  for after the restart;
 * **env_var method** (dialect) and the client's own **key entry** ("set OPENAI_API_KEY for the agent"):
   masked inputs, each value registered as a secret (`acp_tui.secrets`), then `RestartNeeded` with the
   variables for the agent's process only (and, for the agent's method, its id to `authenticate` with if
@@ -31,7 +38,9 @@ was empty or absent.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import shutil
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +49,7 @@ from typing import Any, Literal, Protocol, TypeAlias, TypeVar, assert_never
 from acp_tui import secrets
 from acp_tui.protocol.auth import (
     AgentLogin,
+    ApiKeyHint,
     AuthMethod,
     EnvVarLogin,
     LoginVariable,
@@ -61,7 +71,7 @@ T = TypeVar("T")
 __all__ = [
     "AUTH_CAPABILITIES", "AgentRequest", "AuthService", "KeyEntry", "LoggedIn", "LoginAsker", "LoginAttempt",
     "LoginCancelled", "LoginChoice", "LoginInterrupted", "LoginOutcome", "LoginRequest", "LoginStopped", "RestartNeeded",
-    "SecretRequest", "TerminalCommand", "TerminalOutcome", "variable_named_in",
+    "SecretRequest", "TerminalCommand", "TerminalOutcome", "changes_what_runs", "resolve_program", "variable_named_in",
 ]
 
 #: What the service advertises (each schema's shape: v2 an empty object, v1 a boolean).
@@ -75,6 +85,42 @@ AgentRequest = Callable[[str, Any], Awaitable[object]]
 
 #: An upper-case variable name that reads like a credential, e.g. in "OPENAI_API_KEY is not set".
 _NAMED_VARIABLE = re.compile(r"\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:API_KEY|KEY|TOKEN|SECRET|ACCESS_KEY))\b")
+
+
+#: Variables a terminal method may not set because they change which program runs, or what it loads or
+#: executes on start, so the command shown would not be what runs. From each tool's own manual:
+#: execvp(3) `PATH`; sh(1) `ENV`, `IFS`; bash(1) `BASH_ENV`, `SHELLOPTS`, `BASHOPTS`, `PS4`, exported
+#: functions (`BASH_FUNC_*`); ld.so(8) `LD_*`, glibc `GCONV_PATH`, `LOCPATH`, `NLSPATH`, `HOSTALIASES`;
+#: dyld(1) `DYLD_*`; python(1) `PYTHON*`; node(1) `NODE_*`, npm's `NPM_CONFIG_*`; perlrun(1) `PERL*`;
+#: ruby(1) `RUBY*`, `GEM_*`; java `JAVA_TOOL_OPTIONS`, `_JAVA_OPTIONS`, `JDK_JAVA_OPTIONS`, `CLASSPATH`;
+#: git(1) `GIT_*` (`GIT_EXEC_PATH`, `GIT_SSH_COMMAND`, `GIT_CONFIG_*`, …); Lua `LUA_*`; OpenSSL
+#: `OPENSSL_CONF`, `OPENSSL_ENGINES`; and `HOME` / `XDG_*`, which choose the configuration files
+#: (`~/.gitconfig`, `~/.npmrc`, Python's user site-packages) that run code of their own.
+RUN_CHANGING_NAMES: frozenset[str] = frozenset({
+    "PATH", "ENV", "IFS", "BASH_ENV", "SHELLOPTS", "BASHOPTS", "PS4", "GCONV_PATH", "LOCPATH", "NLSPATH",
+    "HOSTALIASES", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH", "OPENSSL_CONF",
+    "OPENSSL_ENGINES", "HOME", "ZDOTDIR", "ELECTRON_RUN_AS_NODE",
+})
+RUN_CHANGING_PREFIXES: tuple[str, ...] = (
+    "LD_", "DYLD_", "PYTHON", "NODE_", "NPM_CONFIG_", "PERL", "RUBY", "GEM_", "GIT_", "BASH_FUNC_", "LUA_",
+    "XDG_",
+)
+
+
+def changes_what_runs(name: str) -> bool:
+    """Does setting `name` change which program runs or what it loads (`RUN_CHANGING_NAMES`)? Case-blind."""
+    upper = name.upper()
+    return upper in RUN_CHANGING_NAMES or upper.startswith(RUN_CHANGING_PREFIXES)
+
+
+def resolve_program(program: str, search_path: str | None, cwd: Path) -> str | None:
+    """`program` as an absolute path: looked up on `search_path` (the user's `PATH`) unless it names a folder,
+    in which case a relative one is taken from `cwd` (where it runs); None when it is not an executable file."""
+    if os.sep in program or (os.altsep is not None and os.altsep in program):
+        candidate = program if os.path.isabs(program) else os.path.join(cwd, program)
+        return candidate if os.path.isfile(candidate) and os.access(candidate, os.X_OK) else None
+    found = shutil.which(program, path=search_path if search_path is not None else os.defpath)
+    return os.path.abspath(found) if found is not None else None
 
 
 class LoginInterrupted(Exception):
@@ -118,17 +164,22 @@ class LoginRequest:
 
 @dataclass(frozen=True, slots=True)
 class TerminalCommand:
-    """A terminal method ready to run: the exact argv, the complete environment, the folder."""
+    """A terminal method ready to run: the exact argv (the program by absolute path), the complete
+    environment, the folder, and the names of the agent's variables that are not set."""
 
     method: TerminalLogin
     argv: tuple[str, ...]
     env: Mapping[str, str]
     cwd: Path
+    #: the agent's variables left out because they change what runs or loads (`changes_what_runs`)
+    refused_env: tuple[str, ...] = ()
 
     @property
     def added_env(self) -> tuple[tuple[str, str], ...]:
-        """The variables the agent's method adds (shown to the user; the rest is the agent's own environment)."""
-        return self.method.env
+        """The variables the agent's method adds, as set (the last value of a repeated name; the refused left
+        out): shown to the user; the rest is the user's own environment."""
+        refused = set(self.refused_env)
+        return tuple(dict((name, value) for name, value in self.method.env if name not in refused).items())
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,9 +337,21 @@ class AuthService:
         capabilities = dict(context.agent_capabilities) if context is not None else {}
         return logout_method(self.version, raw_methods, capabilities)
 
-    def terminal_command(self, method: TerminalLogin, base_env: Mapping[str, str]) -> TerminalCommand:
-        """The configured agent program with the method's `args` appended and its `env` over `base_env`."""
-        return TerminalCommand(method, (*self.agent_argv, *method.args), {**base_env, **dict(method.env)}, self.cwd)
+    def terminal_command(self, method: TerminalLogin, base_env: Mapping[str, str]) -> TerminalCommand | str:
+        """The configured agent program with the method's `args` appended and its `env` over `base_env` (the
+        user's environment), or why it cannot run.
+
+        The program is resolved on `base_env`'s `PATH`, so a `PATH` in the method's `env` cannot choose it,
+        and runs by that absolute path; variables that change what runs or loads are left out and named.
+        """
+        if not self.agent_argv:
+            return "there is no agent program to run"
+        program = resolve_program(self.agent_argv[0], base_env.get("PATH"), self.cwd)
+        if program is None:
+            return f"{plain(self.agent_argv[0])} was not found on your PATH"
+        refused = tuple(dict.fromkeys(name for name, _ in method.env if changes_what_runs(name)))
+        command = TerminalCommand(method, (program, *self.agent_argv[1:], *method.args), {}, self.cwd, refused)
+        return TerminalCommand(method, command.argv, {**base_env, **dict(command.added_env)}, self.cwd, refused)
 
     # -- logging in ----------------------------------------------------------------------------------
 
@@ -312,6 +375,13 @@ class AuthService:
             match choice:
                 case None:
                     return LoginCancelled()
+                case AgentLogin(api_key=ApiKeyHint(variable=variable)):
+                    # the agent needs a key `authenticate` cannot carry: set its variable, restart, then log in
+                    wanted = (LoginVariable(variable),) if variable is not None else ()
+                    values = await self._ask_values(SecretRequest(choice.name, wanted, suggested=variable))
+                    if values is None:
+                        continue
+                    return RestartNeeded(f"{_names(values)} set for the agent; restarting it", values, choice.method_id)
                 case AgentLogin():
                     try:
                         failure = await self.authenticate(attempt, choice.method_id, choice.name)
@@ -321,12 +391,15 @@ class AuthService:
                         return LoggedIn(f"logged in: {plain(choice.name)}")
                 case TerminalLogin():
                     command = self.terminal_command(choice, attempt.base_env)
-                    if not await self._withdrawable(self.asker.confirm_terminal_login(command)):
-                        continue
-                    outcome = await self.asker.run_terminal_login(command)
-                    if outcome.ok:
-                        return RestartNeeded(f"logged in: {plain(choice.name)}; restarting the agent")
-                    failure = f"{plain(choice.name)}: {outcome.describe()}"
+                    if isinstance(command, str):
+                        failure = f"{plain(choice.name)}: {command}"
+                    else:
+                        if not await self._withdrawable(self.asker.confirm_terminal_login(command)):
+                            continue
+                        outcome = await self.asker.run_terminal_login(command)
+                        if outcome.ok:
+                            return RestartNeeded(f"logged in: {plain(choice.name)}; restarting the agent")
+                        failure = f"{plain(choice.name)}: {outcome.describe()}"
                 case EnvVarLogin():
                     values = await self._ask_values(SecretRequest(choice.name, choice.variables, link=choice.link))
                     if values is None:

@@ -19,6 +19,10 @@ two are the agent's fault and reported as protocol problems; a schema we cannot 
 `refused` (with the raw request, for "show raw") and handed to `ElicitationAsker.elicitation_refused`,
 so the user learns that a question went unanswered.
 
+**Duplicate ids.** A URL request whose `elicitationId` is still open (asked, or accepted and waiting for its
+completion) is refused with `-32602` and a noted problem; `elicitation/complete` ends exactly the one
+flow it names.
+
 **URL mode.** `accept` means "the user agreed to open it", not that the flow finished: the question
 then waits in `waiting` until `elicitation/complete` names it, the turn is cancelled or the
 connection ends; its `done` event is set then (and at once for any other answer). A completion for
@@ -300,6 +304,7 @@ class ElicitationService:
                 if not self._url:
                     self._unadvertised(context, "url", raw)
                 self._check_session(context, decoded.scope, raw)
+                self._check_unique(context, decoded.elicitation_id, raw)
                 return await self._ask_url(request.id, decoded, raw, context)
 
     def _unadvertised(self, context: ServiceContext, mode: str, raw: bytes) -> NoReturn:
@@ -314,6 +319,16 @@ class ElicitationService:
         if current is not None and scope.session_id != current:  # None: session/new has not answered yet
             context.report(f"elicitation/create for unknown session {scope.session_id!r}", raw)
             raise RpcError(INVALID_PARAMS, f"Invalid params: unknown session {scope.session_id!r}")
+
+    def _check_unique(self, context: ServiceContext, elicitation_id: str, raw: bytes) -> None:
+        """An `elicitationId` already being asked or waiting for its `elicitation/complete` is refused: the
+        completion could not say which of the two it ends (docs/protocol.md §10.1: the id names one flow)."""
+        if elicitation_id in self._waiting or any(
+            isinstance(entry.question, UrlQuestion) and entry.question.elicitation_id == elicitation_id
+            for entry in self._open.values()
+        ):
+            context.report(f"elicitation/create with duplicate elicitation id {elicitation_id!r}", raw)
+            raise RpcError(INVALID_PARAMS, f"Invalid params: elicitation id {elicitation_id!r} is already in use")
 
     async def _ask_form(
         self, request_id: int | str, request: FormElicitation, raw: bytes, context: ServiceContext

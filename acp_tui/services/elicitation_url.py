@@ -6,7 +6,8 @@ the URL as display segments: the exact characters the agent sent, with every con
 bidirectional character written out as a visible escape (`\\u202e`) instead of acting on the
 terminal or reordering the text, and the host marked. The warnings explain anything a careful
 reader should notice; `can_open` is False whenever opening would not take the user to exactly the
-address shown (not http(s), no host, hidden characters, spaces, unparsable): copying still works.
+address shown (not http(s), no host, hidden characters, spaces, unparsable), and when it holds a key
+the user typed here (`acp_tui.secrets`: shown as `••••••`, never in clear): copying still works.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias
 from urllib.parse import urlsplit
 
+from acp_tui import secrets
 from acp_tui.sanitize import plain
 
 __all__ = ["SegmentKind", "UrlView", "describe_url"]
@@ -103,7 +105,22 @@ def describe_url(url: str) -> UrlView:
     shifted = any(char in url for char in "\t\r\n")
     segments = _marked(url, parts.netloc, scheme) if host and not shifted else _segments(url, "text")
     can_open = scheme in _OPENABLE and bool(host) and not hidden and " " not in url
+    if secrets.holds_secret(url.encode("utf-8", "surrogatepass")):
+        segments = _masked(segments, url)
+        warnings.append(f"It contains a key you typed here (shown as {secrets.REDACTED}): opening it would hand the "
+                        "key to that site, so it can only be copied.")
+        can_open = False
     return UrlView(url, tuple(segments), scheme, host, host_unicode, tuple(warnings), can_open)
+
+
+def _masked(segments: list[tuple[str, SegmentKind]], url: str) -> list[tuple[str, SegmentKind]]:
+    """`segments` with every registered secret (`acp_tui.secrets`) shown as `REDACTED`; when one spans two
+    segments (the host and the path, say) the whole URL is masked as plain text instead."""
+    masked = [(secrets.redact(text) if kind != "hidden" else text, kind) for text, kind in segments]
+    joined = "".join(text for text, _ in masked)
+    if secrets.holds_secret(joined.encode("utf-8", "surrogatepass")):
+        return _segments(secrets.redact(url), "text")
+    return masked
 
 
 def _host_forms(host: str, warnings: list[str]) -> tuple[str, str]:

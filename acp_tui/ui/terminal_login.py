@@ -22,7 +22,7 @@ from types import FrameType
 
 from textual.app import App, SuspendNotSupported
 
-from acp_tui.sanitize import plain
+from acp_tui.sanitize import escape_controls, plain
 from acp_tui.services.auth import TerminalCommand, TerminalOutcome
 
 __all__ = ["run_in_terminal"]
@@ -41,7 +41,7 @@ def run_foreground(command: TerminalCommand) -> TerminalOutcome:
     """Run `command` attached to our terminal and wait for it (the UI is suspended by the caller)."""
     say = sys.__stderr__
     if say is not None:
-        say.write(f"\nacp-tui: logging in with {plain(command.method.name)}: {plain(shlex.join(command.argv))}\n"
+        say.write(f"\nacp-tui: logging in with {plain(command.method.name)}: {plain(escape_controls(shlex.join(command.argv)))}\n"
                   "acp-tui comes back when this program exits.\n\n")
         say.flush()
     with _interrupt_ignored():

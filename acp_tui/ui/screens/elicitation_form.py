@@ -14,7 +14,9 @@ focuses the first one instead of sending. The dialog scrolls, so a 200-field for
 
 The same typing guard as the permission dialog: nothing is focused on arrival and nothing counts
 until the dialog has been on screen for `arm_delay` seconds with no key pressed, so a user still
-typing a prompt cannot fill in or submit the form by accident.
+typing a prompt cannot fill in or submit the form by accident. Once armed, the first field has the
+keys; keys typed while arming were dropped, and the hint line says how many (until the user types
+or moves on), so nobody types on believing the first letters landed.
 """
 
 from __future__ import annotations
@@ -229,6 +231,8 @@ class ElicitationFormScreen(GuardedDialog[FormOutcome]):
             Button("Cancel", id="cancel", compact=True, disabled=True),
         ]
         self._footer = Horizontal(id="buttons")
+        #: the hint line says keys were dropped while arming (until the user types or moves on)
+        self._dropped_note = False
 
     def _context_line(self) -> str:
         if self._tool_call:
@@ -275,8 +279,24 @@ class ElicitationFormScreen(GuardedDialog[FormOutcome]):
     # -- the typing guard (guarded.py) -----------------------------------------------------
 
     def _controls(self) -> list[Widget]:
-        # Nothing is focused on arming: the first Tab goes to the first field.
         return [self._body, *self._buttons]
+
+    def _on_armed(self) -> None:
+        """The first field takes the keys (Submit, for a form with none); dropped keys are owned up to."""
+        target: Widget = self.rows[0].control if self.rows else self._buttons[0]
+        target.focus(scroll_visible=False)
+        self._body.scroll_home(animate=False)
+        if self.dropped_keys:
+            count = self.dropped_keys
+            where = f"“{self.rows[0].field.label}”" if self.rows else "the form"
+            self._dropped_note = True
+            self._hint.update(Text(f"⚠ {count} key{'s' if count != 1 else ''} typed before the form was ready "
+                                   f"went nowhere; type again in {where}", "bold"))
+
+    def _clear_dropped_note(self) -> None:
+        if self._dropped_note:
+            self._dropped_note = False
+            self._hint.update(self._armed_hints())
 
     def _armed_hints(self) -> Text:
         text = key_hints(list(_KEYS))
@@ -295,6 +315,7 @@ class ElicitationFormScreen(GuardedDialog[FormOutcome]):
 
     def action_advance(self) -> None:
         """Enter in a field: the next field, or submit from the last one."""
+        self._clear_dropped_note()
         row = self._row_of(self.focused)
         if row is not None and self.rows and row is self.rows[-1]:
             self.action_submit()
@@ -308,12 +329,15 @@ class ElicitationFormScreen(GuardedDialog[FormOutcome]):
 
     @on(Input.Changed)
     def _input_changed(self, event: Input.Changed) -> None:
+        if self._armed:
+            self._clear_dropped_note()
         row = self._row_of(event.input)
         if row is not None and row.touched:
             row.check()
 
     @on(Input.Blurred)
     def _input_blurred(self, event: Input.Blurred) -> None:
+        self._clear_dropped_note()
         row = self._row_of(event.input)
         if row is not None and self._armed and not self._decided:
             row.touched = True
@@ -325,6 +349,7 @@ class ElicitationFormScreen(GuardedDialog[FormOutcome]):
     def _choice_changed(self, event: Checkbox.Changed | Select.Changed | SelectionList.SelectedChanged[str]) -> None:
         row = self._row_of(event.control)
         if row is not None and self._armed:
+            self._clear_dropped_note()
             row.touched = True
             row.check()
 
@@ -342,6 +367,7 @@ class ElicitationFormScreen(GuardedDialog[FormOutcome]):
             self._finish(FormAccepted(result.content))
             return
         count = len(result.errors)
+        self._dropped_note = False
         self._hint.update(Text(f"{count} field{'s' if count > 1 else ''} to fix before sending", "bold"))
         first = next(row for row in self.rows if row.field.name in result.errors)
         first.control.focus()

@@ -3,7 +3,8 @@
 Keys and clicks are ignored until the dialog has been on screen for `arm_delay` seconds with no key
 pressed (each key while arming restarts the countdown; scrolling does not), and the controls are
 disabled until then, so someone still typing a prompt when a question arrives cannot answer it by
-accident. Subclasses name their controls and their armed key hints; the result is dismissed once.
+accident. Subclasses name their controls and their armed key hints; the result is dismissed once, and a
+dialog closed while another is above it (the agent withdrew it) leaves without disturbing that one.
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ class GuardedDialog(ModalScreen[R], Generic[R]):
         self._armed = False
         self._arm_timer: Timer | None = None
         self._decided = False
+        #: keys pressed while arming (each ignored); a dialog that takes typing says so once armed
+        self.dropped_keys = 0
         self._hint = Static(Text(ARMING_HINT), id="hint", classes="-arming")
 
     @property
@@ -82,6 +85,7 @@ class GuardedDialog(ModalScreen[R], Generic[R]):
     def on_key(self, event: events.Key) -> None:
         """While arming, every key but scrolling restarts the countdown (the controls are disabled)."""
         if not self._armed and self._arm_timer is not None and event.key not in SCROLL_KEYS:
+            self.dropped_keys += 1
             self._start_arming()
 
     def _start_arming(self) -> None:
@@ -121,7 +125,33 @@ class GuardedDialog(ModalScreen[R], Generic[R]):
         self._decided = True
         if self._arm_timer is not None:
             self._arm_timer.stop()
-        self.dismiss(result)
+        stack = self.app.screen_stack
+        if stack and stack[-1] is self:
+            self.dismiss(result)
+        elif self in stack:
+            self._close_buried(result)
+
+    def _close_buried(self, result: R | None) -> None:
+        """Close this dialog while another screen is above it (a second question came on top).
+
+        Textual's `dismiss` pops the *top* screen whoever calls it: the dialog above would vanish unanswered
+        and this one would stay, decided, holding the keys for good. So this one leaves the stack itself
+        (Textual has no public call for a screen below the top; `_screen_stack` is the app's own list) and the
+        screen above stays exactly as it is.
+        """
+        app = self.app
+        stack = app._screen_stack
+        if self._result_callbacks:
+            self._result_callbacks[-1](result)
+            self._pop_result_callback()
+        stack.remove(self)
+        app.screen.refresh()  # this dialog no longer shows through the translucent one above
+
+        async def remove() -> None:
+            if self.is_attached:
+                await self.remove()
+
+        app.call_later(remove)
 
     def close_because(self, reason: str) -> None:
         """Close without an answer (the question went away)."""

@@ -5,7 +5,10 @@
   variable), the methods acp-tui cannot use with the reason (listed, not offered), and the client's own
   "set an API key" entry. The previous attempt's failure is shown above the list.
 * `TerminalLoginScreen` shows exactly what a terminal method would run before it runs: the argv (the
-  configured agent program plus the agent's `args`), the variables the agent adds, the folder.
+  configured agent program, by the absolute path found on the user's `PATH`, plus the agent's `args`),
+  the variables the agent adds, the folder, controls written out (`\\x1b`, `\\n`). The agent's variables
+  that are not set (they change what runs or loads) are named first, with a ⚠. What runs scrolls; the
+  buttons stay on screen, and `y` counts only while they are.
 * `SecretScreen` asks for variables in masked fields (a name field too for the client's own entry). Every
   value is registered as a secret when submitted, so it is redacted wherever acp-tui writes or shows text.
 
@@ -33,8 +36,8 @@ from textual.widget import Widget
 from textual.widgets import Button, Input, Static
 
 from acp_tui import secrets
-from acp_tui.protocol.auth import AgentLogin, EnvVarLogin, LoginVariable, TerminalLogin, UnsupportedLogin, valid_env_name
-from acp_tui.sanitize import plain
+from acp_tui.protocol.auth import AgentLogin, ApiKeyHint, EnvVarLogin, LoginVariable, TerminalLogin, UnsupportedLogin, valid_env_name
+from acp_tui.sanitize import escape_controls, plain
 from acp_tui.services.auth import KeyEntry, LoginChoice, LoginRequest, SecretRequest, TerminalCommand
 from acp_tui.path_text import display_path
 from acp_tui.ui.screens.guarded import GuardedDialog
@@ -93,6 +96,8 @@ def method_label(choice: LoginChoice) -> str:
 def method_how(choice: LoginChoice) -> str:
     """How a method works, in a few words."""
     match choice:
+        case AgentLogin(api_key=ApiKeyHint(variable=variable)):
+            return f"asks for {variable}; restarts the agent" if variable else "asks for an API key; restarts the agent"
         case AgentLogin():
             return "the agent logs you in"
         case TerminalLogin():
@@ -242,17 +247,32 @@ class LoginScreen(GuardedDialog[LoginChoice]):
 # -- running a program ----------------------------------------------------------------------------------------
 
 
+def shown(text: str) -> str:
+    """Text of a command to run as shown: controls written out (never acted on, never dropped), secrets hidden."""
+    return plain(escape_controls(text))
+
+
 def command_line(command: TerminalCommand) -> str:
-    """The argv as a shell would read it (sanitised: what is shown is what runs, see protocol/auth.py)."""
-    return plain(shlex.join(command.argv))
+    """The argv as a shell would read it, the program by its absolute path (what is shown is what runs)."""
+    return shown(shlex.join(command.argv))
+
+
+def refused_line(command: TerminalCommand) -> str:
+    """The warning naming the agent's variables that are not set (empty when there are none)."""
+    if not command.refused_env:
+        return ""
+    names = ", ".join(shown(name) for name in command.refused_env)
+    return f"⚠ Not set, although the agent asked: {names} (they change which program runs or what it loads)"
 
 
 class TerminalLoginScreen(GuardedDialog[bool]):
     """Confirm running a terminal method's program; True to run it."""
 
     DEFAULT_CSS = "TerminalLoginScreen {" + _DIALOG_CSS + """
-        #dialog > #command { height: auto; color: $text; background: $boost; padding: 0 1; margin-top: 1; }
-        #dialog > #env { height: auto; color: $text; background: $boost; padding: 0 1; }
+        #body > #refused { height: auto; color: $text-warning; text-style: bold; margin-bottom: 1; }
+        #body > #command { height: auto; color: $text; background: $boost; padding: 0 1; }
+        #body > #env { height: auto; color: $text; background: $boost; padding: 0 1; }
+        #body > .muted { height: auto; color: $text-muted; }
     }"""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -260,6 +280,8 @@ class TerminalLoginScreen(GuardedDialog[bool]):
         Binding("n,escape", "decide(False)", show=False),
         Binding("left,up,shift+tab", "move(-1)", show=False),
         Binding("right,down,tab", "move(1)", show=False),
+        Binding("pageup,shift+up", "scroll_body(-1)", show=False),
+        Binding("pagedown,shift+down", "scroll_body(1)", show=False),
     ]
 
     def __init__(self, command: TerminalCommand, *, arm_delay: float = ARM_DELAY) -> None:
@@ -269,6 +291,9 @@ class TerminalLoginScreen(GuardedDialog[bool]):
         self._back = Button(Text("n  Back"), variant="default", compact=True, disabled=True, id="back")
         self._buttons = [self._run, self._back]
         self._dialog = Vertical(id="dialog")
+        # what runs scrolls; the title, the buttons and the hint stay on screen however long it is
+        self._body = VerticalScroll(id="body", can_focus=False)
+        self._footer = Horizontal(id="buttons")
 
     def _controls(self) -> list[Widget]:
         return list(self._buttons)
@@ -279,23 +304,53 @@ class TerminalLoginScreen(GuardedDialog[bool]):
         with self._dialog:
             yield Static(Text(f"To log in with “{plain(command.method.name)}”, acp-tui runs this in the terminal:"),
                          id="title")
-            yield Static(Text(f"$ {command_line(command)}"), id="command")
-            if command.added_env:
-                lines = "\n".join(f"{plain(name)}={plain(value)}" for name, value in command.added_env)
-                yield Static(Text(f"with the agent's variables:\n{lines}"), id="env")
-            yield Static(Text(f"in {display_path(os.fspath(command.cwd))}"), classes="muted")
-            yield Static(Text("acp-tui steps aside while it runs and comes back when it exits; "
-                              "after a successful login the agent restarts."), classes="muted")
-            with Horizontal(id="buttons"):
+            with self._body:
+                if command.refused_env:
+                    yield Static(Text(refused_line(command)), id="refused")
+                yield Static(Text(f"$ {command_line(command)}"), id="command")
+                if command.added_env:
+                    lines = "\n".join(f"{shown(name)}={shown(value)}" for name, value in command.added_env)
+                    yield Static(Text(f"with the agent's variables:\n{lines}"), id="env")
+                yield Static(Text(f"in {shown(display_path(os.fspath(command.cwd)))}"), classes="muted")
+                yield Static(Text("acp-tui steps aside while it runs and comes back when it exits; "
+                                  "after a successful login the agent restarts."), classes="muted")
+            with self._footer:
                 yield from self._buttons
             yield self._hint
 
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._fit_body)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.call_after_refresh(self._fit_body)
+
+    def _fit_body(self) -> None:
+        """Cap what runs so the title, the buttons and the hint always fit in 80% of the screen; it scrolls."""
+        cap = int(self.size.height * MAX_HEIGHT_FRACTION)
+        chrome = self._dialog.styles.gutter.height + self._body.styles.margin.height
+        for widget in self._dialog.children:
+            if widget is not self._body:
+                chrome += widget.outer_size.height
+        self._body.styles.max_height = max(MIN_BODY_HEIGHT, cap - chrome)
+
+    @property
+    def buttons_visible(self) -> bool:
+        """Is the Run button on screen (not pushed off by a long command)? `y` counts only then."""
+        region = self._run.region
+        return bool(region) and self.region.contains_region(region)
+
     def _armed_hints(self) -> Text:
-        return _hints((("y", "run it"), ("n/esc", "back"), ("←→ ⏎", "choose")))
+        return _hints((("y", "run it"), ("n/esc", "back"), ("←→ ⏎", "choose"), ("pgup/pgdn", "scroll")))
 
     def action_decide(self, run: bool) -> None:
-        if self._armed:
+        if self._armed and (not run or self.buttons_visible):
             self._finish(run)
+
+    def action_scroll_body(self, step: int) -> None:
+        if step < 0:
+            self._body.scroll_page_up()
+        else:
+            self._body.scroll_page_down()
 
     def action_move(self, step: int) -> None:
         if not self._armed:
@@ -307,8 +362,7 @@ class TerminalLoginScreen(GuardedDialog[bool]):
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        if self._armed:
-            self._finish(event.button is self._run)
+        self.action_decide(event.button is self._run)
 
 
 # -- typing a key ------------------------------------------------------------------------------------------------
