@@ -6,6 +6,8 @@
 - A card's own letters stay the card's (`i`, `s`); cancelling a tool call needs Ctrl+X, so a plain
   `x` meant for the prompt cancels nothing.
 - Tab visits the focusable parts in screen order and comes back to the prompt.
+- Keys typed fast on a card (issue 22) all follow the first one to the prompt, the card's own keys
+  and Enter included: a burst reaches the card before the focus has moved.
 
 The widgets post `FocusPrompt`; `ChatScreen` turns it into `PromptInput.take_focus`. The widget-level
 tests below wire it the same way in a small app; the real-app tests prove the screen's wiring.
@@ -17,7 +19,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
@@ -73,7 +75,7 @@ class FocusApp(App[None]):
     def _focus_prompt(self, event: FocusPrompt) -> None:
         """What `ChatScreen` does with the message."""
         event.stop()
-        self.query_one(PromptInput).take_focus(event.character)
+        self.query_one(PromptInput).take_focus(event.key, event.character)
 
 
 async def test_escape_on_a_card_asks_for_the_prompt_and_the_prompt_takes_the_focus() -> None:
@@ -247,3 +249,50 @@ async def test_tab_from_the_prompt_visits_the_timeline_in_order_and_comes_back(t
             if run.app.focused is prompt:
                 break
         assert visited == [run.chat.conversation, read, running, prompt]
+
+
+# -- typing fast on a card (issue 22) ----------------------------------------------------------------
+
+
+async def burst(run: AppRun, *keys: str) -> None:
+    """Keys as a terminal delivers a fast typist's burst: all queued at once, none waited for."""
+    for key in keys:
+        run.pilot.app.post_message(events.Key(key, key if len(key) == 1 else None))
+
+
+async def test_a_word_typed_fast_on_a_card_reaches_the_prompt_whole(tmp_path: Path) -> None:
+    """`edit` typed on a card: the `e` sends the focus to the prompt, and the `i` queued for the card
+    behind it (the card's own key) goes there too, never toggling the card's raw view."""
+    async with running_app(tmp_path, {"version": 2, "turns": [CARDS_TURN]}) as run:
+        read, _ = await cards(run)
+        read.focus()
+        await run.pilot.pause()
+        await burst(run, "e", "d", "i", "t")
+        await run.wait(lambda: run.chat.prompt_input.has_focus and len(run.chat.prompt_input.text) >= 3,
+                       "the typed keys")
+        await run.pilot.pause(0.1)
+        assert run.chat.prompt_input.text == "edit" and run.chat.prompt_input.has_focus
+        assert not read.has_class("-raw")
+
+
+async def test_enter_typed_fast_behind_a_word_on_a_card_sends_the_word(tmp_path: Path) -> None:
+    async with running_app(tmp_path, {"version": 2, "turns": [CARDS_TURN]}) as run:
+        read, _ = await cards(run)
+        read.focus()
+        await run.pilot.pause()
+        await burst(run, "o", "k", "enter")
+        await run.wait(lambda: run.prompts_received() == ["cards", "ok"], "the word sent")
+        assert not read.expanded and run.chat.prompt_input.text == ""
+
+
+async def test_a_cards_own_key_pressed_first_is_still_the_cards(tmp_path: Path) -> None:
+    async with running_app(tmp_path, {"version": 2, "turns": [CARDS_TURN]}) as run:
+        read, _ = await cards(run)
+        read.focus()
+        await run.pilot.pause()
+        await run.pilot.press("i")
+        await run.wait(lambda: read.has_class("-raw"), "the raw view")
+        assert read.has_focus and run.chat.prompt_input.text == ""
+        await run.pilot.press("i", "x", "i")  # the toggle again, then typing: the second i is typed
+        await run.wait(lambda: run.chat.prompt_input.text == "xi", "the typed keys")
+        assert not read.has_class("-raw")

@@ -309,7 +309,7 @@ class ChatScreen(Screen[None]):
     def _focus_prompt(self, event: FocusPrompt) -> None:
         """Escape, or a key typed on a timeline widget: back to the prompt, with the key (never lost)."""
         event.stop()
-        self.prompt_input.take_focus(event.character)
+        self.prompt_input.take_focus(event.key, event.character)
 
     def action_sessions(self, what: str) -> None:
         """Browse sessions, start a new one or save this one as Markdown (session_actions.py)."""

@@ -132,12 +132,16 @@ class PromptInput(TextArea):
         """PageDown scrolls the conversation (see `action_cursor_page_up`)."""
         raise SkipAction()
 
-    def take_focus(self, character: str | None = None) -> None:
-        """Focus the prompt and, if given, type `character` at the cursor (a key typed on a card)."""
+    def take_focus(self, key: str | None = None, character: str | None = None) -> None:
+        """Focus the prompt and, if given, press `key` there (a key typed on a card, which types `character`).
+
+        The key goes back through the app as a new key press, queued behind the focus change, so it is
+        handled exactly as if typed in the prompt (Enter sends, Backspace deletes, a menu takes its keys)
+        and the keys forwarded one after another keep their order.
+        """
         self.focus()
-        if character:
-            start, end = self.selection
-            self._replace_via_keyboard(character, start, end)
+        if key is not None and self.focusable:  # (a prompt that cannot take the focus would send it back here)
+            self.app.post_message(events.Key(key, character))
 
     def _menu_key(self, event: events.Key) -> bool:
         """Route a key to the open command menu; True when the menu used it."""
