@@ -188,11 +188,19 @@ class PromptInput(TextArea):
 
     async def _on_paste(self, event: events.Paste) -> None:
         """Image paths become mentions and huge pastes a collapsed token; other text is left to
-        `TextArea._on_paste`, which Textual calls after this (unless the default is prevented)."""
-        if not self.read_only and self.context.paste(event.text):
+        `TextArea._on_paste`, which Textual calls after this (unless the default is prevented).
+
+        Line ends are LF first: tmux and many terminals paste with CR or CRLF, which would leave a
+        120-line paste uncollapsed (its lines are counted by LF) and send the CRs to the agent."""
+        text = event.text.replace("\r\n", "\n").replace("\r", "\n")
+        if self.read_only:
+            return
+        if self.context.paste(text):
             event.stop()
             event.prevent_default()
             self.focus()
+        elif text != event.text:
+            event.text = text  # what `TextArea._on_paste` inserts
 
     def _build_highlight_map(self) -> None:
         """No syntax highlighting: the only highlights are the chips of mentions and pastes."""
