@@ -5,7 +5,8 @@
   the focus to the prompt; a printable key typed there goes to the prompt *with the key*.
 - A card's own letters stay the card's (`i`, `s`); cancelling a tool call needs Ctrl+X, so a plain
   `x` meant for the prompt cancels nothing.
-- Tab visits the focusable parts in screen order and comes back to the prompt.
+- Tab from the prompt starts at the newest card, then visits the rest in screen order and comes back;
+  Enter where nothing uses it goes back to the prompt (issue 22).
 - Keys typed fast on a card (issue 22) all follow the first one to the prompt, the card's own keys
   and Enter included: a burst reaches the card before the focus has moved.
 
@@ -129,8 +130,16 @@ async def test_modifier_keys_and_navigation_keys_stay_where_the_focus_is() -> No
     async with app.run_test() as pilot:
         card = app.query_one("#card")
         card.focus()
-        await pilot.press("ctrl+x", "down", "up", "enter")
+        await pilot.press("ctrl+x", "down", "up")
         assert card.has_focus and app.query_one(PromptInput).text == ""
+
+
+async def test_enter_on_a_card_that_has_no_use_for_it_goes_back_to_the_prompt() -> None:
+    app = FocusApp()
+    async with app.run_test() as pilot:
+        app.query_one("#card").focus()
+        await pilot.press("enter")
+        assert app.query_one(PromptInput).has_focus and app.query_one(PromptInput).text == ""
 
 
 # -- the real app ----------------------------------------------------------------------------------
@@ -236,19 +245,46 @@ async def test_escape_and_typing_on_a_queued_prompt_return_to_the_prompt(tmp_pat
         await run.pilot.press("ctrl+c")
 
 
-async def test_tab_from_the_prompt_visits_the_timeline_in_order_and_comes_back(tmp_path: Path) -> None:
+async def test_tab_from_the_prompt_starts_at_the_newest_card_and_comes_back(tmp_path: Path) -> None:
+    """Tab from the prompt lands on the newest card (never on the bare timeline, where Enter did
+    nothing); Tab again comes back to the prompt, Shift+Tab walks to older cards."""
     async with running_app(tmp_path, {"version": 2, "turns": [CARDS_TURN]}) as run:
         read, running = await cards(run)
         prompt = run.chat.prompt_input
         prompt.focus()
-        visited: list[Any] = []
-        for _ in range(10):
-            await run.pilot.press("tab")
-            await run.pilot.pause()
-            visited.append(run.app.focused)
-            if run.app.focused is prompt:
-                break
-        assert visited == [run.chat.conversation, read, running, prompt]
+        await run.pilot.pause()
+        await run.pilot.press("tab")
+        await run.wait(lambda: run.app.focused is running, "the newest card's focus")
+        await run.pilot.press("tab")
+        await run.wait(lambda: run.app.focused is prompt, "the prompt's focus")
+        await run.pilot.press("tab", "shift+tab")
+        await run.wait(lambda: run.app.focused is read, "the older card's focus")
+        await run.pilot.press("shift+tab")
+        await run.wait(lambda: run.app.focused is run.chat.conversation, "the timeline's focus")
+
+
+async def test_tab_from_the_prompt_with_no_card_keeps_the_focus_and_enter_still_sends(tmp_path: Path) -> None:
+    async with running_app(tmp_path, {"version": 2}) as run:
+        prompt = run.chat.prompt_input
+        await run.pilot.press("h", "i", "tab")
+        await run.pilot.pause()
+        assert run.app.focused is prompt
+        await run.pilot.press("enter")
+        await run.wait(lambda: run.prompts_received() == ["hi"], "the prompt sent")
+
+
+async def test_enter_where_nothing_uses_it_goes_back_to_the_prompt(tmp_path: Path) -> None:
+    """Enter on the bare timeline (or any part that has no use for it) is never silently lost: the
+    focus goes back to the prompt, the draft kept, for the next Enter to send."""
+    async with running_app(tmp_path, {"version": 2, "turns": [CARDS_TURN]}) as run:
+        await cards(run)
+        prompt = run.chat.prompt_input
+        prompt.load_text("draft")
+        run.chat.conversation.focus()
+        await run.pilot.pause()
+        await run.pilot.press("enter")
+        await run.wait(lambda: prompt.has_focus, "the prompt's focus")
+        assert prompt.text == "draft" and run.prompts_received() == ["cards"]
 
 
 # -- typing fast on a card (issue 22) ----------------------------------------------------------------

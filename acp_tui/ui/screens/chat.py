@@ -131,14 +131,14 @@ class ChatScreen(Screen[None]):
         yield SessionHeader(header, id="header")
         yield StatusBar(id="status")
         yield StderrPanel(id="stderr")
-        yield Conversation(id="conversation")
+        yield (conversation := Conversation(id="conversation"))
         yield PlanPanel(id="plan-panel")
         yield QueuedPrompts(id="queue")
         menu = CommandMenu(id="command-menu")
         yield menu
         picker = FilePicker(self.launch.cwd, id="file-picker")
         yield picker
-        yield PromptInput(self.history, id="prompt", command_menu=menu, file_picker=picker)
+        yield PromptInput(self.history, id="prompt", command_menu=menu, file_picker=picker, timeline=conversation)
         yield ConfigBar(id="config")
 
     def on_mount(self) -> None:

@@ -1,7 +1,8 @@
 """The multi-line prompt: Enter sends, Shift+Enter / Ctrl+J add a line, Up/Down recall history.
 
 With a `CommandMenu` attached, a `/` word at the start opens the agent's slash commands; while the
-menu is open Up/Down move its highlight, Tab/Enter complete the command and Escape closes it.
+menu is open Up/Down move its highlight, Tab/Enter complete the command and Escape closes it;
+with none open, Tab goes to the newest card of the attached timeline.
 With a `FilePicker` attached, `@` mentions files the same way, and mentions and huge pastes show as
 chips (see `prompt_context`); Enter then submits a `PromptSubmission` (text and mentions).
 """
@@ -23,6 +24,7 @@ from acp_tui.protocol.v2 import AvailableCommand
 from acp_tui.sanitize import plain
 from acp_tui.context.mentions import PromptSubmission
 from acp_tui.ui.widgets.command_menu import CommandMenu
+from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.file_picker import FilePicker
 from acp_tui.ui.widgets.prompt_context import MENTION_HIGHLIGHT, PromptContext
 
@@ -75,6 +77,7 @@ class PromptInput(TextArea):
         id: str | None = None,
         command_menu: CommandMenu | None = None,
         file_picker: FilePicker | None = None,
+        timeline: Conversation | None = None,
     ) -> None:
         super().__init__(
             "",
@@ -88,6 +91,7 @@ class PromptInput(TextArea):
         )
         self.prompt_history = history
         self.command_menu = command_menu
+        self.timeline = timeline
         self.context = PromptContext(self, file_picker)
 
     async def _on_key(self, event: events.Key) -> None:
@@ -101,6 +105,11 @@ class PromptInput(TextArea):
             # An empty Enter is submitted too: it sends the next prompt of a paused queue.
             submission = self.context.submission()
             self.post_message(self.Submitted(self, submission.text, submission))
+            return
+        if event.key == "tab" and self.timeline is not None:
+            event.stop()
+            event.prevent_default()
+            self._tab_away(self.timeline)
             return
         if event.key in ("shift+enter", "ctrl+j"):
             event.stop()
@@ -142,6 +151,19 @@ class PromptInput(TextArea):
         self.focus()
         if key is not None and self.focusable:  # (a prompt that cannot take the focus would send it back here)
             self.app.post_message(events.Key(key, character))
+
+    def _tab_away(self, timeline: Conversation) -> None:
+        """Tab with no menu or picker open: the newest card, else the next part with something to do
+        (a queued prompt), else nowhere. Never the bare timeline, where the focus was not seen and Enter
+        did nothing; from the card on, Tab and Shift+Tab walk the screen as usual."""
+        target = timeline.newest_entry()
+        if target is None:
+            chain = self.screen.focus_chain
+            at = chain.index(self) if self in chain else -1
+            others = [widget for widget in chain[at + 1:] + chain[:at] if widget is not timeline]
+            target = others[0] if others else None
+        if target is not None:
+            target.focus()
 
     def _menu_key(self, event: events.Key) -> bool:
         """Route a key to the open command menu; True when the menu used it."""

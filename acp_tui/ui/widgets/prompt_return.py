@@ -5,7 +5,8 @@ the conversation itself, queued prompts, the stderr panel) are visited. `Returns
 into the containers of those parts, so it sees every key their focused widget does not use (keys
 bubble up from the focused widget; bindings are only looked at after that):
 
-- Escape, unless something in the focus chain binds it, asks for the prompt;
+- Escape, unless something in the focus chain binds it, asks for the prompt; so does Enter (never a
+  key that does nothing: the focus going back shows where the next Enter sends);
 - a printable character that nothing in the focus chain binds (a card's own letters such as `s`
   stay the card's) asks for the prompt *with the key*, so it is typed there, never lost;
 - once it has, every key that follows goes to the prompt too, bound or not, until the focus comes back
@@ -55,7 +56,7 @@ class ReturnsToPrompt(_Base):
             event.prevent_default()
             self.post_message(FocusPrompt(event.character, key=event.key))
             return
-        if event.key == "escape":
+        if event.key in ("escape", "enter"):
             character = None
         elif event.is_printable and event.character is not None:
             character = event.character
