@@ -2,7 +2,8 @@
 
 With a `CommandMenu` attached, a `/` word at the start opens the agent's slash commands; while the
 menu is open Up/Down move its highlight, Tab/Enter complete the command and Escape closes it;
-with none open, Tab goes to the newest card of the attached timeline.
+with none open, Tab goes to the newest card of the attached timeline, and End, once the cursor is
+at the end of its line, jumps to the timeline's newest output.
 With a `FilePicker` attached, `@` mentions files the same way, and mentions and huge pastes show as
 chips (see `prompt_context`); Enter then submits a `PromptSubmission` (text and mentions).
 """
@@ -111,6 +112,11 @@ class PromptInput(TextArea):
             event.prevent_default()
             self._tab_away(self.timeline)
             return
+        if event.key == "end" and self.timeline is not None and self._at_line_end():
+            event.stop()  # nothing left to move over: End jumps to the newest output (the hint says so)
+            event.prevent_default()
+            self.timeline.follow()
+            return
         if event.key in ("shift+enter", "ctrl+j"):
             event.stop()
             event.prevent_default()
@@ -151,6 +157,10 @@ class PromptInput(TextArea):
         self.focus()
         if key is not None and self.focusable:  # (a prompt that cannot take the focus would send it back here)
             self.app.post_message(events.Key(key, character))
+
+    def _at_line_end(self) -> bool:
+        """Would End not move the cursor (at the end of its line, or of its wrapped row; no selection)?"""
+        return self.selection.is_empty and self.get_cursor_line_end_location() == self.cursor_location
 
     def _tab_away(self, timeline: Conversation) -> None:
         """Tab with no menu or picker open: the newest card, else the next part with something to do
