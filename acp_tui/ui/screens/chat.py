@@ -120,7 +120,7 @@ class ChatScreen(Screen[None]):
         self.controller = controller(launch, self.pump.push, self.asker)
         if force_stop_after is not None:
             self.controller.force_stop_after = force_stop_after
-        self.config = ConfigControl(self.app, self.controller)
+        self.config = ConfigControl(self.app, self.controller, arm_delay=arm_delay)
         self.sessions = SessionActions(self, self.controller)
         self._quit_armed_at: float | None = None
 
