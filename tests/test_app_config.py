@@ -1,4 +1,5 @@
-"""Session config options in the app: the chip bar, the F4 picker, Shift+Tab mode cycling, errors.
+"""Session config options in the app: the chip bar, the F4 picker, Shift+Tab mode cycling, errors; every
+mode change a line in the conversation, and a question before a mode that bypasses permissions.
 
 Real keys go through a pilot to the real app running the scripted agent; assertions are on the exact
 JSON the agent recorded (validated against the schema) and on what the bar shows afterwards.
@@ -13,9 +14,12 @@ import pytest
 from textual.command import CommandList
 from textual.widgets import OptionList
 
+from acp_tui.session.modes import bypasses_permissions
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.screens.config_picker import ConfigPickerScreen
+from acp_tui.ui.screens.mode_confirm import ModeConfirmScreen
 from acp_tui.ui.widgets.config_bar import ConfigBar
+from acp_tui.ui.widgets.system_line import SystemLine
 from tests.scripted_app import ARM_DELAY, SIZE, ScriptedRun, isolate_user_dirs, ready, wait_until
 
 
@@ -247,3 +251,133 @@ async def test_clicking_a_chip_opens_the_picker_on_that_option(tmp_path: Path) -
         await wait_until(pilot, lambda: isinstance(app.screen, ConfigPickerScreen), "the picker")
         highlighted = app.screen.query_one(OptionList).highlighted_option
         assert highlighted is not None and str(highlighted.prompt).endswith("Ask")
+
+
+# -- mode changes are seen, and a permission-bypassing mode asks first (issue 22) ----------------------
+
+CLAUDE_MODES = [("default", "Default"), ("acceptEdits", "Accept Edits"), ("bypassPermissions", "Bypass Permissions"),
+                ("plan", "Plan")]
+
+
+def mode_answer(value: str) -> dict[str, Any]:
+    return {"result": {"configOptions": [select("mode", "Mode", value, CLAUDE_MODES, "mode")]}}
+
+
+def lines(app: AcpApp) -> list[str]:
+    assert app.chat is not None
+    return [view.message for view in app.chat.query(SystemLine)]
+
+
+async def test_a_mode_switched_with_shift_tab_is_a_line_in_the_conversation(tmp_path: Path) -> None:
+    run = ScriptedRun(tmp_path, script(OPTIONS))
+    app = AcpApp(run.launch, arm_delay=ARM_DELAY)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = await ready(pilot, app)
+        await wait_until(pilot, lambda: chat.query_one(ConfigBar).display, "the config bar")
+        assert lines(app) == []  # the mode the session opens with is no change
+        await pilot.press("shift+tab")
+        await wait_until(pilot, lambda: "you switched the mode to Code" in lines(app), "the mode line")
+        (line,) = [view for view in chat.query(SystemLine) if "mode" in view.message]
+        assert line.severity == "info"
+
+
+@pytest.mark.parametrize("version", [1, 2])
+async def test_a_mode_the_agent_switches_is_a_line_in_the_conversation(tmp_path: Path, version: int) -> None:
+    if version == 2:
+        change = {"sessionUpdate": "config_option_update",
+                  "configOptions": [select("mode", "Mode", "bypassPermissions", CLAUDE_MODES, "mode")]}
+        session_new: dict[str, Any] = {"sessionId": "cfg-1",
+                                       "configOptions": [select("mode", "Mode", "default", CLAUDE_MODES, "mode")]}
+    else:
+        change = {"sessionUpdate": "current_mode_update", "currentModeId": "bypassPermissions"}
+        session_new = {"sessionId": "cfg-1", "modes": {"currentModeId": "default", "availableModes": [
+            {"id": value, "name": name} for value, name in CLAUDE_MODES]}}
+    turn = {"steps": [{"op": "update", "update": change}, {"op": "respond_prompt", "stopReason": "end_turn"}]}
+    run = ScriptedRun(tmp_path, {"version": version, "session_new": session_new, "turns": [turn]})
+    app = AcpApp(run.launch, arm_delay=ARM_DELAY)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = await ready(pilot, app)
+        chat.prompt_input.load_text("go")
+        await pilot.press("enter")
+        expected = "the agent switched the mode to Bypass Permissions — it may act without asking for permission"
+        await wait_until(pilot, lambda: expected in lines(app), "the mode line")
+        (line,) = [view for view in chat.query(SystemLine) if "mode" in view.message]
+        assert line.severity == "warning"
+
+
+def bypass_script(current: str, answer: str) -> dict[str, Any]:
+    return {"version": 2,
+            "session_new": {"sessionId": "cfg-1", "configOptions": [select("mode", "Mode", current, CLAUDE_MODES, "mode")]},
+            "responses": {"session/set_config_option": mode_answer(answer)}}
+
+
+async def confirm_dialog(pilot: Any, app: AcpApp) -> ModeConfirmScreen:
+    await wait_until(pilot, lambda: isinstance(app.screen, ModeConfirmScreen), "the mode question")
+    dialog = app.screen
+    assert isinstance(dialog, ModeConfirmScreen)
+    await wait_until(pilot, lambda: dialog.armed, "the question armed")
+    return dialog
+
+
+async def test_shift_tab_into_bypass_permissions_asks_first(tmp_path: Path) -> None:
+    run = ScriptedRun(tmp_path, bypass_script("acceptEdits", "bypassPermissions"))
+    app = AcpApp(run.launch, arm_delay=ARM_DELAY)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = await ready(pilot, app)
+        await wait_until(pilot, lambda: chat.query_one(ConfigBar).display, "the config bar")
+        await pilot.press("shift+tab")
+        await confirm_dialog(pilot, app)
+        assert set_requests(run) == []  # nothing sent before the answer
+        await pilot.press("n")
+        await wait_until(pilot, lambda: app.screen is chat, "the question closed")
+        await pilot.pause(0.1)
+        assert set_requests(run) == [] and "Mode: Accept Edits" in bar_text(app)
+        await pilot.press("shift+tab")
+        await confirm_dialog(pilot, app)
+        await pilot.press("y")
+        await wait_until(pilot, lambda: set_requests(run), "session/set_config_option")
+        (request,) = set_requests(run)
+        assert request["params"]["value"] == "bypassPermissions"
+        await wait_until(pilot, lambda: any(line.startswith("you switched the mode to Bypass Permissions")
+                                            for line in lines(app)), "the mode line")
+
+
+async def test_shift_tab_in_the_question_skips_the_bypassing_mode(tmp_path: Path) -> None:
+    run = ScriptedRun(tmp_path, bypass_script("acceptEdits", "plan"))
+    app = AcpApp(run.launch, arm_delay=ARM_DELAY)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = await ready(pilot, app)
+        await wait_until(pilot, lambda: chat.query_one(ConfigBar).display, "the config bar")
+        await pilot.press("shift+tab")
+        await confirm_dialog(pilot, app)
+        await pilot.press("shift+tab")
+        await wait_until(pilot, lambda: set_requests(run), "session/set_config_option")
+        (request,) = set_requests(run)
+        assert request["params"]["value"] == "plan"
+        await wait_until(pilot, lambda: "you switched the mode to Plan" in lines(app), "the mode line")
+
+
+async def test_choosing_a_bypassing_mode_in_the_picker_asks_first(tmp_path: Path) -> None:
+    run = ScriptedRun(tmp_path, bypass_script("default", "bypassPermissions"))
+    app = AcpApp(run.launch, arm_delay=ARM_DELAY)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = await ready(pilot, app)
+        await wait_until(pilot, lambda: chat.query_one(ConfigBar).display, "the config bar")
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfigPickerScreen), "the picker")
+        await pilot.press("down", "down", "enter")  # Default → Accept Edits → Bypass Permissions
+        dialog = await confirm_dialog(pilot, app)
+        assert "Bypass Permissions" in dialog.mode
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is chat, "the question closed")
+        await pilot.pause(0.1)
+        assert set_requests(run) == []
+
+
+@pytest.mark.parametrize(("value", "name", "bypasses"), [
+    ("bypassPermissions", "Bypass Permissions", True), ("yolo", "YOLO", True), ("full-access", "Full Access", True),
+    ("auto", "Auto-approve everything", True), ("x", "dangerously skip permissions", True),
+    ("default", "Default", False), ("acceptEdits", "Accept Edits", False), ("plan", "Plan", False),
+])
+def test_which_modes_bypass_permissions(value: str, name: str, bypasses: bool) -> None:
+    assert bypasses_permissions(value, name) is bypasses

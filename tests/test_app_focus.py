@@ -5,7 +5,10 @@
   the focus to the prompt; a printable key typed there goes to the prompt *with the key*.
 - A card's own letters stay the card's (`i`, `s`); cancelling a tool call needs Ctrl+X, so a plain
   `x` meant for the prompt cancels nothing.
-- Tab visits the focusable parts in screen order and comes back to the prompt.
+- Tab from the prompt starts at the newest card, then visits the rest in screen order and comes back;
+  Enter where nothing uses it goes back to the prompt (issue 22).
+- Keys typed fast on a card (issue 22) all follow the first one to the prompt, the card's own keys
+  and Enter included: a burst reaches the card before the focus has moved.
 
 The widgets post `FocusPrompt`; `ChatScreen` turns it into `PromptInput.take_focus`. The widget-level
 tests below wire it the same way in a small app; the real-app tests prove the screen's wiring.
@@ -17,7 +20,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
@@ -73,7 +76,7 @@ class FocusApp(App[None]):
     def _focus_prompt(self, event: FocusPrompt) -> None:
         """What `ChatScreen` does with the message."""
         event.stop()
-        self.query_one(PromptInput).take_focus(event.character)
+        self.query_one(PromptInput).take_focus(event.key, event.character)
 
 
 async def test_escape_on_a_card_asks_for_the_prompt_and_the_prompt_takes_the_focus() -> None:
@@ -127,8 +130,16 @@ async def test_modifier_keys_and_navigation_keys_stay_where_the_focus_is() -> No
     async with app.run_test() as pilot:
         card = app.query_one("#card")
         card.focus()
-        await pilot.press("ctrl+x", "down", "up", "enter")
+        await pilot.press("ctrl+x", "down", "up")
         assert card.has_focus and app.query_one(PromptInput).text == ""
+
+
+async def test_enter_on_a_card_that_has_no_use_for_it_goes_back_to_the_prompt() -> None:
+    app = FocusApp()
+    async with app.run_test() as pilot:
+        app.query_one("#card").focus()
+        await pilot.press("enter")
+        assert app.query_one(PromptInput).has_focus and app.query_one(PromptInput).text == ""
 
 
 # -- the real app ----------------------------------------------------------------------------------
@@ -234,16 +245,90 @@ async def test_escape_and_typing_on_a_queued_prompt_return_to_the_prompt(tmp_pat
         await run.pilot.press("ctrl+c")
 
 
-async def test_tab_from_the_prompt_visits_the_timeline_in_order_and_comes_back(tmp_path: Path) -> None:
+async def test_tab_from_the_prompt_starts_at_the_newest_card_and_comes_back(tmp_path: Path) -> None:
+    """Tab from the prompt lands on the newest card (never on the bare timeline, where Enter did
+    nothing); Tab again comes back to the prompt, Shift+Tab walks to older cards."""
     async with running_app(tmp_path, {"version": 2, "turns": [CARDS_TURN]}) as run:
         read, running = await cards(run)
         prompt = run.chat.prompt_input
         prompt.focus()
-        visited: list[Any] = []
-        for _ in range(10):
-            await run.pilot.press("tab")
-            await run.pilot.pause()
-            visited.append(run.app.focused)
-            if run.app.focused is prompt:
-                break
-        assert visited == [run.chat.conversation, read, running, prompt]
+        await run.pilot.pause()
+        await run.pilot.press("tab")
+        await run.wait(lambda: run.app.focused is running, "the newest card's focus")
+        await run.pilot.press("tab")
+        await run.wait(lambda: run.app.focused is prompt, "the prompt's focus")
+        await run.pilot.press("tab", "shift+tab")
+        await run.wait(lambda: run.app.focused is read, "the older card's focus")
+        await run.pilot.press("shift+tab")
+        await run.wait(lambda: run.app.focused is run.chat.conversation, "the timeline's focus")
+
+
+async def test_tab_from_the_prompt_with_no_card_keeps_the_focus_and_enter_still_sends(tmp_path: Path) -> None:
+    async with running_app(tmp_path, {"version": 2}) as run:
+        prompt = run.chat.prompt_input
+        await run.pilot.press("h", "i", "tab")
+        await run.pilot.pause()
+        assert run.app.focused is prompt
+        await run.pilot.press("enter")
+        await run.wait(lambda: run.prompts_received() == ["hi"], "the prompt sent")
+
+
+async def test_enter_where_nothing_uses_it_goes_back_to_the_prompt(tmp_path: Path) -> None:
+    """Enter on the bare timeline (or any part that has no use for it) is never silently lost: the
+    focus goes back to the prompt, the draft kept, for the next Enter to send."""
+    async with running_app(tmp_path, {"version": 2, "turns": [CARDS_TURN]}) as run:
+        await cards(run)
+        prompt = run.chat.prompt_input
+        prompt.load_text("draft")
+        run.chat.conversation.focus()
+        await run.pilot.pause()
+        await run.pilot.press("enter")
+        await run.wait(lambda: prompt.has_focus, "the prompt's focus")
+        assert prompt.text == "draft" and run.prompts_received() == ["cards"]
+
+
+# -- typing fast on a card (issue 22) ----------------------------------------------------------------
+
+
+async def burst(run: AppRun, *keys: str) -> None:
+    """Keys as a terminal delivers a fast typist's burst: all queued at once, none waited for."""
+    for key in keys:
+        run.pilot.app.post_message(events.Key(key, key if len(key) == 1 else None))
+
+
+async def test_a_word_typed_fast_on_a_card_reaches_the_prompt_whole(tmp_path: Path) -> None:
+    """`edit` typed on a card: the `e` sends the focus to the prompt, and the `i` queued for the card
+    behind it (the card's own key) goes there too, never toggling the card's raw view."""
+    async with running_app(tmp_path, {"version": 2, "turns": [CARDS_TURN]}) as run:
+        read, _ = await cards(run)
+        read.focus()
+        await run.pilot.pause()
+        await burst(run, "e", "d", "i", "t")
+        await run.wait(lambda: run.chat.prompt_input.has_focus and len(run.chat.prompt_input.text) >= 3,
+                       "the typed keys")
+        await run.pilot.pause(0.1)
+        assert run.chat.prompt_input.text == "edit" and run.chat.prompt_input.has_focus
+        assert not read.has_class("-raw")
+
+
+async def test_enter_typed_fast_behind_a_word_on_a_card_sends_the_word(tmp_path: Path) -> None:
+    async with running_app(tmp_path, {"version": 2, "turns": [CARDS_TURN]}) as run:
+        read, _ = await cards(run)
+        read.focus()
+        await run.pilot.pause()
+        await burst(run, "o", "k", "enter")
+        await run.wait(lambda: run.prompts_received() == ["cards", "ok"], "the word sent")
+        assert not read.expanded and run.chat.prompt_input.text == ""
+
+
+async def test_a_cards_own_key_pressed_first_is_still_the_cards(tmp_path: Path) -> None:
+    async with running_app(tmp_path, {"version": 2, "turns": [CARDS_TURN]}) as run:
+        read, _ = await cards(run)
+        read.focus()
+        await run.pilot.pause()
+        await run.pilot.press("i")
+        await run.wait(lambda: read.has_class("-raw"), "the raw view")
+        assert read.has_focus and run.chat.prompt_input.text == ""
+        await run.pilot.press("i", "x", "i")  # the toggle again, then typing: the second i is typed
+        await run.wait(lambda: run.chat.prompt_input.text == "xi", "the typed keys")
+        assert not read.has_class("-raw")

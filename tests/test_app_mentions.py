@@ -304,6 +304,19 @@ async def test_a_huge_paste_is_collapsed_removed_whole_and_expanded_on_send(tmp_
         assert app.submitted[0].text == f"why {huge} thanksshort paste"
 
 
+@pytest.mark.parametrize("line_end", ["\r\n", "\r"], ids=["crlf", "cr"])
+async def test_a_huge_paste_with_cr_line_ends_is_collapsed_and_sent_with_lf(tmp_path: Path, line_end: str) -> None:
+    """tmux and many terminals paste with CR (or CRLF) line ends: the paste counts its lines all the same."""
+    lines = [f"log line {n}" for n in range(120)]
+    async with mention_app(make_project(tmp_path)) as (app, pilot):
+        app.post_message(events.Paste(line_end.join(lines)))
+        await pilot.pause()
+        assert app.prompt.text == "[pasted 120 lines]"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.submitted[0].text == "\n".join(lines)
+
+
 async def test_a_pasted_image_path_attaches_the_image(tmp_path: Path) -> None:
     root = make_project(tmp_path / "project")
     outside = tmp_path / "Screen Shot.png"

@@ -252,6 +252,34 @@ async def test_ctrl_end_resumes_following_from_the_prompt(tmp_path: Path) -> Non
         assert not conversation.hint_visible
 
 
+async def test_end_from_an_empty_prompt_jumps_to_the_newest_output(tmp_path: Path) -> None:
+    """The hint says `(End)`: End from the prompt follows the output again, as from the timeline."""
+    async with running_app(tmp_path, {"version": 2, "turns": [LONG_TURN]}, size=(100, 30)) as run:
+        await scrolled_up_with_new_output(run)
+        conversation = run.chat.conversation
+        run.chat.prompt_input.focus()
+        await run.pilot.press("end")
+        await run.wait(lambda: at_bottom(run) and conversation.following, "following again")
+        assert not conversation.hint_visible and run.chat.prompt_input.has_focus
+
+
+async def test_end_in_a_draft_goes_to_the_line_end_first_then_to_the_newest_output(tmp_path: Path) -> None:
+    async with running_app(tmp_path, {"version": 2, "turns": [LONG_TURN]}, size=(100, 30)) as run:
+        await scrolled_up_with_new_output(run)
+        conversation = run.chat.conversation
+        prompt = run.chat.prompt_input
+        prompt.load_text("a draft")
+        prompt.move_cursor((0, 2))
+        prompt.focus()
+        await run.pilot.press("end")
+        await run.wait(lambda: prompt.cursor_location == (0, 7), "the cursor at the line end")
+        await run.pilot.pause(0.1)
+        assert conversation.scroll_y == 0 and not conversation.following  # the view stayed where the user read
+        await run.pilot.press("end")
+        await run.wait(lambda: at_bottom(run) and conversation.following, "following again")
+        assert prompt.text == "a draft"
+
+
 async def test_delete_moves_to_the_next_queued_prompt_then_back_to_the_prompt(tmp_path: Path) -> None:
     async with running_app(tmp_path, {"version": 2, "turns": [HELD_TURN]}) as run:
         await start_held_turn(run)

@@ -34,6 +34,7 @@ from acp_tui.controller.events import (
 )
 from acp_tui.context import PromptBlockError, PromptCapabilities, PromptSubmission, build_prompt_blocks
 from acp_tui.context import mentions_in_text
+from acp_tui.controller.mode_watch import ModeWatch
 from acp_tui.controller.prompt_queue import PromptQueue
 from acp_tui.controller.session_intents import SessionIntents
 from acp_tui.launch import Launch
@@ -53,7 +54,7 @@ from acp_tui.services.auth import (
     LoginStopped,
     RestartNeeded,
 )
-from acp_tui.session.changes import AgentGone, Change, InfoChanged, StateChanged, TurnEnded
+from acp_tui.session.changes import AgentGone, Change, ConfigChanged, InfoChanged, StateChanged, TurnEnded
 from acp_tui.session.coalesce import coalesce
 from acp_tui.session.model import USER_MESSAGE, Message, SessionState
 from acp_tui.transcript import TranscriptWriter, transcript_path
@@ -98,6 +99,7 @@ class SessionController(SessionIntents):
         #: name), until then the launch's (a named agent's, else the program's)
         self.agent_name = launch.agent_name
         self.queue = PromptQueue()
+        self._modes = ModeWatch()  # a mode change is a line in the conversation (mode_watch.py)
         self.transcript: TranscriptWriter | None = None
         self.phase: Lifecycle = "stopped"
         #: when the current cancel was sent (None when no cancel is in flight)
@@ -631,7 +633,12 @@ class SessionController(SessionIntents):
         session = self.session
         if session is None:
             raise SessionError("no session yet")
-        await session.set_config_option(config_id, value)
+        self._modes.asked(config_id, value)
+        try:
+            await session.set_config_option(config_id, value)
+        except BaseException:
+            self._modes.refused()
+            raise
 
     def _cancel_is_slow(self) -> None:
         self._slow_cancel = None
@@ -669,11 +676,16 @@ class SessionController(SessionIntents):
                     self._agent_gone(session)
                 elif type(change) is InfoChanged:
                     indexed = True
+                elif type(change) is ConfigChanged:
+                    line = self._modes.seen((session, session.session_id), session.state.config_options)
+                    if line is not None:
+                        self.note(line.text, "warning" if line.warning else "info")
             if indexed:
                 self._index_session(session)  # the session list shows its title and last activity
             if moved:
                 self._turn_progress()  # after the turn's end is marked (and the queue maybe paused)
         elif isinstance(event, SessionSwitched):
+            self._modes.seen((session, session.session_id), session.state.config_options)  # the new one's start
             self._switched(session, event)
         else:
             self._stderr_lines += 1

@@ -1,36 +1,32 @@
 """Session settings from the keyboard: the picker (F4, palette, a click on a chip) and Shift+Tab mode cycling.
 
 The agent's answer is the truth: the chips follow the model's `ConfigChanged`; a refusal is a toast.
+A switch to a mode that bypasses or auto-approves permissions asks first (`ModeConfirmScreen`); the
+line in the conversation for every mode change is the controller's (`controller/mode_watch.py`).
 """
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 from textual.app import App
 
 from acp_tui.agent.session import SessionError
 from acp_tui.controller.controller import SessionController
 from acp_tui.protocol.jsonrpc import RpcError
-from acp_tui.protocol.v2 import SessionConfigOption, SessionConfigSelect
+from acp_tui.protocol.v2 import SessionConfigOption
 from acp_tui.sanitize import plain
+from acp_tui.session.modes import bypasses_permissions, mode_option, value_name
 from acp_tui.ui.screens.config_picker import ConfigChoice, ConfigPickerScreen
-
-
-def mode_option(options: Sequence[SessionConfigOption]) -> SessionConfigSelect | None:
-    """The first select option of category "mode" (earlier options win shortcuts, docs/protocol.md §10.4)."""
-    for option in options:
-        if isinstance(option, SessionConfigSelect) and option.category == "mode" and option.all_options():
-            return option
-    return None
+from acp_tui.ui.screens.mode_confirm import ModeAnswer, ModeConfirmScreen
+from acp_tui.ui.screens.permission import ARM_DELAY
 
 
 class ConfigControl:
     """Turns the user's choices into `session/set_config_option` (or v1 `session/set_mode`) requests."""
 
-    def __init__(self, app: App[object], controller: SessionController) -> None:
+    def __init__(self, app: App[object], controller: SessionController, *, arm_delay: float = ARM_DELAY) -> None:
         self.app = app
         self.controller = controller
+        self.arm_delay = arm_delay
 
     @property
     def options(self) -> list[SessionConfigOption]:
@@ -46,15 +42,34 @@ class ConfigControl:
     def can_cycle(self) -> bool:
         return mode_option(self.options) is not None
 
-    def cycle_mode(self) -> None:
+    def cycle_mode(self, after: str | None = None) -> None:
+        """Shift+Tab: the mode after the current one (or after `after`, a mode the user skipped)."""
         option = mode_option(self.options)
         if option is None:
             return
         values = [choice.value for choice in option.all_options()]
-        index = values.index(option.current_value) if option.current_value in values else -1
-        self.set(option.config_id, values[(index + 1) % len(values)])
+        start = after if after is not None else option.current_value
+        index = values.index(start) if start in values else -1
+        self.set(option.config_id, values[(index + 1) % len(values)], cycling=True)
 
-    def set(self, config_id: str, value: str | bool) -> None:
+    def set(self, config_id: str, value: str | bool, *, cycling: bool = False) -> None:
+        """Ask for `value`; a mode that bypasses permissions is asked about first."""
+        option = mode_option(self.options)
+        if (option is not None and option.config_id == config_id and isinstance(value, str)
+                and value != option.current_value and bypasses_permissions(value, value_name(option, value))):
+            def answered(answer: ModeAnswer | None) -> None:
+                if answer == "switch":
+                    self._send(config_id, value)
+                elif answer == "skip":
+                    self.cycle_mode(after=value)
+
+            screen = ModeConfirmScreen(value_name(option, value), value_name(option, option.current_value),
+                                       cycling=cycling, arm_delay=self.arm_delay)
+            self.app.push_screen(screen, callback=answered)
+            return
+        self._send(config_id, value)
+
+    def _send(self, config_id: str, value: str | bool) -> None:
         self.app.run_worker(self._set(config_id, value), group="config")
 
     def _chosen(self, choice: ConfigChoice | None) -> None:

@@ -124,7 +124,7 @@ class ChatScreen(Screen[None]):
         self.controller = controller(launch, self.pump.push, self.asker)
         if force_stop_after is not None:
             self.controller.force_stop_after = force_stop_after
-        self.config = ConfigControl(self.app, self.controller)
+        self.config = ConfigControl(self.app, self.controller, arm_delay=arm_delay)
         self.sessions = SessionActions(self, self.controller)
         self._quit_armed_at: float | None = None
         self._restart_armed_at: float | None = None  # Ctrl+R on a running agent asks for a second one
@@ -136,14 +136,14 @@ class ChatScreen(Screen[None]):
         yield SessionHeader(header, id="header")
         yield StatusBar(id="status")
         yield StderrPanel(id="stderr")
-        yield Conversation(id="conversation")
+        yield (conversation := Conversation(id="conversation"))
         yield PlanPanel(id="plan-panel")
         yield QueuedPrompts(id="queue")
         menu = CommandMenu(id="command-menu")
         yield menu
         picker = FilePicker(self.launch.cwd, id="file-picker")
         yield picker
-        yield PromptInput(self.history, id="prompt", command_menu=menu, file_picker=picker)
+        yield PromptInput(self.history, id="prompt", command_menu=menu, file_picker=picker, timeline=conversation)
         yield ConfigBar(id="config")
 
     def on_mount(self) -> None:
@@ -317,7 +317,7 @@ class ChatScreen(Screen[None]):
     def _focus_prompt(self, event: FocusPrompt) -> None:
         """Escape, or a key typed on a timeline widget: back to the prompt, with the key (never lost)."""
         event.stop()
-        self.prompt_input.take_focus(event.character)
+        self.prompt_input.take_focus(event.key, event.character)
 
     def action_sessions(self, what: str) -> None:
         """Browse sessions, start a new one or save this one as Markdown (session_actions.py)."""

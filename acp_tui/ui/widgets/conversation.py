@@ -62,6 +62,11 @@ class Conversation(ReturnsToPrompt, VerticalScroll):
         """The timeline widgets in order (the hint excluded)."""
         return [child for child in self.children if child is not self._hint]
 
+    def newest_entry(self) -> Widget | None:
+        """The newest entry that takes the focus (a card), where Tab from the prompt starts; None if none."""
+        entries = [widget for widget in self.screen.focus_chain if self in widget.ancestors]
+        return entries[-1] if entries else None
+
     def add_entry(self, widget: Widget) -> AwaitMount:
         """Append a widget to the end of the timeline."""
         return self.mount(widget)

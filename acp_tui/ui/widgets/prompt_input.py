@@ -1,7 +1,9 @@
 """The multi-line prompt: Enter sends, Shift+Enter / Ctrl+J add a line, Up/Down recall history.
 
 With a `CommandMenu` attached, a `/` word at the start opens the agent's slash commands; while the
-menu is open Up/Down move its highlight, Tab/Enter complete the command and Escape closes it.
+menu is open Up/Down move its highlight, Tab/Enter complete the command and Escape closes it;
+with none open, Tab goes to the newest card of the attached timeline, and End, once the cursor is
+at the end of its line, jumps to the timeline's newest output.
 With a `FilePicker` attached, `@` mentions files the same way, and mentions and huge pastes show as
 chips (see `prompt_context`); Enter then submits a `PromptSubmission` (text and mentions).
 """
@@ -23,6 +25,7 @@ from acp_tui.protocol.v2 import AvailableCommand
 from acp_tui.sanitize import plain
 from acp_tui.context.mentions import PromptSubmission
 from acp_tui.ui.widgets.command_menu import CommandMenu
+from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.file_picker import FilePicker
 from acp_tui.ui.widgets.prompt_context import MENTION_HIGHLIGHT, PromptContext
 
@@ -75,6 +78,7 @@ class PromptInput(TextArea):
         id: str | None = None,
         command_menu: CommandMenu | None = None,
         file_picker: FilePicker | None = None,
+        timeline: Conversation | None = None,
     ) -> None:
         super().__init__(
             "",
@@ -88,6 +92,7 @@ class PromptInput(TextArea):
         )
         self.prompt_history = history
         self.command_menu = command_menu
+        self.timeline = timeline
         self.context = PromptContext(self, file_picker)
 
     async def _on_key(self, event: events.Key) -> None:
@@ -101,6 +106,16 @@ class PromptInput(TextArea):
             # An empty Enter is submitted too: it sends the next prompt of a paused queue.
             submission = self.context.submission()
             self.post_message(self.Submitted(self, submission.text, submission))
+            return
+        if event.key == "tab" and self.timeline is not None:
+            event.stop()
+            event.prevent_default()
+            self._tab_away(self.timeline)
+            return
+        if event.key == "end" and self.timeline is not None and self._at_line_end():
+            event.stop()  # nothing left to move over: End jumps to the newest output (the hint says so)
+            event.prevent_default()
+            self.timeline.follow()
             return
         if event.key in ("shift+enter", "ctrl+j"):
             event.stop()
@@ -132,12 +147,33 @@ class PromptInput(TextArea):
         """PageDown scrolls the conversation (see `action_cursor_page_up`)."""
         raise SkipAction()
 
-    def take_focus(self, character: str | None = None) -> None:
-        """Focus the prompt and, if given, type `character` at the cursor (a key typed on a card)."""
+    def take_focus(self, key: str | None = None, character: str | None = None) -> None:
+        """Focus the prompt and, if given, press `key` there (a key typed on a card, which types `character`).
+
+        The key goes back through the app as a new key press, queued behind the focus change, so it is
+        handled exactly as if typed in the prompt (Enter sends, Backspace deletes, a menu takes its keys)
+        and the keys forwarded one after another keep their order.
+        """
         self.focus()
-        if character:
-            start, end = self.selection
-            self._replace_via_keyboard(character, start, end)
+        if key is not None and self.focusable:  # (a prompt that cannot take the focus would send it back here)
+            self.app.post_message(events.Key(key, character))
+
+    def _at_line_end(self) -> bool:
+        """Would End not move the cursor (at the end of its line, or of its wrapped row; no selection)?"""
+        return self.selection.is_empty and self.get_cursor_line_end_location() == self.cursor_location
+
+    def _tab_away(self, timeline: Conversation) -> None:
+        """Tab with no menu or picker open: the newest card, else the next part with something to do
+        (a queued prompt), else nowhere. Never the bare timeline, where the focus was not seen and Enter
+        did nothing; from the card on, Tab and Shift+Tab walk the screen as usual."""
+        target = timeline.newest_entry()
+        if target is None:
+            chain = self.screen.focus_chain
+            at = chain.index(self) if self in chain else -1
+            others = [widget for widget in chain[at + 1:] + chain[:at] if widget is not timeline]
+            target = others[0] if others else None
+        if target is not None:
+            target.focus()
 
     def _menu_key(self, event: events.Key) -> bool:
         """Route a key to the open command menu; True when the menu used it."""
@@ -184,11 +220,19 @@ class PromptInput(TextArea):
 
     async def _on_paste(self, event: events.Paste) -> None:
         """Image paths become mentions and huge pastes a collapsed token; other text is left to
-        `TextArea._on_paste`, which Textual calls after this (unless the default is prevented)."""
-        if not self.read_only and self.context.paste(event.text):
+        `TextArea._on_paste`, which Textual calls after this (unless the default is prevented).
+
+        Line ends are LF first: tmux and many terminals paste with CR or CRLF, which would leave a
+        120-line paste uncollapsed (its lines are counted by LF) and send the CRs to the agent."""
+        text = event.text.replace("\r\n", "\n").replace("\r", "\n")
+        if self.read_only:
+            return
+        if self.context.paste(text):
             event.stop()
             event.prevent_default()
             self.focus()
+        elif text != event.text:
+            event.text = text  # what `TextArea._on_paste` inserts
 
     def _build_highlight_map(self) -> None:
         """No syntax highlighting: the only highlights are the chips of mentions and pastes."""
