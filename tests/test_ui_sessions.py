@@ -123,7 +123,7 @@ async def test_pages_load_as_the_user_scrolls_and_a_bad_cursor_is_said() -> None
         assert "invalid cursor" in status and "200 sessions" in status
         assert view.selected is not None and view.cursor > 50  # the cursor went down with the pages
         await pilot.press("ctrl+home")
-        assert view.cursor == 0 and app.list_text()[0].startswith("● Session 0")  # the open one, newest first
+        assert view.cursor == 0 and app.list_text()[0].startswith("▌● Session 0")  # the open one, newest first, under the cursor bar
 
 
 async def test_filter_as_you_type_and_open_with_enter() -> None:

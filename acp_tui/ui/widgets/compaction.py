@@ -53,6 +53,7 @@ class CompactionView(Vertical, can_focus=True):
     DEFAULT_CSS = """
     CompactionView { height: auto; width: 1fr; margin: 1 0; }
     CompactionView > .compaction--row { color: $text-muted; border-top: dashed $panel; padding: 0 1; }
+    CompactionView:focus { outline-left: thick $primary; }
     CompactionView:focus > .compaction--row { border-top: dashed $primary; }
     CompactionView.-running > .compaction--row { color: $warning; }
     CompactionView.-success > .compaction--row { color: $success; }

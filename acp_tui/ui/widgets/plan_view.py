@@ -135,7 +135,7 @@ class PlanView(Vertical, can_focus=True):
         margin: 1 0;
         padding: 0 1;
     }
-    PlanView:focus { background: $boost; }
+    PlanView:focus { background: $boost; outline-left: thick $primary; }
     PlanView > .plan--header { color: $text-muted; text-style: bold; }
     PlanView > PlanEntries { padding-left: 2; }
     PlanView > .plan--raw { display: none; color: $text-muted; background: $boost; }

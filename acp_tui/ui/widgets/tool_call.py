@@ -281,7 +281,7 @@ class ToolCallCard(Widget, can_focus=True):
         width: 1fr;
         padding: 0 1;
     }
-    ToolCallCard:focus { background: $boost; }
+    ToolCallCard:focus { background: $boost; outline-left: thick $primary; }  /* a bar, ≥ 3:1 in both themes */
     ToolCallCard > * { display: none; margin: 0 0 0 2; padding: 0 1 0 2; background: $surface; }
     ToolCallCard > _CardHeader { display: block; margin: 0; padding: 0; background: transparent; }
     ToolCallCard.-expanded > * { display: block; }
