@@ -141,14 +141,14 @@ def project_dir(tmp_path: Path) -> Path:
 @asynccontextmanager
 async def running_app(
     tmp_path: Path, script: dict[str, Any], *, size: tuple[int, int] = (120, 45), cwd: Path | None = None,
-    theme: str | None = None, wait_ready: bool = True,
+    theme: str | None = None, wait_ready: bool = True, notifications: bool = False,
 ) -> AsyncIterator[AppRun]:
     """Start the app on the scripted agent playing `script`; the agent's inbox is recorded."""
     script_path = tmp_path / f"script-{id(script)}.json"
     script_path.write_text(json.dumps(script), encoding="utf-8")
     record = tmp_path / f"record-{id(script)}.jsonl"
     app = AcpApp(make_launch(scripted_agent_argv(script_path, record), cwd=cwd or project_dir(tmp_path), theme=theme), arm_delay=0.1)
-    async with app.run_test(size=size) as pilot:
+    async with app.run_test(size=size, notifications=notifications) as pilot:
         run = AppRun(app, pilot, record)
         if wait_ready:
             await run.ready()
