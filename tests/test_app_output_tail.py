@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from acp_tui.ui.widgets.output_tail import FAILED_TAIL_LINES, TAIL_LINES
+from rich.text import Text
+
+from acp_tui.ui.widgets.output_tail import FAILED_TAIL_LINES, TAIL_LINES, tail_of_lines, tail_of_text
 from acp_tui.ui.widgets.tool_call import ToolCallCard, status_style
 from tests.test_app_timeline import (  # noqa: F401  (private_dirs is an autouse fixture)
     AppRun, b64, card_for, private_dirs, running_app, screen_text, text, tool, update, v1_turn, v2_turn,
@@ -95,3 +97,16 @@ async def test_v1_terminal_meta_output_tail(tmp_path: Any) -> None:
         card = card_for(run, "b1")
         assert not card.expanded
         await run.wait(lambda: tail_rows(run) == ["LIVE-OUT-ZQ"], "the output under the line")
+
+
+def test_blank_lines_are_skipped_and_counted_as_hidden() -> None:
+    tail = tail_of_text("collected 3 items\n\ntests/test_a.py ...\n\n\n=== 3 passed ===\n\n", failed=False)
+    assert tail is not None
+    assert [line.plain for line in tail.lines] == ["collected 3 items", "tests/test_a.py ...", "=== 3 passed ==="]
+    assert tail.hidden == 0 and tail_of_text("\n \n", failed=False) is None  # nothing left unseen but blanks
+    more = tail_of_text("one\ntwo\n\nthree\n\nfour\n", failed=False)
+    assert more is not None and [line.plain for line in more.lines] == ["two", "three", "four"] and more.hidden == 1
+    lines = [Text(f"l{i}") if i % 2 else Text("") for i in range(30)]
+    failed = tail_of_lines(lines, failed=True, earlier=5)
+    assert failed is not None and len(failed.lines) == FAILED_TAIL_LINES and failed.lines[-1].plain == "l29"
+    assert failed.hidden == 5 + 29 - 2 * (FAILED_TAIL_LINES - 1)  # the lines before l11

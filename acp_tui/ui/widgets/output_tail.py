@@ -3,7 +3,7 @@
 A command the agent ran is judged by its output, so a finished execute card does not hide it behind
 Enter: it shows the newest `TAIL_LINES` lines (`FAILED_TAIL_LINES` when it failed or exited non-zero,
 where the error is usually at the end), each behind a gutter, and a "… +N lines" row when there is more
-(Enter opens the card with everything). The output is the card's text content (a fence around it
+(Enter opens the card with everything). Blank lines are skipped: the rows are few. The output is the card's text content (a fence around it
 removed) or the lines of the terminal it shows (their colours kept). Pure: a `Tail` is plain Rich
 `Text`s; the card draws them.
 """
@@ -54,14 +54,18 @@ class Tail:
 def tail_of_lines(lines: list[Text], failed: bool, earlier: int = 0) -> Tail | None:
     """The tail of already decoded lines (a terminal's); `earlier` counts lines before `lines`.
     `None` when there is no output (blank lines at the end do not count)."""
-    end = len(lines)
-    while end and not lines[end - 1].plain.strip():
-        end -= 1
-    if not end:
-        return None
     limit = FAILED_TAIL_LINES if failed else TAIL_LINES
-    start = max(0, end - limit)
-    return Tail(tuple(lines[start:end]), earlier + start, failed)
+    shown: list[Text] = []
+    first = len(lines)
+    for index in range(len(lines) - 1, -1, -1):
+        if lines[index].plain.strip():
+            shown.append(lines[index])
+            first = index
+            if len(shown) == limit:
+                break
+    if not shown:
+        return None
+    return Tail(tuple(reversed(shown)), earlier + first, failed)  # hidden: the lines before the first shown
 
 
 def tail_of_text(text: str, failed: bool) -> Tail | None:
@@ -70,5 +74,6 @@ def tail_of_text(text: str, failed: bool) -> Tail | None:
     if not body:
         return None
     limit = FAILED_TAIL_LINES if failed else TAIL_LINES
-    shown = body.rsplit("\n", limit)[-limit:]  # a long output is split only at its end
-    return Tail(tuple(Text(line) for line in shown), body.count("\n") + 1 - len(shown), failed)
+    window = body.rsplit("\n", limit * 4)  # a long output is split only near its end
+    tail = tail_of_lines([Text(line) for line in window], failed, body.count("\n") + 1 - len(window))
+    return tail

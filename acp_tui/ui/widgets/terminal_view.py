@@ -341,7 +341,7 @@ class TerminalView(Vertical):
     def output_tail(self, failed: bool) -> Tail | None:
         """The newest output lines for a closed card's title (longer when `failed` or it exited non-zero)."""
         failed = failed or exit_text(self.terminal)[1] == "error"
-        window = FAILED_TAIL_LINES + 8  # room for blank lines at the end, which the tail skips
+        window = 4 * FAILED_TAIL_LINES  # room for the blank lines the tail skips
         lines = self.output.last_lines(window)
         earlier = self.output.dropped_lines + self.output.line_count - len(lines)
         return tail_of_lines(lines, failed, earlier)
