@@ -117,6 +117,9 @@ async def test_claude_adapter_answers_and_runs_a_command(tmp_path: Path, claude_
             assert terminals[0].footer_text() == "exit 0"
         else:
             assert "hi" in cards[0].full_text()
+        # closed and finished, the card still shows what the command printed (issue 22)
+        tail = cards[0].output_tail()
+        assert not cards[0].expanded and tail is not None and [line.plain for line in tail.lines] == ["hi"]
         assert "Done. The tool ran." in [view.text for view in run.views(AgentMessageView)]
         session = run.chat.controller.session
         assert session is not None

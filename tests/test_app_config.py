@@ -381,3 +381,31 @@ async def test_choosing_a_bypassing_mode_in_the_picker_asks_first(tmp_path: Path
 ])
 def test_which_modes_bypass_permissions(value: str, name: str, bypasses: bool) -> None:
     assert bypasses_permissions(value, name) is bypasses
+
+
+#: Claude's ACP adapter's options (tests/fixtures/traffic/claude-v2-tool.log, its session/new result).
+CLAUDE_OPTIONS = [
+    select("mode", "Mode", "auto", [("default", "Manual"), ("auto", "Auto")], "mode"),
+    select("model", "Model", "default", [("default", "Default (recommended)"), ("opus", "Opus")], "model"),
+    select("effort", "Effort", "default", [("default", "Default"), ("high", "High")], "thought_level"),
+    {"type": "boolean", "configId": "fast", "name": "Fast mode", "currentValue": False},
+    {"type": "boolean", "configId": "ultracode", "name": "Ultracode", "currentValue": False},
+]
+
+
+async def test_claudes_settings_at_80_columns_drop_whole_chips_and_keep_f4(tmp_path: Path) -> None:
+    """Claude's settings line was cut mid-word at 80 columns and lost its `F4` hint."""
+    run = ScriptedRun(tmp_path, script(CLAUDE_OPTIONS))
+    app = AcpApp(run.launch, arm_delay=ARM_DELAY)
+    async with app.run_test(size=(80, 24)) as pilot:
+        chat = await ready(pilot, app)
+        bar = chat.query_one(ConfigBar)
+        await wait_until(pilot, lambda: bar.display and bar.content_size.width > 0, "the config bar")
+        await pilot.pause()
+        text = bar_text(app)
+        assert len(text) <= bar.content_size.width and text.endswith("   F4"), text
+        chips = text.removesuffix("   F4").split(" · ")
+        assert chips[0] == "Mode: Auto ▾" and chips[-1].startswith("+") and chips[-1].endswith(" more"), chips
+        assert all(chip.endswith(" ▾") for chip in chips[:-1])  # only whole chips
+        shown = len(chips) - 1
+        assert shown + int(chips[-1].split()[0][1:]) == len(CLAUDE_OPTIONS)

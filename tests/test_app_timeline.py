@@ -141,14 +141,14 @@ def project_dir(tmp_path: Path) -> Path:
 @asynccontextmanager
 async def running_app(
     tmp_path: Path, script: dict[str, Any], *, size: tuple[int, int] = (120, 45), cwd: Path | None = None,
-    theme: str | None = None, wait_ready: bool = True,
+    theme: str | None = None, wait_ready: bool = True, notifications: bool = False,
 ) -> AsyncIterator[AppRun]:
     """Start the app on the scripted agent playing `script`; the agent's inbox is recorded."""
     script_path = tmp_path / f"script-{id(script)}.json"
     script_path.write_text(json.dumps(script), encoding="utf-8")
     record = tmp_path / f"record-{id(script)}.jsonl"
     app = AcpApp(make_launch(scripted_agent_argv(script_path, record), cwd=cwd or project_dir(tmp_path), theme=theme), arm_delay=0.1)
-    async with app.run_test(size=size) as pilot:
+    async with app.run_test(size=size, notifications=notifications) as pilot:
         run = AppRun(app, pilot, record)
         if wait_ready:
             await run.ready()
@@ -529,10 +529,31 @@ async def test_compaction_runs_streams_its_summary_and_completes(tmp_path: Path)
         assert view.compaction.status == "completed"
         assert view.summary.text == "Kept: the user wants tests."
         assert "summary" in view.row_text and view.has_class("-success")
-        assert not view.expanded  # a finished compaction folds its summary away
+        assert view.expanded  # a finished compaction keeps its (user-displayable) summary shown
+        assert "the user wants tests." in screen_text(run)
         view.focus()
         await run.pilot.press("enter")
-        await run.wait(lambda: view.expanded, "the summary to open")
+        await run.wait(lambda: not view.expanded, "the summary to close")
+
+
+async def test_a_long_compaction_summary_is_folded_until_enter(tmp_path: Path) -> None:
+    summary = "\n\n".join(f"Kept point {i}." for i in range(1, 13))
+    steps = [
+        update({"sessionUpdate": "compaction_update", "compactionId": "c1", "status": "in_progress"}),
+        update({"sessionUpdate": "compaction_summary_chunk", "compactionId": "c1", "content": text(summary)}),
+        update({"sessionUpdate": "compaction_update", "compactionId": "c1", "status": "completed"}),
+    ]
+    async with running_app(tmp_path, {"version": 2, "turns": [v2_turn(*steps)]}, size=(80, 24)) as run:
+        await run.send("compact")
+        await run.idle()
+        [view] = run.views(CompactionView)
+        await run.wait(lambda: "Kept point 1." in screen_text(run), "the summary's start")
+        shown = screen_text(run)
+        assert "… Enter shows the whole summary" in shown and "Kept point 12." not in shown
+        view.focus()
+        await run.pilot.press("enter")
+        await run.wait(lambda: "Kept point 12." in screen_text(run), "the whole summary")
+        assert "… Enter shows the whole summary" not in screen_text(run) and view.expanded
 
 
 @pytest.mark.parametrize("version", [1, 2])

@@ -195,16 +195,26 @@ async def test_v1_modes_are_set_with_set_mode(tmp_path: Path) -> None:
         await session.shutdown()
 
 
-async def test_v1_boolean_options_are_not_set(tmp_path: Path) -> None:
+async def test_v1_boolean_options_are_set_and_advertised(tmp_path: Path) -> None:
+    """v1 agents offer booleans to clients advertising `session.configOptions.boolean`, which we do."""
     options = [{"type": "boolean", "id": "fast", "name": "Fast", "currentValue": False}]
-    argv, record = write_script(tmp_path, {"version": 1, "session_new": {"sessionId": "s-1", "configOptions": options}})
+    flipped = [{**options[0], "currentValue": True}]
+    argv, record = write_script(tmp_path, {
+        "version": 1,
+        "session_new": {"sessionId": "s-1", "configOptions": options},
+        "responses": {"session/set_config_option": {"result": {"configOptions": flipped}}},
+    })
     recorder = Recorder()
     session = await open_session(argv, tmp_path, recorder)
     try:
+        (init,) = recorded(record, "initialize")
+        assert init["params"]["clientCapabilities"]["session"]["configOptions"] == {"boolean": {}}
         assert [o.config_id for o in session.state.config_options] == ["fast"]
-        with pytest.raises(SessionError, match="v1"):
-            await session.set_config_option("fast", True)
-        assert recorded(record, "session/set_config_option") == []
+        await session.set_config_option("fast", True)
+        (request,) = recorded(record, "session/set_config_option")
+        assert request["params"] == {"sessionId": "s-1", "configId": "fast", "type": "boolean", "value": True}
+        validate_client_message(request, 1)
+        assert current(session, "fast") is True
     finally:
         await session.shutdown()
 

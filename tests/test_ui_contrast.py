@@ -31,9 +31,11 @@ from acp_tui.launch import Launch
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.themes import ANSI_NAMES, load_shipped_themes
 from acp_tui.ui.widgets.command_menu import CommandMenu
+from acp_tui.ui.widgets.file_picker import FilePicker
 from acp_tui.ui.widgets.markdown_stream import code_theme_for
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.queued_prompts import QueuedPrompt
+from acp_tui.ui.widgets.session_list import SessionList
 from acp_tui.ui.widgets.status_bar import StatusBar
 from acp_tui.ui.widgets.thought_view import ThoughtView
 from acp_tui.ui.widgets.tool_call import ToolCallCard
@@ -45,6 +47,7 @@ from tests.test_app_timeline import (
     plan_update,
     private_dirs,  # noqa: F401  (autouse fixture: private data/state/config dirs and HOME)
     project_dir,
+    running_app,
     text,
     tool,
     update,
@@ -381,3 +384,108 @@ async def test_every_text_cell_has_readable_contrast(tmp_path: Path, theme: str)
         await pilot.pause()
         failures += low_contrast(app, "after the dialog")
     assert not failures, report(failures)
+
+
+# -- focus you can see (issue 22) ----------------------------------------------------------------------
+
+#: WCAG 2.x success criterion 1.4.11 (non-text contrast): a focus indicator reads at 3:1 or better.
+FOCUS_MINIMUM = 3.0
+
+Cell = tuple[str, Color, Color]
+
+
+def cells(app: AcpApp, region: Region) -> dict[tuple[int, int], Cell]:
+    """(character, foreground, background) of every cell of `region` as the terminal is sent it."""
+    variables = app.theme_variables
+    default_fg, default_bg = Color.parse(variables["foreground"]), Color.parse(variables["background"])
+    out: dict[tuple[int, int], Cell] = {}
+    for y, strip in enumerate(app.screen._compositor.render_strips()):
+        if not region.y <= y < region.bottom:
+            continue
+        x = 0
+        for segment in strip:
+            style = segment.style
+            fg = Color.from_rich_color(style.color) if style is not None and style.color else default_fg
+            bg = Color.from_rich_color(style.bgcolor) if style is not None and style.bgcolor else default_bg
+            if style is not None and style.reverse:
+                fg, bg = bg, fg
+            for character in segment.text:
+                if region.x <= x < region.right:
+                    out[(x, y)] = (character, fg, bg)
+                x += 1
+    return out
+
+
+def marker_contrast(before: dict[tuple[int, int], Cell], after: dict[tuple[int, int], Cell]) -> float:
+    """How strongly the cells that changed show it: a glyph that appeared, against its background, or a
+    background that changed, against the old one (the best of them; 1.0 when nothing changed)."""
+    best = 1.0
+    for place, (character, fg, bg) in after.items():
+        old = before.get(place)
+        if old is None or old == (character, fg, bg):
+            continue
+        best = max(best, contrast_ratio(bg, old[2]))
+        if not character.isspace() and character != old[0]:
+            best = max(best, contrast_ratio(fg, bg))
+    return best
+
+
+@pytest.mark.parametrize("theme", THEMES)
+async def test_a_focused_card_is_marked_at_3_to_1(tmp_path: Path, theme: str) -> None:
+    """The focused card's background alone was a 1.1–1.2:1 tint: a bar beside it now marks it."""
+    turn = {"steps": [{"op": "respond_prompt"}, {"op": "user_message"}, {"op": "state", "state": "running"},
+                      tool("t1", title="Read a.txt", kind="read", status="completed",
+                           content=[{"type": "content", "content": text("one line")}]),
+                      {"op": "state", "state": "idle", "stopReason": "end_turn"}]}
+    async with running_app(tmp_path, {"version": 2, "turns": [turn]}, size=(80, 24), theme=theme) as run:
+        await run.send("go")
+        await run.idle()
+        [card] = run.chat.query(ToolCallCard)
+        await run.pilot.pause()
+        before = cells(run.app, card.region)
+        card.focus()
+        await run.pilot.pause()
+        ratio = marker_contrast(before, cells(run.app, card.region))
+        assert ratio >= FOCUS_MINIMUM, f"{theme}: the focused card shows at {ratio:.2f}:1"
+
+
+@pytest.mark.parametrize("theme", THEMES)
+async def test_the_session_list_cursor_row_is_marked_at_3_to_1(theme: str) -> None:
+    from tests.test_ui_sessions import Host, Source, settle
+
+    class ThemedHost(Host):
+        def on_mount(self) -> None:
+            for palette in load_shipped_themes():
+                self.register_theme(palette)
+            self.theme = theme
+            super().on_mount()
+
+    app = ThemedHost(Source(total=3, current_session_id=None))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, lambda: len(app.browser.rows) == 3, "the sessions")
+        view = app.browser.query_one(SessionList)
+        view.focus()
+        await pilot.pause()
+        first = Region(view.region.x, view.region.y, view.region.width, 1)
+        selected = cells(app, first)  # type: ignore[arg-type]
+        view.move(1)
+        await pilot.pause()
+        ratio = marker_contrast(cells(app, first), selected)  # type: ignore[arg-type]
+        assert ratio >= FOCUS_MINIMUM, f"{theme}: the cursor row shows at {ratio:.2f}:1"
+
+
+@pytest.mark.parametrize("theme", THEMES)
+async def test_the_mention_pickers_selected_row_reads_at_4_5_to_1(tmp_path: Path, theme: str) -> None:
+    """The `@` picker's matched letters on the selected row read at 1.2:1 (dark) / 2.2:1 (light)."""
+    for name in ("greet.py", "green.txt", "grep.md"):
+        (project_dir(tmp_path) / name).write_text("x\n", encoding="utf-8")
+    async with running_app(tmp_path, {"version": 2}, size=(80, 24), theme=theme) as run:
+        run.chat.prompt_input.focus()
+        await run.pilot.press("at", "g", "r", "e")
+        picker = run.chat.query_one(FilePicker)
+        await run.wait(lambda: picker.is_open and len(picker.shown) == 3 and picker.highlighted == 0, "the picker")
+        await run.pilot.press("down")
+        await run.wait(lambda: picker.highlighted == 1, "the second row")
+        await run.pilot.pause()
+        failures = low_contrast(run.app, "mention picker", picker.content_region)
+        assert not failures, report(failures)

@@ -15,11 +15,14 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from acp_tui.protocol.v2 import Notice
-from acp_tui.ui.screens.notices import NOTICES_KEY, NoticeCommands, NoticeEntry, NoticeLog, NoticesScreen
+from acp_tui.ui.screens.notices import (
+    NOTICES_KEY, NoticeCommands, NoticeEntry, NoticeLog, NoticesScreen, toast_lines,
+)
 from acp_tui.ui.themes import load_shipped_themes
 from tests.test_app_timeline import (
     private_dirs,  # noqa: F401  (autouse fixture: private data/state/config dirs and HOME)
     running_app,
+    screen_text,
     update,
     v2_turn,
 )
@@ -193,3 +196,31 @@ async def test_f5_in_the_chat_opens_the_notices_the_agent_raised(tmp_path: Path)
                                                            "ℹ Indexed"]
         await run.pilot.press("escape")
         await run.wait(lambda: not isinstance(run.app.screen, NoticesScreen), "the list to close")
+
+
+async def test_a_long_notice_toast_stays_small_at_80x24(tmp_path: Path) -> None:
+    """A long notice covered half of an 80×24 screen for ~5 s: its toast is now at most three rows
+    (title, two rows of text ending "… F5 for more"); the list keeps it whole."""
+    long = "The model provider is rate limiting this workspace; " * 8
+    raised = [update({"sessionUpdate": "notice", "severity": "warning", "title": "Rate limit reached " * 6,
+                      "description": long})]
+    async with running_app(tmp_path, {"version": 2, "turns": [v2_turn(*raised)]}, size=(80, 24),
+                           notifications=True) as run:
+        await run.send("notices")
+        await run.idle()
+        await run.wait(lambda: bool(run.app.screen.query("Toast")), "the toast")
+        await run.pilot.pause()
+        [toast] = run.app.screen.query("Toast")
+        assert toast.outer_size.height <= 3, toast.outer_size
+        assert "F5 for more" in screen_text(run)
+        await run.pilot.press(NOTICES_KEY)
+        await run.wait(lambda: isinstance(run.app.screen, NoticesScreen), "the notices list")
+        assert long.strip() in rows(run.app)[0]
+
+
+def test_toast_lines_cut_at_a_word_and_say_where_the_rest_is() -> None:
+    title, message = toast_lines("Short title", "word " * 40, 37)
+    assert title == "Short title" and message.endswith("… F5 for more") and len(message) <= 72
+    assert not message.removesuffix(" … F5 for more").endswith("wor")  # cut at a word, not inside one
+    assert toast_lines("Only a title", "", 37) == ("", "Only a title")
+    assert toast_lines("x" * 100, "fits", 37)[0] == "x" * 36 + "…"

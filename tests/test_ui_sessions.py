@@ -22,7 +22,7 @@ from acp_tui.agent.session import SessionError
 from acp_tui.controller.sessions import MAX_LIST_PAGES, MAX_LISTED_SESSIONS, SessionListing, SessionPage, listing
 from acp_tui.demo.store import StoredSession, write_sessions
 from acp_tui.ui.history_timeline import EarlierEntries, HistoryTimeline
-from acp_tui.ui.screens.sessions import ConfirmDelete, SessionBrowser
+from acp_tui.ui.screens.sessions import HINTS, SHORTER_HINTS, ConfirmDelete, SessionBrowser
 from acp_tui.ui.screens.transcript_view import ExportScreen, TranscriptScreen
 from acp_tui.ui.session_actions import SessionCommands
 from acp_tui.ui.terminal_title import WindowTitle, osc_title, window_title
@@ -123,7 +123,7 @@ async def test_pages_load_as_the_user_scrolls_and_a_bad_cursor_is_said() -> None
         assert "invalid cursor" in status and "200 sessions" in status
         assert view.selected is not None and view.cursor > 50  # the cursor went down with the pages
         await pilot.press("ctrl+home")
-        assert view.cursor == 0 and app.list_text()[0].startswith("● Session 0")  # the open one, newest first
+        assert view.cursor == 0 and app.list_text()[0].startswith("▌● Session 0")  # the open one, newest first, under the cursor bar
 
 
 async def test_filter_as_you_type_and_open_with_enter() -> None:
@@ -422,3 +422,25 @@ async def test_a_hundred_thousand_sessions_are_capped_quickly() -> None:
         assert len(browser.rows) == MAX_LISTED_SESSIONS and source.cursors == [None]
         status = str(browser.query_one("#sessions-status", Static).render())
         assert f"the agent kept sending sessions; showing the first {MAX_LISTED_SESSIONS:,}" in status
+
+
+@pytest.mark.parametrize("width", [80, 120])
+async def test_the_key_hint_fits_the_footer(width: int) -> None:
+    """The key hint was cut at 80 columns: a shorter wording is shown where the long one does not fit."""
+    app = Host(Source(total=3))
+    async with app.run_test(size=(width, 24)) as pilot:
+        browser = app.browser
+        await settle(pilot, lambda: len(browser.rows) == 3 and not browser.loading, "the sessions")
+        hints = browser.query_one("#sessions-hints", Static)
+        await settle(pilot, lambda: str(hints.render()) in {HINTS, *SHORTER_HINTS}, "the hint")
+        await pilot.pause()
+        shown = str(hints.render())
+        footer = browser.query_one("#sessions-footer")
+        status = browser.query_one("#sessions-status", Static)
+        assert len(shown) <= hints.size.width and status.region.right <= hints.region.x, (shown, hints.size)
+        assert hints.region.right <= footer.region.right
+        line = next(strip.text for strip in app.screen._compositor.render_strips()
+                    if "⏎ open" in strip.text)
+        assert shown in line and "Esc" in shown
+        if width >= 120:
+            assert shown == HINTS

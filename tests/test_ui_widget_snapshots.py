@@ -149,19 +149,23 @@ def diffs() -> list[Widget]:
 def plans() -> list[Widget]:
     """The plan in the timeline, and the panel above the prompt open and folded."""
     state = SessionState()
-    apply(state, PlanUpdate(plan=PlanItems(plan_id="p", entries=[
+    entries = [
         PlanEntry(content="Read the failing test", priority="high", status="completed"),
         PlanEntry(content="Fix the parser", priority="high", status="in_progress"),
         PlanEntry(content="Add a regression test", priority="medium", status="pending"),
         PlanEntry(content="Update the changelog", priority="low", status="cancelled"),
         PlanEntry(content="Celebrate [bold]loudly[/]", priority="_someday", status="_blocked"),
-    ])))
-    plan = found(state.plan("p"))
+    ]
+    # the panels show a plan of their own: the panel showing a plan's checklist would fold that plan's
+    # view in the timeline to its header (tests/test_app_plan_once.py)
+    apply(state, PlanUpdate(plan=PlanItems(plan_id="p", entries=entries)))
+    apply(state, PlanUpdate(plan=PlanItems(plan_id="q", entries=entries)))
+    plan = found(state.plan("q"))
     opened, folded = PlanPanel(), PlanPanel()
     opened.show(plan)
     folded.show(plan)
     folded.action_toggle_open()
-    return [PlanView(plan), opened, folded]
+    return [PlanView(found(state.plan("p"))), opened, folded]
 
 
 def terminal() -> list[Widget]:

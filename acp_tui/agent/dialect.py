@@ -130,10 +130,6 @@ class Dialect:
     def config_result(self, update: ConfigOptionUpdate) -> list[object]:
         return [update]
 
-    def can_set_boolean(self) -> bool:
-        """v1 agents accept a boolean option only from clients advertising a capability we do not."""
-        return True
-
 
 class V2Dialect(Dialect):
     """ACP v2: the agent reports its own states and user messages; ids name everything."""
@@ -228,9 +224,6 @@ class V1Dialect(Dialect):
 
     def config_result(self, update: ConfigOptionUpdate) -> list[object]:
         return self.adapter.update(update)
-
-    def can_set_boolean(self) -> bool:
-        return False
 
     def _capability(self, *path: str) -> bool:
         node: Any = self.init.agent_capabilities if self.init else None

@@ -499,8 +499,8 @@ class AgentSession:
 
         v2 and v1 `configOptions` use `session/set_config_option` (whose result replaces every option);
         the select that stands for v1 `modes` uses `session/set_mode`, then shows the chosen mode. Only
-        options the session has may be set, with a value they offer; a boolean only in v2 (v1 agents
-        accept one only from clients advertising a capability this client does not). Raises
+        options the session has may be set, with a value they offer; a boolean true or false (v1 too: we advertise
+        `session.configOptions.boolean`). Raises
         `SessionError` for those, `RpcError` when the agent refuses.
         """
         if self.session_id is None or self.dialect is None:
@@ -513,8 +513,6 @@ class AgentSession:
         elif isinstance(option, SessionConfigBoolean):
             if not isinstance(value, bool):
                 raise SessionError(f"the config option {config_id!r} takes true or false, not {value!r}")
-            if not dialect.can_set_boolean():
-                raise SessionError(f"the config option {config_id!r} cannot be changed with this v1 agent")
         elif option is not None:
             raise SessionError(f"the config option {config_id!r} is of a kind this client cannot set")
         else:

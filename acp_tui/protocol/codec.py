@@ -16,6 +16,7 @@ reports as a protocol error.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping
 from types import UnionType
 from typing import Any, Literal, TypeVar, Union, get_args, get_origin, overload
@@ -27,6 +28,7 @@ import acp_tui
 from acp_tui.protocol import methods, terminal, v1, v2
 from acp_tui.protocol.auth import bound_auth_methods
 from acp_tui.protocol.common import ErrorObject
+from acp_tui.protocol.v1 import V1_SESSION_CAPABILITIES
 
 T = TypeVar("T")
 
@@ -560,9 +562,14 @@ def build_initialize(
     """Hybrid `initialize` params: version 2 with v2 fields and their v1 twins, advertising nothing unimplemented.
 
     The capability fragments come from the installed client services (see `acp_tui.services.base`);
-    v1's `fs` and `terminal` default to false, as that schema spells them out.
+    v1's `fs` and `terminal` default to false, as that schema spells them out; v1 `session` names the
+    v2-baseline updates we show (`v1.V1_SESSION_CAPABILITIES`).
     """
-    v1: dict[str, Any] = {"fs": {"readTextFile": False, "writeTextFile": False}, "terminal": False}
+    v1: dict[str, Any] = {
+        "fs": {"readTextFile": False, "writeTextFile": False},
+        "terminal": False,
+        "session": copy.deepcopy(V1_SESSION_CAPABILITIES),
+    }
     for key, value in (v1_capabilities or {}).items():
         v1[key] = {**v1[key], **value} if isinstance(v1.get(key), dict) and isinstance(value, Mapping) else value
     return methods.InitializeRequest(

@@ -171,6 +171,12 @@ __all__ = [
     "V1ConfigOptionUpdate",
     "V1KnownSessionUpdate",
     "V1SessionUpdate",
+    "V1_SESSION_CAPABILITIES",
 ]
 
 V1SessionUpdate = Union[V1KnownSessionUpdate, UnknownUpdate]
+
+#: v1 `clientCapabilities.session` (schema `ClientSessionCapabilities`): what we show of v2's baseline
+#: that v1 agents send only when told: live `notice`s, ID-addressed compactions, boolean config options
+#: (each decoded above and applied by the v1 adapter like v2's; docs/protocol.md §2.3).
+V1_SESSION_CAPABILITIES: dict[str, Any] = {"notices": {}, "compaction": {}, "configOptions": {"boolean": {}}}

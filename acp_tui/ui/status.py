@@ -22,7 +22,7 @@ from acp_tui.controller.events import (
 )
 from acp_tui.sanitize import plain
 from acp_tui.ui.attention import Attention
-from acp_tui.ui.screens.notices import NoticeLog
+from acp_tui.ui.screens.notices import NoticeLog, toast_lines
 from acp_tui.session.changes import (
     AgentGone,
     BytesAppended,
@@ -55,6 +55,8 @@ from acp_tui.ui.widgets.status_bar import StatusBar, format_cost
 
 #: Severity names of ACP notices → Textual toast severities; unknown values show as information.
 NOTICE_SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
+#: A toast's width (Textual's `Toast`: 60 cells, at most half the screen) and what its border and padding take.
+TOAST_WIDTH, TOAST_GUTTER = 60, 3
 
 ControllerStatus = Waiting | LifecycleChanged | AgentIdentified | QueueChanged | CancelStateChanged
 
@@ -172,9 +174,13 @@ class StatusRenderer:
         if severity is None:
             title = f"{plain(notice.severity)}: {title}"
         description = notice.description if isinstance(notice.description, str) else ""
+        # A toast is at most three rows (chat.tcss makes it compact), so a long notice never covers the
+        # conversation: the text is cut to fit its width, with "… F5 for more" (the list keeps it whole).
+        width = min(TOAST_WIDTH, self.app.size.width // 2) - TOAST_GUTTER
+        title, message = toast_lines(title, description, width)
         self.app.notify(
-            plain(description) or title,
-            title=title if description else "",
+            message,
+            title=title,
             severity=severity or "information",  # type: ignore[arg-type]
             markup=False,
             timeout=8 if severity == "error" else 5,

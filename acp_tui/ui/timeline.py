@@ -170,6 +170,7 @@ class TimelineRenderer:
                 view = self._view(key)
                 if isinstance(view, TerminalView):
                     view.append_bytes(data)
+                    self._terminal_changed(view)  # a finished card's output tail
             case ContentReplaced(key=key):
                 self._replace(key)
             case EntityChanged(key=key, fields=fields):
@@ -198,6 +199,7 @@ class TimelineRenderer:
         view = self._view(key)
         if isinstance(view, TerminalView):
             view.reset_and_replay()
+            self._terminal_changed(view)
         elif isinstance(view, UserMessageView):
             view.replace_content(self._entity(key))
         elif _capabilities(view).content:
@@ -313,7 +315,7 @@ class TimelineRenderer:
         return False
 
     def _terminal_changed(self, view: TerminalView) -> None:
-        """A terminal shown in a card changed: the card's line says how it ended."""
+        """A terminal shown in a card changed: the card's line says how it ended, and shows its last output."""
         for node in view.ancestors:
             if isinstance(node, ToolCallCard):
                 node.terminal_changed()

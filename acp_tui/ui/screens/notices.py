@@ -28,6 +28,7 @@ from acp_tui.sanitize import multiline, plain
 
 __all__ = [
     "MAX_NOTICES", "NOTICES_KEY", "NoticeCommands", "NoticeEntry", "NoticeLog", "NoticesScreen", "severity_glyph",
+    "toast_lines",
 ]
 
 #: The key that opens (and closes) the list. F5 is free everywhere, including in the prompt, where
@@ -37,6 +38,34 @@ NOTICES_KEY: Final = "f5"
 MAX_NOTICES: Final = 500
 
 _GLYPHS: Final[dict[str, str]] = {"info": "ℹ", "warning": "⚠", "error": "✗"}
+#: Rows a notice's toast message may take (its title takes one more): a toast is a glance, F5 has the rest.
+TOAST_MESSAGE_ROWS: Final = 2
+#: Said at the end of a toast whose text was cut.
+_MORE: Final = f" … {NOTICES_KEY.upper()} for more"
+
+
+def _cut(text: str, room: int, more: str = _MORE) -> str:
+    """`text` in at most `room` characters; when cut, it ends with `more` (at a word boundary if one is near)."""
+    if len(text) <= room:
+        return text
+    keep = max(1, room - len(more))
+    head = text[:keep]
+    space = head.rfind(" ")
+    if space > keep * 2 // 3:
+        head = head[:space]
+    return head.rstrip() + more
+
+
+def toast_lines(title: str, description: str, width: int) -> tuple[str, str]:
+    """A notice's toast as (title, message), each one-line agent text cut to fit a toast `width` cells wide:
+    the title one row, the message `TOAST_MESSAGE_ROWS` (with "… F5 for more" when cut). With no
+    description the title is the message (a toast without a title is one row shorter)."""
+    room = max(12, width)
+    title, description = plain(title).strip(), plain(description).strip()
+    if not description:
+        return "", _cut(title, room * TOAST_MESSAGE_ROWS)
+    title = _cut(title, room, "…")
+    return title, _cut(description, room * TOAST_MESSAGE_ROWS - 2)  # words wrap: leave a little room
 
 
 def severity_glyph(severity: str) -> str:

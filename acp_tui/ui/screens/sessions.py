@@ -32,6 +32,21 @@ from acp_tui.ui.widgets.session_list import SessionList
 #: Palette entry and key.
 SESSIONS_KEY = "ctrl+o"
 HINTS = "⏎ open · ↑↓ move · Tab to the list: v transcript, d delete · ^T all folders · Esc close"
+#: The same keys said shorter, for narrower screens (the longest that fits beside the status is shown).
+SHORTER_HINTS = (
+    "⏎ open · ↑↓ · Tab: v transcript, d delete · ^T all folders · Esc close",
+    "⏎ open · Tab: v transcript, d delete · ^T all folders · Esc",
+    "⏎ open · Tab: v view, d delete · ^T folders · Esc",
+    "⏎ open · ^T folders · Esc",
+)
+
+
+def fitting_hints(width: int) -> str:
+    """The longest key hint that fits in `width` cells (the shortest when none does)."""
+    for hints in (HINTS, *SHORTER_HINTS):
+        if len(hints) <= width:
+            return hints
+    return SHORTER_HINTS[-1]
 
 
 class SessionSource(Protocol):
@@ -128,6 +143,7 @@ class SessionBrowser(ModalScreen[SessionListing | None]):
         self.problem: str | None = None
         self.paging = SessionPaging()
         self._generation = 0  # a folder toggle makes pages still on their way stale
+        self._status_plain = ""
 
     # -- layout ----------------------------------------------------------------------------------------
 
@@ -239,6 +255,18 @@ class SessionBrowser(ModalScreen[SessionListing | None]):
         status = self.query_one("#sessions-status", Static)
         status.update(" · ".join(parts))
         status.set_class(self.problem is not None or self.paging.stopped is not None, "-problem")
+        self._status_plain = " · ".join(parts)
+        self._fit_hints()
+
+    def _fit_hints(self) -> None:
+        """The key hint, as long as the footer leaves room for beside the status (it was cut at 80 columns)."""
+        footer = self.query_one("#sessions-footer")
+        if footer.size.width:
+            room = footer.size.width - len(self._status_plain) - 2
+            self.query_one("#sessions-hints", Static).update(fitting_hints(room))
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_hints)  # the footer has its new width once laid out
 
     @on(Input.Changed, "#sessions-filter")
     def _filtered(self, event: Input.Changed) -> None:
@@ -355,4 +383,4 @@ class SessionBrowser(ModalScreen[SessionListing | None]):
         self.app.notify(f"deleted “{row.title or plain(row.session_id)}”", markup=False)
 
 
-__all__ = ["ConfirmDelete", "HINTS", "SESSIONS_KEY", "SessionBrowser", "SessionSource"]
+__all__ = ["ConfirmDelete", "HINTS", "SESSIONS_KEY", "SessionBrowser", "SessionSource", "fitting_hints"]

@@ -35,6 +35,7 @@ class AgentMessageView(Vertical):
     }
     AgentMessageView:focus {
         background: $boost;
+        outline-left: thick $primary;  /* the focus bar: $boost alone is a 1.1:1 tint */
     }
     AgentMessageView > .agent--chips {
         height: auto;

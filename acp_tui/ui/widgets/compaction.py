@@ -2,13 +2,15 @@
 
 The row says "◐ compacting context…", "✓ context compacted", "✗ compaction failed: error",
 "⊘ compaction cancelled", or shows an unknown status as sent without inferring anything from it.
-The summary streams into a Markdown widget; it is collapsed by default once the compaction completed
-(click or Enter toggles it, and the user's choice then wins).
+The summary streams into a Markdown widget and stays shown: the spec calls it user-displayable, and it
+is what the agent now remembers of the conversation. A long one is folded to its first `FOLD_ROWS`
+rows with "… Enter shows the whole summary" below; Enter (or a click) then shows all of it, then closes
+it, then opens it again (the user's choice wins from then on).
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from rich.text import Text
 from textual import events
@@ -22,7 +24,10 @@ from acp_tui.session.model import Compaction
 from acp_tui.ui.widgets.content_blocks import TextStatic, block_widget
 from acp_tui.ui.widgets.markdown_stream import MarkdownStream
 
-__all__ = ["CompactionView", "compaction_label"]
+__all__ = ["FOLD_ROWS", "CompactionView", "compaction_label"]
+
+#: Rows of a long summary shown until the user asks for all of it.
+FOLD_ROWS: Final = 5
 
 
 def compaction_label(compaction: Compaction) -> tuple[str, str]:
@@ -48,12 +53,16 @@ class CompactionView(Vertical, can_focus=True):
     DEFAULT_CSS = """
     CompactionView { height: auto; width: 1fr; margin: 1 0; }
     CompactionView > .compaction--row { color: $text-muted; border-top: dashed $panel; padding: 0 1; }
+    CompactionView:focus { outline-left: thick $primary; }
     CompactionView:focus > .compaction--row { border-top: dashed $primary; }
     CompactionView.-running > .compaction--row { color: $warning; }
     CompactionView.-success > .compaction--row { color: $success; }
     CompactionView.-error > .compaction--row { color: $error; }
     CompactionView > .compaction--summary { height: auto; display: none; padding-left: 2; }
     CompactionView.-expanded > .compaction--summary { display: block; }
+    CompactionView.-folded > .compaction--summary { max-height: 5; overflow: hidden hidden; }
+    CompactionView > .compaction--more { display: none; color: $text-muted; padding-left: 2; }
+    CompactionView.-folded > .compaction--more { display: block; }
     CompactionView .compaction--chips { height: auto; }
     """
 
@@ -68,7 +77,8 @@ class CompactionView(Vertical, can_focus=True):
         self._initial_chips: list[Any] = [
             block_widget(block) for block in compaction.summary.blocks if not isinstance(block, TextContent)
         ]
-        self._user_expanded: bool | None = None
+        self._user_expanded: bool | None = None  # None: shown (folded when long); True: all; False: closed
+        self._more = TextStatic(Text("… Enter shows the whole summary", style="italic"), classes="compaction--more")
         self._row_plain = ""
         self._update_row()
 
@@ -78,6 +88,7 @@ class CompactionView(Vertical, can_focus=True):
             yield self.summary
             with self._chips:
                 yield from self._initial_chips
+        yield self._more
         self._initial_chips = []
 
     @property
@@ -87,12 +98,28 @@ class CompactionView(Vertical, can_focus=True):
     def _has_summary(self) -> bool:
         return len(self.compaction.summary) > 0
 
+    def _is_long(self) -> bool:
+        """Would the summary take more than `FOLD_ROWS` rows (its lines, wrapped at the view's width)?"""
+        width = max(20, (self.content_size.width or 80) - 2)
+        text = self.compaction.summary.text
+        rows = start = 0
+        while rows <= FOLD_ROWS:  # only the first rows are measured: a summary can be long
+            end = text.find("\n", start)
+            line = len(text) - start if end < 0 else end - start
+            rows += max(1, -(-line // width))
+            if end < 0:
+                break
+            start = end + 1
+        return rows > FOLD_ROWS
+
+    def on_resize(self) -> None:
+        self._update_row()  # a narrower view wraps the summary into more rows
+
     def _update_row(self) -> None:
         label, variant = compaction_label(self.compaction)
-        wanted = self._user_expanded
-        if wanted is None:
-            wanted = self.compaction.status != "completed"
+        wanted = self._user_expanded is not False
         self.set_class(wanted and self._has_summary(), "-expanded")
+        self.set_class(self.expanded and self._user_expanded is None and self._is_long(), "-folded")
         self.remove_class(*self._VARIANTS)
         self.add_class(f"-{variant}")
         text = Text(label)
@@ -116,8 +143,8 @@ class CompactionView(Vertical, can_focus=True):
         """A summary text chunk (`TextAppended`)."""
         first = not self.summary.text
         self.summary.append(multiline(text))
-        if first:
-            self._update_row()
+        if first or (self._user_expanded is None and not self.has_class("-folded")):
+            self._update_row()  # it may have grown long enough to fold
 
     def append_content(self, block: ContentBlock) -> None:
         """A non-text summary block (`ContentAppended`)."""
@@ -146,7 +173,7 @@ class CompactionView(Vertical, can_focus=True):
         """Open or close the summary."""
         if not self._has_summary():
             return
-        self._user_expanded = not self.expanded
+        self._user_expanded = self.has_class("-folded") or not self.expanded
         self._update_row()
 
     def on_click(self, event: events.Click) -> None:

@@ -3,7 +3,9 @@
 Chips follow the agent's array order (docs/protocol.md §10.4: earlier options come first; categories are only
 hints). Select and boolean options are shown; options of unknown type are kept in the model but not
 shown. Every agent string is sanitized and rendered as plain text. Clicking a chip asks the screen to
-open the picker on that option; the bar is hidden while the session has no option to show.
+open the picker on that option; the bar is hidden while the session has no option to show. Chips that do
+not fit the width are left out whole, said by `· +2 more`, and the `F4` hint (the picker has them all)
+always stays.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from acp_tui.sanitize import plain
 #: Longest a chip's name or value may get before it is cut with an ellipsis.
 MAX_PART: Final = 32
 SEPARATOR: Final = " · "
+#: The hint at the end of the bar: F4 opens the picker with every option.
+HINT: Final = "   F4"
 
 Shown = SessionConfigSelect | SessionConfigBoolean
 
@@ -103,19 +107,30 @@ class ConfigBar(Widget):
         # partial component style would drop them (`$text` came out white on the light theme).
         value_style = self.get_visual_style("config-bar--value").rich_style
         hint_style = self.get_visual_style("config-bar--hint").rich_style
+        width = self.content_size.width or 10_000  # not laid out yet: everything
         line = Text(no_wrap=True, overflow="ellipsis")
         spans: list[tuple[int, int, str]] = []
         for index, option in enumerate(self._options):
+            label, value = chip_parts(option)
+            chip = Text(f"{label}: ")
+            chip.append(value, style=value_style)
+            chip.append(" ▾", style=hint_style)
+            left = len(self._options) - index - 1
+            rest = len(f"{SEPARATOR}+{left} more") if left else 0
+            gap = len(SEPARATOR) if index else 0
+            if line.cell_len + gap + chip.cell_len + rest + len(HINT) > width:
+                if index == 0:  # the first chip alone is too wide: cut it, never lose the hint
+                    chip.truncate(max(1, width - len(HINT) - rest), overflow="ellipsis")
+                else:
+                    line.append(f"{SEPARATOR}+{left + 1} more", style=hint_style)
+                    break
             if index:
                 line.append(SEPARATOR)
             start = line.cell_len
-            label, value = chip_parts(option)
-            line.append(f"{label}: ")
-            line.append(value, style=value_style)
-            line.append(" ▾", style=hint_style)
+            line.append_text(chip)
             spans.append((start, line.cell_len, option.config_id))
         if self._options:
-            line.append("   F4", style=hint_style)
+            line.append(HINT, style=hint_style)
         self._spans = spans
         return line
 

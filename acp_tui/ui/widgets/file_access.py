@@ -110,6 +110,7 @@ class FileAccessView(Vertical, can_focus=True):
     DEFAULT_CSS = """
     FileAccessView { height: auto; width: 1fr; padding: 0 1; }
     FileAccessView > .file-access--line { color: $text-muted; }
+    FileAccessView:focus { outline-left: thick $primary; }
     FileAccessView:focus > .file-access--line { color: $text; }
     FileAccessView.-problem > .file-access--line { color: $warning; }
     FileAccessView > DiffView { margin-left: 2; display: none; }

@@ -6,6 +6,10 @@ header and the checklist; closed, one line: `Plan 3/7 · Run the tests ▸`. It 
 screen is tall enough to spare the rows, and Enter or a click toggles it (the user's choice then
 stands). It goes away when every entry is done or the turn ends.
 
+The plan is shown once: while the panel shows its checklist, the plan's view in the timeline is its
+header alone, "Plan 1/3 · in progress, above the prompt" (`PlanView.set_in_panel`); once the panel
+goes or folds to its line, the timeline shows the checklist again, where it stays as history.
+
 `StatusRenderer` drives it (`show`, `clear`); the plan's text is agent data, sanitized and drawn as
 plain `Text`.
 """
@@ -21,10 +25,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 
 from acp_tui.protocol.v2 import PlanItems
-from acp_tui.session.model import Plan
+from acp_tui.session.model import EntityKey, Plan
 from acp_tui.ui.widgets.content_blocks import TextStatic
 from acp_tui.ui.widgets.icons import GLYPHS
-from acp_tui.ui.widgets.plan_view import PlanEntries, plan_progress
+from acp_tui.ui.widgets.plan_view import PlanEntries, PlanView, plan_progress
 
 __all__ = ["OPEN_FROM_HEIGHT", "PlanPanel"]
 
@@ -60,6 +64,7 @@ class PlanPanel(Vertical, can_focus=True):
         self.entries = PlanEntries(None, priorities=False)
         self._user_expanded: bool | None = None
         self._line_plain = ""
+        self._in_full: EntityKey | None = None  # the plan whose checklist the panel shows
 
     def compose(self) -> ComposeResult:
         yield self._line
@@ -96,12 +101,29 @@ class PlanPanel(Vertical, can_focus=True):
         self.add_class("-shown")
         self.entries.set_items(items)
         self._update_line(items)
+        self._announce()
 
     def clear(self) -> None:
         """The turn ended or the plan is done: the timeline keeps its history."""
         self.plan = None
         self.remove_class("-shown")
         self.entries.set_items(None)
+        self._announce()
+
+    @property
+    def in_full(self) -> EntityKey | None:
+        """The key of the plan whose checklist the panel shows now (`None`: none, or just its line)."""
+        return self._in_full
+
+    def _announce(self) -> None:
+        """Tell the timeline's plan views which plan the panel shows in full (they then show only a header)."""
+        key = self.plan.key if self.plan is not None and self.shown and self.expanded else None
+        if key == self._in_full:
+            return
+        self._in_full = key
+        if self.is_attached:
+            for view in self.screen.query(PlanView):
+                view.set_in_panel(view.plan.key == key)
 
     def _update_line(self, items: PlanItems) -> None:
         done, total, current = plan_progress(items)
@@ -118,6 +140,7 @@ class PlanPanel(Vertical, can_focus=True):
         self.set_class(self._user_expanded, "-expanded")
         if self.plan is not None and isinstance(self.plan.plan, PlanItems):
             self._update_line(self.plan.plan)
+        self._announce()
 
     def on_click(self, event: events.Click) -> None:
         event.stop()

@@ -2,8 +2,9 @@
 
 Each entry shows its status glyph (`GLYPHS`: ○ pending, ◐ in progress, ✓ completed, ⊘ cancelled, "?"
 plus the value for an unknown status) and its priority (high stands out, medium and low stay quiet,
-anything else is shown as sent). While a plan is in progress the `PlanPanel` above the prompt shows it
-too; the view in the timeline is its history.
+anything else is shown as sent). While the `PlanPanel` above the prompt shows a plan's checklist, its
+view in the timeline is only its header ("in progress, above the prompt"): the plan shows once; the view
+in the timeline is its history.
 A plan variant this client does not know shows "plan (unsupported format: type)" and opens (click or
 Enter) to its raw JSON. Entry text is agent data: sanitized and drawn as plain `Text`.
 """
@@ -135,9 +136,10 @@ class PlanView(Vertical, can_focus=True):
         margin: 1 0;
         padding: 0 1;
     }
-    PlanView:focus { background: $boost; }
+    PlanView:focus { background: $boost; outline-left: thick $primary; }
     PlanView > .plan--header { color: $text-muted; text-style: bold; }
     PlanView > PlanEntries { padding-left: 2; }
+    PlanView.-in-panel > PlanEntries { display: none; }
     PlanView > .plan--raw { display: none; color: $text-muted; background: $boost; }
     PlanView.-unsupported.-expanded > .plan--raw { display: block; }
     PlanView.-unsupported > PlanEntries { display: none; }
@@ -157,6 +159,18 @@ class PlanView(Vertical, can_focus=True):
         yield self.entries
         yield self._raw
 
+    def on_mount(self) -> None:
+        # a plan that starts while the panel already shows it (the panel tells the views it knows of)
+        for panel in self.screen.query("PlanPanel"):
+            if getattr(panel, "in_full", None) == self.plan.key:
+                self.set_in_panel(True)
+
+    def set_in_panel(self, shown: bool) -> None:
+        """The plan panel shows (or stopped showing) this plan's checklist: show just the header meanwhile."""
+        if shown != self.has_class("-in-panel"):
+            self.set_class(shown, "-in-panel")
+            self.refresh_plan()
+
     @property
     def expanded(self) -> bool:
         return self.has_class("-expanded")
@@ -171,7 +185,10 @@ class PlanView(Vertical, can_focus=True):
         if isinstance(content, PlanItems):
             self.remove_class("-unsupported")
             done, total, _ = plan_progress(content)
-            self._set_header(Text(f"Plan {done}/{total}"))
+            header = Text(f"Plan {done}/{total}")
+            if self.has_class("-in-panel"):
+                header.append(" · in progress, above the prompt", style="italic")
+            self._set_header(header)
             self.entries.set_items(content)
             return
         self.add_class("-unsupported")

@@ -83,7 +83,7 @@ class SessionList(ScrollView, can_focus=True):
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "session-list--cursor", "session-list--title", "session-list--untitled", "session-list--age",
-        "session-list--cwd", "session-list--tag", "session-list--current",
+        "session-list--cwd", "session-list--tag", "session-list--current", "session-list--pointer",
     }
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "choose", "Open", show=False),
@@ -197,24 +197,27 @@ class SessionList(ScrollView, can_focus=True):
         if not 0 <= index < len(self.shown):
             return Strip.blank(width, base)
         row = self.rows[self.shown[index]]
-        segments = self._segments(row, width)
+        segments = self._segments(row, width, index == self.cursor)
         strip = Strip(segments).crop_extend(0, width, base).apply_style(base)
         if index == self.cursor:
             strip = strip.apply_style(self.get_component_rich_style("session-list--cursor"))
         return strip
 
-    def _segments(self, row: SessionListing, width: int) -> list[Segment]:
+    def _segments(self, row: SessionListing, width: int, under_cursor: bool = False) -> list[Segment]:
         style = self.get_component_rich_style
         current = row.session_id == self.current
         tag = " open" if current else (" transcript" if row.transcript_only else "")
         cwd_width = min(40, max(8, width // CWD_SHARE))
-        title_width = max(4, width - 2 - AGE_WIDTH - 2 - cwd_width - TAG_WIDTH)  # one width for every row: columns align
+        title_width = max(4, width - 3 - AGE_WIDTH - 2 - cwd_width - TAG_WIDTH)  # one width for every row: columns align
         if row.title:
             title, title_style = row.title, style("session-list--title")
         else:
             title, title_style = f"(untitled) {plain(row.session_id)}", style("session-list--untitled")
         marker: tuple[str, Style | None] = ("● ", style("session-list--current")) if current else ("  ", None)
+        # The cursor row is marked by a bar, not only by its tint: bold and a 30% tint alone were hard to see.
+        pointer: tuple[str, Style | None] = ("▌", style("session-list--pointer")) if under_cursor else (" ", None)
         parts: list[tuple[str, Style | None]] = [
+            pointer,
             marker,
             (set_cell_size(_fit(title, title_width), title_width), title_style),
             (age_text(row.updated_at, self._now).rjust(AGE_WIDTH) + "  ", style("session-list--age")),

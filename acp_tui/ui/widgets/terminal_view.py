@@ -15,6 +15,7 @@ line API in a scrollable box of at most ~15 rows that follows the end while the 
 from __future__ import annotations
 
 from collections import deque
+from itertools import islice
 from typing import ClassVar, Final
 
 from rich.segment import Segment as RichSegment
@@ -36,6 +37,7 @@ from acp_tui.session.model import Terminal
 from acp_tui.ui.ansi_text import rich_style
 from acp_tui.ui.widgets.content_blocks import TextStatic
 from acp_tui.ui.widgets.exit_status import elapsed_text, exit_text
+from acp_tui.ui.widgets.output_tail import FAILED_TAIL_LINES, Tail, tail_of_lines
 from acp_tui.ui.widgets.tool_call import ToolCallCard
 
 __all__ = ["MAX_LINES", "MAX_LINE_CHARS", "TerminalOutputView", "TerminalView", "elapsed_text", "exit_text"]
@@ -146,6 +148,13 @@ class TerminalOutputView(ScrollView, can_focus=True):
     def lines(self) -> list[Text]:
         """The retained lines (the unfinished last line included when not empty)."""
         out = list(self._lines)
+        if self._current:
+            out.append(self._current)
+        return out
+
+    def last_lines(self, count: int) -> list[Text]:
+        """The newest `count` retained lines (the unfinished last line included when not empty)."""
+        out = list(islice(reversed(self._lines), max(0, count - (1 if self._current else 0))))[::-1]
         if self._current:
             out.append(self._current)
         return out
@@ -328,6 +337,14 @@ class TerminalView(Vertical):
 
     def elapsed_text(self) -> str:
         return elapsed_text(self.terminal)
+
+    def output_tail(self, failed: bool) -> Tail | None:
+        """The newest output lines for a closed card's title (longer when `failed` or it exited non-zero)."""
+        failed = failed or exit_text(self.terminal)[1] == "error"
+        window = 4 * FAILED_TAIL_LINES  # room for the blank lines the tail skips
+        lines = self.output.last_lines(window)
+        earlier = self.output.dropped_lines + self.output.line_count - len(lines)
+        return tail_of_lines(lines, failed, earlier)
 
     def full_text(self) -> str:
         """Header, retained output and footer as plain text (for saving)."""

@@ -38,6 +38,7 @@ class Thought(Widget, can_focus=True):
         color: $text-muted;
         text-style: italic;
     }
+    Thought:focus { outline-left: thick $primary; }
     Thought:focus > .thought--summary {
         text-style: bold italic;
         background: $boost;

@@ -6,6 +6,7 @@ theme), the kind icon, the title (paths in it relative to the session folder), t
 on when the title does not already name it, a short result once it is done (`+12 −3` for diffs,
 `exit 0 · 1.2 s` for a terminal, `12 lines` or the one line of a text result), and `▸`/`▾` when there
 is a body to open. There are no borders: the body's blocks are indented under the title and tinted.
+A finished command keeps the last lines of its output under its line while closed (`output_tail`).
 
 A timeline can hold hundreds of cards, so a card is cheap: while it is collapsed (or has nothing to
 show) it is one widget drawing that line with `render()`. The body (content items, locations, raw JSON,
@@ -56,6 +57,7 @@ from acp_tui.ui.widgets.exit_status import elapsed_text, exit_text
 from acp_tui.ui.widgets.file_access import FileAccessList, access_text
 from acp_tui.ui.widgets.icons import GLYPHS, Pill, kind_icon, status_pill
 from acp_tui.ui.widgets.markdown_stream import MarkdownStream
+from acp_tui.ui.widgets.output_tail import Tail, tail_of_text
 
 __all__ = ["MAX_TEXT_LINES", "MAX_ITEMS", "ToolCallCard", "TerminalFactory", "tool_content_text"]
 
@@ -279,7 +281,7 @@ class ToolCallCard(Widget, can_focus=True):
         width: 1fr;
         padding: 0 1;
     }
-    ToolCallCard:focus { background: $boost; }
+    ToolCallCard:focus { background: $boost; outline-left: thick $primary; }  /* a bar, ≥ 3:1 in both themes */
     ToolCallCard > * { display: none; margin: 0 0 0 2; padding: 0 1 0 2; background: $surface; }
     ToolCallCard > _CardHeader { display: block; margin: 0; padding: 0; background: transparent; }
     ToolCallCard.-expanded > * { display: block; }
@@ -328,6 +330,7 @@ class ToolCallCard(Widget, can_focus=True):
         self._header: _CardHeader | None = None  # drawn by the card itself until there is a body
         self._header_cache: tuple[int, list[Text]] | None = None
         self._details_drawn = False  # whether the header's arrow was drawn (there is a body to open)
+        self._tail_rows: tuple[int, int, bool] = (0, 0, False)  # output tail rows in the layout: first, count, failed
         self._stats: dict[int, tuple[Diff, tuple[int, int] | None]] = {}  # by diff, kept with it
         self.set_class(_pill(call).variant == "error", "-error")
         self.set_class(self.default_expanded(), "-expanded")
@@ -353,6 +356,12 @@ class ToolCallCard(Widget, can_focus=True):
             row = Text(f"{glyph} " if index == 0 else "  ")
             row.append_text(line)
             lines.append(row)
+        tail = self.output_tail()
+        if tail is not None:
+            self._tail_rows = (len(lines), len(tail.lines), tail.failed)
+            lines.extend(tail.rows(width))
+        else:
+            self._tail_rows = (0, 0, False)
         self._header_cache = (width, lines)
         return lines
 
@@ -361,9 +370,18 @@ class ToolCallCard(Widget, can_focus=True):
 
     def _header_render(self, width: int) -> Text:
         """The line with the status glyph coloured from the theme."""
-        text = Text("\n").join(self._header_layout(width))
+        rows = self._header_layout(width)
+        text = Text("\n").join(rows)
         variant = _pill(self.call).variant
-        text.stylize(status_style(self.app.theme_variables, self.background_colors[1], variant), 0, 1)
+        background = self.background_colors[1]
+        text.stylize(status_style(self.app.theme_variables, background, variant), 0, 1)
+        first, count, failed = self._tail_rows
+        if failed:  # a failed command's output is marked by its gutter, in the error colour
+            error = status_style(self.app.theme_variables, background, "error")
+            offset = sum(len(row) + 1 for row in rows[:first])
+            for row in rows[first : first + count]:
+                text.stylize(error, offset + 2, offset + 3)
+                offset += len(row) + 1
         return text
 
     def _header_changed(self) -> None:
@@ -462,11 +480,8 @@ class ToolCallCard(Widget, can_focus=True):
                 status = exit_text(terminal)[0]
                 elapsed = elapsed_text(terminal)
                 parts.append(f"{status} · {elapsed}" if elapsed else status)
-        if not parts:
-            texts = "".join(
-                item.content.text for item in call.content
-                if isinstance(item, ToolContent) and isinstance(item.content, TextContent)
-            )
+        if not parts and not self._shows_text_tail():
+            texts = self._content_text()
             if texts.strip():
                 body = _strip_fence(multiline(texts))
                 lines = body.split("\n")
@@ -476,6 +491,36 @@ class ToolCallCard(Widget, can_focus=True):
                 else:
                     parts.append(f"{len(lines)} lines")
         return " · ".join(parts)
+
+    def _content_text(self) -> str:
+        """The call's text content items, joined (a command's output, a read tool's file)."""
+        return "".join(
+            item.content.text for item in self.call.content
+            if isinstance(item, ToolContent) and isinstance(item.content, TextContent)
+        )
+
+    def _shows_tail(self) -> bool:
+        """A finished call, closed: its command output (if any) shows under the line."""
+        return self.call.finished and not self.expanded
+
+    def _shows_text_tail(self) -> bool:
+        """Does the tail come from the text content (a command without a terminal)?"""
+        return self._shows_tail() and self.call.kind == "execute" and not self._slots
+
+    def output_tail(self) -> Tail | None:
+        """The last lines of a finished command's output, shown under its closed card's line: those of
+        the terminal it shows, else (an `execute` call) of its text content."""
+        if not self._shows_tail():
+            return None
+        failed = self.call.status == "failed"
+        for slot in reversed(self._slots):
+            tail_of = getattr(slot.view, "output_tail", None)
+            tail: Tail | None = tail_of(failed) if callable(tail_of) else None
+            if tail is not None:
+                return tail
+        if not self._shows_text_tail():
+            return None
+        return tail_of_text(_strip_fence(self._content_text()), failed)
 
     def _update_pill(self) -> None:
         self._header_changed()
@@ -735,6 +780,7 @@ class ToolCallCard(Widget, can_focus=True):
                 view = factory(slot.terminal_id)
                 if view is not None:
                     slot.attach(view)
+        self.terminal_changed()
 
     def _result_changed(self) -> None:
         """Content changed: the line's result (shown once the call is done) or its arrow may differ."""
@@ -744,7 +790,7 @@ class ToolCallCard(Widget, can_focus=True):
             self._details_changed()
 
     def terminal_changed(self) -> None:
-        """A terminal shown in this card changed (its exit status is part of the line's result)."""
+        """A terminal shown in this card changed (its exit status and output tail are part of the line)."""
         if self.call.finished:
             self._header_changed()
 
@@ -754,6 +800,7 @@ class ToolCallCard(Widget, can_focus=True):
         for slot in self._slots:
             if slot.terminal_id == terminal_id and slot.view is None:
                 slot.attach(view)
+                self.terminal_changed()
                 return True
         return False
 

@@ -43,6 +43,7 @@ class UnknownUpdateView(Vertical, can_focus=True):
     DEFAULT_CSS = """
     UnknownUpdateView { height: auto; width: 1fr; padding: 0 1; }
     UnknownUpdateView > .unknown--row { color: $text-muted; }
+    UnknownUpdateView:focus { outline-left: thick $primary; }
     UnknownUpdateView:focus > .unknown--row { color: $text; }
     UnknownUpdateView > .unknown--raw { display: none; color: $text-muted; background: $boost; }
     UnknownUpdateView.-expanded > .unknown--raw { display: block; }
