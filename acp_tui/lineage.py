@@ -59,6 +59,8 @@ _lineages: set[Lineage] = set()
 _roots: set[tuple[int, int]] = set()
 #: the value of MARKER in our own environment once installed: what we spawn ourselves, kept
 _keep: str | None = None
+#: (pid, start) of unmarked orphans we adopted and found: ours to reap
+_strangers: set[tuple[int, int]] = set()
 _subreaper = False
 
 
@@ -183,6 +185,7 @@ def _adopted_strangers(table: Mapping[int, Proc]) -> list[Proc]:
     for proc in table.values():
         if proc.ppid == me and proc.alive and (proc.pid, proc.start) not in _roots and _marker(proc.pid) is None:
             found.append(proc)
+    _strangers.update((proc.pid, proc.start) for proc in found)
     return [proc for proc in _closure(found, table) if proc.alive]
 
 
@@ -370,7 +373,7 @@ def reap_adopted() -> int:
     if not _LINUX:
         return 0
     me = os.getpid()
-    seen: set[tuple[int, int]] = set()
+    seen = set(_strangers)
     sessions: set[int] = set()
     for lineage in _lineages:
         seen |= lineage._seen
@@ -384,4 +387,5 @@ def reap_adopted() -> int:
             with contextlib.suppress(ChildProcessError):
                 if os.waitpid(proc.pid, os.WNOHANG)[0] == proc.pid:
                     reaped += 1
+                    _strangers.discard((proc.pid, proc.start))
     return reaped
