@@ -56,7 +56,7 @@ class Layer:
 LAYERS: tuple[Layer, ...] = (
     Layer(0, "base", (
         "acp_tui", "acp_tui.paths", "acp_tui.config", "acp_tui.launch", "acp_tui.sanitize",
-        "acp_tui.ansi", "acp_tui.history", "acp_tui.process_group", "acp_tui.secrets", "acp_tui.path_text",
+        "acp_tui.ansi", "acp_tui.history", "acp_tui.process_group", "acp_tui.lineage", "acp_tui.secrets", "acp_tui.path_text",
         "acp_tui.sizes",
     ), "stdlib-only helpers (paths, settings, text hygiene, paths as shown, sizes, secrets, process groups) that any "
        "layer may use"),

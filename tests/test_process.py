@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import msgspec
@@ -14,6 +15,7 @@ import pytest
 
 from acp_tui.agent.connection import Connection
 from acp_tui.agent.process import AgentNotRunning, AgentProcess, ExitInfo, SpawnError
+from tests.test_service_terminals import marker, processes_with  # noqa: F401 - `marker` is a fixture
 
 AGENT = str(Path(__file__).parent / "agents" / "rpc_agent.py")
 
@@ -175,3 +177,46 @@ async def test_a_consumer_that_raises_does_not_end_the_reading() -> None:
     await asyncio.wait_for(closed, 20)
     assert b"".join(chunks).split() == [b"0", b"1", b"2"]
     assert any("handling the agent's output failed (RecursionError" in line for line in lines)
+
+
+# -- what the agent started outside its group (issue 21, item 5) -----------------------------------
+
+SLEEPER = "import time; time.sleep(302)"
+
+
+async def test_what_an_agent_left_in_a_session_of_its_own_dies_when_it_crashes(tmp_path: Path, marker: str) -> None:
+    # The agent exits (code 3) once the sleeper it started in a session of its own runs.
+    ready = tmp_path / "ready"
+    sleeper = f"import sys, time; open(sys.argv[1], 'w').close(); time.sleep(302)"
+    script = (f"setsid {sys.executable} -c \"{sleeper}\" {ready} {marker} & "
+              f"while [ ! -e {ready} ]; do sleep 0.01; done; exit 3")
+    proc = AgentProcess(["sh", "-c", script])
+    await proc.start()
+    proc.start_reading(lambda data: None, lambda info: None)
+    info = await proc.wait()
+    assert info.code == 3
+    await until_gone(marker)
+
+
+async def test_shutdown_kills_what_the_agent_left_in_a_session_of_its_own(marker: str) -> None:
+    script = f"setsid {sys.executable} -c '{SLEEPER}' {marker} & exec {sys.executable} {AGENT}"
+    proc = AgentProcess(["sh", "-c", script])
+    await proc.start()
+    conn = Connection(proc)
+    conn.start()
+    await until(lambda: bool(processes_with(marker)))
+    info = await asyncio.wait_for(proc.shutdown(stdin_grace=2, term_grace=1), 10)
+    assert info is not None and info.code == 0
+    assert not processes_with(marker)
+
+
+async def until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        assert loop.time() < deadline, "condition not met in time"
+        await asyncio.sleep(0.01)
+
+
+async def until_gone(marker: str) -> None:
+    await until(lambda: not processes_with(marker))

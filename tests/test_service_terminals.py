@@ -9,12 +9,14 @@ is fed as the AgentSession would feed it, so what the card shows is checked too.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import signal
 import sys
 import tracemalloc
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -414,3 +416,87 @@ def test_the_setting_in_config_toml() -> None:
     settings, warnings = parse_settings('client_terminals = "no"\n', "config.toml")
     assert settings.client_terminals is True
     assert warnings == ["config.toml:1: 'client_terminals' must be true or false, not a string; ignoring it"]
+
+
+# -- what leaves the process group (issue 21, item 5) ----------------------------------------------
+
+#: Sleeps in a session of its own; the marker after it names it on its command line.
+SLEEP = "import time; time.sleep(302)"
+#: The classic daemon: fork, setsid, fork again, the middle one exits, the first one reports and exits.
+DOUBLE_FORK = (
+    "import os, sys, time\n"
+    "if os.fork() == 0:\n"
+    "    os.setsid()\n"
+    "    if os.fork() == 0:\n"
+    "        time.sleep(302)\n"
+    "    os._exit(0)\n"
+    "os.wait()\n"
+    "print('daemonized', flush=True)\n"
+)
+#: Leaves its session (a child that the command leaves behind), ignores SIGTERM and keeps spawning children
+#: that leave theirs.
+SPAWNER = (
+    "import os, signal, time\n"
+    "if os.fork():\n"
+    "    os._exit(0)\n"
+    "os.setsid()\n"
+    "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+    "for _ in range(500):\n"  # bounded, so a test that fails leaves no fork bomb behind
+    "    if os.fork() == 0:\n"
+    "        os.setsid()\n"
+    "        time.sleep(302)\n"
+    "        os._exit(0)\n"
+    "    time.sleep(0.02)\n"
+)
+
+
+@pytest.fixture
+def marker() -> Iterator[str]:
+    """A word that names a test's processes; whatever still carries it afterwards is killed (a failed test)."""
+    word = uuid.uuid4().hex
+    yield word
+    for _ in range(20):
+        found = processes_with(word)
+        if not found:
+            return
+        for pid in found:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGSTOP)
+        for pid in found:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+
+async def test_release_kills_what_setsid_and_a_double_fork_left_behind(harness: Harness, marker: str) -> None:
+    first = await harness.run("setsid", PY, "-c", SLEEP, marker)
+    second = await harness.run(PY, "-c", DOUBLE_FORK, marker)
+    await until(lambda: len(processes_with(marker)) == 2)  # one sleeper each; both commands exited
+    assert await harness.call("terminal/wait_for_exit", terminalId=second) == {"exitCode": 0}
+    for tid in (first, second):
+        assert await harness.call("terminal/release", terminalId=tid) == {}
+    assert not processes_with(marker)
+
+
+async def test_close_kills_a_spawning_loop_that_left_its_session_and_ignores_sigterm(tmp_path: Path, marker: str) -> None:
+    h = Harness(tmp_path)
+    await h.run(PY, "-c", SPAWNER, marker)
+    await until(lambda: len(processes_with(marker)) >= 3)  # the loop and some of its children
+    await h.service.close()
+    assert not processes_with(marker)
+
+
+async def test_releasing_one_terminal_leaves_the_others_running(harness: Harness, marker: str) -> None:
+    kept, gone = f"{marker}-kept", f"{marker}-gone"
+    await harness.run("setsid", PY, "-c", SLEEP, kept)
+    tid = await harness.run("setsid", PY, "-c", SLEEP, gone)
+    await until(lambda: bool(processes_with(kept)) and bool(processes_with(gone)))
+    await harness.call("terminal/release", terminalId=tid)
+    assert not processes_with(gone)
+    assert processes_with(kept)
+
+
+async def test_an_agent_cannot_replace_the_marker(harness: Harness, marker: str) -> None:
+    tid = await harness.run("setsid", PY, "-c", SLEEP, marker, env=[{"name": "ACP_TUI_LINEAGE", "value": "mine"}])
+    await until(lambda: bool(processes_with(marker)))
+    await harness.call("terminal/release", terminalId=tid)
+    assert not processes_with(marker)

@@ -15,7 +15,7 @@ import signal
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from acp_tui.process_group import group_alive, wait_group_gone
+from acp_tui.lineage import Lineage, kill_all
 
 #: How long to keep reading stdout/stderr after the agent exits: a grandchild may hold the pipes.
 _PIPE_LINGER = 0.5
@@ -23,6 +23,8 @@ _PIPE_LINGER = 0.5
 _LAST_PASSES = 4
 #: stderr lines longer than this are passed on in pieces.
 _STDERR_LINE_MAX = 64 * 1024
+#: After the agent exits, how long what it left behind gets between SIGTERM and SIGKILL.
+_CRASH_GRACE = 1.0
 #: How much of the stderr ring an exit event carries.
 _TAIL_BYTES = 16 * 1024
 
@@ -85,6 +87,9 @@ class AgentProcess:
         self._exited: asyncio.Future[ExitInfo] | None = None
         self._returncode: asyncio.Future[int] | None = None
         self._on_close: Callable[[ExitInfo], None] | None = None
+        #: the agent and everything it starts, even what leaves its group (acp_tui/lineage.py)
+        self.lineage = Lineage()
+        self._sweep: asyncio.Task[None] | None = None
 
     @property
     def pid(self) -> int | None:
@@ -106,7 +111,7 @@ class AgentProcess:
 
         This is `asyncio.create_subprocess_exec` spelled out, to learn of the exit as it happens.
         """
-        env = {**os.environ, **self.env_overrides} if self.env_overrides else None
+        env = self.lineage.environment({**os.environ, **self.env_overrides})
         loop = asyncio.get_running_loop()
         self._exited = loop.create_future()
         self._returncode = returncode = loop.create_future()
@@ -133,6 +138,7 @@ class AgentProcess:
         except OSError as exc:
             raise SpawnError(f"cannot start agent {self.argv[0]}: {exc.strerror or exc}") from None
         self._proc = asyncio.subprocess.Process(transport, protocol, loop)
+        self.lineage.root(transport.get_pid())
         self._stderr_task = loop.create_task(self._pump_stderr())
         self._watcher = loop.create_task(self._watch())
 
@@ -183,7 +189,7 @@ class AgentProcess:
             await proc.stdin.wait_closed()
 
     async def shutdown(self, *, stdin_grace: float = 2.0, term_grace: float = 2.0) -> ExitInfo | None:
-        """Close stdin, then SIGTERM, then SIGKILL the whole group; nothing of it survives."""
+        """Close stdin, then SIGTERM, then SIGKILL the whole group, then its lineage; nothing of it survives."""
         proc = self._proc
         if proc is None or self._exited is None:
             return None
@@ -193,13 +199,19 @@ class AgentProcess:
             if not await self._wait_exit(term_grace):
                 self._signal_group(signal.SIGKILL)
                 await self._wait_exit(None)
-        # The leader is gone; children it left in its group are not.
-        if group_alive(proc.pid):
-            self._signal_group(signal.SIGTERM)
-            if not await wait_group_gone(proc.pid, term_grace):
-                self._signal_group(signal.SIGKILL)
-                await wait_group_gone(proc.pid, term_grace)
+        # The leader is gone; what it started (in its group or not) is not.
+        await self._sweep_lineage(term_grace)
         return await self.wait()
+
+    async def _sweep_lineage(self, grace: float) -> None:
+        """Kill what the agent left behind, once at a time (its exit starts it; shutdown waits for it)."""
+        if self._sweep is None or self._sweep.done():
+            self._sweep = asyncio.get_running_loop().create_task(self._kill_lineage(grace))
+        await asyncio.shield(self._sweep)
+
+    async def _kill_lineage(self, grace: float) -> None:
+        # Orphans we adopted that cleared their environment cannot be told apart: the agent's life is theirs.
+        await kill_all([self.lineage], grace, strangers=True)
 
     async def _wait_exit(self, timeout: float | None) -> bool:
         assert self._returncode is not None
@@ -290,6 +302,9 @@ class AgentProcess:
         tail = self.stderr_tail(_TAIL_BYTES)
         info = ExitInfo(code=code, signal=sig, stderr_tail=tail)
         self._exited.set_result(info)
+        # The agent may have crashed: after its last words (the linger above), nothing it started outlives it.
+        if self._sweep is None:
+            self._sweep = asyncio.get_running_loop().create_task(self._kill_lineage(_CRASH_GRACE))
         if self._on_close is not None:
             self._on_close(info)
 

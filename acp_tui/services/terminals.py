@@ -30,10 +30,11 @@ without `PYTHONUNBUFFERED`, C stdio) shows its output in blocks rather than line
 can set the variable in `env`. Colours a program emits anyway (`--color=always`) are kept on screen.
 
 **No process outlives its terminal.** `terminal/release`, and `close()` (the session ends, the agent
-exits, is restarted, or the app quits), kill the whole process group: SIGTERM, then SIGKILL after a
-short grace if anything of the group is still alive. `terminal/kill` does the same and keeps the
-terminal queryable. A program that moves itself into a new session escapes its group, as it would
-from any terminal.
+exits, is restarted, or the app quits), kill the command and everything it started, its `Lineage`
+(acp_tui/lineage.py): its process group, and on Linux also what left the group (`setsid`, a double
+fork, `nohup`), found by an environment marker and the PPid chain: SIGTERM, then SIGKILL after a short
+grace, in rounds until nothing is left. `terminal/kill` does the same and keeps the terminal
+queryable. Elsewhere a program that moves itself into a new session escapes its group.
 
 **`terminal/wait_for_exit` and a cancelled turn.** When the user cancels the turn (`session/cancel`),
 every pending wait is answered `-32800` at once (docs/protocol.md §1.4: internal cancellations use
@@ -60,7 +61,7 @@ from typing import Any, Final, TypeVar
 
 from msgspec import UNSET
 
-from acp_tui import process_group
+from acp_tui.lineage import Lineage
 from acp_tui.protocol import codec
 from acp_tui.protocol.codec import MalformedMessage
 from acp_tui.protocol.jsonrpc import (
@@ -131,6 +132,8 @@ class _Command:
         #: set once starting it succeeded or failed: only then is there a process group to signal
         self.spawned = asyncio.Event()
         self.released = False
+        #: the command and everything it starts, even what leaves its process group (acp_tui/lineage.py)
+        self.lineage = Lineage()
         self._pending = bytearray()
         self._skipped = 0
         self._flush: asyncio.TimerHandle | None = None
@@ -233,21 +236,12 @@ class _Command:
     # -- stopping ------------------------------------------------------------------------------------
 
     async def kill(self, grace: float) -> None:
-        """SIGTERM the whole group, SIGKILL what is left after `grace`, and wait for the exit status."""
+        """SIGTERM the command and all it started, SIGKILL what is left after `grace`; wait for the exit status."""
         await self.spawned.wait()
-        pid = self.pid
-        if pid is not None and (self.returncode is None or process_group.group_alive(pid)):
-            self._signal(signal.SIGTERM)
-            if not await process_group.wait_group_gone(pid, grace):
-                self._signal(signal.SIGKILL)
-                await process_group.wait_group_gone(pid, 2.0)
+        if self.pid is not None:
+            await self.lineage.kill(grace)
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(asyncio.shield(self.exit), EXIT_LINGER + 1.0)
-
-    def _signal(self, sig: signal.Signals) -> None:
-        if self.pid is not None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.pid, sig)
 
     def dispose(self) -> None:
         """Free the pipes and the buffers (after `kill`)."""
@@ -272,7 +266,8 @@ class _Pipe(asyncio.SubprocessProtocol):
         # Before any other event: the exit status and the process group are read from it.
         assert isinstance(transport, asyncio.SubprocessTransport)
         self.command.transport = transport
-        self.command.pid = transport.get_pid()
+        self.command.pid = pid = transport.get_pid()
+        self.command.lineage.root(pid)
 
     def pipe_data_received(self, fd: int, data: bytes) -> None:
         self.command.on_output(data)
@@ -402,7 +397,7 @@ class TerminalService:
             await command.loop.subprocess_exec(
                 lambda: _Pipe(command), *argv,
                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                cwd=cwd, env=env, start_new_session=True,
+                cwd=cwd, env=command.lineage.environment(env), start_new_session=True,
             )
         except FileNotFoundError:
             command.fail(f"cannot run {argv[0]!r}: command not found", _NOT_FOUND)
