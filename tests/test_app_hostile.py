@@ -317,7 +317,9 @@ async def test_huge_tool_output_is_truncated_on_screen_and_saved_whole(app_dirs:
         full = card.full_text()
         assert "output line 99999" in full
         shown = "\n".join(str(line) for line in screen_text(app).splitlines())
-        assert "output line 99999" not in shown or "more" in shown
+        # The newest lines are shown under the card (a finished command's tail), the rest only counted.
+        assert "output line 99999" in shown and "… 99,997 earlier lines (Enter)" in shown
+        assert "output line 0\n" not in shown and "output line 99996" not in shown
         card.post_message(ToolCallCard.SaveRequested(card))
         outputs = app_dirs / "outputs"
         await wait_for(pilot, lambda: outputs.is_dir() and any(outputs.iterdir()), what="the saved output")

@@ -37,7 +37,7 @@ async def test_text_output_tail_shows_the_last_lines_and_opens_on_enter(tmp_path
         assert not card.expanded
         await run.wait(lambda: tail_rows(run) == ["line 5", "line 6", "line 7"], "the last three lines")
         assert TAIL_LINES == 3
-        assert "… +4 lines (Enter)" in screen_text(run)
+        assert "… 4 earlier lines (Enter)" in screen_text(run)
         assert "LIVE-OUT-ZQ" in card.header_text() and "7 lines" not in card.header_text()
         card.focus()
         await run.pilot.press("enter")
@@ -68,7 +68,7 @@ async def test_display_terminal_tail_and_a_failed_exit_shows_more_marked(tmp_pat
         assert not ok.expanded and not bad.expanded
         expected = ["LIVE-OUT-ZQ", *(f"err {i}" for i in range(15 - FAILED_TAIL_LINES, 15))]
         await run.wait(lambda: tail_rows(run) == expected, "both tails")
-        assert "… +4 lines (Enter)" in screen_text(run)
+        assert "… 4 earlier lines (Enter)" in screen_text(run)
         ok_tail, bad_tail = ok.output_tail(), bad.output_tail()
         assert ok_tail is not None and not ok_tail.failed
         assert bad_tail is not None and bad_tail.failed

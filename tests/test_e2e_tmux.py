@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -20,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.paths import REPO
+from tests.test_service_terminals import marker, processes_with  # noqa: F401 - `marker` is a fixture
 
 #: How long any one screen condition may take (the app starts a Python agent; CI machines are slow).
 TIMEOUT = 30.0
@@ -119,3 +121,57 @@ def process_alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+# -- the terminal closes, or someone sends SIGTERM: nothing acp-tui started lives on (issue 21, item 5) ----
+
+def leaves_a_sleeper(marker: str) -> list[str]:
+    """An agent (the demo) that first starts a sleeper in a session of its own, as `setsid cmd &` does.
+
+    The marker is put together by the shell, so only the sleeper's command line holds it whole.
+    """
+    half = len(marker) // 2
+    sleeper = (f"m={marker[:half]}; setsid {shlex.quote(sys.executable)} -c 'import time; time.sleep(302)' "
+               f"\"${{m}}{marker[half:]}\" </dev/null >/dev/null 2>&1 &")
+    return ["sh", "-c", f"{sleeper} exec {shlex.quote(sys.executable)} -m acp_tui.demo"]
+
+
+def start_with_sleeper(tmux: Tmux, tmp_path: Path, marker: str) -> tuple[int, Path]:
+    project = tmp_path / "project"
+    project.mkdir()
+    pid_file, rc_file = tmp_path / "pid", tmp_path / "rc"
+    env = {
+        "ACP_TUI_DEMO_SPEED": "0", "ACP_TUI_DATA_DIR": str(tmp_path / "data"),
+        "ACP_TUI_STATE_DIR": str(tmp_path / "state"), "ACP_TUI_CONFIG_DIR": str(tmp_path / "config"),
+        "HOME": str(tmp_path), "TERM": "xterm-256color", "LANG": "C.UTF-8",
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+    }
+    exports = " ".join(f"{key}={shlex.quote(value)}" for key, value in env.items())
+    command = " ".join(shlex.quote(part) for part in [*acp_tui_command(), "--cwd", str(project), "--",
+                                                      *leaves_a_sleeper(marker)])
+    inner = f"echo $$ > {shlex.quote(str(pid_file))}; exec env -i {exports} {command}"
+    # The outer shell outlives acp-tui to record its exit status (and keeps the pane open to read it).
+    shell = f"sh -c {shlex.quote(inner)}; echo $? > {shlex.quote(str(rc_file))}; sleep 30"
+    tmux.run("new-session", "-d", "-x", "160", "-y", "50", "-s", tmux.name, "sh", "-c", shell)
+    tmux.wait_for(lambda: "ready" in tmux.screen(), "the session to be ready")
+    tmux.wait_for(lambda: bool(processes_with(marker)), "the sleeper the agent left")
+    return int(pid_file.read_text().strip()), rc_file
+
+
+def test_sigterm_quits_as_ctrl_q_does_and_kills_what_the_agent_left(tmux: Tmux, tmp_path: Path, marker: str) -> None:
+    pid, rc_file = start_with_sleeper(tmux, tmp_path, marker)
+    os.kill(pid, signal.SIGTERM)
+    tmux.wait_for(lambda: rc_file.exists() and rc_file.read_text().strip() != "", "acp-tui's exit status")
+    assert rc_file.read_text().strip() == str(128 + signal.SIGTERM)
+    assert not process_alive(pid) and not processes_with(marker)
+    tmux.wait_for(lambda: "\x1b" not in tmux.screen() and "ready" not in tmux.screen(), "the terminal restored")
+
+
+def test_a_closed_terminal_ends_acp_tui_and_what_the_agent_left(tmux: Tmux, tmp_path: Path, marker: str) -> None:
+    pid, _ = start_with_sleeper(tmux, tmp_path, marker)
+    tmux.run("kill-server")  # the terminal goes away: SIGHUP
+    deadline = time.monotonic() + TIMEOUT
+    while (process_alive(pid) or processes_with(marker)) and time.monotonic() < deadline:
+        time.sleep(0.1)  # polling interval, not synchronisation: the condition decides
+    assert not process_alive(pid), "acp-tui outlived its terminal"
+    assert not processes_with(marker), "the agent's sleeper outlived the terminal"

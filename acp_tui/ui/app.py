@@ -7,7 +7,11 @@ agent down cleanly on the way out.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
+import signal
+import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -17,6 +21,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.theme import Theme
 
+from acp_tui import lineage
 from acp_tui.config import save_theme
 from acp_tui.paths import config_file
 from acp_tui.ui.colour_system import colour_system
@@ -34,6 +39,12 @@ if TYPE_CHECKING:
 DEFAULT_THEME = "acp-dark"
 #: The palette of terminals with 16 colours (their own ANSI colours), unless a theme was chosen.
 ANSI_THEME = "acp-ansi"
+#: Signals that end acp-tui the way Ctrl-Q does (the terminal closed, `kill`, a system shutdown).
+QUIT_SIGNALS = (signal.SIGHUP, signal.SIGTERM)
+#: How often adopted orphans that exited are reaped while the app runs (acp_tui/lineage.py).
+REAP_EVERY = 5.0
+#: After a quit signal, how long the clean shutdown may take before acp-tui kills what is left and exits.
+SIGNAL_DEADLINE = 15.0
 
 
 
@@ -73,6 +84,9 @@ class AcpApp(App[int]):
         self._saved_theme = self.theme  # what config.toml (or --theme) asked for: no need to write it back
         self._quitting = False
         self._markdown_styled = False
+        #: set by `run()`: this app is the process (it answers SIGHUP/SIGTERM and reaps adopted orphans)
+        self.owns_process = False
+        self._signalled: int | None = None
 
     def use_terminal_colours(self, environ: Mapping[str, str]) -> None:
         """Send as many colours as the terminal shows (`colour_system`: truecolor inside tmux too, when it
@@ -101,6 +115,27 @@ class AcpApp(App[int]):
                                     controller=self.controller_factory))
         if self._theme_warning:
             self.notify(f"{self._theme_warning}; using {DEFAULT_THEME}", severity="warning", markup=False)
+        if self.owns_process:
+            loop = asyncio.get_running_loop()
+            for number in QUIT_SIGNALS:
+                loop.add_signal_handler(number, self._on_quit_signal, number)
+            self.set_interval(REAP_EVERY, lineage.reap_adopted)
+
+    def _on_quit_signal(self, number: int) -> None:
+        """SIGHUP or SIGTERM: quit as Ctrl-Q does (the agent and all it started are stopped), exiting
+        128 + the signal's number; a second one while that is under way exits at once (`run()` still
+        kills what is left)."""
+        if self._signalled is not None:
+            self.exit(128 + self._signalled)
+            return
+        self._signalled = number
+        if number == signal.SIGHUP:
+            detach_from_terminal()
+        # By construction, not by hope: a shutdown that hangs still ends, with nothing left running.
+        deadline = threading.Timer(SIGNAL_DEADLINE, last_resort, args=(128 + number,))
+        deadline.daemon = True  # it must not keep a finished app alive
+        deadline.start()
+        self.run_worker(self.action_quit_app(), group="quit-signal", exclusive=True)
 
     def _save_theme(self, theme: Theme) -> None:
         """A theme picked in the palette is written to config.toml, so the next start uses it too."""
@@ -149,13 +184,43 @@ class AcpApp(App[int]):
         chat = self.chat
         if chat is not None:
             await chat.shutdown()
+        if self._signalled == signal.SIGHUP:
+            # Nobody is left to see the screen, and Textual's own exit would write to the hung-up terminal.
+            last_resort(128 + signal.SIGHUP)
         restore_window_title(self)  # the session's title was the window's
-        self.exit(0)
+        self.exit(0 if self._signalled is None else 128 + self._signalled)
+
+
+def detach_from_terminal() -> None:
+    """The terminal hung up: point stdout and stderr at /dev/null. Textual's writer thread dies on the
+    first write to a hung-up terminal, and once its queue is full every refresh blocks the event loop."""
+    with contextlib.suppress(OSError):
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (1, 2):
+            os.dup2(null, fd)
+        os.close(null)
+
+
+def last_resort(code: int) -> None:
+    """Kill every lineage (acp_tui/lineage.py) and exit now: the clean shutdown did not finish in time,
+    or the terminal is gone and there is nothing left to restore."""
+    lineage.kill_everything()
+    os._exit(code)
 
 
 def run(launch: Launch) -> int:
-    """Run the app until the user quits; the exit code for the shell."""
+    """Run the app until the user quits; the exit code for the shell.
+
+    acp-tui becomes a child subreaper first (acp_tui/lineage.py), so what an agent or a terminal command
+    leaves behind by leaving its session is still ours; whatever is left when the app ends, however it
+    ends, is killed on the way out.
+    """
+    lineage.install()
     app = AcpApp(launch)
+    app.owns_process = True
     app.use_terminal_colours(os.environ)
-    result = app.run()
+    try:
+        result = app.run()
+    finally:
+        lineage.kill_everything()
     return result if isinstance(result, int) else 0

@@ -2,8 +2,8 @@
 
 A command the agent ran is judged by its output, so a finished execute card does not hide it behind
 Enter: it shows the newest `TAIL_LINES` lines (`FAILED_TAIL_LINES` when it failed or exited non-zero,
-where the error is usually at the end), each behind a gutter, and a "… +N lines" row when there is more
-(Enter opens the card with everything). Blank lines are skipped: the rows are few. The output is the card's text content (a fence around it
+where the error is usually at the end), each behind a gutter, under a "… N earlier lines" row when there
+is more (Enter opens the card with everything). Blank lines are skipped: the rows are few. The output is the card's text content (a fence around it
 removed) or the lines of the terminal it shows (their colours kept). Pure: a `Tail` is plain Rich
 `Text`s; the card draws them.
 """
@@ -34,8 +34,11 @@ class Tail:
     failed: bool
 
     def rows(self, width: int) -> list[Text]:
-        """The rows under the title at `width` cells: `  │ line` (cut with `…`), then `  … +N lines`."""
+        """The rows under the title at `width` cells: `  … N earlier lines`, then `  │ line` (cut with `…`)."""
         rows: list[Text] = []
+        if self.hidden:
+            noun = "line" if self.hidden == 1 else "lines"
+            rows.append(Text(f"  … {self.hidden:,} earlier {noun} (Enter)", style="dim italic"))
         room = max(1, width - 4)
         for line in self.lines:
             body = line.copy()
@@ -45,9 +48,6 @@ class Tail:
             row.append("│ ", style="dim")
             row.append_text(body)
             rows.append(row)
-        if self.hidden:
-            noun = "line" if self.hidden == 1 else "lines"
-            rows.append(Text(f"  … +{self.hidden} {noun} (Enter)", style="dim italic"))
         return rows
 
 
