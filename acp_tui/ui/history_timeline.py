@@ -60,6 +60,8 @@ class EarlierEntries(Static):
         parent = self.parent
         if not isinstance(parent, Conversation) or parent.max_scroll_y <= 0:
             return
+        if parent.following:
+            return  # at the newest entry (or not yet scrolled there, as a session opens): not asked for
         if parent.scroll_y <= self.virtual_region.bottom:
             self._ask()
 
