@@ -33,7 +33,7 @@ KEYS: Final[tuple[tuple[str, str], ...]] = (
     ("Ctrl+N", "a new session with the same agent"),
     ("Enter on a tool card", "expand or collapse it (i raw input/output, s save, Ctrl+X cancel it)"),
     ("Enter on a folded diff", "show the rest of it"),
-    ("Escape, or typing, away from the prompt", "back to the prompt, with the typed key"),
+    ("Escape, Enter, or typing, away from the prompt", "back to the prompt, with the typed key"),
     ("`s` on a long message", "save the whole text"),
     ("Ctrl+P", "the command palette"),
 )
