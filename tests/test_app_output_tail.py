@@ -75,7 +75,10 @@ async def test_display_terminal_tail_and_a_failed_exit_shows_more_marked(tmp_pat
         # the failed command's gutter is drawn in the error colour, the other one's is not
         def marked(card: ToolCallCard) -> int:
             error = status_style(run.app.theme_variables, card.background_colors[1], "error")
-            return sum(1 for span in card._header_render(card.size.width).spans if span.style == error)
+            text = card._header_render(card.size.width)
+            spans = [span for span in text.spans if span.style == error]
+            assert all(text.plain[span.start:span.end] == "│" for span in spans)  # the gutter, nothing else
+            return len(spans)
         assert marked(bad) == FAILED_TAIL_LINES and marked(ok) == 0
 
 
@@ -99,13 +102,17 @@ async def test_v1_terminal_meta_output_tail(tmp_path: Any) -> None:
         await run.wait(lambda: tail_rows(run) == ["LIVE-OUT-ZQ"], "the output under the line")
 
 
-def test_blank_lines_are_skipped_and_counted_as_hidden() -> None:
+def test_blank_lines_are_skipped_and_counted_as_hidden_and_one_hidden_line_is_shown() -> None:
     tail = tail_of_text("collected 3 items\n\ntests/test_a.py ...\n\n\n=== 3 passed ===\n\n", failed=False)
     assert tail is not None
     assert [line.plain for line in tail.lines] == ["collected 3 items", "tests/test_a.py ...", "=== 3 passed ==="]
     assert tail.hidden == 0 and tail_of_text("\n \n", failed=False) is None  # nothing left unseen but blanks
-    more = tail_of_text("one\ntwo\n\nthree\n\nfour\n", failed=False)
-    assert more is not None and [line.plain for line in more.lines] == ["two", "three", "four"] and more.hidden == 1
+    # one line more than the limit is shown rather than a row saying "1 earlier line"
+    four = tail_of_text("one\ntwo\n\nthree\n\nfour\n", failed=False)
+    assert four is not None and [line.plain for line in four.lines] == ["one", "two", "three", "four"]
+    assert four.hidden == 0
+    more = tail_of_text("zero\none\ntwo\n\nthree\n\nfour\n", failed=False)
+    assert more is not None and [line.plain for line in more.lines] == ["two", "three", "four"] and more.hidden == 2
     lines = [Text(f"l{i}") if i % 2 else Text("") for i in range(30)]
     failed = tail_of_lines(lines, failed=True, earlier=5)
     assert failed is not None and len(failed.lines) == FAILED_TAIL_LINES and failed.lines[-1].plain == "l29"

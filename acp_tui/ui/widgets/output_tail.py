@@ -53,19 +53,22 @@ class Tail:
 
 def tail_of_lines(lines: list[Text], failed: bool, earlier: int = 0) -> Tail | None:
     """The tail of already decoded lines (a terminal's); `earlier` counts lines before `lines`.
-    `None` when there is no output (blank lines at the end do not count)."""
+    `None` when there is no output (blank lines at the end do not count). A row saying one line is hidden
+    would take the row that line needs, so one line more than the limit is shown whole."""
     limit = FAILED_TAIL_LINES if failed else TAIL_LINES
-    shown: list[Text] = []
-    first = len(lines)
+    found: list[int] = []  # indices of non-blank lines, newest first
     for index in range(len(lines) - 1, -1, -1):
         if lines[index].plain.strip():
-            shown.append(lines[index])
-            first = index
-            if len(shown) == limit:
+            found.append(index)
+            if len(found) == limit + 2:
                 break
-    if not shown:
+    if not found:
         return None
-    return Tail(tuple(reversed(shown)), earlier + first, failed)  # hidden: the lines before the first shown
+    if len(found) > limit + 1 or (len(found) == limit + 1 and earlier):
+        found = found[:limit]
+    first = found[-1]
+    before = earlier + first if any(line.plain.strip() for line in lines[:first]) or earlier else 0
+    return Tail(tuple(lines[index] for index in reversed(found)), before, failed)
 
 
 def tail_of_text(text: str, failed: bool) -> Tail | None:

@@ -358,7 +358,7 @@ class ToolCallCard(Widget, can_focus=True):
             lines.append(row)
         tail = self.output_tail()
         if tail is not None:
-            self._tail_rows = (len(lines), len(tail.lines), tail.failed)
+            self._tail_rows = (len(lines) + (1 if tail.hidden else 0), len(tail.lines), tail.failed)  # the gutter rows
             lines.extend(tail.rows(width))
         else:
             self._tail_rows = (0, 0, False)
