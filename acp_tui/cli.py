@@ -14,10 +14,9 @@ import shlex
 import shutil
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Literal, TextIO
+from typing import TextIO
 
 from acp_tui import __version__, paths
 from acp_tui.config import NamedAgent, Settings, load_settings, resolve_env
@@ -160,22 +159,51 @@ def _parser() -> optparse.OptionParser:
     parser.disable_interspersed_args()
     add = parser.add_option
     add("--cwd", metavar="DIR", help="working directory for the agent's session (default: here)")
-    add("--protocol", type="choice", choices=("auto", "1", "2"), default="auto", metavar="auto|1|2",
-        help="ACP version to speak: auto negotiates (default), 1 or 2 forces one")
-    add("--theme", type="theme", metavar="NAME",
-        help="colour theme: acp-dark, acp-light, acp-ansi or a Textual theme (default: from config, else built-in)")
+    add(
+        "--protocol",
+        type="choice",
+        choices=("auto", "1", "2"),
+        default="auto",
+        metavar="auto|1|2",
+        help="ACP version to speak: auto negotiates (default), 1 or 2 forces one",
+    )
+    add(
+        "--theme",
+        type="theme",
+        metavar="NAME",
+        help="colour theme: acp-dark, acp-light, acp-ansi or a Textual theme (default: from config, else built-in)",
+    )
     add("--log", metavar="FILE", help="write every JSON-RPC frame and stderr line as JSON lines (also env ACP_TUI_LOG)")
-    add("--init-timeout", type="seconds", metavar="SECONDS",
-        help="how long to wait for the agent to answer initialize (default: 30)")
+    add(
+        "--init-timeout",
+        type="seconds",
+        metavar="SECONDS",
+        help="how long to wait for the agent to answer initialize (default: 30)",
+    )
     add("--list-agents", action="store_true", default=False, help="list the named agents from config.toml")
     add("--paths", action="store_true", default=False, help="print the config, data and state paths")
     add("--version", action="store_true", default=False, help="print the version and exit")
-    add("--no-client-terminals", dest="client_terminals", action="store_false", default=None,
-        help="let a v1 agent run its own commands instead of acp-tui's terminals (config: client_terminals)")
-    add("--resume", action="store_true", default=False, metavar="[=ID]",
-        help="open session ID with its history (--resume=ID), or pick one from the list (--resume)")
-    add("--continue", dest="continue_last", action="store_true", default=False,
-        help="open the most recent session of this agent in this folder, with its history")
+    add(
+        "--no-client-terminals",
+        dest="client_terminals",
+        action="store_false",
+        default=None,
+        help="let a v1 agent run its own commands instead of acp-tui's terminals (config: client_terminals)",
+    )
+    add(
+        "--resume",
+        action="store_true",
+        default=False,
+        metavar="[=ID]",
+        help="open session ID with its history (--resume=ID), or pick one from the list (--resume)",
+    )
+    add(
+        "--continue",
+        dest="continue_last",
+        action="store_true",
+        default=False,
+        help="open the most recent session of this agent in this folder, with its history",
+    )
     parser.set_defaults(resume_id=None)
     return parser
 
@@ -355,8 +383,12 @@ def _export(args: Sequence[str]) -> int:
     from acp_tui.controller.sessions import SessionIndex
     from acp_tui.transcript import render_markdown
 
-    parser = _Parser(prog="acp-tui export", usage="%prog TRANSCRIPT [-o FILE]", formatter=_HelpFormatter(),
-                     description="Write a transcript as Markdown: a file (.jsonl) or the id of a session we have one of.")
+    parser = _Parser(
+        prog="acp-tui export",
+        usage="%prog TRANSCRIPT [-o FILE]",
+        formatter=_HelpFormatter(),
+        description="Write a transcript as Markdown: a file (.jsonl) or the id of a session we have one of.",
+    )
     parser.add_option("-o", "--output", metavar="FILE", help="write the Markdown here (default: standard output)")
     try:
         options, rest = parser.parse_args(list(args))

@@ -98,8 +98,15 @@ class Settings:
 
 
 _TOP_KEYS = (
-    "theme", "default_agent", "init_timeout", "agents", "client_files", "client_terminals", "outside_writes",
-    "outside_reads", "attention",
+    "theme",
+    "default_agent",
+    "init_timeout",
+    "agents",
+    "client_files",
+    "client_terminals",
+    "outside_writes",
+    "outside_reads",
+    "attention",
 )
 _AGENT_KEYS = ("command", "env", "cwd")
 _POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
@@ -193,7 +200,7 @@ def parse_settings(text: str, source: str) -> tuple[Settings, list[str]]:
     elif isinstance(value, str) and value != "ask":
         line = _line_of(text, "outside_writes")
         where = f"{source}:{line}" if line else source
-        warnings.append(f"{where}: 'outside_writes' must be \"ask\" or \"refuse\", not {value!r}; asking")
+        warnings.append(f'{where}: \'outside_writes\' must be "ask" or "refuse", not {value!r}; asking')
     elif value is not None and value != "ask":
         bad("outside_writes", '"ask" or "refuse"', value)
 
@@ -204,7 +211,7 @@ def parse_settings(text: str, source: str) -> tuple[Settings, list[str]]:
     elif isinstance(value, str) and value != "allow":
         line = _line_of(text, "outside_reads")
         where = f"{source}:{line}" if line else source
-        warnings.append(f"{where}: 'outside_reads' must be \"allow\", \"ask\" or \"refuse\", not {value!r}; allowing")
+        warnings.append(f'{where}: \'outside_reads\' must be "allow", "ask" or "refuse", not {value!r}; allowing')
     elif value is not None and value != "allow":
         bad("outside_reads", '"allow", "ask" or "refuse"', value)
 
@@ -287,8 +294,11 @@ def _parse_agent(
         for name, value in raw_env.items():
             if isinstance(value, str):
                 env[name] = value
-            elif (isinstance(value, dict) and set(value) == {"command"}
-                  and (found := _env_command(value["command"])) is not None):
+            elif (
+                isinstance(value, dict)
+                and set(value) == {"command"}
+                and (found := _env_command(value["command"])) is not None
+            ):
                 env_commands[name] = found
             else:
                 bad(f"{key}.env.{name}", 'a string or { command = ["program", "arg", ...] }', value)
@@ -455,8 +465,9 @@ def save_theme(path: Path, theme: str) -> str | None:
     temporary: str | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, prefix=".config-",
-                                         suffix=".toml", delete=False, newline="") as file:
+        with tempfile.NamedTemporaryFile(
+            "w", encoding="utf-8", dir=path.parent, prefix=".config-", suffix=".toml", delete=False, newline=""
+        ) as file:
             temporary = file.name
             file.write(updated)
         if path.exists():
@@ -467,4 +478,3 @@ def save_theme(path: Path, theme: str) -> str | None:
             os.unlink(temporary)
         return f"{path}: cannot write settings ({exc.strerror or exc}); the theme was not saved"
     return None
-

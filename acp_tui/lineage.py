@@ -224,11 +224,17 @@ class Lineage:
         # is still some group's or session's id, so a group outliving its leader keeps the number).
         by_root = root is not None and (table.get(root.pid) is None or table[root.pid].start == root.start)
         seeds = [
-            proc for proc in table.values()
-            if proc.pid != me and (
+            proc
+            for proc in table.values()
+            if proc.pid != me
+            and (
                 (proc.pid, proc.start) in self._seen
-                or (by_root and root is not None and proc.start >= root.start
-                    and root.pid in (proc.pid, proc.pgid, proc.sid))
+                or (
+                    by_root
+                    and root is not None
+                    and proc.start >= root.start
+                    and root.pid in (proc.pid, proc.pgid, proc.sid)
+                )
                 or _marker(proc.pid) == self.token
             )
         ]

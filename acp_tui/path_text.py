@@ -20,7 +20,7 @@ def display_path(path: str) -> str:
     text = plain(path)
     home = os.path.expanduser("~").rstrip("/")
     if home and home != "/" and (text == home or text.startswith(home + "/")):
-        return "~" + text[len(home):]
+        return "~" + text[len(home) :]
     return text
 
 
@@ -44,7 +44,7 @@ class ViewContext:
             if text == folder:
                 return "."
             if text.startswith(folder + "/"):
-                return text[len(folder) + 1:]
+                return text[len(folder) + 1 :]
         return display_path(text)
 
     def text(self, text: str) -> str:

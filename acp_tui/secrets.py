@@ -21,7 +21,15 @@ import threading
 from typing import Any
 
 __all__ = [
-    "MIN_LENGTH", "REDACTED", "clear", "forget", "holds_secret", "is_secret", "redact", "redact_bytes", "redact_value",
+    "MIN_LENGTH",
+    "REDACTED",
+    "clear",
+    "forget",
+    "holds_secret",
+    "is_secret",
+    "redact",
+    "redact_bytes",
+    "redact_value",
     "register",
 ]
 

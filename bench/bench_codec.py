@@ -55,7 +55,12 @@ def make_workload(n: int) -> list[bytes]:
                 },
             }
         else:
-            update = {"sessionUpdate": "usage_update", "used": 1200 + i, "size": 200000, "cost": {"amount": 0.01, "currency": "USD"}}
+            update = {
+                "sessionUpdate": "usage_update",
+                "used": 1200 + i,
+                "size": 200000,
+                "cost": {"amount": 0.01, "currency": "USD"},
+            }
         out.append(_params(update))
     return out
 

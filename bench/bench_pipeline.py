@@ -47,8 +47,10 @@ def main() -> None:
     stream = make_stream(n)
     times = [run_once(stream) for _ in range(5)]
     median = statistics.median(times)
-    print(f"{n} updates, {len(stream) / 1e6:.1f} MB: median {median * 1000:.0f} ms, "
-          f"{n / median:,.0f} updates/s (runs: {', '.join(f'{t * 1000:.0f}' for t in times)} ms)")
+    print(
+        f"{n} updates, {len(stream) / 1e6:.1f} MB: median {median * 1000:.0f} ms, "
+        f"{n / median:,.0f} updates/s (runs: {', '.join(f'{t * 1000:.0f}' for t in times)} ms)"
+    )
 
 
 if __name__ == "__main__":

@@ -53,7 +53,9 @@ def report(label: str, updates: list, read_text: bool = False) -> None:
     times = [timed(updates, read_text) for _ in range(RUNS)]
     median = statistics.median(times)
     per_us = median / len(updates) * 1e6
-    print(f"{label:<40} median {median * 1000:8.1f} ms  {len(updates) / median:>12,.0f} updates/s  {per_us:.2f} us/update")
+    print(
+        f"{label:<40} median {median * 1000:8.1f} ms  {len(updates) / median:>12,.0f} updates/s  {per_us:.2f} us/update"
+    )
 
 
 def main() -> None:

@@ -217,7 +217,11 @@ class Agent:
                 self.send({"jsonrpc": "2.0", "id": request_id, "result": {"stopReason": "end_turn"}})
         else:
             self.send(
-                {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": f"Method not found: {method}"}}
+                {
+                    "jsonrpc": "2.0",
+                    "id": request_id,
+                    "error": {"code": -32601, "message": f"Method not found: {method}"},
+                }
             )
         return True
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import random
 import statistics
 import sys
@@ -40,8 +39,10 @@ from acp_tui.history import PromptHistory  # noqa: E402
 from acp_tui.ui.widgets.file_picker import FilePicker  # noqa: E402
 from acp_tui.ui.widgets.prompt_input import PromptInput  # noqa: E402
 
-WORDS = ("app core util model view test data api http parse render index cache config session client server agent "
-         "prompt widget file path store query build token stream event logger screen theme button layout").split()
+WORDS = (
+    "app core util model view test data api http parse render index cache config session client server agent "
+    "prompt widget file path store query build token stream event logger screen theme button layout"
+).split()
 SUFFIXES = (".py", ".ts", ".md", ".json", ".rs", ".tsx", ".toml")
 QUERIES = ("appmodel", "src/widgets/but", "readme", "sessionclient", "config.toml", "zzq", "prompt_widget", "tst")
 
@@ -163,8 +164,10 @@ def build_times(root: Path) -> dict[str, float]:
 
 
 def summary(label: str, values: list[float]) -> str:
-    return (f"{label}: median {statistics.median(values):.1f} ms, p95 {percentile(values, 0.95):.1f} ms, "
-            f"max {max(values):.1f} ms (n={len(values)})")
+    return (
+        f"{label}: median {statistics.median(values):.1f} ms, p95 {percentile(values, 0.95):.1f} ms, "
+        f"max {max(values):.1f} ms (n={len(values)})"
+    )
 
 
 def main() -> None:

@@ -26,7 +26,7 @@ import statistics
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -58,28 +58,73 @@ def history(turns: int, version: int) -> list[dict[str, Any]]:
         if version == 2:
             out.append({"sessionUpdate": "user_message", "messageId": f"u{turn}", "content": [text]})
             out.append({"sessionUpdate": "agent_message_chunk", "messageId": f"a{turn}", "content": answer})
-            out.append({"sessionUpdate": "tool_call_update", "toolCallId": f"t{turn}", "title": f"Read part{turn}.py",
-                        "kind": "read", "status": "in_progress"})
-            out.append({"sessionUpdate": "tool_call_update", "toolCallId": f"t{turn}", "status": "completed",
-                        "content": [{"type": "content", "content": {"type": "text", "text": f"{turn} lines read"}}]})
-            out.append({"sessionUpdate": "plan_update", "plan": {"planId": f"p{turn}", "entries": [
-                {"content": f"step {turn}", "priority": "medium", "status": "completed"}]}})
+            out.append(
+                {
+                    "sessionUpdate": "tool_call_update",
+                    "toolCallId": f"t{turn}",
+                    "title": f"Read part{turn}.py",
+                    "kind": "read",
+                    "status": "in_progress",
+                }
+            )
+            out.append(
+                {
+                    "sessionUpdate": "tool_call_update",
+                    "toolCallId": f"t{turn}",
+                    "status": "completed",
+                    "content": [{"type": "content", "content": {"type": "text", "text": f"{turn} lines read"}}],
+                }
+            )
+            out.append(
+                {
+                    "sessionUpdate": "plan_update",
+                    "plan": {
+                        "planId": f"p{turn}",
+                        "entries": [{"content": f"step {turn}", "priority": "medium", "status": "completed"}],
+                    },
+                }
+            )
         else:
             out.append({"sessionUpdate": "user_message_chunk", "content": text})
             out.append({"sessionUpdate": "agent_message_chunk", "content": answer})
-            out.append({"sessionUpdate": "tool_call", "toolCallId": f"t{turn}", "title": f"Read part{turn}.py",
-                        "kind": "read", "status": "in_progress"})
-            out.append({"sessionUpdate": "tool_call_update", "toolCallId": f"t{turn}", "status": "completed",
-                        "content": [{"type": "content", "content": {"type": "text", "text": f"{turn} lines read"}}]})
-            out.append({"sessionUpdate": "plan", "entries": [
-                {"content": f"step {turn}", "priority": "medium", "status": "completed"}]})
+            out.append(
+                {
+                    "sessionUpdate": "tool_call",
+                    "toolCallId": f"t{turn}",
+                    "title": f"Read part{turn}.py",
+                    "kind": "read",
+                    "status": "in_progress",
+                }
+            )
+            out.append(
+                {
+                    "sessionUpdate": "tool_call_update",
+                    "toolCallId": f"t{turn}",
+                    "status": "completed",
+                    "content": [{"type": "content", "content": {"type": "text", "text": f"{turn} lines read"}}],
+                }
+            )
+            out.append(
+                {
+                    "sessionUpdate": "plan",
+                    "entries": [{"content": f"step {turn}", "priority": "medium", "status": "completed"}],
+                }
+            )
     return out
 
 
 async def open_history(store: Path, project: Path, version: int, turns: int) -> float:
-    launch = Launch(agent_argv=tuple(demo_argv()), agent_name="demo", cwd=project, protocol=version,  # type: ignore[arg-type]
-                    env={"ACP_TUI_DEMO_SPEED": "0", "ACP_TUI_DEMO_STORE": str(store)}, theme=None, log_path=None,
-                    init_timeout=30, warnings=())
+    launch = Launch(
+        agent_argv=tuple(demo_argv()),
+        agent_name="demo",
+        cwd=project,
+        protocol=version,  # type: ignore[arg-type]
+        env={"ACP_TUI_DEMO_SPEED": "0", "ACP_TUI_DEMO_STORE": str(store)},
+        theme=None,
+        log_path=None,
+        init_timeout=30,
+        warnings=(),
+    )
     app = AcpApp(launch, arm_delay=0.1)
     last = f"Answer {turns - 1}."
     async with app.run_test(size=(120, 45)) as pilot:
@@ -105,9 +150,17 @@ async def open_history(store: Path, project: Path, version: int, turns: int) -> 
 
 class Source:
     def __init__(self, count: int) -> None:
-        now = datetime.now(timezone.utc)
-        self.rows = [listing(f"s{i:05d}", "/home/user/project", f"Session {i}: refactor module {i % 97}",
-                             now - timedelta(minutes=i * 7), listed=True) for i in range(count)]
+        now = datetime.now(UTC)
+        self.rows = [
+            listing(
+                f"s{i:05d}",
+                "/home/user/project",
+                f"Session {i}: refactor module {i % 97}",
+                now - timedelta(minutes=i * 7),
+                listed=True,
+            )
+            for i in range(count)
+        ]
         self.current_session_id: str | None = None
 
     async def session_abilities(self) -> SessionAbilities:
@@ -167,19 +220,24 @@ def main() -> None:
             project = root / f"project-v{version}"
             project.mkdir()
             store = root / f"store-v{version}"
-            write_sessions(store, [(StoredSession(SESSION, str(project), version, "A long session"),
-                                    history(args.turns, version))])
+            write_sessions(
+                store, [(StoredSession(SESSION, str(project), version, "A long session"), history(args.turns, version))]
+            )
             times = [asyncio.run(open_history(store, project, version, args.turns)) for _ in range(args.repeat)]
-            print(f"history v{version}: {args.turns * 5:,} updates to the last answer on screen: "
-                  f"median {statistics.median(times):.3f} s (runs: {', '.join(f'{t:.3f}' for t in times)})")
+            print(
+                f"history v{version}: {args.turns * 5:,} updates to the last answer on screen: "
+                f"median {statistics.median(times):.3f} s (runs: {', '.join(f'{t:.3f}' for t in times)})"
+            )
     opens: list[float] = []
     keys: list[float] = []
     for _ in range(args.repeat):
         opened, per_key = asyncio.run(browser(args.sessions, "module 4"))
         opens.append(opened)
         keys.extend(per_key)
-    print(f"browser of {args.sessions:,} sessions: opens in median {statistics.median(opens) * 1000:.0f} ms; "
-          f"a filter keystroke median {statistics.median(keys) * 1000:.1f} ms, worst {max(keys) * 1000:.1f} ms")
+    print(
+        f"browser of {args.sessions:,} sessions: opens in median {statistics.median(opens) * 1000:.0f} ms; "
+        f"a filter keystroke median {statistics.median(keys) * 1000:.1f} ms, worst {max(keys) * 1000:.1f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -30,8 +30,10 @@ def tmux(*args: str) -> str:
 def one_run(client: str, timeout: float) -> float:
     agent = f"{shlex.quote(sys.executable)} {shlex.quote(str(BENCH / 'flood_agent.py'))}"
     with tempfile.TemporaryDirectory() as tmp:
-        env = " ".join(f"{var}={shlex.quote(str(Path(tmp) / var))}"
-                       for var in ("ACP_TUI_DATA_DIR", "ACP_TUI_STATE_DIR", "ACP_TUI_CONFIG_DIR"))
+        env = " ".join(
+            f"{var}={shlex.quote(str(Path(tmp) / var))}"
+            for var in ("ACP_TUI_DATA_DIR", "ACP_TUI_STATE_DIR", "ACP_TUI_CONFIG_DIR")
+        )
         session = f"startup{time.monotonic_ns()}"
         start = time.monotonic()
         tmux("new-session", "-d", "-x", "160", "-y", "50", "-s", session, f"env {env} {client} {agent}")
@@ -56,8 +58,7 @@ def main() -> None:
     # killed is still shutting down when the next run asks it for a session, and refuses)
     tmux("new-session", "-d", "-s", "keeper", "sleep 3600")
     times = [one_run(args.client, args.timeout) for _ in range(args.repeat)]
-    print(f"start-up to ready: median {statistics.median(times):.2f} s "
-          f"(runs: {', '.join(f'{t:.2f}' for t in times)})")
+    print(f"start-up to ready: median {statistics.median(times):.2f} s (runs: {', '.join(f'{t:.2f}' for t in times)})")
     subprocess.run(["tmux", "-L", SOCKET, "kill-server"], capture_output=True)
 
 

@@ -88,7 +88,9 @@ def run_once(client: list[str], chunks: int, mode: str, args: argparse.Namespace
         agent = [sys.executable, str(BENCH / "flood_agent.py"), "--chunks", str(chunks), "--mode", mode]
         agent += ["--stamp", str(stamp)]
         command = "exec " + shlex.join([*client, *agent])
-        tmux("new-session", "-d", "-s", session, "-x", str(args.width), "-y", str(args.height), "-c", str(REPO), command)
+        tmux(
+            "new-session", "-d", "-s", session, "-x", str(args.width), "-y", str(args.height), "-c", str(REPO), command
+        )
         try:
             pid = int(tmux("list-panes", "-t", session, "-F", "#{pane_pid}").split()[0])
             wait_ready(session, re.compile(args.ready) if args.ready else None, args.timeout)

@@ -54,8 +54,7 @@ def printer(lines: int, flood: int) -> tuple[list[str], str]:
     if flood:
         return ["sh", "-c", f"yes 'flood line' | head -c {flood}; echo; echo the end"], "the end"
     code = (
-        "import sys\n"
-        f"sys.stdout.write(''.join(f'flood line {{i:7d}} ' + 'x' * 40 + '\\n' for i in range({lines})))\n"
+        f"import sys\nsys.stdout.write(''.join(f'flood line {{i:7d}} ' + 'x' * 40 + '\\n' for i in range({lines})))\n"
     )
     return [sys.executable, "-c", code], f"flood line {lines - 1:7d} " + "x" * 40
 
@@ -85,8 +84,11 @@ async def run_once(lines: int, flood: int) -> dict[str, float]:
                 renderer.apply(change)
 
         service = TerminalService()
-        service.bind(ServiceContext(version=1, cwd=Path.cwd(), session_id=lambda: SESSION, apply=feed,
-                                    report=lambda reason, raw: None))
+        service.bind(
+            ServiceContext(
+                version=1, cwd=Path.cwd(), session_id=lambda: SESSION, apply=feed, report=lambda reason, raw: None
+            )
+        )
         await pilot.pause()
         idle = rss_mb()
         Path("/proc/self/clear_refs").write_text("5")  # VmHWM := VmRSS from here on
@@ -105,10 +107,18 @@ async def run_once(lines: int, flood: int) -> dict[str, float]:
         argv, wanted = printer(lines, flood)
         params = {"sessionId": SESSION, "command": argv[0], "args": argv[1:]}
         result = await service.methods()["terminal/create"](
-            Request(1, "terminal/create", msgspec.Raw(msgspec.json.encode(params))))
+            Request(1, "terminal/create", msgspec.Raw(msgspec.json.encode(params)))
+        )
         terminal_id = result.terminal_id
-        feed(ToolCallUpdate(tool_call_id="call-1", title="flood", kind="execute", status="in_progress",
-                            content=[TerminalRef(terminal_id=terminal_id)]))
+        feed(
+            ToolCallUpdate(
+                tool_call_id="call-1",
+                title="flood",
+                kind="execute",
+                status="in_progress",
+                content=[TerminalRef(terminal_id=terminal_id)],
+            )
+        )
         wanted_bytes = (wanted + "\n").encode()
         term = state.terminal(terminal_id)
         assert term is not None
@@ -117,7 +127,7 @@ async def run_once(lines: int, flood: int) -> dict[str, float]:
         while in_card is None and time.perf_counter() < deadline:
             await asyncio.sleep(0.002)
             now = time.perf_counter()
-            if in_model is None and bytes(term.output[-len(wanted_bytes):]) == wanted_bytes:
+            if in_model is None and bytes(term.output[-len(wanted_bytes) :]) == wanted_bytes:
                 in_model = now
             if in_model is not None:
                 views = list(app.query(TerminalView))
@@ -154,16 +164,26 @@ def main() -> None:
         return
     runs: list[dict[str, Any]] = []
     for _ in range(args.repeat):
-        done = subprocess.run([sys.executable, __file__, "--once", "--lines", str(args.lines), "--bytes", str(args.bytes)],
-                              capture_output=True, text=True, check=True)
+        done = subprocess.run(
+            [sys.executable, __file__, "--once", "--lines", str(args.lines), "--bytes", str(args.bytes)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
         run = runs[-1]
-        print(f"exit→model {run['exit_to_model'] * 1000:6.1f} ms   exit→card {run['exit_to_card'] * 1000:6.1f} ms   "
-              f"peak +{run['peak_above_idle_mb']:5.1f} MB   loop lag max {run['max_loop_lag'] * 1000:5.1f} ms")
+        print(
+            f"exit→model {run['exit_to_model'] * 1000:6.1f} ms   exit→card {run['exit_to_card'] * 1000:6.1f} ms   "
+            f"peak +{run['peak_above_idle_mb']:5.1f} MB   loop lag max {run['max_loop_lag'] * 1000:5.1f} ms"
+        )
     what = f"{args.bytes / 1e6:g} MB of `yes`" if args.bytes else f"{args.lines} lines"
     print(f"\n{what}, median of {len(runs)} runs:")
-    for key, unit, scale in (("exit_to_model", "ms", 1000), ("exit_to_card", "ms", 1000),
-                             ("peak_above_idle_mb", "MB", 1), ("max_loop_lag", "ms", 1000)):
+    for key, unit, scale in (
+        ("exit_to_model", "ms", 1000),
+        ("exit_to_card", "ms", 1000),
+        ("peak_above_idle_mb", "MB", 1),
+        ("max_loop_lag", "ms", 1000),
+    ):
         print(f"  {key:20s} {statistics.median(r[key] for r in runs) * scale:8.1f} {unit}")
 
 

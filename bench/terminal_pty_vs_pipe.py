@@ -36,8 +36,10 @@ class Result:
 
     def line(self, how: str) -> str:
         first = f"{self.first * 1000:7.1f} ms" if self.first is not None else "      none"
-        return (f"  {how:5s} first byte {first}  total {self.total:6.3f} s  {self.size:>10,d} B  "
-                f"{self.ended:24s} {self.head[:56]!r}")
+        return (
+            f"  {how:5s} first byte {first}  total {self.total:6.3f} s  {self.size:>10,d} B  "
+            f"{self.ended:24s} {self.head[:56]!r}"
+        )
 
 
 async def with_pipes(argv: list[str]) -> Result:
@@ -46,8 +48,13 @@ async def with_pipes(argv: list[str]) -> Result:
     size = 0
     head = bytearray()
     proc = await asyncio.create_subprocess_exec(
-        *argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        start_new_session=True, env=ENV, limit=1 << 18,
+        *argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        env=ENV,
+        limit=1 << 18,
     )
     assert proc.stdout is not None
     stdout = proc.stdout
@@ -62,7 +69,7 @@ async def with_pipes(argv: list[str]) -> Result:
     try:
         await asyncio.wait_for(asyncio.gather(read(), proc.wait()), TIMEOUT)
         ended = f"exit {proc.returncode}"
-    except asyncio.TimeoutError:
+    except TimeoutError:
         os.killpg(proc.pid, 9)
         await proc.wait()
         ended = f"HUNG (killed after {TIMEOUT:g} s)"
@@ -76,7 +83,12 @@ async def with_pty(argv: list[str]) -> Result:
     head = bytearray()
     master, slave = pty.openpty()
     proc = await asyncio.create_subprocess_exec(
-        *argv, stdin=slave, stdout=slave, stderr=slave, start_new_session=True, env=ENV,
+        *argv,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        start_new_session=True,
+        env=ENV,
     )
     os.close(slave)
     loop = asyncio.get_running_loop()
@@ -100,7 +112,7 @@ async def with_pty(argv: list[str]) -> Result:
     try:
         await asyncio.wait_for(asyncio.gather(done.wait(), proc.wait()), TIMEOUT)
         ended = f"exit {proc.returncode}"
-    except asyncio.TimeoutError:
+    except TimeoutError:
         os.killpg(proc.pid, 9)
         await proc.wait()
         ended = f"HUNG (killed after {TIMEOUT:g} s)"
@@ -110,8 +122,10 @@ async def with_pty(argv: list[str]) -> Result:
 
 
 CASES: list[tuple[str, list[str]]] = [
-    ("python printing 3 lines 0.3 s apart",
-     [sys.executable, "-c", "import time\nfor i in range(3):\n    print(i)\n    time.sleep(0.3)"]),
+    (
+        "python printing 3 lines 0.3 s apart",
+        [sys.executable, "-c", "import time\nfor i in range(3):\n    print(i)\n    time.sleep(0.3)"],
+    ),
     ("ls --color=auto /", ["ls", "--color=auto", "/"]),
     ("git log -3 --oneline", ["git", "log", "-3", "--oneline"]),
     ("cat (reads its input)", ["cat"]),

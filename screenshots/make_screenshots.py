@@ -73,10 +73,20 @@ def plan_half_done(app: AcpApp) -> bool:
     return bool(panels) and panels.first().shown and panels.first().line_text.startswith("Plan 1/")
 
 
-async def shoot(name: str, words: list[str], *, theme: str | None = None, approve: bool = True,
-                dialog: bool = False, show: str | None = None, size: tuple[int, int] = SIZE,
-                folder: Path = HERE, open_card: str | None = None, speed: str | None = None,
-                until: Callable[[AcpApp], bool] | None = None) -> Path:
+async def shoot(
+    name: str,
+    words: list[str],
+    *,
+    theme: str | None = None,
+    approve: bool = True,
+    dialog: bool = False,
+    show: str | None = None,
+    size: tuple[int, int] = SIZE,
+    folder: Path = HERE,
+    open_card: str | None = None,
+    speed: str | None = None,
+    until: Callable[[AcpApp], bool] | None = None,
+) -> Path:
     """`open_card`: open the tool card whose title starts so (a finished call is one line);
     `until`: take the picture while the last word's turn runs, once this holds."""
     app = AcpApp(launch(theme, speed), arm_delay=0.2)
@@ -141,11 +151,15 @@ def to_png(svg: Path) -> None:
     """
     if shutil.which("rsvg-convert") is None:
         return
-    text = svg.read_text(encoding="utf-8").replace("font-family: Fira Code, monospace;",
-                                                   "font-family: monospace, Fira Code;")
+    text = svg.read_text(encoding="utf-8").replace(
+        "font-family: Fira Code, monospace;", "font-family: monospace, Fira Code;"
+    )
     text = text.replace('<svg class="rich-terminal"', '<svg xml:space="preserve" class="rich-terminal"', 1)
-    subprocess.run(["rsvg-convert", "--background-color=white", "-o", str(svg.with_suffix(".png"))],
-                   input=text.encode("utf-8"), check=True)
+    subprocess.run(
+        ["rsvg-convert", "--background-color=white", "-o", str(svg.with_suffix(".png"))],
+        input=text.encode("utf-8"),
+        check=True,
+    )
 
 
 async def look(folder: Path) -> None:

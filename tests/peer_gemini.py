@@ -35,13 +35,20 @@ def ensure_gemini_cli() -> list[str]:
 def gemini_env(home: Path, port: int) -> dict[str, str]:
     """Environment for one Gemini CLI run: a fresh HOME, a dummy key, the API at the loopback fake."""
     env = peer_env(home)
-    env.update({
-        "GEMINI_API_KEY": "dummy",
-        "GOOGLE_GEMINI_BASE_URL": f"http://127.0.0.1:{port}",
-        "GEMINI_CLI_NO_RELAUNCH": "true",
-        "NO_COLOR": "1",
-    })
-    for name in ("GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT", "GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_GENAI_USE_VERTEXAI"):
+    env.update(
+        {
+            "GEMINI_API_KEY": "dummy",
+            "GOOGLE_GEMINI_BASE_URL": f"http://127.0.0.1:{port}",
+            "GEMINI_CLI_NO_RELAUNCH": "true",
+            "NO_COLOR": "1",
+        }
+    )
+    for name in (
+        "GOOGLE_API_KEY",
+        "GOOGLE_CLOUD_PROJECT",
+        "GOOGLE_APPLICATION_CREDENTIALS",
+        "GOOGLE_GENAI_USE_VERTEXAI",
+    ):
         env.pop(name, None)
     return env
 

@@ -15,8 +15,8 @@ import io
 import json
 import os
 import queue
-import signal
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
@@ -117,9 +117,7 @@ def _run(argv: list[str], cwd: Path, what: str) -> None:
         raise PeerUnavailable(f"{what}: timed out after {INSTALL_TIMEOUT:.0f}s") from exc
     if proc.returncode != 0:
         tail = proc.stdout.decode("utf-8", "replace")[-2000:]
-        raise PeerUnavailable(
-            f"{what} failed (exit {proc.returncode}; is the package registry reachable?):\n{tail}"
-        )
+        raise PeerUnavailable(f"{what} failed (exit {proc.returncode}; is the package registry reachable?):\n{tail}")
 
 
 def _install_atomically(target: Path, build: Callable[[Path], None]) -> None:
@@ -178,7 +176,14 @@ def _build_pyvenv(tmp: Path) -> None:
     _run([sys.executable, "-m", "venv", str(tmp)], tmp, "python -m venv")
     # `python -m pip`, never bin/pip: script shebangs would still name the temp dir after the rename.
     _run(
-        [str(tmp / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", f"agent-client-protocol=={PY_SDK_VERSION}"],
+        [
+            str(tmp / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "--disable-pip-version-check",
+            f"agent-client-protocol=={PY_SDK_VERSION}",
+        ],
         tmp,
         f"pip install agent-client-protocol=={PY_SDK_VERSION}",
     )
@@ -191,8 +196,17 @@ def _build_py_examples(tmp: Path) -> None:
     download.mkdir()
     _run(
         [
-            python, "-m", "pip", "download", "--disable-pip-version-check", "--no-deps", "--no-binary", ":all:",
-            f"agent-client-protocol=={PY_SDK_VERSION}", "-d", str(download),
+            python,
+            "-m",
+            "pip",
+            "download",
+            "--disable-pip-version-check",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            f"agent-client-protocol=={PY_SDK_VERSION}",
+            "-d",
+            str(download),
         ],
         tmp,
         f"pip download agent-client-protocol=={PY_SDK_VERSION} (sdist)",
@@ -335,9 +349,7 @@ class JsonLinePeer:
             raise AssertionError(f"{self.argv[-1]} closed stdout; stderr: {self.stderr_text()}")
         return json.loads(line)
 
-    def read_until(
-        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 10.0
-    ) -> list[dict[str, Any]]:
+    def read_until(self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 10.0) -> list[dict[str, Any]]:
         """Read JSON messages until one satisfies ``predicate``; return all read, that one last."""
 
         deadline = time.monotonic() + timeout
@@ -353,9 +365,7 @@ class JsonLinePeer:
     ) -> dict[str, Any]:
         """Send a request and return its response (notifications before it are discarded)."""
         self.send({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
-        seen = self.read_until(
-            lambda m: m.get("id") == msg_id and ("result" in m or "error" in m), timeout
-        )
+        seen = self.read_until(lambda m: m.get("id") == msg_id and ("result" in m or "error" in m), timeout)
         return seen[-1]
 
     def stderr_text(self) -> str:
@@ -384,7 +394,7 @@ class JsonLinePeer:
                 continue
         return self.proc.poll()
 
-    def __enter__(self) -> "JsonLinePeer":
+    def __enter__(self) -> JsonLinePeer:
         return self
 
     def __exit__(self, *exc: object) -> None:

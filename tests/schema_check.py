@@ -87,9 +87,7 @@ def def_validator(version: int, def_name: str) -> Draft202012Validator:
     """A validator for one ``$defs`` entry, built once and resolving ``#/$defs/...`` refs."""
     if def_name not in load_schema(version)["$defs"]:
         raise AssertionError(f"ACP v{version} schema has no $defs/{def_name}")
-    return Draft202012Validator(
-        {"$ref": f"{_base_uri(version)}#/$defs/{def_name}"}, registry=_registry(version)
-    )
+    return Draft202012Validator({"$ref": f"{_base_uri(version)}#/$defs/{def_name}"}, registry=_registry(version))
 
 
 @cache
@@ -174,9 +172,7 @@ def _check_id(msg: dict[str, Any], version: int, context: str, *, allow_null: bo
         raise AssertionError(f"{context}: id must be an integer or a string, got {_preview(value)}")
 
 
-def _validate(
-    msg: dict[str, Any], version: int, sender: Sender, answering: str | None
-) -> None:
+def _validate(msg: dict[str, Any], version: int, sender: Sender, answering: str | None) -> None:
     context = f"{sender} message {_preview(msg, 160)}"
     if not isinstance(msg, dict):
         raise AssertionError(f"{context}: a JSON-RPC message must be an object")
@@ -223,9 +219,7 @@ def _validate_call(msg: dict[str, Any], version: int, sender: Sender, context: s
     _check(msg["params"], version, defs.params_def, "params", context)
 
 
-def _validate_response(
-    msg: dict[str, Any], version: int, sender: Sender, answering: str | None, context: str
-) -> None:
+def _validate_response(msg: dict[str, Any], version: int, sender: Sender, answering: str | None, context: str) -> None:
     if "result" in msg and "error" in msg:
         raise AssertionError(f"{context}: a response carries both result and error")
     if "error" in msg:
@@ -243,9 +237,7 @@ def _validate_response(
     if defs.handled_by == sender or defs.handled_by == "protocol":
         _check(msg["result"], version, defs.result_def, "result", context)
         return
-    raise AssertionError(
-        f"{context}: {answering!r} is answered by the {defs.handled_by}, not the {sender}"
-    )
+    raise AssertionError(f"{context}: {answering!r} is answered by the {defs.handled_by}, not the {sender}")
 
 
 def validate_client_message(msg: dict[str, Any], version: int, *, answering: str | None = None) -> None:

@@ -37,11 +37,26 @@ def isolate_user_dirs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         monkeypatch.setenv(f"ACP_TUI_{name}_DIR", str(folder))
 
 
-def make_launch(argv: list[str] | tuple[str, ...], cwd: Path, *, env: dict[str, str] | None = None,
-                protocol: str = "auto", name: str = "scripted", log_path: Path | None = None) -> Launch:
+def make_launch(
+    argv: list[str] | tuple[str, ...],
+    cwd: Path,
+    *,
+    env: dict[str, str] | None = None,
+    protocol: str = "auto",
+    name: str = "scripted",
+    log_path: Path | None = None,
+) -> Launch:
     return Launch(
-        agent_argv=tuple(argv), agent_name=name, env=env or {}, cwd=cwd, protocol=protocol,  # type: ignore[arg-type]
-        theme=None, log_path=log_path, init_timeout=10, warnings=(), is_demo=False,
+        agent_argv=tuple(argv),
+        agent_name=name,
+        env=env or {},
+        cwd=cwd,
+        protocol=protocol,  # type: ignore[arg-type]
+        theme=None,
+        log_path=log_path,
+        init_timeout=10,
+        warnings=(),
+        is_demo=False,
     )
 
 
@@ -98,17 +113,24 @@ async def wait_until(pilot: Pilot[Any], condition: Callable[[], object], what: s
     assert condition(), f"timed out waiting for: {what}"
 
 
-def permission_request(request_id: Any, options: list[dict[str, str]], *, title: str = "Edit main.py",
-                       wait: bool = True, version: int = 2) -> dict[str, Any]:
+def permission_request(
+    request_id: Any, options: list[dict[str, str]], *, title: str = "Edit main.py", wait: bool = True, version: int = 2
+) -> dict[str, Any]:
     """A scripted `session/request_permission` step (v2 with a tool_call subject, or v1)."""
     if version >= 2:
         params: dict[str, Any] = {
             "sessionId": "$SESSION",
             "title": title,
             "description": "The agent wants to change a file.",
-            "subject": {"type": "tool_call", "toolCall": {
-                "toolCallId": f"call-{request_id}", "title": title, "kind": "edit", "status": "pending",
-            }},
+            "subject": {
+                "type": "tool_call",
+                "toolCall": {
+                    "toolCallId": f"call-{request_id}",
+                    "title": title,
+                    "kind": "edit",
+                    "status": "pending",
+                },
+            },
             "options": options,
         }
     else:
@@ -117,8 +139,7 @@ def permission_request(request_id: Any, options: list[dict[str, str]], *, title:
             "toolCall": {"toolCallId": f"call-{request_id}", "title": title, "kind": "edit", "status": "pending"},
             "options": options,
         }
-    return {"op": "request", "method": "session/request_permission", "id": request_id, "params": params,
-            "wait": wait}
+    return {"op": "request", "method": "session/request_permission", "id": request_id, "params": params, "wait": wait}
 
 
 #: The four standard options, plus ids that make the choice obvious in assertions.
@@ -133,7 +154,9 @@ STANDARD_OPTIONS = [
 def v2_turn(*steps: dict[str, Any], stop_reason: str | None = "end_turn") -> list[dict[str, Any]]:
     """A v2 turn: insert the prompt, go running, play `steps`, go idle (unless `stop_reason` is None)."""
     head: list[dict[str, Any]] = [{"op": "respond_prompt"}, {"op": "user_message"}, {"op": "state", "state": "running"}]
-    tail: list[dict[str, Any]] = [] if stop_reason is None else [{"op": "state", "state": "idle", "stopReason": stop_reason}]
+    tail: list[dict[str, Any]] = (
+        [] if stop_reason is None else [{"op": "state", "state": "idle", "stopReason": stop_reason}]
+    )
     return [*head, *steps, *tail]
 
 
@@ -153,8 +176,15 @@ async def ready(pilot: Pilot[Any], app: Any) -> ChatScreen:
     """Wait for the chat screen to have a session and be idle."""
     await wait_until(pilot, lambda: app.chat is not None, "the chat screen")
     chat: ChatScreen = app.chat
-    await wait_until(pilot, lambda: chat.controller.session is not None and chat.controller.session.session_id is not None
-                     and chat.status.values.state == "idle", "the session to be ready")
+    await wait_until(
+        pilot,
+        lambda: (
+            chat.controller.session is not None
+            and chat.controller.session.session_id is not None
+            and chat.status.values.state == "idle"
+        ),
+        "the session to be ready",
+    )
     return chat
 
 

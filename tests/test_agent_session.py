@@ -6,24 +6,24 @@ Every frame the session sends is validated against the negotiated version's JSON
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 import json
 import os
 import signal
 import sys
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from acp_tui.agent.events import ModelChanged, SessionEvent
-from acp_tui.services.permission import PermissionQuestion, PermissionService
-from acp_tui.session.changes import AgentGone
-from acp_tui.session.model import ToolCall
 from acp_tui.agent.session import AgentSession, HandshakeTimeout, SessionError
 from acp_tui.agent.trace import Direction
 from acp_tui.protocol.v2 import TextContent
+from acp_tui.services.permission import PermissionQuestion, PermissionService
+from acp_tui.session.changes import AgentGone
+from acp_tui.session.model import ToolCall
 from tests.peers import TsSdkPeers
 from tests.schema_check import validate_client_message
 
@@ -112,8 +112,9 @@ async def recorder() -> Recorder:
 
 
 def make_session(argv: list[str], recorder: Recorder, tmp_path: Path, **kwargs: Any) -> AgentSession:
-    return AgentSession(argv, cwd=tmp_path, trace=recorder, emit=recorder.emit,
-                        services=[PermissionService(recorder)], **kwargs)
+    return AgentSession(
+        argv, cwd=tmp_path, trace=recorder, emit=recorder.emit, services=[PermissionService(recorder)], **kwargs
+    )
 
 
 @pytest.fixture
@@ -161,8 +162,13 @@ async def test_v2_cancel_answers_every_pending_permission(v2_session: AgentSessi
     # Both requests in (the second may be read later than the first; one arriving after the cancel is a
     # late request, shown to the user, whom this recorder never answers): the agent sends
     # `requires_action` after them.
-    await recorder.until(lambda: len(v2_session.state.permissions) == 2 and bool(recorder.permissions())
-                         and v2_session.state.foreground.state == "requires_action")
+    await recorder.until(
+        lambda: (
+            len(v2_session.state.permissions) == 2
+            and bool(recorder.permissions())
+            and v2_session.state.foreground.state == "requires_action"
+        )
+    )
     assert len(recorder.permissions()) == 1  # one dialog at a time: the second waits
     await v2_session.cancel()
     assert all(p.outcome.done() and p.outcome.result() == "cancelled" for p in recorder.permissions())
@@ -187,15 +193,16 @@ async def test_handshake_timeout_is_a_clear_error(recorder: Recorder, tmp_path: 
 async def test_agent_exit_is_an_event(v2_session: AgentSession, recorder: Recorder) -> None:
     await v2_session.shutdown()
     gone = [c for e in recorder.events if isinstance(e, ModelChanged) for c in e.changes if isinstance(c, AgentGone)]
-    await recorder.until(lambda: any(isinstance(c, AgentGone) for e in recorder.events
-                                     if isinstance(e, ModelChanged) for c in e.changes))
+    await recorder.until(
+        lambda: any(isinstance(c, AgentGone) for e in recorder.events if isinstance(e, ModelChanged) for c in e.changes)
+    )
     assert v2_session.connection.exit_info is not None and v2_session.connection.exit_info.code == 0
     assert len(gone) <= 1  # the exit is reported once
 
 
-async def test_forcing_v2_against_a_v1_answer_fails_naming_both(recorder: Recorder, tmp_path: Path,
-                                                                ts_sdk_peers: TsSdkPeers,
-                                                                peer_home_env: dict[str, str]) -> None:
+async def test_forcing_v2_against_a_v1_answer_fails_naming_both(
+    recorder: Recorder, tmp_path: Path, ts_sdk_peers: TsSdkPeers, peer_home_env: dict[str, str]
+) -> None:
     session = make_session(ts_sdk_peers.agent, recorder, tmp_path, env=peer_home_env, protocol=2)
     with pytest.raises(SessionError, match="protocolVersion 1"):
         await session.start()
@@ -205,8 +212,9 @@ async def test_forcing_v2_against_a_v1_answer_fails_naming_both(recorder: Record
 # -- the official TypeScript SDK example agents ----------------------------------------------------
 
 
-async def test_sdk_dual_agent_v2_turn_and_cancel(recorder: Recorder, tmp_path: Path, ts_sdk_peers: TsSdkPeers,
-                                                 peer_home_env: dict[str, str]) -> None:
+async def test_sdk_dual_agent_v2_turn_and_cancel(
+    recorder: Recorder, tmp_path: Path, ts_sdk_peers: TsSdkPeers, peer_home_env: dict[str, str]
+) -> None:
     session = make_session(ts_sdk_peers.dual_version_agent, recorder, tmp_path, env=peer_home_env)
     try:
         await session.start()
@@ -241,8 +249,9 @@ async def test_sdk_dual_agent_v2_turn_and_cancel(recorder: Recorder, tmp_path: P
         await session.shutdown()
 
 
-async def test_sdk_dual_agent_v1_turn_and_cancel(recorder: Recorder, tmp_path: Path, ts_sdk_peers: TsSdkPeers,
-                                                 peer_home_env: dict[str, str]) -> None:
+async def test_sdk_dual_agent_v1_turn_and_cancel(
+    recorder: Recorder, tmp_path: Path, ts_sdk_peers: TsSdkPeers, peer_home_env: dict[str, str]
+) -> None:
     session = make_session(ts_sdk_peers.dual_version_agent, recorder, tmp_path, env=peer_home_env, protocol=1)
     try:
         await session.start()
@@ -254,16 +263,19 @@ async def test_sdk_dual_agent_v1_turn_and_cancel(recorder: Recorder, tmp_path: P
         assert any("v1" in t for t in texts)
         await session.prompt([TextContent(text="again")])
         await session.cancel()
-        await recorder.until(lambda: not session.state.foreground.busy and session.state.foreground.stop_reason
-                             in ("cancelled", "end_turn"))
+        await recorder.until(
+            lambda: (
+                not session.state.foreground.busy and session.state.foreground.stop_reason in ("cancelled", "end_turn")
+            )
+        )
         recorder.validate_sent(1, hybrid_initialize=False)
     finally:
         await session.shutdown()
 
 
-async def test_sdk_agent_v1_tool_calls_and_permission_id_zero(recorder: Recorder, tmp_path: Path,
-                                                               ts_sdk_peers: TsSdkPeers,
-                                                               peer_home_env: dict[str, str]) -> None:
+async def test_sdk_agent_v1_tool_calls_and_permission_id_zero(
+    recorder: Recorder, tmp_path: Path, ts_sdk_peers: TsSdkPeers, peer_home_env: dict[str, str]
+) -> None:
     session = make_session(ts_sdk_peers.agent, recorder, tmp_path, env=peer_home_env)
     try:
         await session.start()
@@ -287,8 +299,9 @@ async def test_sdk_agent_v1_tool_calls_and_permission_id_zero(recorder: Recorder
 # -- floods (issue 21: hostile agent) -----------------------------------------------------------------------
 
 
-async def test_ten_thousand_permission_requests_are_each_answered_exactly_once(v2_session: AgentSession,
-                                                                               recorder: Recorder) -> None:
+async def test_ten_thousand_permission_requests_are_each_answered_exactly_once(
+    v2_session: AgentSession, recorder: Recorder
+) -> None:
     """One dialog at a time, the rest queued; a cancel answers every one still open, once."""
     count = 10_000
     await v2_session.prompt([TextContent(text=f"ask {count}")])
@@ -310,8 +323,9 @@ async def test_ten_thousand_permission_requests_are_each_answered_exactly_once(v
         validate_client_message(message, 2, answering="session/request_permission")
 
 
-async def test_a_hundred_thousand_replayed_updates_open_the_session(v2_session: AgentSession,
-                                                                    recorder: Recorder) -> None:
+async def test_a_hundred_thousand_replayed_updates_open_the_session(
+    v2_session: AgentSession, recorder: Recorder
+) -> None:
     count = 100_000
     method = await v2_session.open_session(f"replay-{count}")
     assert method == "resume_replay" and v2_session.session_id == f"replay-{count}"

@@ -14,8 +14,9 @@ from tests.test_agent_session import Recorder, idle_with, make_session
 
 
 @pytest.mark.parametrize("protocol", [None, 1], ids=["auto-says-2-speaks-v1", "forced-v1"])
-async def test_python_echo_agent_turn(tmp_path: Path, py_sdk_peers: PySdkPeers, peer_home_env: dict[str, str],
-                                      protocol: int | None) -> None:
+async def test_python_echo_agent_turn(
+    tmp_path: Path, py_sdk_peers: PySdkPeers, peer_home_env: dict[str, str], protocol: int | None
+) -> None:
     recorder = Recorder()
     session = make_session(py_sdk_peers.echo_agent, recorder, tmp_path, env=peer_home_env, protocol=protocol)
     try:
@@ -24,8 +25,9 @@ async def test_python_echo_agent_turn(tmp_path: Path, py_sdk_peers: PySdkPeers, 
         assert session.version == 1
         await session.prompt([TextContent(text="ping from acp-tui")])
         await recorder.until(idle_with(session, "end_turn"))
-        replies = [e.text for e in session.state.entities.values()
-                   if isinstance(e, Message) and e.key[0] == AGENT_MESSAGE]
+        replies = [
+            e.text for e in session.state.entities.values() if isinstance(e, Message) and e.key[0] == AGENT_MESSAGE
+        ]
         assert replies == ["ping from acp-tui"]
         assert session.state.problem_count == (1 if protocol is None else 0)  # the version mismatch, noted once
         recorder.validate_sent(1, hybrid_initialize=protocol is None)

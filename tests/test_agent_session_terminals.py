@@ -69,11 +69,18 @@ class Wire:
 
 
 def request(request_id: int, method: str, **params: Any) -> dict[str, Any]:
-    return {"op": "request", "id": request_id, "method": method,
-            "params": {"sessionId": "$SESSION", **params}, "timeout": 15}
+    return {
+        "op": "request",
+        "id": request_id,
+        "method": method,
+        "params": {"sessionId": "$SESSION", **params},
+        "timeout": 15,
+    }
 
 
-async def start(tmp_path: Path, script: dict[str, Any], wire: Wire, **service: Any) -> tuple[AgentSession, TerminalService]:
+async def start(
+    tmp_path: Path, script: dict[str, Any], wire: Wire, **service: Any
+) -> tuple[AgentSession, TerminalService]:
     path = tmp_path / "script.json"
     path.write_text(json.dumps(script))
     terminals = TerminalService(id_prefix="t", kill_grace=0.3, **service)
@@ -86,11 +93,25 @@ async def test_v1_agent_runs_waits_kills_and_releases_commands(tmp_path: Path) -
     marker = uuid.uuid4().hex
     sleeper = ["-c", "import time; time.sleep(60)", marker]
     steps = [
-        {"op": "update", "update": {"sessionUpdate": "tool_call", "toolCallId": "call-1", "title": "Run tests",
-                                     "kind": "execute", "status": "in_progress"}},
+        {
+            "op": "update",
+            "update": {
+                "sessionUpdate": "tool_call",
+                "toolCallId": "call-1",
+                "title": "Run tests",
+                "kind": "execute",
+                "status": "in_progress",
+            },
+        },
         request(10, "terminal/create", command=PY, args=["-c", "print('3 passed')"], outputByteLimit=1000),
-        {"op": "update", "update": {"sessionUpdate": "tool_call_update", "toolCallId": "call-1",
-                                     "content": [{"type": "terminal", "terminalId": "term-t-1"}]}},
+        {
+            "op": "update",
+            "update": {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": "call-1",
+                "content": [{"type": "terminal", "terminalId": "term-t-1"}],
+            },
+        },
         request(11, "terminal/wait_for_exit", terminalId="term-t-1"),
         request(12, "terminal/output", terminalId="term-t-1"),
         request(13, "terminal/create", command=PY, args=sleeper),
@@ -100,7 +121,10 @@ async def test_v1_agent_runs_waits_kills_and_releases_commands(tmp_path: Path) -
         request(17, "terminal/release", terminalId="term-t-2"),
         request(18, "terminal/output", terminalId="term-t-1"),
         request(19, "terminal/create", command=PY, args=sleeper),  # left running: the session's end kills it
-        {"op": "update", "update": {"sessionUpdate": "tool_call_update", "toolCallId": "call-1", "status": "completed"}},
+        {
+            "op": "update",
+            "update": {"sessionUpdate": "tool_call_update", "toolCallId": "call-1", "status": "completed"},
+        },
         {"op": "respond_prompt", "stopReason": "end_turn"},
     ]
     wire = Wire()
@@ -186,20 +210,43 @@ async def test_the_user_stops_a_v1_command_from_its_card(tmp_path: Path) -> None
 
 def v2_terminal_turn(answer: dict[str, Any]) -> dict[str, Any]:
     """A v2 turn with one cancellable agent terminal; the agent answers `terminal/cancel` (our request 4)."""
-    running = {"sessionUpdate": "terminal_update", "terminalId": "t1", "command": "npm run dev",
-               "capabilities": {"cancel": {}}}
+    running = {
+        "sessionUpdate": "terminal_update",
+        "terminalId": "t1",
+        "command": "npm run dev",
+        "capabilities": {"cancel": {}},
+    }
     steps: list[dict[str, Any]] = [
-        {"op": "respond_prompt"}, {"op": "user_message"}, {"op": "state", "state": "running"},
-        {"op": "update", "update": {"sessionUpdate": "tool_call_update", "toolCallId": "c1", "title": "dev server",
-                                     "kind": "execute", "status": "in_progress",
-                                     "content": [{"type": "terminal", "terminalId": "t1"}]}},
+        {"op": "respond_prompt"},
+        {"op": "user_message"},
+        {"op": "state", "state": "running"},
+        {
+            "op": "update",
+            "update": {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": "c1",
+                "title": "dev server",
+                "kind": "execute",
+                "status": "in_progress",
+                "content": [{"type": "terminal", "terminalId": "t1"}],
+            },
+        },
         {"op": "update", "update": running},
         {"op": "wait_for", "method": "terminal/cancel", "timeout": 15},
         {"op": "send", "message": {"jsonrpc": "2.0", "id": 4, **answer}},
     ]
     if "result" in answer:
-        steps.append({"op": "update", "update": {"sessionUpdate": "terminal_update", "terminalId": "t1",
-                                                  "exitStatus": {"signal": "SIGTERM"}, "capabilities": None}})
+        steps.append(
+            {
+                "op": "update",
+                "update": {
+                    "sessionUpdate": "terminal_update",
+                    "terminalId": "t1",
+                    "exitStatus": {"signal": "SIGTERM"},
+                    "capabilities": None,
+                },
+            }
+        )
     steps.append({"op": "state", "state": "idle", "stopReason": "end_turn"})
     return {"version": 2, "turns": [{"steps": steps}]}
 
@@ -220,8 +267,14 @@ async def test_v2_terminal_cancel(tmp_path: Path) -> None:
         assert term is not None and not term.cancelling and not term.cancellable
         assert term.exit_status is not None and term.exit_status.signal == "SIGTERM"
         cancels = [m for m in wire.sent if m.get("method") == "terminal/cancel"]
-        assert cancels == [{"jsonrpc": "2.0", "id": 4, "method": "terminal/cancel",
-                            "params": {"sessionId": session.session_id, "terminalId": "t1"}}]
+        assert cancels == [
+            {
+                "jsonrpc": "2.0",
+                "id": 4,
+                "method": "terminal/cancel",
+                "params": {"sessionId": session.session_id, "terminalId": "t1"},
+            }
+        ]
         with pytest.raises(SessionError, match="cannot be stopped"):
             await session.cancel_terminal("t1")  # exited: no longer advertised
         assert wire.validate_sent(2) == len(wire.sent)

@@ -63,24 +63,45 @@ def record_notes(app: AcpApp) -> list[str]:
 
 def tool_call(status: str, *, version: int = 2, **extra: Any) -> dict[str, Any]:
     if version == 2:
-        update = {"sessionUpdate": "tool_call_update", "toolCallId": "tc-1", "title": "Run the tests",
-                  "kind": "execute", "status": status, **extra}
+        update = {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "tc-1",
+            "title": "Run the tests",
+            "kind": "execute",
+            "status": status,
+            **extra,
+        }
     else:
-        update = {"sessionUpdate": "tool_call", "toolCallId": "tc-1", "title": "Run the tests",
-                  "kind": "execute", "status": status, **extra}
+        update = {
+            "sessionUpdate": "tool_call",
+            "toolCallId": "tc-1",
+            "title": "Run the tests",
+            "kind": "execute",
+            "status": status,
+            **extra,
+        }
     return {"op": "update", "update": update}
 
 
 def chunk(text: str) -> dict[str, Any]:
-    return {"op": "update", "update": {"sessionUpdate": "agent_message_chunk", "messageId": "m-1",
-                                       "content": {"type": "text", "text": text}}}
+    return {
+        "op": "update",
+        "update": {
+            "sessionUpdate": "agent_message_chunk",
+            "messageId": "m-1",
+            "content": {"type": "text", "text": text},
+        },
+    }
 
 
 def agent_text(chat: ChatScreen) -> str:
     """The text of every agent message in the model."""
     assert chat.controller.session is not None
-    return "".join(entity.content.text for key, entity in chat.controller.session.state.entities.items()
-                   if key[0] == AGENT_MESSAGE and isinstance(entity, Message))
+    return "".join(
+        entity.content.text
+        for key, entity in chat.controller.session.state.entities.items()
+        if key[0] == AGENT_MESSAGE and isinstance(entity, Message)
+    )
 
 
 def cancelling_shown(chat: ChatScreen) -> bool:
@@ -102,26 +123,38 @@ async def test_ctrl_c_while_streaming_cancels_keeps_applying_updates_and_ends_ca
         # a poll can miss on a loaded machine (Ctrl-C's own press waits for the app to go idle).
         {"op": "wait_for_file", "path": str(gate)},
         chunk(" …and a late word"),
-        tool_call("cancelled", version=version) if version == 2 else
-        {"op": "update", "update": {"sessionUpdate": "tool_call_update", "toolCallId": "tc-1", "status": "failed"}},
+        tool_call("cancelled", version=version)
+        if version == 2
+        else {
+            "op": "update",
+            "update": {"sessionUpdate": "tool_call_update", "toolCallId": "tc-1", "status": "failed"},
+        },
     ]
-    steps = [chunk("Working on it"), tool_call("in_progress", version=version),
-             {"op": "wait_for", "method": "session/cancel"}, *after_cancel]
+    steps = [
+        chunk("Working on it"),
+        tool_call("in_progress", version=version),
+        {"op": "wait_for", "method": "session/cancel"},
+        *after_cancel,
+    ]
     turn = v2_turn(*steps, stop_reason="cancelled") if version == 2 else v1_turn(*steps, stop_reason="cancelled")
     run = ScriptedRun(tmp_path, {"version": version, "turns": [{"steps": turn}]})
     app = AcpApp(run.launch, arm_delay=ARM_DELAY)
     async with app.run_test(size=SIZE) as pilot:
         chat = await ready(pilot, app)
         await submit(pilot, chat, "run the tests")
-        await wait_until(pilot, lambda: tool_call_entity(chat) is not None and chat.status.values.busy,
-                         "the running tool call")
+        await wait_until(
+            pilot, lambda: tool_call_entity(chat) is not None and chat.status.values.busy, "the running tool call"
+        )
         chat.prompt_input.focus()
         chat.prompt_input.load_text("a draft")  # Ctrl-C cancels the turn: no copy, no clear
         chat.prompt_input.select_all()
         await pilot.press("ctrl+c")
         await wait_until(pilot, lambda: "session/cancel" in run.methods(), "session/cancel")
-        await wait_until(pilot, lambda: cancelling_shown(chat) and tool_call_entity(chat).cancelling,
-                         "cancelling… and the tool call marked cancelling")
+        await wait_until(
+            pilot,
+            lambda: cancelling_shown(chat) and tool_call_entity(chat).cancelling,
+            "cancelling… and the tool call marked cancelling",
+        )
         gate.touch()
         await wait_until(pilot, lambda: not chat.status.values.busy, "the turn to end")
         assert chat.status.values.stop_reason == "cancelled"
@@ -136,9 +169,7 @@ async def test_ctrl_c_while_streaming_cancels_keeps_applying_updates_and_ends_ca
 
 
 @pytest.mark.parametrize("version", [2, 1])
-async def test_ctrl_c_with_a_permission_dialog_open_answers_cancelled_and_cancels(
-    tmp_path: Path, version: int
-) -> None:
+async def test_ctrl_c_with_a_permission_dialog_open_answers_cancelled_and_cancels(tmp_path: Path, version: int) -> None:
     step = permission_request(9, STANDARD_OPTIONS, version=version)
     turn = v2_turn(step, stop_reason=None) if version == 2 else v1_turn(step, stop_reason=None)
     run = ScriptedRun(tmp_path, {"version": version, "turns": [{"steps": turn}]})
@@ -148,11 +179,15 @@ async def test_ctrl_c_with_a_permission_dialog_open_answers_cancelled_and_cancel
         await submit(pilot, chat, "edit the file")
         await armed_dialog(pilot, app)
         await pilot.press("ctrl+c")  # the modal dialog has the focus: the priority binding still wins
-        await wait_until(pilot, lambda: run.answer_to(9) is not None and "session/cancel" in run.methods(),
-                         "the cancelled answer and session/cancel")
+        await wait_until(
+            pilot,
+            lambda: run.answer_to(9) is not None and "session/cancel" in run.methods(),
+            "the cancelled answer and session/cancel",
+        )
         await wait_until(pilot, lambda: dialog(app) is None, "the dialog to close")
-        await wait_until(pilot, lambda: not chat.status.values.busy and not chat.status.values.cancelling,
-                         "the turn to end")
+        await wait_until(
+            pilot, lambda: not chat.status.values.busy and not chat.status.values.cancelling, "the turn to end"
+        )
         assert chat.status.values.stop_reason == "cancelled"
         assert chat.status.values.waiting_for_user == 0
         assert "permission request closed: the turn was cancelled" in conversation_text(chat)
@@ -175,10 +210,14 @@ async def test_cancel_before_insertion_leaves_no_user_message_and_no_error(tmp_p
         await pilot.press("ctrl+c")
         session = chat.controller.session
         assert session is not None
-        await wait_until(pilot, lambda: any(s.status == "cancelled" for s in session.state.submissions.values()),
-                         "the submission to be cancelled")
-        await wait_until(pilot, lambda: not chat.status.values.busy and not chat.status.values.cancelling,
-                         "the client to be idle")
+        await wait_until(
+            pilot,
+            lambda: any(s.status == "cancelled" for s in session.state.submissions.values()),
+            "the submission to be cancelled",
+        )
+        await wait_until(
+            pilot, lambda: not chat.status.values.busy and not chat.status.values.cancelling, "the client to be idle"
+        )
         assert not any(key[0] == USER_MESSAGE for key in session.state.entities)
         assert chat.status.values.stop_reason != "error" and chat.status.values.error_message is None
         assert "error" not in chat.status.state_text().plain
@@ -284,8 +323,10 @@ async def test_ctrl_x_on_a_cancellable_tool_card_sends_tool_call_cancel(tmp_path
         {"op": "wait_for", "method": "session/cancel"},
         tool_call("cancelled"),
     ]
-    script = {"turns": [{"steps": v2_turn(*steps, stop_reason="cancelled")}],
-              "responses": {"tool_call/cancel": {"result": {}}}}
+    script = {
+        "turns": [{"steps": v2_turn(*steps, stop_reason="cancelled")}],
+        "responses": {"tool_call/cancel": {"result": {}}},
+    }
     run = ScriptedRun(tmp_path, script)
     app = AcpApp(run.launch, arm_delay=ARM_DELAY)
     async with app.run_test(size=SIZE) as pilot:
@@ -299,8 +340,12 @@ async def test_ctrl_x_on_a_cancellable_tool_card_sends_tool_call_cancel(tmp_path
         await pilot.press("ctrl+c")
         await wait_until(pilot, lambda: not chat.status.values.busy, "the turn to end")
     request = next(m for m in run.records() if m.get("method") == "tool_call/cancel")
-    assert request == {"jsonrpc": "2.0", "id": request["id"], "method": "tool_call/cancel",
-                       "params": {"sessionId": SESSION, "toolCallId": "tc-1"}}
+    assert request == {
+        "jsonrpc": "2.0",
+        "id": request["id"],
+        "method": "tool_call/cancel",
+        "params": {"sessionId": SESSION, "toolCallId": "tc-1"},
+    }
     assert isinstance(request["id"], int)
     run.validate_all()
 
@@ -340,8 +385,12 @@ async def test_ctrl_q_with_a_dialog_open_answers_it_cancelled_before_the_agent_g
 async def test_escape_after_a_cancel_answers_a_late_request_cancelled(tmp_path: Path) -> None:
     """A request that arrives while a cancel is under way is still answered when dismissed."""
     only_allow = [{"optionId": "allow-once", "name": "Allow once", "kind": "allow_once"}]
-    turn = v2_turn(chunk("working"), {"op": "wait_for", "method": "session/cancel"},
-                   permission_request(11, only_allow), stop_reason="cancelled")
+    turn = v2_turn(
+        chunk("working"),
+        {"op": "wait_for", "method": "session/cancel"},
+        permission_request(11, only_allow),
+        stop_reason="cancelled",
+    )
     run = ScriptedRun(tmp_path, {"turns": [{"steps": turn}]})
     app = AcpApp(run.launch, arm_delay=ARM_DELAY)
     async with app.run_test(size=SIZE) as pilot:

@@ -35,8 +35,11 @@ CLAUDE_DIR = PEERS_CACHE / f"claude-agent-acp-{CLAUDE_ADAPTER_VERSION}"
 def _build_claude(tmp: Path) -> None:
     npm = _require("npm")
     (tmp / "package.json").write_text('{"name": "acp-test-claude", "version": "1.0.0", "private": true}\n')
-    _run([npm, "install", "--no-audit", "--no-fund", f"@agentclientprotocol/claude-agent-acp@{CLAUDE_ADAPTER_VERSION}"],
-         tmp, f"npm install @agentclientprotocol/claude-agent-acp@{CLAUDE_ADAPTER_VERSION}")
+    _run(
+        [npm, "install", "--no-audit", "--no-fund", f"@agentclientprotocol/claude-agent-acp@{CLAUDE_ADAPTER_VERSION}"],
+        tmp,
+        f"npm install @agentclientprotocol/claude-agent-acp@{CLAUDE_ADAPTER_VERSION}",
+    )
 
 
 @pytest.fixture(scope="session")
@@ -59,10 +62,13 @@ MOCK_ANTHROPIC = FAKES / "mock_anthropic.py"
 def mock_model(tmp_path: Path) -> Iterator[int]:
     """The loopback stand-in for the model API; yields its port once it accepts connections."""
     assert MOCK_ANTHROPIC.is_file(), f"the fake model server is missing: {MOCK_ANTHROPIC}"
-    proc = subprocess.Popen([sys.executable, str(MOCK_ANTHROPIC), "0"], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            env={**os.environ, "MOCK_CWD": str(tmp_path),
-                                 "MOCK_RECORD": str(tmp_path / "model-requests.jsonl")})
+    proc = subprocess.Popen(
+        [sys.executable, str(MOCK_ANTHROPIC), "0"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "MOCK_CWD": str(tmp_path), "MOCK_RECORD": str(tmp_path / "model-requests.jsonl")},
+    )
     try:
         assert proc.stdout is not None
         ready, _, _ = select.select([proc.stdout], [], [], 10)
@@ -79,23 +85,45 @@ def _launch(argv: list[str], cwd: Path, port: int, protocol: Literal[1, 2]) -> L
     home = cwd.parent / "claude-home"
     home.mkdir(exist_ok=True)
     env = {
-        **peer_env(home), "IS_SANDBOX": "1", "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}",
-        "ANTHROPIC_API_KEY": "sk-ant-dummy", "DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        **peer_env(home),
+        "IS_SANDBOX": "1",
+        "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}",
+        "ANTHROPIC_API_KEY": "sk-ant-dummy",
+        "DISABLE_TELEMETRY": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
     }
-    return Launch(agent_argv=tuple(argv), agent_name="claude", env=env, cwd=cwd, protocol=protocol, theme=None,
-                  log_path=None, init_timeout=60, warnings=(), is_demo=False)
+    return Launch(
+        agent_argv=tuple(argv),
+        agent_name="claude",
+        env=env,
+        cwd=cwd,
+        protocol=protocol,
+        theme=None,
+        log_path=None,
+        init_timeout=60,
+        warnings=(),
+        is_demo=False,
+    )
 
 
 @pytest.mark.timeout(180)
 @pytest.mark.parametrize("protocol", [2, 1], ids=["v2", "v1"])
-async def test_claude_adapter_answers_and_runs_a_command(tmp_path: Path, claude_adapter: list[str],
-                                                         mock_model: int, protocol: Literal[1, 2]) -> None:
+async def test_claude_adapter_answers_and_runs_a_command(
+    tmp_path: Path, claude_adapter: list[str], mock_model: int, protocol: Literal[1, 2]
+) -> None:
     project = tmp_path / "src" / "project"
     app = AcpApp(_launch(claude_adapter, project, mock_model, protocol), arm_delay=0.1)
     async with app.run_test(size=(140, 45)) as pilot:
         run = AppRun(app, pilot, tmp_path / "no-record.jsonl")
-        await run.wait(lambda: run.chat.controller.session is not None and run.chat.controller.session.session_id is not None
-                       and run.chat.status.values.state == "idle", "the adapter's session", timeout=60)
+        await run.wait(
+            lambda: (
+                run.chat.controller.session is not None
+                and run.chat.controller.session.session_id is not None
+                and run.chat.status.values.state == "idle"
+            ),
+            "the adapter's session",
+            timeout=60,
+        )
         assert run.chat.controller.session is not None and run.chat.controller.session.version == protocol
         header = run.chat.query_one("#header", SessionHeader).values
         assert header.agent.startswith("Claude") and header.protocol == protocol

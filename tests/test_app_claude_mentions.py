@@ -22,17 +22,27 @@ MARKER = "ZEBRA-MARKER-4242"
 
 @pytest.mark.timeout(180)
 @pytest.mark.parametrize("protocol", [2, 1], ids=["v2", "v1"])
-async def test_a_mentioned_file_reaches_claudes_adapter(tmp_path: Path, claude_adapter: list[str],  # noqa: F811
-                                                        mock_model: int, protocol: Literal[1, 2]) -> None:  # noqa: F811
+async def test_a_mentioned_file_reaches_claudes_adapter(
+    tmp_path: Path,
+    claude_adapter: list[str],  # noqa: F811
+    mock_model: int,
+    protocol: Literal[1, 2],
+) -> None:  # noqa: F811
     project = tmp_path / "src" / "project"
     project.mkdir(parents=True, exist_ok=True)  # the private-dirs fixture may have made it
     (project / "notes.md").write_text(f"# Notes\n\nThe secret word is {MARKER}.\n", encoding="utf-8")
     app = AcpApp(_launch(claude_adapter, project, mock_model, protocol), arm_delay=0.1)
     async with app.run_test(size=(140, 45)) as pilot:
         run = AppRun(app, pilot, tmp_path / "no-record.jsonl")
-        await run.wait(lambda: run.chat.controller.session is not None
-                       and run.chat.controller.session.session_id is not None
-                       and run.chat.status.values.state == "idle", "the adapter's session", timeout=60)
+        await run.wait(
+            lambda: (
+                run.chat.controller.session is not None
+                and run.chat.controller.session.session_id is not None
+                and run.chat.status.values.state == "idle"
+            ),
+            "the adapter's session",
+            timeout=60,
+        )
         await run.send("what does @notes.md say")
         await run.idle()
         assert any("Hello from mock LLM" in view.text for view in run.views(AgentMessageView))

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from acp_tui.controller.controller import SessionController
-from acp_tui.controller.wiring import UserAsker
 from acp_tui.controller.events import ControllerEvent
+from acp_tui.controller.wiring import UserAsker
 from acp_tui.launch import Launch
 from acp_tui.protocol.v2 import TerminalRef
 from acp_tui.services.permission import PermissionService
@@ -26,19 +26,30 @@ from tests.test_app_timeline import AppRun, private_dirs  # noqa: F401  (autouse
 
 def with_terminals(launch: Launch, emit: Callable[[ControllerEvent], None], asker: UserAsker) -> SessionController:
     """The app's controller with the terminal service installed (as the app installs it)."""
-    return SessionController(launch, asker=asker, emit=emit,
-                             services=lambda _launch, ask: [PermissionService(ask), TerminalService()])
+    return SessionController(
+        launch, asker=asker, emit=emit, services=lambda _launch, ask: [PermissionService(ask), TerminalService()]
+    )
 
 
 @pytest.mark.timeout(180)
-async def test_claude_v1_bash_output_streams_into_the_card(tmp_path: Path, claude_adapter: list[str],  # noqa: F811
-                                                           mock_model: int) -> None:  # noqa: F811
+async def test_claude_v1_bash_output_streams_into_the_card(
+    tmp_path: Path,
+    claude_adapter: list[str],  # noqa: F811
+    mock_model: int,
+) -> None:  # noqa: F811
     project = tmp_path / "src" / "project"
     app = AcpApp(_launch(claude_adapter, project, mock_model, 1), arm_delay=0.1, controller=with_terminals)
     async with app.run_test(size=(140, 45)) as pilot:
         run = AppRun(app, pilot, tmp_path / "no-record.jsonl")
-        await run.wait(lambda: run.chat.controller.session is not None and run.chat.controller.session.session_id is not None
-                       and run.chat.status.values.state == "idle", "the adapter's session", timeout=60)
+        await run.wait(
+            lambda: (
+                run.chat.controller.session is not None
+                and run.chat.controller.session.session_id is not None
+                and run.chat.status.values.state == "idle"
+            ),
+            "the adapter's session",
+            timeout=60,
+        )
         session = run.chat.controller.session
         assert session is not None and session.version == 1
 

@@ -22,8 +22,8 @@ import pytest
 from textual.pilot import Pilot
 
 from acp_tui import __version__
-from acp_tui.launch import Launch
 from acp_tui.cli import main
+from acp_tui.launch import Launch
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.screens.chat import ChatScreen
 from acp_tui.ui.widgets.agent_message import AgentMessageView
@@ -143,43 +143,85 @@ async def test_broken_config_is_reported_in_the_ui_and_the_demo_still_starts(use
         warnings = [line for line in system_lines(chat) if "config.toml" in line_text(line)]
         assert len(warnings) == 1
         assert f"{config}:3:" in line_text(warnings[0]) and "invalid TOML" in line_text(warnings[0])
-        await wait(pilot, lambda: chat.status.values.state == "idle"
-                   and [v for v in chat.conversation.entries if isinstance(v, AgentMessageView)], "the demo to greet")
+        await wait(
+            pilot,
+            lambda: (
+                chat.status.values.state == "idle"
+                and [v for v in chat.conversation.entries if isinstance(v, AgentMessageView)]
+            ),
+            "the demo to greet",
+        )
         welcome = [v for v in chat.conversation.entries if isinstance(v, AgentMessageView)][0]
         assert "acp-tui demo agent" in welcome.text
 
 
 async def test_named_agent_from_config_is_what_runs(tmp_path: Path, user_dirs: dict[str, Path]) -> None:
     script = tmp_path / "echo-script.json"
-    script.write_text(json.dumps({
-        "version": 2,
-        "initialize": {"protocolVersion": 2, "agentCapabilities": {}, "agentInfo": {"name": "echo-agent", "version": "9.9"}},
-        "turns": [{"steps": [
-            {"op": "respond_prompt"}, {"op": "user_message"}, {"op": "state", "state": "running"},
-            {"op": "update", "update": {"sessionUpdate": "agent_message_chunk", "messageId": "m-1",
-                                        "content": {"type": "text", "text": "echo: $PROMPT_TEXT"}}},
-            {"op": "state", "state": "idle", "stopReason": "end_turn"},
-        ]}],
-    }), encoding="utf-8")
+    script.write_text(
+        json.dumps(
+            {
+                "version": 2,
+                "initialize": {
+                    "protocolVersion": 2,
+                    "agentCapabilities": {},
+                    "agentInfo": {"name": "echo-agent", "version": "9.9"},
+                },
+                "turns": [
+                    {
+                        "steps": [
+                            {"op": "respond_prompt"},
+                            {"op": "user_message"},
+                            {"op": "state", "state": "running"},
+                            {
+                                "op": "update",
+                                "update": {
+                                    "sessionUpdate": "agent_message_chunk",
+                                    "messageId": "m-1",
+                                    "content": {"type": "text", "text": "echo: $PROMPT_TEXT"},
+                                },
+                            },
+                            {"op": "state", "state": "idle", "stopReason": "end_turn"},
+                        ]
+                    }
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
     record = tmp_path / "echo-record.jsonl"
     config = user_dirs["config"] / "config.toml"
     command = [sys.executable, str(SCRIPTED_AGENT), str(script), "--record", str(record)]
-    config.write_text(f"[agents.echo]\ncommand = {json.dumps(command)}\nenv = {{ ECHO_MODE = \"loud\" }}\n",
-                      encoding="utf-8")
+    config.write_text(
+        f'[agents.echo]\ncommand = {json.dumps(command)}\nenv = {{ ECHO_MODE = "loud" }}\n', encoding="utf-8"
+    )
 
     launch = launch_from_cli(["echo"])
     assert launch.agent_argv == tuple(command) and launch.agent_name == "echo"
     assert dict(launch.env) == {"ECHO_MODE": "loud"} and not launch.is_demo and launch.warnings == ()
     async with app_for(launch) as (_app, pilot, chat):
-        await wait(pilot, lambda: chat.controller.session is not None and chat.controller.session.session_id is not None
-                   and chat.status.values.state == "idle", "the named agent's session")
+        await wait(
+            pilot,
+            lambda: (
+                chat.controller.session is not None
+                and chat.controller.session.session_id is not None
+                and chat.status.values.state == "idle"
+            ),
+            "the named agent's session",
+        )
         header = chat.query_one(SessionHeader)
         assert header.values.agent == "echo-agent" and header.values.agent_version == "9.9"
         chat.prompt_input.focus()
         chat.prompt_input.load_text("hello named agent")
         await pilot.press("enter")
-        await wait(pilot, lambda: any(v.text == "echo: hello named agent" for v in chat.conversation.entries
-                                      if isinstance(v, AgentMessageView)), "the echo")
+        await wait(
+            pilot,
+            lambda: any(
+                v.text == "echo: hello named agent"
+                for v in chat.conversation.entries
+                if isinstance(v, AgentMessageView)
+            ),
+            "the echo",
+        )
     prompts = [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines()]
     assert [m["params"]["prompt"][0]["text"] for m in prompts if m.get("method") == "session/prompt"] == [
         "hello named agent"
@@ -199,7 +241,12 @@ def console_script() -> str:
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [console_script(), *args], capture_output=True, text=True, timeout=60, env=dict(os.environ), stdin=subprocess.DEVNULL,
+        [console_script(), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(os.environ),
+        stdin=subprocess.DEVNULL,
     )
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from acp_tui.controller.controller import SessionController
-from acp_tui.controller.wiring import UserAsker
 from acp_tui.controller.events import ControllerEvent
+from acp_tui.controller.wiring import UserAsker
 from acp_tui.launch import Launch
 from acp_tui.services.permission import PermissionService
 from acp_tui.services.terminals import TerminalService
@@ -27,31 +27,47 @@ PY = sys.executable
 
 def with_terminals(launch: Launch, emit: Callable[[ControllerEvent], None], asker: UserAsker) -> SessionController:
     """The app's controller with the terminal service installed (ids `term-t-N`, for the script)."""
-    return SessionController(launch, asker=asker, emit=emit,
-                             services=lambda _launch, ask: [PermissionService(ask), TerminalService(id_prefix="t")])
+    return SessionController(
+        launch,
+        asker=asker,
+        emit=emit,
+        services=lambda _launch, ask: [PermissionService(ask), TerminalService(id_prefix="t")],
+    )
 
 
 def terminal_request(request_id: int, method: str, **params: Any) -> dict[str, Any]:
-    return {"op": "request", "id": request_id, "method": method,
-            "params": {"sessionId": "$SESSION", **params}, "timeout": 15}
+    return {
+        "op": "request",
+        "id": request_id,
+        "method": method,
+        "params": {"sessionId": "$SESSION", **params},
+        "timeout": 15,
+    }
 
 
 async def test_a_v1_command_streams_into_its_card(tmp_path: Path) -> None:
     # Step 0, then the rest only once the test has seen the command running (it creates `gate`): a fixed
     # pause between the steps is a window a late poll can miss on a loaded machine.
     gate = tmp_path / "gate"
-    printer = (f"import os, time\nprint('\\x1b[32mstep 0\\x1b[0m', flush=True)\n"
-               f"for _ in range(3000):\n    if os.path.exists({str(gate)!r}): break\n    time.sleep(0.01)\n"
-               "for i in (1, 2):\n    print(f'\\x1b[32mstep {i}\\x1b[0m', flush=True)")
-    script = {"version": 1, "turns": [v1_turn(
-        tool("call-1", title="Run the steps", kind="execute", status="in_progress"),
-        terminal_request(10, "terminal/create", command=PY, args=["-c", printer]),
-        tool("call-1", content=[{"type": "terminal", "terminalId": "term-t-1"}]),
-        {"op": "sleep", "seconds": 0.3},
-        terminal_request(11, "terminal/wait_for_exit", terminalId="term-t-1"),
-        terminal_request(12, "terminal/release", terminalId="term-t-1"),
-        tool("call-1", status="completed"),
-    )]}
+    printer = (
+        f"import os, time\nprint('\\x1b[32mstep 0\\x1b[0m', flush=True)\n"
+        f"for _ in range(3000):\n    if os.path.exists({str(gate)!r}): break\n    time.sleep(0.01)\n"
+        "for i in (1, 2):\n    print(f'\\x1b[32mstep {i}\\x1b[0m', flush=True)"
+    )
+    script = {
+        "version": 1,
+        "turns": [
+            v1_turn(
+                tool("call-1", title="Run the steps", kind="execute", status="in_progress"),
+                terminal_request(10, "terminal/create", command=PY, args=["-c", printer]),
+                tool("call-1", content=[{"type": "terminal", "terminalId": "term-t-1"}]),
+                {"op": "sleep", "seconds": 0.3},
+                terminal_request(11, "terminal/wait_for_exit", terminalId="term-t-1"),
+                terminal_request(12, "terminal/release", terminalId="term-t-1"),
+                tool("call-1", status="completed"),
+            )
+        ],
+    }
     script_path = tmp_path / "script.json"
     script_path.write_text(json.dumps(script))
     record = tmp_path / "record.jsonl"
@@ -79,4 +95,3 @@ async def test_a_v1_command_streams_into_its_card(tmp_path: Path) -> None:
         assert view in card.query(TerminalView)  # released, still readable in its card
         answers = [json.loads(line) for line in record.read_text().splitlines()]
         assert {"jsonrpc": "2.0", "id": 11, "result": {"exitCode": 0}} in answers
-

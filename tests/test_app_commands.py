@@ -73,9 +73,13 @@ COMMANDS: list[dict[str, Any]] = [
 
 def with_commands(commands: list[dict[str, Any]], *, version: int = 2, **extra: Any) -> dict[str, Any]:
     """A script whose agent advertises `commands` right after opening the session."""
-    return {"version": version, "after_session_new": [
-        update({"sessionUpdate": "available_commands_update", "availableCommands": commands}),
-    ], **extra}
+    return {
+        "version": version,
+        "after_session_new": [
+            update({"sessionUpdate": "available_commands_update", "availableCommands": commands}),
+        ],
+        **extra,
+    }
 
 
 def menu_of(run: AppRun) -> CommandMenu:
@@ -225,13 +229,27 @@ async def test_no_commands_means_no_menu(tmp_path: Path) -> None:
 
 
 async def test_a_new_command_list_replaces_the_old_one_while_open(tmp_path: Path) -> None:
-    script = with_commands(COMMANDS, turns=[{"steps": [
-        {"op": "respond_prompt"}, {"op": "user_message"}, {"op": "state", "state": "running"},
-        update({"sessionUpdate": "available_commands_update", "availableCommands": [
-            {"name": "review", "description": "Review the diff"},
-        ]}),
-        {"op": "state", "state": "idle", "stopReason": "end_turn"},
-    ]}])
+    script = with_commands(
+        COMMANDS,
+        turns=[
+            {
+                "steps": [
+                    {"op": "respond_prompt"},
+                    {"op": "user_message"},
+                    {"op": "state", "state": "running"},
+                    update(
+                        {
+                            "sessionUpdate": "available_commands_update",
+                            "availableCommands": [
+                                {"name": "review", "description": "Review the diff"},
+                            ],
+                        }
+                    ),
+                    {"op": "state", "state": "idle", "stopReason": "end_turn"},
+                ]
+            }
+        ],
+    )
     async with running_app(tmp_path, script) as run:
         menu = await commands_known(run, 4)
         await run.send("go")

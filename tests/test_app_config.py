@@ -23,10 +23,18 @@ from acp_tui.ui.widgets.system_line import SystemLine
 from tests.scripted_app import ARM_DELAY, SIZE, ScriptedRun, isolate_user_dirs, ready, wait_until
 
 
-def select(config_id: str, name: str, current: str, values: list[tuple[str, str]], category: str | None = None,
-           ) -> dict[str, Any]:
+def select(
+    config_id: str,
+    name: str,
+    current: str,
+    values: list[tuple[str, str]],
+    category: str | None = None,
+) -> dict[str, Any]:
     option: dict[str, Any] = {
-        "type": "select", "configId": config_id, "name": name, "currentValue": current,
+        "type": "select",
+        "configId": config_id,
+        "name": name,
+        "currentValue": current,
         "options": [{"value": value, "name": label} for value, label in values],
     }
     if category is not None:
@@ -191,8 +199,9 @@ async def test_command_palette_opens_the_picker(tmp_path: Path) -> None:
         await pilot.press("ctrl+p")
         await wait_until(pilot, lambda: app.screen is not chat, "the command palette")
         await pilot.press(*"session settings")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfigPickerScreen) or _palette_has_hit(app),
-                         "a palette hit")
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, ConfigPickerScreen) or _palette_has_hit(app), "a palette hit"
+        )
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfigPickerScreen), "the picker")
 
@@ -203,7 +212,10 @@ def _palette_has_hit(app: AcpApp) -> bool:
 
 
 GROUPED = {
-    "type": "select", "configId": "model", "name": "Model", "currentValue": "a1",
+    "type": "select",
+    "configId": "model",
+    "name": "Model",
+    "currentValue": "a1",
     "options": [
         {"groupId": "anthropic", "name": "Anthropic", "options": [{"value": "a1", "name": "Opus"}]},
         {"groupId": "local", "name": "Local models", "options": [{"value": "l1", "name": "Llama"}]},
@@ -225,8 +237,14 @@ async def test_grouped_values_and_booleans_in_the_picker(tmp_path: Path) -> None
         option_list = app.screen.query_one(OptionList)
         rows = [(str(option.prompt).strip("\u00a0 "), option.disabled) for option in option_list.options]
         assert rows == [
-            ("Model", True), ("Anthropic", True), ("● Opus", False), ("Local models", True), ("○ Llama", False),
-            ("Thinking", True), ("○ on", False), ("● off", False),
+            ("Model", True),
+            ("Anthropic", True),
+            ("● Opus", False),
+            ("Local models", True),
+            ("○ Llama", False),
+            ("Thinking", True),
+            ("○ on", False),
+            ("● off", False),
         ]
         await pilot.press("down", "down")  # Opus → Llama (skipping the group heading) → on
         assert str(option_list.highlighted_option.prompt).endswith("on")  # type: ignore[union-attr]
@@ -255,8 +273,12 @@ async def test_clicking_a_chip_opens_the_picker_on_that_option(tmp_path: Path) -
 
 # -- mode changes are seen, and a permission-bypassing mode asks first (issue 22) ----------------------
 
-CLAUDE_MODES = [("default", "Default"), ("acceptEdits", "Accept Edits"), ("bypassPermissions", "Bypass Permissions"),
-                ("plan", "Plan")]
+CLAUDE_MODES = [
+    ("default", "Default"),
+    ("acceptEdits", "Accept Edits"),
+    ("bypassPermissions", "Bypass Permissions"),
+    ("plan", "Plan"),
+]
 
 
 def mode_answer(value: str) -> dict[str, Any]:
@@ -284,14 +306,23 @@ async def test_a_mode_switched_with_shift_tab_is_a_line_in_the_conversation(tmp_
 @pytest.mark.parametrize("version", [1, 2])
 async def test_a_mode_the_agent_switches_is_a_line_in_the_conversation(tmp_path: Path, version: int) -> None:
     if version == 2:
-        change = {"sessionUpdate": "config_option_update",
-                  "configOptions": [select("mode", "Mode", "bypassPermissions", CLAUDE_MODES, "mode")]}
-        session_new: dict[str, Any] = {"sessionId": "cfg-1",
-                                       "configOptions": [select("mode", "Mode", "default", CLAUDE_MODES, "mode")]}
+        change = {
+            "sessionUpdate": "config_option_update",
+            "configOptions": [select("mode", "Mode", "bypassPermissions", CLAUDE_MODES, "mode")],
+        }
+        session_new: dict[str, Any] = {
+            "sessionId": "cfg-1",
+            "configOptions": [select("mode", "Mode", "default", CLAUDE_MODES, "mode")],
+        }
     else:
         change = {"sessionUpdate": "current_mode_update", "currentModeId": "bypassPermissions"}
-        session_new = {"sessionId": "cfg-1", "modes": {"currentModeId": "default", "availableModes": [
-            {"id": value, "name": name} for value, name in CLAUDE_MODES]}}
+        session_new = {
+            "sessionId": "cfg-1",
+            "modes": {
+                "currentModeId": "default",
+                "availableModes": [{"id": value, "name": name} for value, name in CLAUDE_MODES],
+            },
+        }
     turn = {"steps": [{"op": "update", "update": change}, {"op": "respond_prompt", "stopReason": "end_turn"}]}
     run = ScriptedRun(tmp_path, {"version": version, "session_new": session_new, "turns": [turn]})
     app = AcpApp(run.launch, arm_delay=ARM_DELAY)
@@ -306,9 +337,11 @@ async def test_a_mode_the_agent_switches_is_a_line_in_the_conversation(tmp_path:
 
 
 def bypass_script(current: str, answer: str) -> dict[str, Any]:
-    return {"version": 2,
-            "session_new": {"sessionId": "cfg-1", "configOptions": [select("mode", "Mode", current, CLAUDE_MODES, "mode")]},
-            "responses": {"session/set_config_option": mode_answer(answer)}}
+    return {
+        "version": 2,
+        "session_new": {"sessionId": "cfg-1", "configOptions": [select("mode", "Mode", current, CLAUDE_MODES, "mode")]},
+        "responses": {"session/set_config_option": mode_answer(answer)},
+    }
 
 
 async def confirm_dialog(pilot: Any, app: AcpApp) -> ModeConfirmScreen:
@@ -338,8 +371,11 @@ async def test_shift_tab_into_bypass_permissions_asks_first(tmp_path: Path) -> N
         await wait_until(pilot, lambda: set_requests(run), "session/set_config_option")
         (request,) = set_requests(run)
         assert request["params"]["value"] == "bypassPermissions"
-        await wait_until(pilot, lambda: any(line.startswith("you switched the mode to Bypass Permissions")
-                                            for line in lines(app)), "the mode line")
+        await wait_until(
+            pilot,
+            lambda: any(line.startswith("you switched the mode to Bypass Permissions") for line in lines(app)),
+            "the mode line",
+        )
 
 
 async def test_shift_tab_in_the_question_skips_the_bypassing_mode(tmp_path: Path) -> None:
@@ -374,11 +410,19 @@ async def test_choosing_a_bypassing_mode_in_the_picker_asks_first(tmp_path: Path
         assert set_requests(run) == []
 
 
-@pytest.mark.parametrize(("value", "name", "bypasses"), [
-    ("bypassPermissions", "Bypass Permissions", True), ("yolo", "YOLO", True), ("full-access", "Full Access", True),
-    ("auto", "Auto-approve everything", True), ("x", "dangerously skip permissions", True),
-    ("default", "Default", False), ("acceptEdits", "Accept Edits", False), ("plan", "Plan", False),
-])
+@pytest.mark.parametrize(
+    ("value", "name", "bypasses"),
+    [
+        ("bypassPermissions", "Bypass Permissions", True),
+        ("yolo", "YOLO", True),
+        ("full-access", "Full Access", True),
+        ("auto", "Auto-approve everything", True),
+        ("x", "dangerously skip permissions", True),
+        ("default", "Default", False),
+        ("acceptEdits", "Accept Edits", False),
+        ("plan", "Plan", False),
+    ],
+)
 def test_which_modes_bypass_permissions(value: str, name: str, bypasses: bool) -> None:
     assert bypasses_permissions(value, name) is bypasses
 

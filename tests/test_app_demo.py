@@ -17,10 +17,10 @@ import pytest
 from textual.pilot import Pilot
 from textual.widget import Widget
 
-from acp_tui.launch import Launch
-from acp_tui.session.model import AGENT_MESSAGE, Message
 from acp_tui.cli import demo_argv
 from acp_tui.demo import content
+from acp_tui.launch import Launch
+from acp_tui.session.model import AGENT_MESSAGE, Message
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.screens.chat import ChatScreen
 from acp_tui.ui.screens.elicitation_form import ElicitationFormScreen
@@ -80,8 +80,12 @@ class DemoRun:
 
     async def ready(self) -> None:
         await self.wait(
-            lambda: self.chat.controller.session is not None and self.chat.controller.session.session_id is not None
-            and self.chat.status.values.state == "idle" and self.views(AgentMessageView),
+            lambda: (
+                self.chat.controller.session is not None
+                and self.chat.controller.session.session_id is not None
+                and self.chat.status.values.state == "idle"
+                and self.views(AgentMessageView)
+            ),
             "the demo session to open and greet",
         )
 
@@ -94,7 +98,9 @@ class DemoRun:
     async def idle(self, what: str = "the turn to end") -> None:
         """Wait until the turn is over and every queued event is on screen."""
         await self.pilot.pause()
-        await self.wait(lambda: not self.chat.controller.busy and not self.chat.pump.pending and self.dialog() is None, what)
+        await self.wait(
+            lambda: not self.chat.controller.busy and not self.chat.pump.pending and self.dialog() is None, what
+        )
         await self.pilot.pause()
 
     async def turn(self, text: str) -> None:
@@ -134,8 +140,16 @@ class DemoRun:
 def demo_launch(cwd: Path, version: int, speed: str = "0") -> Launch:
     """What `acp-tui` with no agent builds, with the demo's delays scaled by `speed`."""
     return Launch(
-        agent_argv=tuple(demo_argv()), agent_name="demo", env={"ACP_TUI_DEMO_SPEED": speed}, cwd=cwd,
-        protocol=version, theme=None, log_path=None, init_timeout=10, warnings=(), is_demo=True,  # type: ignore[arg-type]
+        agent_argv=tuple(demo_argv()),
+        agent_name="demo",
+        env={"ACP_TUI_DEMO_SPEED": speed},
+        cwd=cwd,
+        protocol=version,  # type: ignore[arg-type]
+        theme=None,
+        log_path=None,
+        init_timeout=10,
+        warnings=(),
+        is_demo=True,
     )
 
 
@@ -208,10 +222,13 @@ async def test_tools_show_read_edit_execute_cards_and_a_failed_fetch(tmp_path: P
     async with demo_app(tmp_path, version) as run:
         await run.turn("tools")
         assert [(card.call.kind, card.call.status) for card in run.cards()] == [
-            ("read", "completed"), ("edit", "completed"), ("execute", "completed"), ("fetch", "failed"),
+            ("read", "completed"),
+            ("edit", "completed"),
+            ("execute", "completed"),
+            ("fetch", "failed"),
         ]
         read = card_by_title(run, "Read src/greet.py")
-        assert "return \"Hello \" + name" in read.full_text()
+        assert 'return "Hello " + name' in read.full_text()
         edit = card_by_title(run, "Edit src/greet.py")
         assert "Hello, {name}!" in edit.full_text()
         fetch = card_by_title(run, "Fetch")
@@ -380,7 +397,10 @@ async def test_everything_in_one_turn(tmp_path: Path, version: int) -> None:
         assert plan.entries.items is not None
         assert {e.status for e in plan.entries.items.entries} == {"completed"}
         assert [(c.call.kind, c.call.status) for c in run.cards()] == [
-            ("read", "completed"), ("edit", "completed"), ("execute", "completed"), ("fetch", "failed"),
+            ("read", "completed"),
+            ("edit", "completed"),
+            ("execute", "completed"),
+            ("fetch", "failed"),
         ]
         assert "## Greeting people, politely" in run.messages()
         if version == 2:
@@ -418,5 +438,8 @@ async def test_the_demo_asks_a_question_and_sends_a_link_through_the_chat_screen
 
 def agent_said(run: DemoRun) -> str:
     """Everything the agent said in this session (its messages' text)."""
-    return "".join(e.text for k, e in run.chat.controller.state.entities.items()
-                   if k[0] == AGENT_MESSAGE and isinstance(e, Message))
+    return "".join(
+        e.text
+        for k, e in run.chat.controller.state.entities.items()
+        if k[0] == AGENT_MESSAGE and isinstance(e, Message)
+    )

@@ -22,8 +22,13 @@ from tests.test_app_timeline import AppRun, make_launch, project_dir, running_ap
 
 
 def fs_request(method: str, params: dict[str, Any], request_id: int) -> dict[str, Any]:
-    return {"op": "request", "method": method, "id": request_id, "wait": True,
-            "params": {"sessionId": "$SESSION", **params}}
+    return {
+        "op": "request",
+        "method": method,
+        "id": request_id,
+        "wait": True,
+        "params": {"sessionId": "$SESSION", **params},
+    }
 
 
 def answer(run: AppRun, request_id: int) -> dict[str, Any]:

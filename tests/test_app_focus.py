@@ -17,9 +17,8 @@ tests below wire it the same way in a small app; the real-app tests prove the sc
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
-import pytest
 from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
@@ -45,8 +44,13 @@ from tests.test_app_timeline import (
 LINES = "\n\n".join(f"paragraph {n}: " + "words " * 12 for n in range(80))
 LONG_TURN = v2_turn(update({"sessionUpdate": "agent_message", "messageId": "long", "content": [text(LINES)]}))
 CARDS_TURN = v2_turn(
-    tool("read", title="Read notes.md", kind="read", status="completed",
-         content=[{"type": "content", "content": text("notes")}]),
+    tool(
+        "read",
+        title="Read notes.md",
+        kind="read",
+        status="completed",
+        content=[{"type": "content", "content": text("notes")}],
+    ),
     tool("run", title="Long job", kind="execute", status="in_progress", capabilities={"cancel": {}}),
     stop="end_turn",
 )
@@ -149,8 +153,10 @@ async def long_conversation(tmp_path: Path, run: AppRun) -> Conversation:
     await run.send("long")
     await run.idle()
     conversation = run.chat.conversation
-    await run.wait(lambda: conversation.max_scroll_y > 20 and conversation.scroll_y == conversation.max_scroll_y,
-                   "a long conversation at its end")
+    await run.wait(
+        lambda: conversation.max_scroll_y > 20 and conversation.scroll_y == conversation.max_scroll_y,
+        "a long conversation at its end",
+    )
     return conversation
 
 
@@ -168,8 +174,9 @@ async def test_pageup_and_pagedown_from_the_prompt_scroll_the_conversation(tmp_p
         await run.pilot.press("pageup", "pagedown")
         await run.wait(lambda: conversation.scroll_y == middle, "the conversation to scroll back down")
         await run.pilot.press("ctrl+end")
-        await run.wait(lambda: conversation.scroll_y == conversation.max_scroll_y and conversation.following,
-                       "following again")
+        await run.wait(
+            lambda: conversation.scroll_y == conversation.max_scroll_y and conversation.following, "following again"
+        )
 
 
 async def test_ctrl_home_from_the_prompt_goes_to_the_oldest_entry(tmp_path: Path) -> None:
@@ -228,9 +235,15 @@ async def test_typing_on_a_card_or_a_queued_prompt_in_the_chat_types_into_the_pr
 
 
 async def test_escape_and_typing_on_a_queued_prompt_return_to_the_prompt(tmp_path: Path) -> None:
-    held = {"steps": [{"op": "respond_prompt"}, {"op": "user_message"}, {"op": "state", "state": "running"},
-                      {"op": "wait_for", "method": "session/cancel", "timeout": 20},
-                      {"op": "state", "state": "idle", "stopReason": "cancelled"}]}
+    held = {
+        "steps": [
+            {"op": "respond_prompt"},
+            {"op": "user_message"},
+            {"op": "state", "state": "running"},
+            {"op": "wait_for", "method": "session/cancel", "timeout": 20},
+            {"op": "state", "state": "idle", "stopReason": "cancelled"},
+        ]
+    }
     async with running_app(tmp_path, {"version": 2, "turns": [held]}) as run:
         await run.send("hold")
         await run.wait(lambda: run.chat.status.values.busy, "the agent to work")
@@ -304,8 +317,9 @@ async def test_a_word_typed_fast_on_a_card_reaches_the_prompt_whole(tmp_path: Pa
         read.focus()
         await run.pilot.pause()
         await burst(run, "e", "d", "i", "t")
-        await run.wait(lambda: run.chat.prompt_input.has_focus and len(run.chat.prompt_input.text) >= 3,
-                       "the typed keys")
+        await run.wait(
+            lambda: run.chat.prompt_input.has_focus and len(run.chat.prompt_input.text) >= 3, "the typed keys"
+        )
         await run.pilot.pause(0.1)
         assert run.chat.prompt_input.text == "edit" and run.chat.prompt_input.has_focus
         assert not read.has_class("-raw")

@@ -12,7 +12,6 @@ import json
 import os
 import re
 import signal
-import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -23,8 +22,8 @@ from textual.pilot import Pilot
 from textual.widgets import Log
 
 from acp_tui.launch import Launch
-from acp_tui.services.permission import PermissionService
 from acp_tui.paths import transcripts_dir
+from acp_tui.services.permission import PermissionService
 from acp_tui.transcript import render_markdown
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.screens.chat import ChatScreen
@@ -54,12 +53,25 @@ def app_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def make_launch(
-    argv: Sequence[str], cwd: Path, *, init_timeout: float = 10, protocol: str = "auto",
-    log_path: Path | None = None, env: dict[str, str] | None = None,
+    argv: Sequence[str],
+    cwd: Path,
+    *,
+    init_timeout: float = 10,
+    protocol: str = "auto",
+    log_path: Path | None = None,
+    env: dict[str, str] | None = None,
 ) -> Launch:
     return Launch(
-        agent_argv=tuple(argv), agent_name="test-agent", env=env or {}, cwd=cwd, protocol=protocol,  # type: ignore[arg-type]
-        theme=None, log_path=log_path, init_timeout=init_timeout, warnings=(), is_demo=False,
+        agent_argv=tuple(argv),
+        agent_name="test-agent",
+        env=env or {},
+        cwd=cwd,
+        protocol=protocol,  # type: ignore[arg-type]
+        theme=None,
+        log_path=log_path,
+        init_timeout=init_timeout,
+        warnings=(),
+        is_demo=False,
     )
 
 
@@ -75,8 +87,14 @@ async def wait_for(pilot: Pilot[Any], condition: Callable[[], object], timeout: 
 def screen_text(app: AcpApp) -> str:
     """The current screen as plain text, exactly the characters the terminal would get (no styles)."""
     console = Console(
-        width=app.size.width, height=app.size.height, file=io.StringIO(), force_terminal=True,
-        color_system="truecolor", record=True, legacy_windows=False, safe_box=False,
+        width=app.size.width,
+        height=app.size.height,
+        file=io.StringIO(),
+        force_terminal=True,
+        color_system="truecolor",
+        record=True,
+        legacy_windows=False,
+        safe_box=False,
     )
     console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
     return console.export_text(styles=False)
@@ -93,7 +111,11 @@ def system_lines(chat: ChatScreen) -> list[str]:
 
 
 def session_ready(chat: ChatScreen) -> bool:
-    return chat.controller.session is not None and chat.controller.session.session_id is not None and chat.status.values.state == "idle"
+    return (
+        chat.controller.session is not None
+        and chat.controller.session.session_id is not None
+        and chat.status.values.state == "idle"
+    )
 
 
 async def type_text(pilot: Pilot[Any], text: str) -> None:
@@ -135,7 +157,9 @@ async def start_and_prompt(pilot: Pilot[Any], app: AcpApp, text: str = "go") -> 
 # -- agent death ---------------------------------------------------------------------------------
 
 
-async def test_agent_that_exits_before_initialize_gets_one_banner_with_its_stderr(app_dirs: Path, tmp_path: Path) -> None:
+async def test_agent_that_exits_before_initialize_gets_one_banner_with_its_stderr(
+    app_dirs: Path, tmp_path: Path
+) -> None:
     app = AcpApp(make_launch(hostile("exit_at_start"), tmp_path), arm_delay=0.1)
     async with app.run_test(size=SIZE) as pilot:
         chat = chat_of(app)
@@ -174,8 +198,13 @@ async def test_agent_that_dies_mid_stream_keeps_the_conversation_and_the_transcr
         assert not chat.status.values.busy
         await typing_still_works(pilot, chat)
         markdown = transcript_markdown()
-        for shown in ("tell me", "partial answer 0", "partial answer 1", "partial answer 2",
-                      f"exited with code {EXIT_CODE}"):
+        for shown in (
+            "tell me",
+            "partial answer 0",
+            "partial answer 1",
+            "partial answer 2",
+            f"exited with code {EXIT_CODE}",
+        ):
             assert shown in markdown, shown
 
 
@@ -183,16 +212,40 @@ def permission_script(tmp_path: Path) -> Path:
     """A v2 turn that asks permission and waits for the answer forever (until the test kills it)."""
     script = {
         "version": 2,
-        "turns": [{"steps": [
-            {"op": "respond_prompt"}, {"op": "user_message"}, {"op": "state", "state": "running"},
-            {"op": "update", "update": {"sessionUpdate": "tool_call_update", "toolCallId": "t1",
-                                         "title": "Delete everything", "kind": "delete", "status": "pending"}},
-            {"op": "request", "method": "session/request_permission", "id": 7, "wait": True, "params": {
-                "sessionId": "$SESSION", "title": "Delete everything?",
-                "subject": {"type": "tool_call", "toolCall": {"toolCallId": "t1"}},
-                "options": [{"optionId": "yes", "name": "Allow", "kind": "allow_once"},
-                            {"optionId": "no", "name": "Reject", "kind": "reject_once"}]}},
-        ]}],
+        "turns": [
+            {
+                "steps": [
+                    {"op": "respond_prompt"},
+                    {"op": "user_message"},
+                    {"op": "state", "state": "running"},
+                    {
+                        "op": "update",
+                        "update": {
+                            "sessionUpdate": "tool_call_update",
+                            "toolCallId": "t1",
+                            "title": "Delete everything",
+                            "kind": "delete",
+                            "status": "pending",
+                        },
+                    },
+                    {
+                        "op": "request",
+                        "method": "session/request_permission",
+                        "id": 7,
+                        "wait": True,
+                        "params": {
+                            "sessionId": "$SESSION",
+                            "title": "Delete everything?",
+                            "subject": {"type": "tool_call", "toolCall": {"toolCallId": "t1"}},
+                            "options": [
+                                {"optionId": "yes", "name": "Allow", "kind": "allow_once"},
+                                {"optionId": "no", "name": "Reject", "kind": "reject_once"},
+                            ],
+                        },
+                    },
+                ]
+            }
+        ],
     }
     path = tmp_path / "script.json"
     path.write_text(json.dumps(script))
@@ -255,8 +308,16 @@ async def test_garbage_is_counted_listed_with_raw_lines_and_the_session_goes_on(
         await pilot.press("f3")
         await wait_for(pilot, lambda: isinstance(app.screen, ProblemsScreen))
         log_text = "\n".join(str(line) for line in app.screen.query_one(Log).lines)
-        for raw in ("this is not json at all", "invalid utf-8", '"truncated"', "an unknown id", "nobody-asked",
-                    "no-such-session", "hostile/unknown_request", "not a block"):
+        for raw in (
+            "this is not json at all",
+            "invalid utf-8",
+            '"truncated"',
+            "an unknown id",
+            "nobody-asked",
+            "no-such-session",
+            "hostile/unknown_request",
+            "not a block",
+        ):
             assert raw in log_text, raw
         assert "\x1b" not in log_text
         await pilot.press("escape")
@@ -373,7 +434,11 @@ async def test_handshake_that_never_answers_shows_waiting_then_a_clear_timeout(
         assert any(f"did not answer {method} within 2.5 s" in line for line in lines), lines
         assert chat.status.values.waiting_label is None
         assert chat.controller.session is not None
-        await wait_for(pilot, lambda: chat.controller.session.connection.exit_info is not None, what="the agent stopped")  # type: ignore[union-attr]
+        await wait_for(
+            pilot,
+            lambda: chat.controller.session.connection.exit_info is not None,  # type: ignore[union-attr]
+            what="the agent stopped",
+        )
         assert sum("stopped" in line for line in system_lines(chat)) == 0  # no second, confusing banner
         await typing_still_works(pilot, chat)
         await pilot.press("ctrl+c")  # clears nothing (empty prompt): arms quit

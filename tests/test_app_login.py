@@ -5,15 +5,13 @@ ACP adapter listing its terminal login methods once acp-tui advertises terminal 
 
 from __future__ import annotations
 
-from typing import Literal
-
 import contextlib
 import json
 import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from textual.widgets import Input, Static
@@ -47,9 +45,17 @@ def auth_launch(tmp_path: Path, script: dict[str, Any], *, log: Path | None = No
     record = tmp_path / "record.jsonl"
     path = tmp_path / "auth-script.json"
     path.write_text(json.dumps({"record": str(record), "state": str(tmp_path / "auth-state.json"), **script}))
-    launch = Launch(agent_argv=(sys.executable, str(AGENT), str(path)), agent_name="auth-agent", env={},
-                    cwd=project_dir(tmp_path), protocol="auto", theme=None, log_path=log, init_timeout=20,
-                    warnings=())
+    launch = Launch(
+        agent_argv=(sys.executable, str(AGENT), str(path)),
+        agent_name="auth-agent",
+        env={},
+        cwd=project_dir(tmp_path),
+        protocol="auto",
+        theme=None,
+        log_path=log,
+        init_timeout=20,
+        warnings=(),
+    )
     return launch, record
 
 
@@ -72,8 +78,9 @@ def no_suspend() -> Iterator[None]:
 
 
 @pytest.mark.parametrize("version", [2, 1])
-async def test_terminal_login_from_the_dialog_then_the_prompt_is_answered(tmp_path: Path, version: int,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_terminal_login_from_the_dialog_then_the_prompt_is_answered(
+    tmp_path: Path, version: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     method: dict[str, Any] = {"type": "terminal", "name": "Log in here", "args": ["--cli", "login"]}
     method.update({"methodId": "tui"} if version == 2 else {"id": "tui"})
     launch, record = auth_launch(tmp_path, {"version": version, "auth_methods": [method]})
@@ -100,8 +107,15 @@ async def test_terminal_login_from_the_dialog_then_the_prompt_is_answered(tmp_pa
 async def test_ctrl_c_cancels_a_login_the_agent_does_not_answer(tmp_path: Path, version: int) -> None:
     method = browser_login(version)
     login = "auth/login" if version == 2 else "authenticate"
-    launch, record = auth_launch(tmp_path, {"version": version, "auth_methods": [method],
-                                            "require": "prompt_idle" if version == 2 else "prompt", "login_hangs": 1})
+    launch, record = auth_launch(
+        tmp_path,
+        {
+            "version": version,
+            "auth_methods": [method],
+            "require": "prompt_idle" if version == 2 else "prompt",
+            "login_hangs": 1,
+        },
+    )
     app = AcpApp(launch, arm_delay=0.05)
     async with app.run_test(size=(120, 40)) as pilot:
         run = AppRun(app, pilot, record)
@@ -128,8 +142,9 @@ async def test_ctrl_c_cancels_a_login_the_agent_does_not_answer(tmp_path: Path, 
 @pytest.mark.parametrize("version", [2, 1])
 async def test_ctrl_c_at_the_login_dialog_closes_it_and_leaves_nothing_cancelling(tmp_path: Path, version: int) -> None:
     method = browser_login(version)
-    launch, record = auth_launch(tmp_path, {"version": version, "auth_methods": [method],
-                                            "require": "prompt_idle" if version == 2 else "prompt"})
+    launch, record = auth_launch(
+        tmp_path, {"version": version, "auth_methods": [method], "require": "prompt_idle" if version == 2 else "prompt"}
+    )
     app = AcpApp(launch, arm_delay=0.05)
     async with app.run_test(size=(120, 40)) as pilot:
         run = AppRun(app, pilot, record)
@@ -150,8 +165,9 @@ async def test_ctrl_c_at_the_login_dialog_closes_it_and_leaves_nothing_cancellin
 
 
 @pytest.mark.parametrize("version,require", [(2, "prompt_idle"), (2, "prompt"), (1, "prompt")])
-async def test_a_prompt_sent_again_after_the_login_dialog_shows_one_bubble(tmp_path: Path, version: int,
-                                                                          require: str) -> None:
+async def test_a_prompt_sent_again_after_the_login_dialog_shows_one_bubble(
+    tmp_path: Path, version: int, require: str
+) -> None:
     method = browser_login(version)
     launch, record = auth_launch(tmp_path, {"version": version, "auth_methods": [method], "require": require})
     app = AcpApp(launch, arm_delay=0.05)
@@ -162,8 +178,10 @@ async def test_a_prompt_sent_again_after_the_login_dialog_shows_one_bubble(tmp_p
         await dialog(run, LoginScreen)
         await pilot.press("1")
         await run.wait(lambda: len(run.received("session/prompt")) == 2, "the prompt sent again")
-        await run.wait(lambda: any("echo: what I typed" in view.text for view in run.views(AgentMessageView)),
-                       "the answer after the login")
+        await run.wait(
+            lambda: any("echo: what I typed" in view.text for view in run.views(AgentMessageView)),
+            "the answer after the login",
+        )
         await run.wait(lambda: not run.chat.pump.pending, "every event applied")
         await pilot.pause()
         bubbles = [view for view in run.views(UserMessageView) if view.display]
@@ -172,10 +190,16 @@ async def test_a_prompt_sent_again_after_the_login_dialog_shows_one_bubble(tmp_p
 
 
 async def test_a_typed_key_never_reaches_a_file_the_screen_or_the_stderr_panel(tmp_path: Path) -> None:
-    method = {"type": "env_var", "id": "openai-api-key", "name": "Use OPENAI_API_KEY", "vars": [{"name": "OPENAI_API_KEY"}]}
+    method = {
+        "type": "env_var",
+        "id": "openai-api-key",
+        "name": "Use OPENAI_API_KEY",
+        "vars": [{"name": "OPENAI_API_KEY"}],
+    }
     log = tmp_path / "wire.log"
-    launch, record = auth_launch(tmp_path, {"version": 1, "auth_methods": [method], "env_key": "OPENAI_API_KEY",
-                                            "leak_key": True}, log=log)
+    launch, record = auth_launch(
+        tmp_path, {"version": 1, "auth_methods": [method], "env_key": "OPENAI_API_KEY", "leak_key": True}, log=log
+    )
     app = AcpApp(launch, arm_delay=0.05)
     async with app.run_test(size=(120, 40)) as pilot:
         run = AppRun(app, pilot, record)
@@ -216,20 +240,40 @@ async def test_a_typed_key_never_reaches_a_file_the_screen_or_the_stderr_panel(t
 
 @pytest.mark.timeout(180)
 @pytest.mark.parametrize("protocol", [2, 1], ids=["v2", "v1"])
-async def test_claude_adapter_lists_its_terminal_logins_in_the_dialog(tmp_path: Path, claude_adapter: list[str],  # noqa: F811
-                                                                     protocol: Literal[1, 2]) -> None:
+async def test_claude_adapter_lists_its_terminal_logins_in_the_dialog(
+    tmp_path: Path,
+    claude_adapter: list[str],  # noqa: F811
+    protocol: Literal[1, 2],
+) -> None:
     home = tmp_path / "claude-home"
-    env = {**peer_env(home), "IS_SANDBOX": "1", "DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-           "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}  # nothing listens: no model is ever reached
+    env = {
+        **peer_env(home),
+        "IS_SANDBOX": "1",
+        "DISABLE_TELEMETRY": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",
+    }  # nothing listens: no model is ever reached
     for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"):
         env.pop(name, None)
-    launch = Launch(agent_argv=tuple(claude_adapter), agent_name="claude", env=env, cwd=project_dir(tmp_path),
-                    protocol=protocol, theme=None, log_path=None, init_timeout=60, warnings=())
+    launch = Launch(
+        agent_argv=tuple(claude_adapter),
+        agent_name="claude",
+        env=env,
+        cwd=project_dir(tmp_path),
+        protocol=protocol,
+        theme=None,
+        log_path=None,
+        init_timeout=60,
+        warnings=(),
+    )
     app = AcpApp(launch, arm_delay=0.05)
     async with app.run_test(size=(140, 45)) as pilot:
         run = AppRun(app, pilot, tmp_path / "no-record.jsonl")
-        await run.wait(lambda: run.chat.controller.session is not None and run.chat.controller.session.session_id is not None,
-                       "the session", 60)
+        await run.wait(
+            lambda: run.chat.controller.session is not None and run.chat.controller.session.session_id is not None,
+            "the session",
+            60,
+        )
         session = run.chat.controller.session
         assert session is not None and session.init is not None
         methods = session.init.auth_methods

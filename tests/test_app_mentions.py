@@ -106,14 +106,25 @@ def shown(app: MentionApp) -> list[str]:
 
 
 async def ready_picker(app: MentionApp, pilot: Pilot[Any]) -> None:
-    await until(pilot, lambda: app.picker.index is not None and app.picker.index.corpus.complete
-                and app.picker.is_open and app.picker.shown, "the index and the picker")
+    await until(
+        pilot,
+        lambda: (
+            app.picker.index is not None
+            and app.picker.index.corpus.complete
+            and app.picker.is_open
+            and app.picker.shown
+        ),
+        "the index and the picker",
+    )
 
 
 def chips(app: MentionApp, row: int = 0) -> list[str]:
     line = app.prompt.document.get_line(row).encode()
-    return [line[start:end].decode() for start, end, name in app.prompt._highlights.get(row, [])
-            if name == MENTION_HIGHLIGHT and end is not None]
+    return [
+        line[start:end].decode()
+        for start, end, name in app.prompt._highlights.get(row, [])
+        if name == MENTION_HIGHLIGHT and end is not None
+    ]
 
 
 # -- the picker ------------------------------------------------------------------------------------------
@@ -372,12 +383,16 @@ class Recorder:
 
 
 def idle(session: AgentSession) -> Callable[[], bool]:
-    return lambda: session.state.foreground.state == "idle" and not session.state.foreground.busy and \
-        session.state.foreground.stop_reason is not None
+    return lambda: (
+        session.state.foreground.state == "idle"
+        and not session.state.foreground.busy
+        and session.state.foreground.stop_reason is not None
+    )
 
 
-async def send_mentions(session: AgentSession, recorder: Recorder, root: Path, text: str,
-                        paths: list[str]) -> tuple[PromptCapabilities, PromptBlocks, str]:
+async def send_mentions(
+    session: AgentSession, recorder: Recorder, root: Path, text: str, paths: list[str]
+) -> tuple[PromptCapabilities, PromptBlocks, str]:
     """Build the blocks as the screen would, check them against the negotiated capabilities, send them."""
     capabilities = PromptCapabilities.from_init(session.init, session.version)
     mentions = tuple(Mention.of(path) for path in paths)
@@ -402,19 +417,31 @@ async def test_the_typescript_sdk_agent_receives_links_within_its_baseline(
 ) -> None:
     root = make_project(tmp_path / "project")
     recorder = Recorder()
-    session = AgentSession(ts_sdk_peers.dual_version_agent, cwd=root, env=peer_home_env, trace=recorder,
-                           emit=recorder.emit, protocol=version)
+    session = AgentSession(
+        ts_sdk_peers.dual_version_agent,
+        cwd=root,
+        env=peer_home_env,
+        trace=recorder,
+        emit=recorder.emit,
+        protocol=version,
+    )
     try:
         await session.start()
         assert session.version == version
         capabilities, result, message_id = await send_mentions(
-            session, recorder, root, "look", ["src/app.py", "shot.png", "docs/"])
+            session, recorder, root, "look", ["src/app.py", "shot.png", "docs/"]
+        )
         assert capabilities == PromptCapabilities()  # it advertises no prompt capabilities: links only
         assert [type(b) for b in result.blocks] == [TextContent, ResourceLink, ResourceLink, ResourceLink]
         assert session.state.foreground.stop_reason == "end_turn"  # its SDK validated the prompt and took it
         sent = recorder.prompts()[-1]["params"]["prompt"]
-        assert sent[1] == {"type": "resource_link", "uri": (root / "src/app.py").as_uri(),
-                           "name": "src/app.py", "mimeType": "text/x-python", "size": 12}
+        assert sent[1] == {
+            "type": "resource_link",
+            "uri": (root / "src/app.py").as_uri(),
+            "name": "src/app.py",
+            "mimeType": "text/x-python",
+            "size": 12,
+        }
         if version == 2:
             # The v2 example inserts the prompt as its SDK parsed it: the user message is what arrived.
             user = session.state.message("user_message", message_id)
@@ -428,8 +455,13 @@ async def test_the_typescript_sdk_agent_receives_links_within_its_baseline(
 async def test_the_demo_agent_receives_embedded_files_and_images_and_says_so(tmp_path: Path, version: int) -> None:
     root = make_project(tmp_path / "project")
     recorder = Recorder()
-    session = AgentSession([sys.executable, "-m", "acp_tui.demo", "--speed", "0"], cwd=root, trace=recorder,
-                           emit=recorder.emit, protocol=version)
+    session = AgentSession(
+        [sys.executable, "-m", "acp_tui.demo", "--speed", "0"],
+        cwd=root,
+        trace=recorder,
+        emit=recorder.emit,
+        protocol=version,
+    )
     try:
         await session.start()
         capabilities, result, _ = await send_mentions(session, recorder, root, "context", ["src/app.py", "shot.png"])

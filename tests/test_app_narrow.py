@@ -58,8 +58,16 @@ async def bar_lines(header: HeaderValues, width: int = 80, **status: Any) -> tup
 async def test_an_error_and_every_count_fit_80_columns_with_the_state_and_quit() -> None:
     message = "the model is overloaded right now, please try again in a few minutes (code 529)"
     _, status = await bar_lines(
-        HeaderValues(agent="Agent"), state="idle", stop_reason="error", error_message=message, queued=2,
-        used=53_200, size=200_000, cost="$0.120", problems=3, stderr_unseen=12,
+        HeaderValues(agent="Agent"),
+        state="idle",
+        stop_reason="error",
+        error_message=message,
+        queued=2,
+        used=53_200,
+        size=200_000,
+        cost="$0.120",
+        problems=3,
+        stderr_unseen=12,
     )
     assert cell_len(status) == 80
     assert status.startswith(" ✗ error: the model is overloaded")
@@ -69,13 +77,28 @@ async def test_an_error_and_every_count_fit_80_columns_with_the_state_and_quit()
 
 async def test_counts_shorten_and_drop_by_priority_before_the_state_or_quit() -> None:
     _, status = await bar_lines(
-        HeaderValues(agent="Agent"), state="idle", queued=2, used=53_200, size=200_000, cost="$0.120",
-        problems=3, stderr_unseen=12,
+        HeaderValues(agent="Agent"),
+        state="idle",
+        queued=2,
+        used=53_200,
+        size=200_000,
+        cost="$0.120",
+        problems=3,
+        stderr_unseen=12,
     )
     # the meter is shortened to its percentage and the cost goes before any count does
     assert status.rstrip() == " ● ready  · 2 queued  · 27%  · ⚑ 3 protocol problems  · stderr +12      ^Q quit"
-    _, status = await bar_lines(HeaderValues(agent="Agent"), width=50, state="idle", queued=2, used=53_200,
-                                size=200_000, cost="$0.120", problems=3, stderr_unseen=12)
+    _, status = await bar_lines(
+        HeaderValues(agent="Agent"),
+        width=50,
+        state="idle",
+        queued=2,
+        used=53_200,
+        size=200_000,
+        cost="$0.120",
+        problems=3,
+        stderr_unseen=12,
+    )
     assert status.rstrip() == " ● ready  · 2 queued  · 27%  · ⚑ 3        ^Q quit"  # what fits, by priority
 
 
@@ -90,9 +113,15 @@ async def test_with_room_the_hints_come_back_in_their_order() -> None:
 
 async def test_the_header_keeps_agent_protocol_and_the_directory_tail_at_80_columns() -> None:
     long_cwd = "~/src/clients/a-rather-long-directory-name/with/several/levels/project"
-    header, _ = await bar_lines(HeaderValues(agent="Scripted Agent", agent_version="1.0.0", protocol=2,
-                                             session_title="Make the greeting friendlier for everyone",
-                                             cwd=long_cwd))
+    header, _ = await bar_lines(
+        HeaderValues(
+            agent="Scripted Agent",
+            agent_version="1.0.0",
+            protocol=2,
+            session_title="Make the greeting friendlier for everyone",
+            cwd=long_cwd,
+        )
+    )
     assert cell_len(header) == 80
     assert header.startswith(" ◆ Scripted Agent 1.0.0  —  Make the")
     assert header.rstrip().endswith("ACP v2  ·  …th/several/levels/project")  # a third of the line
@@ -109,17 +138,36 @@ def test_a_long_directory_keeps_its_tail() -> None:
 async def test_the_real_app_at_80x24_shows_agent_protocol_directory_state_error_and_quit(tmp_path: Path) -> None:
     cwd = tmp_path / "src" / "clients" / "a-rather-long-directory-name" / "with" / "several" / "levels" / "project"
     cwd.mkdir(parents=True)
-    usage = update({"sessionUpdate": "usage_update", "used": 53_200, "size": 200_000,
-                    "cost": {"amount": 0.12, "currency": "USD"}})
-    failing = {"match": "fail", "steps": [
-        {"op": "respond_prompt"}, {"op": "user_message"}, {"op": "state", "state": "running"}, usage,
-        update({"sessionUpdate": "agent_message", "messageId": "m", "content": [text("Trying…")]}),
-        update({"sessionUpdate": "state_update", "state": "idle", "stopReason": "error",
-                "error": {"code": -32603, "message": "model overloaded, try again in a few minutes please"}}),
-    ]}
-    script = {"version": 2, "turns": [failing],
-              "initialize": {"protocolVersion": 2, "capabilities": {"session": {}},
-                             "info": {"name": "scripted", "title": "Scripted Agent", "version": "1.0.0"}}}
+    usage = update(
+        {"sessionUpdate": "usage_update", "used": 53_200, "size": 200_000, "cost": {"amount": 0.12, "currency": "USD"}}
+    )
+    failing = {
+        "match": "fail",
+        "steps": [
+            {"op": "respond_prompt"},
+            {"op": "user_message"},
+            {"op": "state", "state": "running"},
+            usage,
+            update({"sessionUpdate": "agent_message", "messageId": "m", "content": [text("Trying…")]}),
+            update(
+                {
+                    "sessionUpdate": "state_update",
+                    "state": "idle",
+                    "stopReason": "error",
+                    "error": {"code": -32603, "message": "model overloaded, try again in a few minutes please"},
+                }
+            ),
+        ],
+    }
+    script = {
+        "version": 2,
+        "turns": [failing],
+        "initialize": {
+            "protocolVersion": 2,
+            "capabilities": {"session": {}},
+            "info": {"name": "scripted", "title": "Scripted Agent", "version": "1.0.0"},
+        },
+    }
     async with running_app(tmp_path, script, size=NARROW, cwd=cwd) as run:
         await run.send("fail")
         await run.idle()
@@ -176,32 +224,54 @@ def test_equal_priorities_drop_the_later_hint_first_and_text_hints_rank_by_order
 
 
 async def test_while_the_agent_works_80_columns_keep_cancel_before_send() -> None:
-    _, status = await bar_lines(HeaderValues(agent="Agent"), state="running", busy=True, used=53_200,
-                                size=200_000, cost="$0.120")
+    _, status = await bar_lines(
+        HeaderValues(agent="Agent"), state="running", busy=True, used=53_200, size=200_000, cost="$0.120"
+    )
     assert cell_len(status) == 80
     assert status.rstrip().endswith("⏎ send · ^C cancel · ^Q quit")  # ^J newline went first
-    _, status = await bar_lines(HeaderValues(agent="Agent"), state="running", busy=True, used=53_200,
-                                size=200_000, cost="$0.120", queued=2, problems=3, stderr_unseen=12)
+    _, status = await bar_lines(
+        HeaderValues(agent="Agent"),
+        state="running",
+        busy=True,
+        used=53_200,
+        size=200_000,
+        cost="$0.120",
+        queued=2,
+        problems=3,
+        stderr_unseen=12,
+    )
     assert status.rstrip().endswith("^C cancel · ^Q quit") and "⏎ send" not in status
-    _, idle = await bar_lines(HeaderValues(agent="Agent"), state="idle", used=53_200, size=200_000, cost="$0.120",
-                              queued=2, problems=3, stderr_unseen=12)
+    _, idle = await bar_lines(
+        HeaderValues(agent="Agent"),
+        state="idle",
+        used=53_200,
+        size=200_000,
+        cost="$0.120",
+        queued=2,
+        problems=3,
+        stderr_unseen=12,
+    )
     assert "^C cancel" not in idle  # idle, the prompt's keys come first
 
 
 async def test_once_the_agent_stopped_80_columns_keep_restart() -> None:
-    _, status = await bar_lines(HeaderValues(agent="Agent"), state="stopped", used=53_200, size=200_000,
-                                cost="$0.120", problems=3)
+    _, status = await bar_lines(
+        HeaderValues(agent="Agent"), state="stopped", used=53_200, size=200_000, cost="$0.120", problems=3
+    )
     assert status.startswith(" ■ agent stopped") and status.rstrip().endswith("^R restart · ^Q quit")
 
 
 async def test_the_real_app_at_80x24_while_working_shows_cancel_and_quit(tmp_path: Path) -> None:
-    usage = update({"sessionUpdate": "usage_update", "used": 53_200, "size": 200_000,
-                    "cost": {"amount": 0.12, "currency": "USD"}})
+    usage = update(
+        {"sessionUpdate": "usage_update", "used": 53_200, "size": 200_000, "cost": {"amount": 0.12, "currency": "USD"}}
+    )
     held = v2_turn(usage, {"op": "wait_for", "method": "session/cancel"}, stop="cancelled")
     async with running_app(tmp_path, {"version": 2, "turns": [held]}, size=NARROW, cwd=project_dir(tmp_path)) as run:
         await run.send("work")
-        await run.wait(lambda: run.chat.status.values.busy and run.chat.status.values.used == 53_200,
-                       "the agent working, with its usage")
+        await run.wait(
+            lambda: run.chat.status.values.busy and run.chat.status.values.used == 53_200,
+            "the agent working, with its usage",
+        )
         await run.pilot.pause()
         status = screen_text(run).splitlines()[-1].rstrip()
         assert "working…" in status and "53.2k / 200.0k" in status

@@ -13,7 +13,17 @@ from rich.text import Text
 from acp_tui.ui.widgets.output_tail import FAILED_TAIL_LINES, TAIL_LINES, tail_of_lines, tail_of_text
 from acp_tui.ui.widgets.tool_call import ToolCallCard, status_style
 from tests.test_app_timeline import (  # noqa: F401  (private_dirs is an autouse fixture)
-    AppRun, b64, card_for, private_dirs, running_app, screen_text, text, tool, update, v1_turn, v2_turn,
+    AppRun,
+    b64,
+    card_for,
+    private_dirs,
+    running_app,
+    screen_text,
+    text,
+    tool,
+    update,
+    v1_turn,
+    v2_turn,
 )
 
 SMALL = (80, 24)
@@ -48,14 +58,24 @@ async def test_text_output_tail_shows_the_last_lines_and_opens_on_enter(tmp_path
 async def test_display_terminal_tail_and_a_failed_exit_shows_more_marked(tmp_path: Any) -> None:
     lines = b"".join(b"err %d\n" % i for i in range(1, 15))
     steps = [
-        tool("ok", title="echo LIVE-OUT-ZQ", kind="execute", status="in_progress",
-             content=[{"type": "terminal", "terminalId": "t-ok"}]),
+        tool(
+            "ok",
+            title="echo LIVE-OUT-ZQ",
+            kind="execute",
+            status="in_progress",
+            content=[{"type": "terminal", "terminalId": "t-ok"}],
+        ),
         update({"sessionUpdate": "terminal_update", "terminalId": "t-ok", "command": "echo LIVE-OUT-ZQ"}),
         update({"sessionUpdate": "terminal_output_chunk", "terminalId": "t-ok", "data": b64(b"LIVE-OUT-ZQ\n")}),
         update({"sessionUpdate": "terminal_update", "terminalId": "t-ok", "exitStatus": {"exitCode": 0}}),
         tool("ok", status="completed"),
-        tool("bad", title="make", kind="execute", status="in_progress",
-             content=[{"type": "terminal", "terminalId": "t-bad"}]),
+        tool(
+            "bad",
+            title="make",
+            kind="execute",
+            status="in_progress",
+            content=[{"type": "terminal", "terminalId": "t-bad"}],
+        ),
         update({"sessionUpdate": "terminal_update", "terminalId": "t-bad", "command": "make"}),
         update({"sessionUpdate": "terminal_output_chunk", "terminalId": "t-bad", "data": b64(lines)}),
         update({"sessionUpdate": "terminal_update", "terminalId": "t-bad", "exitStatus": {"exitCode": 2}}),
@@ -72,13 +92,15 @@ async def test_display_terminal_tail_and_a_failed_exit_shows_more_marked(tmp_pat
         ok_tail, bad_tail = ok.output_tail(), bad.output_tail()
         assert ok_tail is not None and not ok_tail.failed
         assert bad_tail is not None and bad_tail.failed
+
         # the failed command's gutter is drawn in the error colour, the other one's is not
         def marked(card: ToolCallCard) -> int:
             error = status_style(run.app.theme_variables, card.background_colors[1], "error")
             text = card._header_render(card.size.width)
             spans = [span for span in text.spans if span.style == error]
-            assert all(text.plain[span.start:span.end] == "│" for span in spans)  # the gutter, nothing else
+            assert all(text.plain[span.start : span.end] == "│" for span in spans)  # the gutter, nothing else
             return len(spans)
+
         assert marked(bad) == FAILED_TAIL_LINES and marked(ok) == 0
 
 
@@ -86,13 +108,35 @@ async def test_v1_terminal_meta_output_tail(tmp_path: Any) -> None:
     """Claude's adapter in v1 reports Bash output through `_meta.terminal_output` (docs/protocol.md §6.4)."""
     meta_start = {"terminal_info": {"terminal_id": "term-9"}}
     steps = [
-        {"op": "update", "update": {"sessionUpdate": "tool_call", "toolCallId": "b1", "title": "echo LIVE-OUT-ZQ",
-                                    "kind": "execute", "status": "in_progress", "rawInput": {"command": "echo LIVE-OUT-ZQ"},
-                                    "_meta": meta_start}},
-        {"op": "update", "update": {"sessionUpdate": "tool_call_update", "toolCallId": "b1", "_meta": {
-            "terminal_output": {"terminal_id": "term-9", "data": "LIVE-OUT-ZQ\n"}}}},
-        {"op": "update", "update": {"sessionUpdate": "tool_call_update", "toolCallId": "b1", "status": "completed",
-                                    "_meta": {"terminal_exit": {"terminal_id": "term-9", "exit_code": 0}}}},
+        {
+            "op": "update",
+            "update": {
+                "sessionUpdate": "tool_call",
+                "toolCallId": "b1",
+                "title": "echo LIVE-OUT-ZQ",
+                "kind": "execute",
+                "status": "in_progress",
+                "rawInput": {"command": "echo LIVE-OUT-ZQ"},
+                "_meta": meta_start,
+            },
+        },
+        {
+            "op": "update",
+            "update": {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": "b1",
+                "_meta": {"terminal_output": {"terminal_id": "term-9", "data": "LIVE-OUT-ZQ\n"}},
+            },
+        },
+        {
+            "op": "update",
+            "update": {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": "b1",
+                "status": "completed",
+                "_meta": {"terminal_exit": {"terminal_id": "term-9", "exit_code": 0}},
+            },
+        },
     ]
     async with running_app(tmp_path, {"version": 1, "turns": [v1_turn(*steps)]}, size=SMALL) as run:
         await run.send("run")

@@ -39,8 +39,7 @@ async def test_sdk_agent_v1_permission_with_request_id_zero_is_approved_and_the_
     tmp_path: Path, ts_sdk_peers: TsSdkPeers, peer_home_env: dict[str, str]
 ) -> None:
     trace = tmp_path / "wire.jsonl"
-    launch = make_launch(ts_sdk_peers.agent, tmp_path, env=peer_home_env, name="sdk-agent",
-                         log_path=trace)
+    launch = make_launch(ts_sdk_peers.agent, tmp_path, env=peer_home_env, name="sdk-agent", log_path=trace)
     app = AcpApp(launch, arm_delay=ARM_DELAY)
     async with app.run_test(size=SIZE) as pilot:
         chat = await ready(pilot, app)
@@ -51,8 +50,12 @@ async def test_sdk_agent_v1_permission_with_request_id_zero_is_approved_and_the_
         assert request_title(screen.request) == "Modifying critical configuration file"
         assert chat.status.values.waiting_for_user == 1
         await pilot.press("a")
-        await wait_until(pilot, lambda: not chat.status.values.busy and chat.status.values.state == "idle",
-                         "the turn to complete", timeout=20)
+        await wait_until(
+            pilot,
+            lambda: not chat.status.values.busy and chat.status.values.state == "idle",
+            "the turn to complete",
+            timeout=20,
+        )
         assert chat.status.values.stop_reason == "end_turn"
         assert "ready" in chat.status.state_text().plain
     messages = sent(trace)
@@ -74,8 +77,12 @@ async def test_sdk_agent_v1_permission_rejected_shows_the_call_rejected_not_pend
         await submit(pilot, chat, "Hello, who are you?")
         screen = await armed_dialog(pilot, app)
         await pilot.press("r")
-        await wait_until(pilot, lambda: not chat.status.values.busy and chat.status.values.state == "idle",
-                         "the turn to complete", timeout=20)
+        await wait_until(
+            pilot,
+            lambda: not chat.status.values.busy and chat.status.values.state == "idle",
+            "the turn to complete",
+            timeout=20,
+        )
         session = chat.controller.session
         assert session is not None
         request = screen.request
@@ -90,8 +97,7 @@ async def test_dual_version_agent_v2_prompt_cancelled_with_ctrl_c_ends_idle_canc
     tmp_path: Path, ts_sdk_peers: TsSdkPeers, peer_home_env: dict[str, str]
 ) -> None:
     trace = tmp_path / "wire.jsonl"
-    launch = make_launch(ts_sdk_peers.dual_version_agent, tmp_path, env=peer_home_env, name="dual",
-                         log_path=trace)
+    launch = make_launch(ts_sdk_peers.dual_version_agent, tmp_path, env=peer_home_env, name="dual", log_path=trace)
     app = AcpApp(launch, arm_delay=ARM_DELAY)
     async with app.run_test(size=SIZE) as pilot:
         chat = await ready(pilot, app)
@@ -109,12 +115,18 @@ async def test_dual_version_agent_v2_prompt_cancelled_with_ctrl_c_ends_idle_canc
             await submit(pilot, chat, "Hello, who are you?")
             assert chat.controller.busy
             await pilot.press("ctrl+c")
-            await wait_until(pilot, lambda: [m.get("method") for m in sent(trace) if "method" in m][-2:]
-                             == ["session/prompt", "session/cancel"], "the prompt, then the cancel, on the wire")
+            await wait_until(
+                pilot,
+                lambda: (
+                    [m.get("method") for m in sent(trace) if "method" in m][-2:] == ["session/prompt", "session/cancel"]
+                ),
+                "the prompt, then the cancel, on the wire",
+            )
         finally:
             os.kill(pid, signal.SIGCONT)
-        await wait_until(pilot, lambda: not chat.status.values.busy and not chat.status.values.cancelling,
-                         "the agent to go idle")
+        await wait_until(
+            pilot, lambda: not chat.status.values.busy and not chat.status.values.cancelling, "the agent to go idle"
+        )
         assert chat.status.values.state == "idle"
         assert chat.status.values.stop_reason == "cancelled"
         assert "cancelled" in chat.status.state_text().plain

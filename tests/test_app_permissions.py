@@ -52,8 +52,9 @@ def one_request_script(version: int, options: list[dict[str, str]], request_id: 
     return {"version": version, "turns": [{"steps": turn}]}
 
 
-async def answer_with_key(tmp_path: Path, key: str, *, version: int = 2,
-                          options: list[dict[str, str]] = STANDARD_OPTIONS) -> ScriptedRun:
+async def answer_with_key(
+    tmp_path: Path, key: str, *, version: int = 2, options: list[dict[str, str]] = STANDARD_OPTIONS
+) -> ScriptedRun:
     """Ask once, press `key` in the armed dialog, wait for the turn to end; return the run."""
     run = ScriptedRun(tmp_path, one_request_script(version, options))
     app = AcpApp(run.launch, arm_delay=ARM_DELAY)
@@ -66,8 +67,9 @@ async def answer_with_key(tmp_path: Path, key: str, *, version: int = 2,
         await pilot.press(key)
         await wait_until(pilot, lambda: run.answer_to(7) is not None, "the permission answer")
         await wait_until(pilot, lambda: dialog(app) is None, "the dialog to close")
-        await wait_until(pilot, lambda: chat.status.values.state == "idle" and not chat.status.values.busy,
-                         "the turn to end")
+        await wait_until(
+            pilot, lambda: chat.status.values.state == "idle" and not chat.status.values.busy, "the turn to end"
+        )
         assert chat.status.values.waiting_for_user == 0
         assert "waiting for you" not in chat.status.state_text().plain
     run.validate_all({7: PERMISSION})
@@ -133,8 +135,11 @@ async def test_queued_requests_are_shown_one_at_a_time_and_answered_in_order(tmp
         assert first.request.title == "First"  # a v1 request reaches the UI in the v2 shape
         assert "1 of 2" in first.queue_label
         await pilot.press("a")
-        await wait_until(pilot, lambda: dialog(app) is not None and dialog(app) is not first
-                         and dialog(app).armed, "the second dialog")  # type: ignore[union-attr]
+        await wait_until(
+            pilot,
+            lambda: dialog(app) is not None and dialog(app) is not first and dialog(app).armed,  # type: ignore[union-attr]
+            "the second dialog",
+        )
         second = dialog(app)
         assert second is not None
         assert run.answer_to(1) == {"jsonrpc": "2.0", "id": 1, "result": selected("allow-once")}
@@ -208,10 +213,14 @@ async def test_escape_without_reject_once_cancels_the_turn_and_answers_cancelled
         await submit(pilot, chat, "edit the file")
         await armed_dialog(pilot, app)
         await pilot.press("escape")
-        await wait_until(pilot, lambda: run.answer_to(7) is not None and "session/cancel" in run.methods(),
-                         "the cancelled answer and session/cancel")
-        await wait_until(pilot, lambda: chat.status.values.state == "idle" and not chat.status.values.cancelling,
-                         "the turn to end")
+        await wait_until(
+            pilot,
+            lambda: run.answer_to(7) is not None and "session/cancel" in run.methods(),
+            "the cancelled answer and session/cancel",
+        )
+        await wait_until(
+            pilot, lambda: chat.status.values.state == "idle" and not chat.status.values.cancelling, "the turn to end"
+        )
         assert chat.status.values.stop_reason == "cancelled"
         assert dialog(app) is None
     assert run.answer_to(7) == {"jsonrpc": "2.0", "id": 7, "result": CANCELLED}
@@ -222,13 +231,19 @@ async def test_escape_without_reject_once_cancels_the_turn_and_answers_cancelled
 
 def second_request_then(*steps: dict[str, Any]) -> dict[str, Any]:
     """Ask twice; once the first is answered (the second's dialog is then showing), play `steps`."""
-    return {"turns": [{"steps": v2_turn(
-        permission_request(4, STANDARD_OPTIONS, title="First", wait=False),
-        permission_request(5, STANDARD_OPTIONS, title="Second", wait=False),
-        {"op": "wait_for", "response": 4},
-        *steps,
-        stop_reason=None,
-    )}]}
+    return {
+        "turns": [
+            {
+                "steps": v2_turn(
+                    permission_request(4, STANDARD_OPTIONS, title="First", wait=False),
+                    permission_request(5, STANDARD_OPTIONS, title="Second", wait=False),
+                    {"op": "wait_for", "response": 4},
+                    *steps,
+                    stop_reason=None,
+                )
+            }
+        ]
+    }
 
 
 async def answer_first_request(pilot: Any, app: AcpApp) -> None:
@@ -242,11 +257,14 @@ async def answer_first_request(pilot: Any, app: AcpApp) -> None:
 
 
 async def test_the_agent_withdrawing_its_request_closes_the_dialog_and_says_why(tmp_path: Path) -> None:
-    run = ScriptedRun(tmp_path, second_request_then(
-        {"op": "send", "message": {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 5}}},
-        {"op": "wait_for", "response": 5},
-        {"op": "state", "state": "idle", "stopReason": "end_turn"},
-    ))
+    run = ScriptedRun(
+        tmp_path,
+        second_request_then(
+            {"op": "send", "message": {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 5}}},
+            {"op": "wait_for", "response": 5},
+            {"op": "state", "state": "idle", "stopReason": "end_turn"},
+        ),
+    )
     app = AcpApp(run.launch, arm_delay=ARM_DELAY)
     async with app.run_test(size=SIZE) as pilot:
         await answer_first_request(pilot, app)
@@ -282,8 +300,14 @@ async def test_the_agent_exiting_closes_the_dialog_and_says_why(tmp_path: Path) 
 async def test_the_conversation_scrolls_while_a_dialog_is_open(tmp_path: Path) -> None:
     long_text = "\n\n".join(f"paragraph {n}" for n in range(120))
     steps = [
-        {"op": "update", "update": {"sessionUpdate": "agent_message", "messageId": "a1",
-                                    "content": [{"type": "text", "text": long_text}]}},
+        {
+            "op": "update",
+            "update": {
+                "sessionUpdate": "agent_message",
+                "messageId": "a1",
+                "content": [{"type": "text", "text": long_text}],
+            },
+        },
         permission_request(7, STANDARD_OPTIONS),
     ]
     run = ScriptedRun(tmp_path, {"turns": [{"steps": v2_turn(*steps)}]})
@@ -294,8 +318,11 @@ async def test_the_conversation_scrolls_while_a_dialog_is_open(tmp_path: Path) -
         await armed_dialog(pilot, app)
         conversation = chat.conversation
         # At the end it follows (not still on its way there, or the Page Up could start from above `before`).
-        await wait_until(pilot, lambda: conversation.max_scroll_y > 20
-                         and conversation.scroll_y == conversation.max_scroll_y, "a long conversation, at its end")
+        await wait_until(
+            pilot,
+            lambda: conversation.max_scroll_y > 20 and conversation.scroll_y == conversation.max_scroll_y,
+            "a long conversation, at its end",
+        )
         before = conversation.scroll_y
         await pilot.press("pageup")
         await wait_until(pilot, lambda: conversation.scroll_y < before, "the conversation to scroll up")

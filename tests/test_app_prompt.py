@@ -125,12 +125,17 @@ async def test_history_persists_per_working_directory(tmp_path: Path) -> None:
 # -- the queue ------------------------------------------------------------------------------------------
 
 #: A v2 turn that runs until the client cancels it, then ends.
-HELD_TURN: dict[str, Any] = {"match": "^hold$", "steps": [
-    {"op": "respond_prompt"}, {"op": "user_message"}, {"op": "state", "state": "running"},
-    update({"sessionUpdate": "agent_message_chunk", "messageId": "held", "content": text("holding")}),
-    {"op": "wait_for", "method": "session/cancel", "timeout": 20},
-    {"op": "state", "state": "idle", "stopReason": "cancelled"},
-]}
+HELD_TURN: dict[str, Any] = {
+    "match": "^hold$",
+    "steps": [
+        {"op": "respond_prompt"},
+        {"op": "user_message"},
+        {"op": "state", "state": "running"},
+        update({"sessionUpdate": "agent_message_chunk", "messageId": "held", "content": text("holding")}),
+        {"op": "wait_for", "method": "session/cancel", "timeout": 20},
+        {"op": "state", "state": "idle", "stopReason": "cancelled"},
+    ],
+}
 
 
 async def start_held_turn(run: AppRun) -> None:
@@ -159,8 +164,10 @@ async def test_prompts_typed_while_busy_are_queued_removable_and_sent_in_order(t
         assert "2 queued" in run.chat.status.render().plain
         await run.pilot.press("ctrl+c")
         # after a cancel the queue waits for the user (it says so) instead of firing at once
-        await run.wait(lambda: queue.paused and "paused" in " ".join(
-            str(w.render()) for w in queue.query(Static)), "the queue to pause")
+        await run.wait(
+            lambda: queue.paused and "paused" in " ".join(str(w.render()) for w in queue.query(Static)),
+            "the queue to pause",
+        )
         await run.pilot.pause(0.3)
         assert run.prompts_received() == ["hold"] and queue.texts == ["two", "four"]
         run.chat.prompt_input.focus()
@@ -181,14 +188,20 @@ def paragraphs(first: int, count: int) -> str:
 
 
 #: Sixty paragraphs, a pause until the client cancels, then forty more.
-LONG_TURN: dict[str, Any] = {"steps": [
-    {"op": "respond_prompt"}, {"op": "user_message"}, {"op": "state", "state": "running"},
-    *[update({"sessionUpdate": "agent_message_chunk", "messageId": "long", "content": text(paragraphs(i, 10))})
-      for i in range(0, 60, 10)],
-    {"op": "wait_for", "method": "session/cancel", "timeout": 20},
-    update({"sessionUpdate": "agent_message_chunk", "messageId": "long", "content": text(paragraphs(60, 40))}),
-    {"op": "state", "state": "idle", "stopReason": "cancelled"},
-]}
+LONG_TURN: dict[str, Any] = {
+    "steps": [
+        {"op": "respond_prompt"},
+        {"op": "user_message"},
+        {"op": "state", "state": "running"},
+        *[
+            update({"sessionUpdate": "agent_message_chunk", "messageId": "long", "content": text(paragraphs(i, 10))})
+            for i in range(0, 60, 10)
+        ],
+        {"op": "wait_for", "method": "session/cancel", "timeout": 20},
+        update({"sessionUpdate": "agent_message_chunk", "messageId": "long", "content": text(paragraphs(60, 40))}),
+        {"op": "state", "state": "idle", "stopReason": "cancelled"},
+    ]
+}
 
 
 def at_bottom(run: AppRun) -> bool:
@@ -290,12 +303,16 @@ async def test_delete_moves_to_the_next_queued_prompt_then_back_to_the_prompt(tm
         list(queue.query(QueuedPrompt))[1].focus()
         await run.pilot.press("delete")
         await run.wait(lambda: queue.texts == ["a", "c"], "b removed")
-        await run.wait(lambda: isinstance(run.app.focused, QueuedPrompt) and run.app.focused.prompt_text == "c",
-                       "the focus on the next queued prompt")
+        await run.wait(
+            lambda: isinstance(run.app.focused, QueuedPrompt) and run.app.focused.prompt_text == "c",
+            "the focus on the next queued prompt",
+        )
         await run.pilot.press("backspace")
         await run.wait(lambda: queue.texts == ["a"], "c removed")
-        await run.wait(lambda: isinstance(run.app.focused, QueuedPrompt) and run.app.focused.prompt_text == "a",
-                       "the focus on the last queued prompt")
+        await run.wait(
+            lambda: isinstance(run.app.focused, QueuedPrompt) and run.app.focused.prompt_text == "a",
+            "the focus on the last queued prompt",
+        )
         await run.pilot.press("delete")
         await run.wait(lambda: queue.texts == [] and not queue.display, "the queue emptied")
         await run.wait(lambda: run.chat.prompt_input.has_focus, "the focus back on the prompt")

@@ -44,8 +44,14 @@ async def kill_restart_and_prompt(pilot: Pilot[Any], app: AcpApp, *, answer: str
     chat = chat_of(app)
     await wait_for(pilot, lambda: session_ready(chat), timeout=timeout, what="session ready")
     await send_prompt(pilot, chat, "first question")
-    await wait_for(pilot, lambda: answer in screen_text(app) and not chat.status.values.busy
-                   and chat.status.values.stop_reason is not None, timeout=timeout, what="first turn")
+    await wait_for(
+        pilot,
+        lambda: (
+            answer in screen_text(app) and not chat.status.values.busy and chat.status.values.stop_reason is not None
+        ),
+        timeout=timeout,
+        what="first turn",
+    )
     first = chat.controller.session
     assert first is not None and first.process.pid is not None
     old_pid, old_session_id = first.process.pid, first.session_id
@@ -55,7 +61,9 @@ async def kill_restart_and_prompt(pilot: Pilot[Any], app: AcpApp, *, answer: str
     assert "first question" in screen_text(app)  # the conversation stays
     await typing_still_works(pilot, chat)
     await pilot.press("ctrl+r")
-    await wait_for(pilot, lambda: chat.controller.session is not first and session_ready(chat), timeout=timeout, what="restart")
+    await wait_for(
+        pilot, lambda: chat.controller.session is not first and session_ready(chat), timeout=timeout, what="restart"
+    )
     assert chat.controller.session is not None and chat.controller.session.process.pid != old_pid
     assert chat.controller.session.init is not None  # a new initialize was answered
     lines = system_lines(chat)
@@ -64,8 +72,16 @@ async def kill_restart_and_prompt(pilot: Pilot[Any], app: AcpApp, *, answer: str
     if resumed:
         assert chat.controller.session.session_id == old_session_id
     await send_prompt(pilot, chat, "second question")
-    await wait_for(pilot, lambda: "second question" in screen_text(app) and not chat.status.values.busy
-                   and chat.status.values.stop_reason is not None, timeout=timeout, what="second turn")
+    await wait_for(
+        pilot,
+        lambda: (
+            "second question" in screen_text(app)
+            and not chat.status.values.busy
+            and chat.status.values.stop_reason is not None
+        ),
+        timeout=timeout,
+        what="second turn",
+    )
     assert "first question" in screen_text(app)
     return chat
 
@@ -95,8 +111,13 @@ async def test_restart_resumes_the_same_session_v2(app_dirs: Path, tmp_path: Pat
     prompts = [m for m in messages if m.get("method") == "session/prompt"]
     assert [p["params"]["sessionId"] for p in prompts] == ["scripted-session-1"] * 2
     markdown = transcript_markdown()
-    for shown in ("first question", "echo: first question", "killed by SIGKILL", "second question",
-                  "echo: second question"):
+    for shown in (
+        "first question",
+        "echo: first question",
+        "killed by SIGKILL",
+        "second question",
+        "echo: second question",
+    ):
         assert shown in markdown, shown
 
 
@@ -111,8 +132,11 @@ async def test_ctrl_r_on_a_running_agent_says_so_and_a_second_one_restarts_it(ap
         await wait_for(pilot, lambda: session_ready(chat), what="session ready")
         first = chat.controller.session
         await pilot.press("ctrl+r")
-        await wait_for(pilot, lambda: any("press Ctrl-R again" in line for line in system_lines(chat)),
-                       what="the line saying what a second Ctrl-R does")
+        await wait_for(
+            pilot,
+            lambda: any("press Ctrl-R again" in line for line in system_lines(chat)),
+            what="the line saying what a second Ctrl-R does",
+        )
         assert chat.controller.session is first and not chat.controller.stopped  # nothing was stopped yet
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: chat.controller.session is not first and session_ready(chat), what="restart")
@@ -137,8 +161,14 @@ async def test_restart_without_resume_starts_fresh_and_says_so_v1(app_dirs: Path
 
 async def test_refused_resume_falls_back_to_a_new_session_v2(app_dirs: Path, tmp_path: Path) -> None:  # noqa: F811
     script = tmp_path / "script.json"
-    script.write_text(json.dumps({"version": 2, "responses": {
-        "session/resume": {"error": {"code": -32002, "message": "Resource not found"}}}}))
+    script.write_text(
+        json.dumps(
+            {
+                "version": 2,
+                "responses": {"session/resume": {"error": {"code": -32002, "message": "Resource not found"}}},
+            }
+        )
+    )
     app = AcpApp(make_launch(scripted_agent_argv(script), tmp_path), arm_delay=0.1)
     async with app.run_test(size=SIZE) as pilot:
         chat = await kill_restart_and_prompt(pilot, app, answer="echo: first question")
@@ -160,7 +190,10 @@ async def test_restart_with_the_demo_agent(app_dirs: Path, tmp_path: Path, proto
 
 
 async def test_restart_with_the_typescript_sdk_dual_version_agent(
-    app_dirs: Path, tmp_path: Path, ts_sdk_peers: TsSdkPeers, peer_home_env: dict[str, str]  # noqa: F811
+    app_dirs: Path,
+    tmp_path: Path,
+    ts_sdk_peers: TsSdkPeers,
+    peer_home_env: dict[str, str],  # noqa: F811
 ) -> None:
     app = AcpApp(make_launch(ts_sdk_peers.dual_version_agent, tmp_path, env=peer_home_env), arm_delay=0.1)
     async with app.run_test(size=SIZE) as pilot:

@@ -36,8 +36,11 @@ from tests.test_app_timeline import (
 
 SIZE = (120, 40)
 
-INIT = {"protocolVersion": 2, "info": {"name": "scripted", "title": "Scripted Agent", "version": "1.0.0"},
-        "capabilities": {"session": {}}}
+INIT = {
+    "protocolVersion": 2,
+    "info": {"name": "scripted", "title": "Scripted Agent", "version": "1.0.0"},
+    "capabilities": {"session": {}},
+}
 
 ANSWER = """\
 ## Greeting people, politely
@@ -58,20 +61,30 @@ def greet(name: str) -> str:
 
 
 def answer_steps() -> list[dict[str, Any]]:
-    return [update({"sessionUpdate": "agent_message_chunk", "messageId": "answer",
-                    "content": text(ANSWER[start:start + 13])}) for start in range(0, len(ANSWER), 13)]
+    return [
+        update(
+            {"sessionUpdate": "agent_message_chunk", "messageId": "answer", "content": text(ANSWER[start : start + 13])}
+        )
+        for start in range(0, len(ANSWER), 13)
+    ]
 
 
-def snapshot_app(tmp_path: Path, turn: dict[str, Any], *, theme: str | None = None,
-                 session_new: dict[str, Any] | None = None) -> AcpApp:
-    script = {"version": 2, "initialize": INIT, "turns": [turn],
-              "after_session_new": [update({"sessionUpdate": "session_info_update", "title": "Friendlier greeting"})]}
+def snapshot_app(
+    tmp_path: Path, turn: dict[str, Any], *, theme: str | None = None, session_new: dict[str, Any] | None = None
+) -> AcpApp:
+    script = {
+        "version": 2,
+        "initialize": INIT,
+        "turns": [turn],
+        "after_session_new": [update({"sessionUpdate": "session_info_update", "title": "Friendlier greeting"})],
+    }
     if session_new is not None:
         script["session_new"] = session_new
     script_path = tmp_path / "script.json"
     script_path.write_text(json.dumps(script), encoding="utf-8")
-    launch = make_launch(scripted_agent_argv(script_path, tmp_path / "record.jsonl"), cwd=project_dir(tmp_path),
-                         theme=theme)
+    launch = make_launch(
+        scripted_agent_argv(script_path, tmp_path / "record.jsonl"), cwd=project_dir(tmp_path), theme=theme
+    )
     return AcpApp(launch, arm_delay=0.1)
 
 
@@ -81,7 +94,9 @@ def send_and_wait(prompt: str, *, record: Path) -> Callable[[Pilot[Any]], Awaita
     async def run_before(pilot: Pilot[Any]) -> None:
         run = AppRun(pilot.app, pilot, record)  # type: ignore[arg-type]
         await run.ready()
-        await run.wait(lambda: run.chat.query_one("#header", SessionHeader).values.session_title is not None, "the title")
+        await run.wait(
+            lambda: run.chat.query_one("#header", SessionHeader).values.session_title is not None, "the title"
+        )
         await run.send(prompt)
         await run.idle()
         await run.wait(lambda: run.chat.status.values.state == "idle", "idle")
@@ -99,15 +114,35 @@ def test_snapshot_streamed_answer_with_code(snap_compare: Any, tmp_path: Path) -
 
 def test_snapshot_tool_call_with_diff(snap_compare: Any, tmp_path: Path) -> None:
     steps = [
-        update({"sessionUpdate": "agent_message", "messageId": "intro",
-                "content": [text("I'll make the greeting friendlier.")]}),
-        tool("edit-1", title="Edit src/greet.py", kind="edit", status="completed",
-             locations=[{"path": "src/greet.py", "line": 2}],
-             content=[{"type": "diff", "changes": [{"operation": "modify", "path": "src/greet.py"}],
-                       "patch": {"format": "git_patch", "text": GIT_DIFF}}]),
+        update(
+            {
+                "sessionUpdate": "agent_message",
+                "messageId": "intro",
+                "content": [text("I'll make the greeting friendlier.")],
+            }
+        ),
+        tool(
+            "edit-1",
+            title="Edit src/greet.py",
+            kind="edit",
+            status="completed",
+            locations=[{"path": "src/greet.py", "line": 2}],
+            content=[
+                {
+                    "type": "diff",
+                    "changes": [{"operation": "modify", "path": "src/greet.py"}],
+                    "patch": {"format": "git_patch", "text": GIT_DIFF},
+                }
+            ],
+        ),
         tool("read-1", title="Read src/greet.py", kind="read", status="completed"),
-        tool("run-1", title="Run the tests", kind="execute", status="failed",
-             content=[{"type": "content", "content": text("1 failed, 2 passed")}]),
+        tool(
+            "run-1",
+            title="Run the tests",
+            kind="execute",
+            status="failed",
+            content=[{"type": "content", "content": text("1 failed, 2 passed")}],
+        ),
         update({"sessionUpdate": "agent_message", "messageId": "done", "content": [text("Done.")]}),
     ]
     app = snapshot_app(tmp_path, v2_turn(*steps))
@@ -117,11 +152,22 @@ def test_snapshot_tool_call_with_diff(snap_compare: Any, tmp_path: Path) -> None
 
 def test_snapshot_plan_with_usage_meter(snap_compare: Any, tmp_path: Path) -> None:
     steps = [
-        plan_update("plan-1", ("Read the greeting code", "completed"), ("Make the greeting friendlier", "completed"),
-                    ("Run the tests", "in_progress"), ("Update the changelog", "pending")),
+        plan_update(
+            "plan-1",
+            ("Read the greeting code", "completed"),
+            ("Make the greeting friendlier", "completed"),
+            ("Run the tests", "in_progress"),
+            ("Update the changelog", "pending"),
+        ),
         update({"sessionUpdate": "agent_message", "messageId": "m", "content": [text("Working through the plan.")]}),
-        update({"sessionUpdate": "usage_update", "used": 53_200, "size": 200_000,
-                "cost": {"amount": 0.1234, "currency": "USD"}}),
+        update(
+            {
+                "sessionUpdate": "usage_update",
+                "used": 53_200,
+                "size": 200_000,
+                "cost": {"amount": 0.1234, "currency": "USD"},
+            }
+        ),
     ]
     app = snapshot_app(tmp_path, v2_turn(*steps))
     run_before = send_and_wait("Plan it", record=tmp_path / "record.jsonl")
@@ -132,9 +178,19 @@ def test_snapshot_light_theme(snap_compare: Any, tmp_path: Path) -> None:
     steps = [
         update({"sessionUpdate": "agent_thought", "messageId": "t", "content": [text("Check greet.py first.")]}),
         *answer_steps(),
-        tool("edit-1", title="Edit src/greet.py", kind="edit", status="completed",
-             content=[{"type": "diff", "changes": [{"operation": "modify", "path": "src/greet.py"}],
-                       "patch": {"format": "git_patch", "text": GIT_DIFF}}]),
+        tool(
+            "edit-1",
+            title="Edit src/greet.py",
+            kind="edit",
+            status="completed",
+            content=[
+                {
+                    "type": "diff",
+                    "changes": [{"operation": "modify", "path": "src/greet.py"}],
+                    "patch": {"format": "git_patch", "text": GIT_DIFF},
+                }
+            ],
+        ),
         update({"sessionUpdate": "usage_update", "used": 1_500, "size": 200_000}),
     ]
     app = snapshot_app(tmp_path, v2_turn(*steps), theme="acp-light")
@@ -145,22 +201,53 @@ def test_snapshot_light_theme(snap_compare: Any, tmp_path: Path) -> None:
 # -- 80x24: the header and the status bar fit (issue 11) ----------------------------------------------
 
 NARROW = (80, 24)
-CHIPS = {"sessionId": "narrow-1", "configOptions": [
-    {"type": "select", "configId": "mode", "name": "Mode", "currentValue": "ask", "category": "mode",
-     "options": [{"value": "ask", "name": "Ask"}, {"value": "code", "name": "Code"}]},
-    {"type": "select", "configId": "model", "name": "Model", "currentValue": "fast", "category": "model",
-     "options": [{"value": "fast", "name": "Fast"}, {"value": "smart", "name": "Smart"}]},
-]}
+CHIPS = {
+    "sessionId": "narrow-1",
+    "configOptions": [
+        {
+            "type": "select",
+            "configId": "mode",
+            "name": "Mode",
+            "currentValue": "ask",
+            "category": "mode",
+            "options": [{"value": "ask", "name": "Ask"}, {"value": "code", "name": "Code"}],
+        },
+        {
+            "type": "select",
+            "configId": "model",
+            "name": "Model",
+            "currentValue": "fast",
+            "category": "model",
+            "options": [{"value": "fast", "name": "Fast"}, {"value": "smart", "name": "Smart"}],
+        },
+    ],
+}
 
 
 def narrow_steps() -> list[dict[str, Any]]:
     return [
         update({"sessionUpdate": "agent_message", "messageId": "m", "content": [text("I'll edit the greeting.")]}),
-        tool("edit-1", title="Edit src/greet.py", kind="edit", status="completed",
-             content=[{"type": "diff", "changes": [{"operation": "modify", "path": "src/greet.py"}],
-                       "patch": {"format": "git_patch", "text": GIT_DIFF}}]),
-        update({"sessionUpdate": "usage_update", "used": 53_200, "size": 200_000,
-                "cost": {"amount": 0.1234, "currency": "USD"}}),
+        tool(
+            "edit-1",
+            title="Edit src/greet.py",
+            kind="edit",
+            status="completed",
+            content=[
+                {
+                    "type": "diff",
+                    "changes": [{"operation": "modify", "path": "src/greet.py"}],
+                    "patch": {"format": "git_patch", "text": GIT_DIFF},
+                }
+            ],
+        ),
+        update(
+            {
+                "sessionUpdate": "usage_update",
+                "used": 53_200,
+                "size": 200_000,
+                "cost": {"amount": 0.1234, "currency": "USD"},
+            }
+        ),
     ]
 
 
@@ -172,12 +259,24 @@ def test_snapshot_80x24_dark(snap_compare: Any, tmp_path: Path) -> None:
 
 def test_snapshot_80x24_light_with_an_error(snap_compare: Any, tmp_path: Path) -> None:
     """The turn fails: the status bar keeps the error and ^Q quit next to the usage and a problem."""
-    turn = {"steps": [
-        {"op": "respond_prompt"}, {"op": "user_message"}, {"op": "state", "state": "running"},
-        *narrow_steps(), {"op": "raw", "line": "not json"}, {"op": "stderr", "text": "rate limited"},
-        update({"sessionUpdate": "state_update", "state": "idle", "stopReason": "error",
-                "error": {"code": -32603, "message": "model overloaded, try again in a minute"}}),
-    ]}
+    turn = {
+        "steps": [
+            {"op": "respond_prompt"},
+            {"op": "user_message"},
+            {"op": "state", "state": "running"},
+            *narrow_steps(),
+            {"op": "raw", "line": "not json"},
+            {"op": "stderr", "text": "rate limited"},
+            update(
+                {
+                    "sessionUpdate": "state_update",
+                    "state": "idle",
+                    "stopReason": "error",
+                    "error": {"code": -32603, "message": "model overloaded, try again in a minute"},
+                }
+            ),
+        ]
+    }
     app = snapshot_app(tmp_path, turn, theme="acp-light", session_new=CHIPS)
     sent = send_and_wait("Make it friendlier", record=tmp_path / "record.jsonl")
 
@@ -197,25 +296,65 @@ def test_snapshot_80x24_light_with_an_error(snap_compare: Any, tmp_path: Path) -
 def tools_steps() -> list[dict[str, Any]]:
     """The shape of the demo's `tools` answer: prose, a read, an edit, a command, a failure, prose."""
     return [
-        update({"sessionUpdate": "agent_message", "messageId": "intro",
-                "content": [text("Let me read the file, improve it, run the tests and check the index.")]}),
-        tool("read-1", title="Read src/greet.py", kind="read", status="completed",
-             locations=[{"path": "src/greet.py", "line": 1}],
-             content=[{"type": "content", "content": text("```python\ndef greet(name):\n    return name\n```")}]),
-        tool("edit-1", title="Edit src/greet.py", kind="edit", status="completed",
-             content=[{"type": "diff", "changes": [{"operation": "modify", "path": "src/greet.py"}],
-                       "patch": {"format": "git_patch", "text": GIT_DIFF}}]),
-        tool("run-1", title="Run pytest -q", kind="execute", status="in_progress",
-             content=[{"type": "terminal", "terminalId": "term-1"}]),
+        update(
+            {
+                "sessionUpdate": "agent_message",
+                "messageId": "intro",
+                "content": [text("Let me read the file, improve it, run the tests and check the index.")],
+            }
+        ),
+        tool(
+            "read-1",
+            title="Read src/greet.py",
+            kind="read",
+            status="completed",
+            locations=[{"path": "src/greet.py", "line": 1}],
+            content=[{"type": "content", "content": text("```python\ndef greet(name):\n    return name\n```")}],
+        ),
+        tool(
+            "edit-1",
+            title="Edit src/greet.py",
+            kind="edit",
+            status="completed",
+            content=[
+                {
+                    "type": "diff",
+                    "changes": [{"operation": "modify", "path": "src/greet.py"}],
+                    "patch": {"format": "git_patch", "text": GIT_DIFF},
+                }
+            ],
+        ),
+        tool(
+            "run-1",
+            title="Run pytest -q",
+            kind="execute",
+            status="in_progress",
+            content=[{"type": "terminal", "terminalId": "term-1"}],
+        ),
         update({"sessionUpdate": "terminal_update", "terminalId": "term-1", "command": "pytest -q"}),
-        update({"sessionUpdate": "terminal_output_chunk", "terminalId": "term-1",
-                "data": b64(b"\x1b[32m3 passed\x1b[0m in 0.04s\n")}),
+        update(
+            {
+                "sessionUpdate": "terminal_output_chunk",
+                "terminalId": "term-1",
+                "data": b64(b"\x1b[32m3 passed\x1b[0m in 0.04s\n"),
+            }
+        ),
         update({"sessionUpdate": "terminal_update", "terminalId": "term-1", "exitStatus": {"exitCode": 0}}),
         tool("run-1", status="completed"),
-        tool("fetch-1", title="Fetch https://pypi.invalid/simple/", kind="fetch", status="failed",
-             content=[{"type": "content", "content": text("Error: could not resolve host pypi.invalid")}]),
-        update({"sessionUpdate": "agent_message", "messageId": "done",
-                "content": [text("Three tool calls worked; the fetch failed.")]}),
+        tool(
+            "fetch-1",
+            title="Fetch https://pypi.invalid/simple/",
+            kind="fetch",
+            status="failed",
+            content=[{"type": "content", "content": text("Error: could not resolve host pypi.invalid")}],
+        ),
+        update(
+            {
+                "sessionUpdate": "agent_message",
+                "messageId": "done",
+                "content": [text("Three tool calls worked; the fetch failed.")],
+            }
+        ),
     ]
 
 

@@ -71,8 +71,11 @@ class AppRun:
     async def ready(self) -> None:
         """Wait until the session is open and idle."""
         await self.wait(
-            lambda: self.chat.controller.session is not None and self.chat.controller.session.session_id is not None
-            and self.chat.status.values.state == "idle",
+            lambda: (
+                self.chat.controller.session is not None
+                and self.chat.controller.session.session_id is not None
+                and self.chat.status.values.state == "idle"
+            ),
             "the session to open",
         )
 
@@ -85,8 +88,11 @@ class AppRun:
         nothing is sending or pending, the agent is not busy and every event has been applied."""
         await self.pilot.pause()
         await self.wait(
-            lambda: (not ran or self._turns() > self._turns_before) and not self.chat.controller.busy
-            and not self.chat.pump.pending,
+            lambda: (
+                (not ran or self._turns() > self._turns_before)
+                and not self.chat.controller.busy
+                and not self.chat.pump.pending
+            ),
             "the agent to go idle",
         )
         await self.pilot.pause()
@@ -117,8 +123,16 @@ class AppRun:
 
 def make_launch(argv: list[str], *, cwd: Path, theme: str | None = None, demo: bool = False) -> Launch:
     return Launch(
-        agent_argv=tuple(argv), agent_name="scripted", env={}, cwd=cwd, protocol="auto", theme=theme,
-        log_path=None, init_timeout=10, warnings=(), is_demo=demo,
+        agent_argv=tuple(argv),
+        agent_name="scripted",
+        env={},
+        cwd=cwd,
+        protocol="auto",
+        theme=theme,
+        log_path=None,
+        init_timeout=10,
+        warnings=(),
+        is_demo=demo,
     )
 
 
@@ -140,14 +154,23 @@ def project_dir(tmp_path: Path) -> Path:
 
 @asynccontextmanager
 async def running_app(
-    tmp_path: Path, script: dict[str, Any], *, size: tuple[int, int] = (120, 45), cwd: Path | None = None,
-    theme: str | None = None, wait_ready: bool = True, notifications: bool = False,
+    tmp_path: Path,
+    script: dict[str, Any],
+    *,
+    size: tuple[int, int] = (120, 45),
+    cwd: Path | None = None,
+    theme: str | None = None,
+    wait_ready: bool = True,
+    notifications: bool = False,
 ) -> AsyncIterator[AppRun]:
     """Start the app on the scripted agent playing `script`; the agent's inbox is recorded."""
     script_path = tmp_path / f"script-{id(script)}.json"
     script_path.write_text(json.dumps(script), encoding="utf-8")
     record = tmp_path / f"record-{id(script)}.jsonl"
-    app = AcpApp(make_launch(scripted_agent_argv(script_path, record), cwd=cwd or project_dir(tmp_path), theme=theme), arm_delay=0.1)
+    app = AcpApp(
+        make_launch(scripted_agent_argv(script_path, record), cwd=cwd or project_dir(tmp_path), theme=theme),
+        arm_delay=0.1,
+    )
     async with app.run_test(size=size, notifications=notifications) as pilot:
         run = AppRun(app, pilot, record)
         if wait_ready:
@@ -161,10 +184,15 @@ def update(body: dict[str, Any]) -> dict[str, Any]:
 
 def v2_turn(*steps: dict[str, Any], stop: str = "end_turn", match: str | None = None) -> dict[str, Any]:
     """A v2 turn: answer, echo the user message, run, `steps`, idle with `stop`."""
-    turn: dict[str, Any] = {"steps": [
-        {"op": "respond_prompt"}, {"op": "user_message"}, {"op": "state", "state": "running"},
-        *steps, {"op": "state", "state": "idle", "stopReason": stop},
-    ]}
+    turn: dict[str, Any] = {
+        "steps": [
+            {"op": "respond_prompt"},
+            {"op": "user_message"},
+            {"op": "state", "state": "running"},
+            *steps,
+            {"op": "state", "state": "idle", "stopReason": stop},
+        ]
+    }
     if match is not None:
         turn["match"] = match
     return turn
@@ -206,13 +234,23 @@ async def test_header_shows_agent_protocol_cwd_and_literal_title(tmp_path: Path,
     hostile = "[bold red]pwn[/] \x1b]0;evil\x07 $(rm -rf ~)"
     init: dict[str, Any]
     if version == 2:
-        init = {"protocolVersion": 2, "info": {"name": "scripted", "title": "Scripted Agent", "version": "3.1.4"},
-                "capabilities": {"session": {}}}
+        init = {
+            "protocolVersion": 2,
+            "info": {"name": "scripted", "title": "Scripted Agent", "version": "3.1.4"},
+            "capabilities": {"session": {}},
+        }
     else:
-        init = {"protocolVersion": 1, "agentCapabilities": {}, "authMethods": [],
-                "agentInfo": {"name": "scripted", "title": "Scripted Agent", "version": "3.1.4"}}
-    script = {"version": version, "initialize": init,
-              "after_session_new": [update({"sessionUpdate": "session_info_update", "title": hostile})]}
+        init = {
+            "protocolVersion": 1,
+            "agentCapabilities": {},
+            "authMethods": [],
+            "agentInfo": {"name": "scripted", "title": "Scripted Agent", "version": "3.1.4"},
+        }
+    script = {
+        "version": version,
+        "initialize": init,
+        "after_session_new": [update({"sessionUpdate": "session_info_update", "title": hostile})],
+    }
     async with running_app(tmp_path, script) as run:
         header = run.chat.query_one("#header", SessionHeader)
         await run.wait(lambda: header.values.session_title == hostile, "the session title")
@@ -244,12 +282,22 @@ async def test_header_falls_back_to_the_agent_name_then_the_command(tmp_path: Pa
 
 async def test_v2_user_message_before_or_after_the_response_is_one_bubble(tmp_path: Path) -> None:
     reply = update({"sessionUpdate": "agent_message", "messageId": "a-$MESSAGE_ID", "content": [text("ok")]})
-    script = {"version": 2, "turns": [
-        {"match": "before", "steps": [
-            {"op": "user_message"}, {"op": "respond_prompt"}, {"op": "state", "state": "running"},
-            reply, {"op": "state", "state": "idle", "stopReason": "end_turn"}]},
-        v2_turn(reply, match="after"),
-    ]}
+    script = {
+        "version": 2,
+        "turns": [
+            {
+                "match": "before",
+                "steps": [
+                    {"op": "user_message"},
+                    {"op": "respond_prompt"},
+                    {"op": "state", "state": "running"},
+                    reply,
+                    {"op": "state", "state": "idle", "stopReason": "end_turn"},
+                ],
+            },
+            v2_turn(reply, match="after"),
+        ],
+    }
     async with running_app(tmp_path, script) as run:
         await run.send("echo before the answer")
         await run.idle()
@@ -261,7 +309,11 @@ async def test_v2_user_message_before_or_after_the_response_is_one_bubble(tmp_pa
         await run.idle()
         bubbles = run.views(UserMessageView)
         assert [b.text for b in bubbles] == [
-            "echo before the answer", "echo after the answer", "same words", "same words"]
+            "echo before the answer",
+            "echo after the answer",
+            "same words",
+            "same words",
+        ]
         assert all(b.state == "sent" and b.status_text == "" for b in bubbles)
         assert [m.text for m in run.views(AgentMessageView)] == ["ok", "ok", "echo: same words", "echo: same words"]
 
@@ -284,7 +336,7 @@ STREAMED = "".join(f"word{index} " + ("\n\n" if index % 10 == 9 else "") for ind
 def chunks(kind: str, whole: str, size: int, message_id: str | None) -> list[dict[str, Any]]:
     steps = []
     for start in range(0, len(whole), size):
-        body: dict[str, Any] = {"sessionUpdate": kind, "content": text(whole[start:start + size])}
+        body: dict[str, Any] = {"sessionUpdate": kind, "content": text(whole[start : start + size])}
         if message_id is not None:
             body["messageId"] = message_id
         steps.append(update(body))
@@ -350,7 +402,7 @@ async def test_thought_is_dimmed_and_collapsed_once_finished(tmp_path: Path, ver
 
 GIT_DIFF = (
     "diff --git a/src/greet.py b/src/greet.py\n--- a/src/greet.py\n+++ b/src/greet.py\n@@ -1,2 +1,2 @@\n"
-    " def greet(name: str) -> str:\n-    return \"Hello \" + name\n+    return f\"Hello, {name}!\"\n"
+    ' def greet(name: str) -> str:\n-    return "Hello " + name\n+    return f"Hello, {name}!"\n'
 )
 
 
@@ -367,14 +419,34 @@ async def test_v2_tool_calls_create_patch_stream_and_finish(tmp_path: Path) -> N
     steps = [
         tool("read", title="Read config.toml", kind="read", status="pending"),
         tool("read", status="in_progress", locations=[{"path": "/etc/config.toml", "line": 3}]),
-        update({"sessionUpdate": "tool_call_content_chunk", "toolCallId": "read",
-                "content": {"type": "content", "content": text("line one\n")}}),
-        update({"sessionUpdate": "tool_call_content_chunk", "toolCallId": "read",
-                "content": {"type": "content", "content": text("line two\n")}}),
+        update(
+            {
+                "sessionUpdate": "tool_call_content_chunk",
+                "toolCallId": "read",
+                "content": {"type": "content", "content": text("line one\n")},
+            }
+        ),
+        update(
+            {
+                "sessionUpdate": "tool_call_content_chunk",
+                "toolCallId": "read",
+                "content": {"type": "content", "content": text("line two\n")},
+            }
+        ),
         tool("read", status="completed", rawInput={"path": "/etc/config.toml"}, rawOutput={"bytes": 18}),
-        tool("edit", title="Edit app.py", kind="edit", status="completed",
-             content=[{"type": "diff", "changes": [{"operation": "modify", "path": "app.py"}],
-                       "patch": {"format": "git_patch", "text": GIT_DIFF}}]),
+        tool(
+            "edit",
+            title="Edit app.py",
+            kind="edit",
+            status="completed",
+            content=[
+                {
+                    "type": "diff",
+                    "changes": [{"operation": "modify", "path": "app.py"}],
+                    "patch": {"format": "git_patch", "text": GIT_DIFF},
+                }
+            ],
+        ),
         tool("stop", title="Long job", kind="execute", status="in_progress"),
         tool("stop", status="cancelled"),
         tool("odd", title="Odd status", kind="other", status="teleporting"),
@@ -410,15 +482,36 @@ async def test_v2_tool_calls_create_patch_stream_and_finish(tmp_path: Path) -> N
 
 async def test_v1_tool_call_with_old_new_text_diff_and_locations(tmp_path: Path) -> None:
     steps = [
-        update({"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Edit greet.py", "kind": "edit",
-                "status": "pending"}),
-        update({"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "in_progress",
-                "locations": [{"path": "/src/greet.py", "line": 1}]}),
-        update({"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed",
-                "content": [{"type": "diff", "path": "/src/greet.py", "oldText": "return 'hi'\n",
-                             "newText": "return 'hello'\n"}]}),
-        update({"sessionUpdate": "tool_call", "toolCallId": "t2", "title": "Fetch", "kind": "fetch",
-                "status": "failed"}),
+        update(
+            {
+                "sessionUpdate": "tool_call",
+                "toolCallId": "t1",
+                "title": "Edit greet.py",
+                "kind": "edit",
+                "status": "pending",
+            }
+        ),
+        update(
+            {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": "t1",
+                "status": "in_progress",
+                "locations": [{"path": "/src/greet.py", "line": 1}],
+            }
+        ),
+        update(
+            {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": "t1",
+                "status": "completed",
+                "content": [
+                    {"type": "diff", "path": "/src/greet.py", "oldText": "return 'hi'\n", "newText": "return 'hello'\n"}
+                ],
+            }
+        ),
+        update(
+            {"sessionUpdate": "tool_call", "toolCallId": "t2", "title": "Fetch", "kind": "fetch", "status": "failed"}
+        ),
     ]
     async with running_app(tmp_path, {"version": 1, "turns": [v1_turn(*steps)]}) as run:
         await run.send("edit v1")
@@ -436,14 +529,23 @@ async def test_v1_tool_call_with_old_new_text_diff_and_locations(tmp_path: Path)
 async def test_terminal_output_with_colour_and_exit_status(tmp_path: Path, order: str) -> None:
     """A terminal stands alone, or sits inside the card that refers to it (whichever came first)."""
     referenced = order != "none"
-    card_step = tool("run", title="Run tests", kind="execute", status="in_progress",
-                     content=[{"type": "terminal", "terminalId": "term-1"}])
+    card_step = tool(
+        "run",
+        title="Run tests",
+        kind="execute",
+        status="in_progress",
+        content=[{"type": "terminal", "terminalId": "term-1"}],
+    )
     steps: list[dict[str, Any]] = [card_step] if order == "card-first" else []
     steps += [
-        update({"sessionUpdate": "terminal_update", "terminalId": "term-1", "command": "pytest -q",
-                "cwd": "/src"}),
-        update({"sessionUpdate": "terminal_output_chunk", "terminalId": "term-1",
-                "data": b64(b"collected 3 items\n\x1b[32m3 passed\x1b[0m")}),
+        update({"sessionUpdate": "terminal_update", "terminalId": "term-1", "command": "pytest -q", "cwd": "/src"}),
+        update(
+            {
+                "sessionUpdate": "terminal_output_chunk",
+                "terminalId": "term-1",
+                "data": b64(b"collected 3 items\n\x1b[32m3 passed\x1b[0m"),
+            }
+        ),
     ]
     if order == "terminal-first":
         steps.append(card_step)  # the standalone terminal moves into the card and keeps streaming there
@@ -480,8 +582,18 @@ async def test_terminal_output_with_colour_and_exit_status(tmp_path: Path, order
 
 
 def plan_update(plan_id: str, *entries: tuple[str, str]) -> dict[str, Any]:
-    return update({"sessionUpdate": "plan_update", "plan": {"type": "items", "planId": plan_id, "entries": [
-        {"content": content, "priority": "medium", "status": status} for content, status in entries]}})
+    return update(
+        {
+            "sessionUpdate": "plan_update",
+            "plan": {
+                "type": "items",
+                "planId": plan_id,
+                "entries": [
+                    {"content": content, "priority": "medium", "status": status} for content, status in entries
+                ],
+            },
+        }
+    )
 
 
 async def test_v2_plan_is_updated_in_place_by_plan_id(tmp_path: Path) -> None:
@@ -502,11 +614,17 @@ async def test_v2_plan_is_updated_in_place_by_plan_id(tmp_path: Path) -> None:
 
 async def test_v1_plan_replaces_the_one_plan(tmp_path: Path) -> None:
     def v1_plan(*entries: tuple[str, str]) -> dict[str, Any]:
-        return update({"sessionUpdate": "plan", "entries": [
-            {"content": content, "priority": "high", "status": status} for content, status in entries]})
+        return update(
+            {
+                "sessionUpdate": "plan",
+                "entries": [{"content": content, "priority": "high", "status": status} for content, status in entries],
+            }
+        )
 
-    steps = [v1_plan(("Step A", "pending"), ("Step B", "pending")), v1_plan(("Step A", "completed"),
-                                                                             ("Step B", "completed"))]
+    steps = [
+        v1_plan(("Step A", "pending"), ("Step B", "pending")),
+        v1_plan(("Step A", "completed"), ("Step B", "completed")),
+    ]
     async with running_app(tmp_path, {"version": 1, "turns": [v1_turn(*steps)]}) as run:
         await run.send("plan")
         await run.idle()
@@ -518,8 +636,13 @@ async def test_compaction_runs_streams_its_summary_and_completes(tmp_path: Path)
     steps = [
         update({"sessionUpdate": "compaction_update", "compactionId": "c1", "status": "in_progress"}),
         update({"sessionUpdate": "compaction_summary_chunk", "compactionId": "c1", "content": text("Kept: ")}),
-        update({"sessionUpdate": "compaction_summary_chunk", "compactionId": "c1",
-                "content": text("the user wants tests.")}),
+        update(
+            {
+                "sessionUpdate": "compaction_summary_chunk",
+                "compactionId": "c1",
+                "content": text("the user wants tests."),
+            }
+        ),
         update({"sessionUpdate": "compaction_update", "compactionId": "c1", "status": "completed"}),
     ]
     async with running_app(tmp_path, {"version": 2, "turns": [v2_turn(*steps)]}) as run:
@@ -580,8 +703,14 @@ async def test_unknown_update_is_one_line_that_opens_to_raw_json(tmp_path: Path,
 
 @pytest.mark.parametrize("version", [1, 2])
 async def test_notice_is_a_toast_never_a_timeline_entry(tmp_path: Path, version: int) -> None:
-    notice = update({"sessionUpdate": "notice", "severity": "warning", "title": "Rate limit [b]soon[/b]",
-                     "description": "You have used 90% of your quota."})
+    notice = update(
+        {
+            "sessionUpdate": "notice",
+            "severity": "warning",
+            "title": "Rate limit [b]soon[/b]",
+            "description": "You have used 90% of your quota.",
+        }
+    )
     turn = v2_turn(notice) if version == 2 else v1_turn(notice)
     async with running_app(tmp_path, {"version": version, "turns": [turn]}) as run:
         await run.send("notice")
@@ -596,8 +725,14 @@ async def test_notice_is_a_toast_never_a_timeline_entry(tmp_path: Path, version:
 
 @pytest.mark.parametrize("version", [1, 2])
 async def test_usage_shows_in_the_status_bar_with_cost(tmp_path: Path, version: int) -> None:
-    usage = update({"sessionUpdate": "usage_update", "used": 12_345, "size": 200_000,
-                    "cost": {"amount": 0.0452, "currency": "USD"}})
+    usage = update(
+        {
+            "sessionUpdate": "usage_update",
+            "used": 12_345,
+            "size": 200_000,
+            "cost": {"amount": 0.0452, "currency": "USD"},
+        }
+    )
     turn = v2_turn(usage) if version == 2 else v1_turn(usage)
     async with running_app(tmp_path, {"version": version, "turns": [turn]}) as run:
         await run.send("usage")
@@ -637,11 +772,24 @@ def state_line(run: AppRun) -> str:
 @pytest.mark.parametrize("version", [1, 2])
 async def test_working_then_cancelled(tmp_path: Path, version: int) -> None:
     gate = {"op": "wait_for", "method": "session/cancel", "timeout": 20}
-    message = update({"sessionUpdate": "agent_message_chunk", "content": text("on it"),
-                      **({"messageId": "m1"} if version == 2 else {})})
+    message = update(
+        {
+            "sessionUpdate": "agent_message_chunk",
+            "content": text("on it"),
+            **({"messageId": "m1"} if version == 2 else {}),
+        }
+    )
     if version == 2:
-        turn = {"steps": [{"op": "respond_prompt"}, {"op": "user_message"}, {"op": "state", "state": "running"},
-                          message, gate, {"op": "state", "state": "idle", "stopReason": "cancelled"}]}
+        turn = {
+            "steps": [
+                {"op": "respond_prompt"},
+                {"op": "user_message"},
+                {"op": "state", "state": "running"},
+                message,
+                gate,
+                {"op": "state", "state": "idle", "stopReason": "cancelled"},
+            ]
+        }
     else:
         turn = {"steps": [message, gate, {"op": "respond_prompt", "stopReason": "cancelled"}]}
     async with running_app(tmp_path, {"version": version, "turns": [turn]}) as run:
@@ -654,10 +802,16 @@ async def test_working_then_cancelled(tmp_path: Path, version: int) -> None:
 
 
 async def test_requires_action_is_waiting_for_you(tmp_path: Path) -> None:
-    turn = {"steps": [{"op": "respond_prompt"}, {"op": "user_message"}, {"op": "state", "state": "running"},
-                      {"op": "state", "state": "requires_action"},
-                      {"op": "wait_for", "method": "session/cancel", "timeout": 20},
-                      {"op": "state", "state": "idle", "stopReason": "cancelled"}]}
+    turn = {
+        "steps": [
+            {"op": "respond_prompt"},
+            {"op": "user_message"},
+            {"op": "state", "state": "running"},
+            {"op": "state", "state": "requires_action"},
+            {"op": "wait_for", "method": "session/cancel", "timeout": 20},
+            {"op": "state", "state": "idle", "stopReason": "cancelled"},
+        ]
+    }
     async with running_app(tmp_path, {"version": 2, "turns": [turn]}) as run:
         await run.send("act")
         await run.wait(lambda: state_line(run) == "⚠ waiting for you", "requires_action")
@@ -671,10 +825,22 @@ async def test_idle_shows_how_the_turn_ended(tmp_path: Path, version: int) -> No
         turns: list[dict[str, Any]] = [
             v2_turn(stop="refusal", match="refuse"),
             v2_turn(stop="max_tokens", match="long"),
-            {"match": "fail", "steps": [
-                {"op": "respond_prompt"}, {"op": "user_message"}, {"op": "state", "state": "running"},
-                update({"sessionUpdate": "state_update", "state": "idle", "stopReason": "error",
-                        "error": {"code": -32603, "message": "model [overloaded]"}})]},
+            {
+                "match": "fail",
+                "steps": [
+                    {"op": "respond_prompt"},
+                    {"op": "user_message"},
+                    {"op": "state", "state": "running"},
+                    update(
+                        {
+                            "sessionUpdate": "state_update",
+                            "state": "idle",
+                            "stopReason": "error",
+                            "error": {"code": -32603, "message": "model [overloaded]"},
+                        }
+                    ),
+                ],
+            },
             v2_turn(match="fine"),
         ]
     else:
@@ -685,16 +851,24 @@ async def test_idle_shows_how_the_turn_ended(tmp_path: Path, version: int) -> No
             {"match": "fine", "steps": [{"op": "respond_prompt", "stopReason": "end_turn"}]},
         ]
     async with running_app(tmp_path, {"version": version, "turns": turns}) as run:
-        for prompt, expected in [("refuse", "⚠ the agent refused"), ("long", "⚠ stopped: token limit"),
-                                 ("fail", "✗ error: model [overloaded]"), ("fine", "● ready")]:
+        for prompt, expected in [
+            ("refuse", "⚠ the agent refused"),
+            ("long", "⚠ stopped: token limit"),
+            ("fail", "✗ error: model [overloaded]"),
+            ("fine", "● ready"),
+        ]:
             await run.send(prompt)
             await run.idle()
             await run.wait(lambda: state_line(run) == expected, expected)
         # the conversation keeps a line for every turn that did not simply end (none for "fine")
         from acp_tui.ui.widgets.system_line import SystemLine
+
         lines = [view.message for view in run.views(SystemLine)]
-        assert lines == ["the agent refused; this exchange is left out of its context",
-                         "stopped: token limit", "✗ the turn failed: model [overloaded]"]
+        assert lines == [
+            "the agent refused; this exchange is left out of its context",
+            "stopped: token limit",
+            "✗ the turn failed: model [overloaded]",
+        ]
 
 
 @pytest.mark.parametrize("version", [1, 2])
@@ -703,9 +877,17 @@ async def test_thought_followed_by_a_tool_call_collapses_and_the_turn_end_finish
 ) -> None:
     steps = [
         *chunks("agent_thought_chunk", "I should read the file.", 6, "t1" if version == 2 else None),
-        tool("read", title="Read a.py", kind="read", status="completed") if version == 2 else
-        update({"sessionUpdate": "tool_call", "toolCallId": "read", "title": "Read a.py", "kind": "read",
-                "status": "completed"}),
+        tool("read", title="Read a.py", kind="read", status="completed")
+        if version == 2
+        else update(
+            {
+                "sessionUpdate": "tool_call",
+                "toolCallId": "read",
+                "title": "Read a.py",
+                "kind": "read",
+                "status": "completed",
+            }
+        ),
         *chunks("agent_thought_chunk", "Now the last thought.", 6, "t2" if version == 2 else None),
     ]
     script = {"version": version, "turns": [v2_turn(*steps) if version == 2 else v1_turn(*steps)]}
@@ -735,8 +917,7 @@ async def test_v2_rejected_prompt_shows_a_failed_bubble_and_the_next_prompt_work
 
 async def test_a_long_title_is_cut_short_and_keeps_protocol_and_cwd_visible(tmp_path: Path) -> None:
     title = "A very long session title " * 10
-    script = {"version": 2,
-              "after_session_new": [update({"sessionUpdate": "session_info_update", "title": title})]}
+    script = {"version": 2, "after_session_new": [update({"sessionUpdate": "session_info_update", "title": title})]}
     async with running_app(tmp_path, script, size=(100, 30)) as run:
         header = run.chat.query_one("#header", SessionHeader)
         await run.wait(lambda: header.values.session_title == title, "the session title")
@@ -758,8 +939,9 @@ def test_key_hints_drop_whole_hints_that_do_not_fit_but_never_quit() -> None:
 
 
 async def test_narrow_status_bar_keeps_the_usage_and_whole_hints(tmp_path: Path) -> None:
-    usage = update({"sessionUpdate": "usage_update", "used": 53_200, "size": 200_000,
-                    "cost": {"amount": 0.12, "currency": "USD"}})
+    usage = update(
+        {"sessionUpdate": "usage_update", "used": 53_200, "size": 200_000, "cost": {"amount": 0.12, "currency": "USD"}}
+    )
     async with running_app(tmp_path, {"version": 2, "turns": [v2_turn(usage)]}, size=(80, 24)) as run:
         await run.send("usage")
         await run.idle()

@@ -54,25 +54,53 @@ class Layer:
 
 
 LAYERS: tuple[Layer, ...] = (
-    Layer(0, "base", (
-        "acp_tui", "acp_tui.paths", "acp_tui.config", "acp_tui.launch", "acp_tui.sanitize",
-        "acp_tui.ansi", "acp_tui.history", "acp_tui.process_group", "acp_tui.lineage", "acp_tui.secrets", "acp_tui.path_text",
-        "acp_tui.sizes",
-    ), "stdlib-only helpers (paths, settings, text hygiene, paths as shown, sizes, secrets, process groups) that any "
-       "layer may use"),
+    Layer(
+        0,
+        "base",
+        (
+            "acp_tui",
+            "acp_tui.paths",
+            "acp_tui.config",
+            "acp_tui.launch",
+            "acp_tui.sanitize",
+            "acp_tui.ansi",
+            "acp_tui.history",
+            "acp_tui.process_group",
+            "acp_tui.lineage",
+            "acp_tui.secrets",
+            "acp_tui.path_text",
+            "acp_tui.sizes",
+        ),
+        "stdlib-only helpers (paths, settings, text hygiene, paths as shown, sizes, secrets, process groups) that any "
+        "layer may use",
+    ),
     Layer(1, "protocol", ("acp_tui.protocol",), "the wire alone: msgspec types, framing, JSON-RPC, codec"),
     Layer(2, "session", ("acp_tui.session",), "the pure reducer and model: wire updates in, changes out, no I/O"),
-    Layer(2, "demo", ("acp_tui.demo",),
-          "an agent, not the client: run as `python -m acp_tui.demo`, it shares the wire types only", sealed=True),
+    Layer(
+        2,
+        "demo",
+        ("acp_tui.demo",),
+        "an agent, not the client: run as `python -m acp_tui.demo`, it shares the wire types only",
+        sealed=True,
+    ),
     Layer(3, "services", ("acp_tui.services",), "answers to agent->client requests, one per capability, UI-agnostic"),
     Layer(3, "context", ("acp_tui.context",), "prompt context (file index, mentions, blocks): pure, wire-shaped"),
     Layer(3, "transcript", ("acp_tui.transcript",), "records model changes to disk; fed by whoever owns the session"),
     Layer(4, "agent", ("acp_tui.agent",), "one agent process: spawn, connection, AgentSession, dialect (asyncio I/O)"),
-    Layer(5, "controller", ("acp_tui.controller",),
-          "one agent's life and turns, UI-free, so print mode and tests share it"),
+    Layer(
+        5,
+        "controller",
+        ("acp_tui.controller",),
+        "one agent's life and turns, UI-free, so print mode and tests share it",
+    ),
     Layer(6, "ui", ("acp_tui.ui",), "Textual: renders changes and turns keys into intents; the only Textual/Rich user"),
-    Layer(7, "entry", ("acp_tui.cli", "acp_tui.__main__"),
-          "argv -> Launch -> the chosen front end; nothing imports the command line", sealed=True),
+    Layer(
+        7,
+        "entry",
+        ("acp_tui.cli", "acp_tui.__main__"),
+        "argv -> Launch -> the chosen front end; nothing imports the command line",
+        sealed=True,
+    ),
 )
 
 #: Top-level units whose mutual imports must not form a cycle (rule b); other modules count as themselves.
@@ -95,9 +123,7 @@ def _module_name(path: Path) -> str:
 def _modules() -> Mapping[str, Path]:
     """Every module of the package, by dotted name."""
     return {
-        _module_name(path): path
-        for path in sorted((REPO / PACKAGE).rglob("*.py"))
-        if "__pycache__" not in path.parts
+        _module_name(path): path for path in sorted((REPO / PACKAGE).rglob("*.py")) if "__pycache__" not in path.parts
     }
 
 
@@ -250,7 +276,7 @@ def _describe_cycles(graph: Mapping[str, set[str]], why: Mapping[tuple[str, str]
     for component in _strongly_connected(graph):
         cycle = _cycle_through(component, graph)
         lines.append(" -> ".join(cycle))
-        lines.extend(f"    {why[(a, b)]}" for a, b in zip(cycle, cycle[1:]))
+        lines.extend(f"    {why[(a, b)]}" for a, b in zip(cycle, cycle[1:], strict=False))
     return lines
 
 
@@ -281,8 +307,14 @@ def test_the_walk_sees_every_kind_of_import() -> None:
     )
     names = [name for name, _ in _imported_names("acp_tui.session.reducer", source, is_package=False)]
     assert names == [
-        "__future__.annotations", "typing.TYPE_CHECKING", "acp_tui.protocol.v1", "acp_tui.session.model",
-        "acp_tui.protocol.codec", "acp_tui.protocol.v2", "acp_tui.ui.app.AcpApp", "textual.app",
+        "__future__.annotations",
+        "typing.TYPE_CHECKING",
+        "acp_tui.protocol.v1",
+        "acp_tui.session.model",
+        "acp_tui.protocol.codec",
+        "acp_tui.protocol.v2",
+        "acp_tui.ui.app.AcpApp",
+        "textual.app",
     ]
     package_relative = [name for name, _ in _imported_names("acp_tui.ui", "from .app import run\n", is_package=True)]
     assert package_relative == ["acp_tui.ui.app.run"]
@@ -330,11 +362,7 @@ def test_textual_and_rich_only_in_the_ui() -> None:
 
 
 def test_the_core_never_imports_the_ui() -> None:
-    offenders = [
-        str(edge)
-        for edge in _edges()
-        if _unit(edge.source) in CORE and _unit(edge.target) == "ui"
-    ]
+    offenders = [str(edge) for edge in _edges() if _unit(edge.source) in CORE and _unit(edge.target) == "ui"]
     assert not offenders, "the core imports the UI:\n" + "\n".join(offenders)
 
 

@@ -38,14 +38,32 @@ pytestmark = pytest.mark.timeout(60)
 AGENT = Path(__file__).parent / "agents" / "auth_agent.py"
 
 AGENT_METHOD_V1 = {"id": "agent-login", "name": "Log in with a browser", "description": "Opens your browser"}
-AGENT_METHOD_V2 = {"type": "agent", "methodId": "agent-login", "name": "Log in with a browser",
-                   "description": "Opens your browser"}
-TERMINAL_V1 = {"type": "terminal", "id": "tui-login", "name": "Log in in the terminal",
-               "args": ["--cli", "login", "--fast"], "env": {"AUTH_AGENT_MODE": "tui"}}
-TERMINAL_V2 = {"type": "terminal", "methodId": "tui-login", "name": "Log in in the terminal",
-               "args": ["--cli", "login", "--fast"], "env": [{"name": "AUTH_AGENT_MODE", "value": "tui"}]}
-ENV_VAR = {"type": "env_var", "id": "openai-api-key", "name": "Use OPENAI_API_KEY",
-           "vars": [{"name": "OPENAI_API_KEY"}]}
+AGENT_METHOD_V2 = {
+    "type": "agent",
+    "methodId": "agent-login",
+    "name": "Log in with a browser",
+    "description": "Opens your browser",
+}
+TERMINAL_V1 = {
+    "type": "terminal",
+    "id": "tui-login",
+    "name": "Log in in the terminal",
+    "args": ["--cli", "login", "--fast"],
+    "env": {"AUTH_AGENT_MODE": "tui"},
+}
+TERMINAL_V2 = {
+    "type": "terminal",
+    "methodId": "tui-login",
+    "name": "Log in in the terminal",
+    "args": ["--cli", "login", "--fast"],
+    "env": [{"name": "AUTH_AGENT_MODE", "value": "tui"}],
+}
+ENV_VAR = {
+    "type": "env_var",
+    "id": "openai-api-key",
+    "name": "Use OPENAI_API_KEY",
+    "vars": [{"name": "OPENAI_API_KEY"}],
+}
 UNKNOWN_V2 = {"type": "_carrier_pigeon", "methodId": "pigeon", "name": "Send a pigeon"}
 KEY = "sk-test-4f9c2a7e1b3d5f60"
 
@@ -94,8 +112,9 @@ class User(NoElicitation):
 
     async def run_terminal_login(self, command: TerminalCommand) -> TerminalOutcome:
         """The stand-in for the real terminal: the program runs (no TTY), its exit status counts."""
-        done = await asyncio.to_thread(subprocess.run, list(command.argv), env=dict(command.env),
-                                       cwd=command.cwd, capture_output=True, check=False)
+        done = await asyncio.to_thread(
+            subprocess.run, list(command.argv), env=dict(command.env), cwd=command.cwd, capture_output=True, check=False
+        )
         return TerminalOutcome(done.returncode)
 
 
@@ -127,8 +146,11 @@ class Run:
         return len(frames)
 
     def answers(self) -> list[str]:
-        return ["".join(e.text for e in [entity]) for key, entity in self.ctl.state.entities.items()
-                if key[0] == AGENT_MESSAGE and isinstance(entity, Message)]
+        return [
+            "".join(e.text for e in [entity])
+            for key, entity in self.ctl.state.entities.items()
+            if key[0] == AGENT_MESSAGE and isinstance(entity, Message)
+        ]
 
     async def until(self, condition: Callable[[], object], what: str, timeout: float = 20) -> None:
         for _ in range(int(timeout / 0.02)):
@@ -160,8 +182,17 @@ async def make(tmp_path: Path) -> AsyncIterator[RunFactory]:
         script = {"record": str(record), "state": str(state), **script}
         path = tmp_path / "script.json"
         path.write_text(json.dumps(script))
-        launch = Launch(agent_argv=(sys.executable, str(AGENT), str(path)), agent_name="auth-agent", env={},
-                        cwd=tmp_path, protocol="auto", theme=None, log_path=log, init_timeout=20, warnings=())
+        launch = Launch(
+            agent_argv=(sys.executable, str(AGENT), str(path)),
+            agent_name="auth-agent",
+            env={},
+            cwd=tmp_path,
+            protocol="auto",
+            theme=None,
+            log_path=log,
+            init_timeout=20,
+            warnings=(),
+        )
         events: list[ControllerEvent] = []
         ctl = SessionController(launch, asker=user, emit=events.append, transcripts=transcripts)
         run = Run(ctl, user, events, record, state, int(script.get("version", 2)))
@@ -184,13 +215,19 @@ async def test_terminal_auth_is_advertised_in_each_schemas_shape(make: RunFactor
     assert init["capabilities"]["auth"] == {"terminal": {}}
     assert init["clientCapabilities"]["auth"] == {"terminal": True}
     validate_client_message(run.received()[0], 2)
-    validate_client_message({**run.received()[0], "params": {k: v for k, v in init.items()
-                                                             if k in ("protocolVersion", "clientInfo", "clientCapabilities")}}, 1)
+    validate_client_message(
+        {
+            **run.received()[0],
+            "params": {k: v for k, v in init.items() if k in ("protocolVersion", "clientInfo", "clientCapabilities")},
+        },
+        1,
+    )
 
 
 @pytest.mark.parametrize("version", [1, 2])
-async def test_agent_method_logs_in_then_the_session_opens_and_the_prompt_is_answered(make: RunFactory,
-                                                                                     version: int) -> None:
+async def test_agent_method_logs_in_then_the_session_opens_and_the_prompt_is_answered(
+    make: RunFactory, version: int
+) -> None:
     method = AGENT_METHOD_V2 if version == 2 else AGENT_METHOD_V1
     run = make({"version": version, "auth_methods": [method]}, User(["agent-login"]))
     assert await run.ctl.start()
@@ -209,8 +246,10 @@ async def test_agent_method_logs_in_then_the_session_opens_and_the_prompt_is_ans
 @pytest.mark.parametrize("version", [1, 2])
 async def test_a_failed_login_is_shown_and_the_list_offered_again(make: RunFactory, version: int) -> None:
     method = AGENT_METHOD_V2 if version == 2 else AGENT_METHOD_V1
-    run = make({"version": version, "auth_methods": [method], "login_failures": {"agent-login": 1}},
-               User(["agent-login", "agent-login"]))
+    run = make(
+        {"version": version, "auth_methods": [method], "login_failures": {"agent-login": 1}},
+        User(["agent-login", "agent-login"]),
+    )
     assert await run.ctl.start()
     first, second = run.user.asked
     assert first.failure is None
@@ -227,8 +266,10 @@ async def test_not_logging_in_stops_the_agent_with_a_clear_line(make: RunFactory
     assert run.ctl.stopped
     assert any("not logged in" in note and "Ctrl-R" in note for note in run.notes())
     assert "auth/login" not in run.methods_sent()
-    await run.until(lambda: run.ctl.session is not None and run.ctl.session.connection.exit_info is not None,
-                    "the agent to be stopped")
+    await run.until(
+        lambda: run.ctl.session is not None and run.ctl.session.connection.exit_info is not None,
+        "the agent to be stopped",
+    )
 
 
 async def test_no_methods_no_dialog_and_never_login_or_logout(make: RunFactory) -> None:
@@ -244,8 +285,9 @@ async def test_no_methods_no_dialog_and_never_login_or_logout(make: RunFactory) 
 
 
 @pytest.mark.parametrize("version", [1, 2])
-async def test_terminal_method_runs_the_agent_program_then_restarts(make: RunFactory, version: int,
-                                                                   tmp_path: Path) -> None:
+async def test_terminal_method_runs_the_agent_program_then_restarts(
+    make: RunFactory, version: int, tmp_path: Path
+) -> None:
     method = TERMINAL_V2 if version == 2 else TERMINAL_V1
     run = make({"version": version, "auth_methods": [method]}, User(["tui-login"]))
     assert await run.ctl.start()
@@ -266,7 +308,9 @@ async def test_terminal_method_runs_the_agent_program_then_restarts(make: RunFac
 
 
 async def test_terminal_method_that_fails_is_shown_and_nothing_runs_without_consent(make: RunFactory) -> None:
-    run = make({"version": 2, "auth_methods": [TERMINAL_V2], "terminal_exit": 3}, User(["tui-login", "tui-login", None]))
+    run = make(
+        {"version": 2, "auth_methods": [TERMINAL_V2], "terminal_exit": 3}, User(["tui-login", "tui-login", None])
+    )
     run.user.run = True
     assert not await run.ctl.start()
     first, second, third = run.user.asked
@@ -284,11 +328,17 @@ async def test_terminal_method_that_fails_is_shown_and_nothing_runs_without_cons
 def _hostile_terminal_method(trap: Path) -> TerminalLogin:
     """Issue 21.2: 80 harmless variables, then ones that choose the program or what it loads."""
     env = [(f"HARMLESS_{n:02d}", "x") for n in range(80)]
-    env += [("PATH", str(trap)), ("LD_PRELOAD", str(trap / "evil.so")), ("PYTHONSTARTUP", str(trap / "x.py")),
-            ("NODE_OPTIONS", "--require /tmp/x.js"), ("DYLD_INSERT_LIBRARIES", "x"), ("GIT_SSH_COMMAND", "x"),
-            ("HOME", str(trap)), ("LOGIN_MODE", "tui")]
-    return TerminalLogin("tui", "Log in", None, ("-c", "import os; print(os.environ.get('LOGIN_MODE'))"),
-                         tuple(env))
+    env += [
+        ("PATH", str(trap)),
+        ("LD_PRELOAD", str(trap / "evil.so")),
+        ("PYTHONSTARTUP", str(trap / "x.py")),
+        ("NODE_OPTIONS", "--require /tmp/x.js"),
+        ("DYLD_INSERT_LIBRARIES", "x"),
+        ("GIT_SSH_COMMAND", "x"),
+        ("HOME", str(trap)),
+        ("LOGIN_MODE", "tui"),
+    ]
+    return TerminalLogin("tui", "Log in", None, ("-c", "import os; print(os.environ.get('LOGIN_MODE'))"), tuple(env))
 
 
 def test_a_terminal_method_cannot_choose_the_program_or_what_it_loads(tmp_path: Path) -> None:
@@ -304,14 +354,22 @@ def test_a_terminal_method_cannot_choose_the_program_or_what_it_loads(tmp_path: 
     assert isinstance(command, TerminalCommand)
     expected = shutil.which("python3", path=user_path)
     assert expected is not None and command.argv[0] == os.path.abspath(expected)  # the user's PATH, absolute
-    assert command.refused_env == ("PATH", "LD_PRELOAD", "PYTHONSTARTUP", "NODE_OPTIONS", "DYLD_INSERT_LIBRARIES",
-                                   "GIT_SSH_COMMAND", "HOME")
+    assert command.refused_env == (
+        "PATH",
+        "LD_PRELOAD",
+        "PYTHONSTARTUP",
+        "NODE_OPTIONS",
+        "DYLD_INSERT_LIBRARIES",
+        "GIT_SSH_COMMAND",
+        "HOME",
+    )
     assert command.env["PATH"] == user_path and command.env["HOME"] == "/home/me"
     assert not any(name in command.env for name in ("LD_PRELOAD", "PYTHONSTARTUP", "NODE_OPTIONS"))
     assert dict(command.added_env) == {**{f"HARMLESS_{n:02d}": "x" for n in range(80)}, "LOGIN_MODE": "tui"}
     # what runs is what is shown
-    done = subprocess.run(list(command.argv), env=dict(command.env), cwd=command.cwd, capture_output=True, text=True,
-                          check=False)
+    done = subprocess.run(
+        list(command.argv), env=dict(command.env), cwd=command.cwd, capture_output=True, text=True, check=False
+    )
     assert done.stdout.split() == ["tui"]  # the real python3, not the agent's folder's
 
 
@@ -332,8 +390,10 @@ def test_a_terminal_program_not_on_the_users_path_is_not_run(tmp_path: Path) -> 
 
 
 async def test_env_var_method_restarts_the_agent_with_the_key(make: RunFactory) -> None:
-    run = make({"version": 1, "auth_methods": [ENV_VAR], "env_key": "OPENAI_API_KEY"},
-               User(["openai-api-key"], values={"OPENAI_API_KEY": KEY}))
+    run = make(
+        {"version": 1, "auth_methods": [ENV_VAR], "env_key": "OPENAI_API_KEY"},
+        User(["openai-api-key"], values={"OPENAI_API_KEY": KEY}),
+    )
     assert await run.ctl.start()
     [asked] = run.user.secrets_asked
     assert [v.name for v in asked.variables] == ["OPENAI_API_KEY"]
@@ -344,21 +404,35 @@ async def test_env_var_method_restarts_the_agent_with_the_key(make: RunFactory) 
 
 
 async def test_env_var_method_authenticates_when_the_fresh_agent_still_asks(make: RunFactory) -> None:
-    run = make({"version": 1, "auth_methods": [ENV_VAR], "env_key": "OPENAI_API_KEY", "env_needs_login": True},
-               User(["openai-api-key"], values={"OPENAI_API_KEY": KEY}))
+    run = make(
+        {"version": 1, "auth_methods": [ENV_VAR], "env_key": "OPENAI_API_KEY", "env_needs_login": True},
+        User(["openai-api-key"], values={"OPENAI_API_KEY": KEY}),
+    )
     assert await run.ctl.start()
     assert len(run.user.asked) == 1  # the retry needed no second question
-    assert run.methods_sent() == ["initialize", "session/new", "initialize", "session/new", "authenticate",
-                                  "session/new"]
+    assert run.methods_sent() == [
+        "initialize",
+        "session/new",
+        "initialize",
+        "session/new",
+        "authenticate",
+        "session/new",
+    ]
     authenticate = [m for m in run.received() if m.get("method") == "authenticate"][0]
     assert authenticate["params"] == {"methodId": "openai-api-key"}
     run.validate_frames()
 
 
 async def test_a_missing_key_the_agent_names_is_offered_without_methods(make: RunFactory) -> None:
-    run = make({"version": 2, "auth_methods": [], "env_key": "OPENAI_API_KEY",
-                "message": "OPENAI_API_KEY is missing or not configured"},
-               User(["key"], values={"OPENAI_API_KEY": KEY}))
+    run = make(
+        {
+            "version": 2,
+            "auth_methods": [],
+            "env_key": "OPENAI_API_KEY",
+            "message": "OPENAI_API_KEY is missing or not configured",
+        },
+        User(["key"], values={"OPENAI_API_KEY": KEY}),
+    )
     assert await run.ctl.start()
     [request] = run.user.asked
     assert request.methods == () and request.key_entry == KeyEntry("OPENAI_API_KEY")
@@ -370,8 +444,7 @@ async def test_a_missing_key_the_agent_names_is_offered_without_methods(make: Ru
 
 
 @pytest.mark.parametrize("version,require", [(2, "prompt_idle"), (2, "prompt"), (1, "prompt")])
-async def test_a_prompt_that_needs_a_login_is_sent_again_after_it(make: RunFactory, version: int,
-                                                                 require: str) -> None:
+async def test_a_prompt_that_needs_a_login_is_sent_again_after_it(make: RunFactory, version: int, require: str) -> None:
     method = AGENT_METHOD_V2 if version == 2 else AGENT_METHOD_V1
     run = make({"version": version, "auth_methods": [method], "require": require}, User(["agent-login"]))
     assert await run.ctl.start()
@@ -385,21 +458,24 @@ async def test_a_prompt_that_needs_a_login_is_sent_again_after_it(make: RunFacto
 
 
 @pytest.mark.parametrize("version,require", [(2, "prompt_idle"), (2, "prompt"), (1, "prompt")])
-async def test_a_prompt_sent_again_after_a_login_shows_the_users_words_once(make: RunFactory, version: int,
-                                                                            require: str) -> None:
+async def test_a_prompt_sent_again_after_a_login_shows_the_users_words_once(
+    make: RunFactory, version: int, require: str
+) -> None:
     """v2 idle error (Claude's adapter) and v1: the agent inserted the first try, so it holds two user messages;
     the repeat is marked and neither the conversation nor the Markdown shows the words twice. v2 refused: the
     refused try (never inserted) goes when the prompt is sent again."""
     method = AGENT_METHOD_V2 if version == 2 else AGENT_METHOD_V1
-    run = make({"version": version, "auth_methods": [method], "require": require}, User(["agent-login"]),
-               transcripts=True)
+    run = make(
+        {"version": version, "auth_methods": [method], "require": require}, User(["agent-login"]), transcripts=True
+    )
     assert await run.ctl.start()
     run.ctl.submit("what I typed")
     await run.until(lambda: "echo: what I typed" in run.answers(), "the prompt answered after the login")
     state = run.ctl.state
     messages = [e for key, e in state.entities.items() if key[0] == USER_MESSAGE and isinstance(e, Message)]
     shown = [m.text for m in messages if m.resend_of is None] + [
-        "".join(getattr(b, "text", "") for b in sub.blocks) for sub in state.submissions.values()]
+        "".join(getattr(b, "text", "") for b in sub.blocks) for sub in state.submissions.values()
+    ]
     assert shown == ["what I typed"]  # once: the first try's bubble, or the message the resend became
     if (version, require) == (2, "prompt"):
         assert len(messages) == 1 and not state.submissions  # refused before insertion: one message only
@@ -427,11 +503,14 @@ async def test_a_prompt_waits_in_the_queue_when_the_user_does_not_log_in(make: R
 
 @pytest.mark.parametrize("version,require", [(2, "prompt_idle"), (2, "prompt"), (1, "prompt")])
 async def test_a_login_the_agent_does_not_answer_is_cancelled_with_ctrl_c_and_the_prompt_waits(
-        make: RunFactory, version: int, require: str) -> None:
+    make: RunFactory, version: int, require: str
+) -> None:
     method = AGENT_METHOD_V2 if version == 2 else AGENT_METHOD_V1
     login = "auth/login" if version == 2 else "authenticate"
-    run = make({"version": version, "auth_methods": [method], "require": require, "login_hangs": 1},
-               User(["agent-login", "agent-login"]))
+    run = make(
+        {"version": version, "auth_methods": [method], "require": require, "login_hangs": 1},
+        User(["agent-login", "agent-login"]),
+    )
     assert await run.ctl.start()
     run.ctl.submit("keep me")
     await run.until(lambda: login in run.methods_sent(), "the login request to reach the agent")
@@ -472,8 +551,9 @@ async def test_terminal_login_during_a_conversation_restarts_resumes_and_resends
 
 
 async def test_login_from_the_palette_and_logout_v2(make: RunFactory) -> None:
-    run = make({"version": 2, "auth_methods": [AGENT_METHOD_V2, UNKNOWN_V2], "require": "prompt"},
-               User(["agent-login"]))
+    run = make(
+        {"version": 2, "auth_methods": [AGENT_METHOD_V2, UNKNOWN_V2], "require": "prompt"}, User(["agent-login"])
+    )
     assert await run.ctl.start()
     assert await run.ctl.login()
     [request] = run.user.asked
@@ -488,8 +568,9 @@ async def test_login_from_the_palette_and_logout_v2(make: RunFactory) -> None:
 
 @pytest.mark.parametrize("capability", [True, False])
 async def test_v1_logout_only_when_advertised(make: RunFactory, capability: bool) -> None:
-    run = make({"version": 1, "auth_methods": [AGENT_METHOD_V1], "require": "prompt", "logout_capability": capability},
-               User())
+    run = make(
+        {"version": 1, "auth_methods": [AGENT_METHOD_V1], "require": "prompt", "logout_capability": capability}, User()
+    )
     assert await run.ctl.start()
     assert await run.ctl.logout() is capability
     assert ("logout" in run.methods_sent()) is capability
@@ -510,10 +591,21 @@ async def test_logout_is_never_sent_without_methods(make: RunFactory) -> None:
 
 
 async def test_hostile_method_text_is_data(make: RunFactory) -> None:
-    hostile = {"type": "agent", "methodId": "evil", "name": "[bold red]Pay[/] \x1b]52;c;aGk=\x07now\u202e",
-               "description": "\x1b[2J[link=file:///etc]x[/link]"}
-    run = make({"version": 2, "auth_methods": [hostile], "login_failures": {"evil": 1},
-                "message": "denied \x1b]0;title\x07[b]x[/b]"}, User(["evil", None]))
+    hostile = {
+        "type": "agent",
+        "methodId": "evil",
+        "name": "[bold red]Pay[/] \x1b]52;c;aGk=\x07now\u202e",
+        "description": "\x1b[2J[link=file:///etc]x[/link]",
+    }
+    run = make(
+        {
+            "version": 2,
+            "auth_methods": [hostile],
+            "login_failures": {"evil": 1},
+            "message": "denied \x1b]0;title\x07[b]x[/b]",
+        },
+        User(["evil", None]),
+    )
     assert not await run.ctl.start()
     failure = run.user.asked[1].failure
     assert failure is not None and "\x1b" not in failure and "\u202e" not in failure
@@ -554,11 +646,22 @@ async def test_ten_thousand_methods_and_a_megabyte_name_are_cut_before_anything_
 def test_auth_methods_decode_tolerantly_in_both_versions() -> None:
     from acp_tui.protocol.auth import decode_auth_methods
 
-    v1 = decode_auth_methods([AGENT_METHOD_V1, TERMINAL_V1, ENV_VAR, {"type": "agent", "id": "a2", "name": "A2"},
-                              {"type": "weird", "id": "w", "name": "W"}, {"name": "no id"}, 7], 1)
+    v1 = decode_auth_methods(
+        [
+            AGENT_METHOD_V1,
+            TERMINAL_V1,
+            ENV_VAR,
+            {"type": "agent", "id": "a2", "name": "A2"},
+            {"type": "weird", "id": "w", "name": "W"},
+            {"name": "no id"},
+            7,
+        ],
+        1,
+    )
     assert v1[0] == AgentLogin("agent-login", "Log in with a browser", "Opens your browser")
-    assert v1[1] == TerminalLogin("tui-login", "Log in in the terminal", None, ("--cli", "login", "--fast"),
-                                  (("AUTH_AGENT_MODE", "tui"),))
+    assert v1[1] == TerminalLogin(
+        "tui-login", "Log in in the terminal", None, ("--cli", "login", "--fast"), (("AUTH_AGENT_MODE", "tui"),)
+    )
     assert isinstance(v1[2], EnvVarLogin) and v1[2].variables[0].name == "OPENAI_API_KEY" and v1[2].variables[0].secret
     assert v1[3] == AgentLogin("a2", "A2")
     assert isinstance(v1[4], UnsupportedLogin) and v1[4].raw == {"type": "weird", "id": "w", "name": "W"}
@@ -609,8 +712,17 @@ async def test_gemini_cli_missing_key_is_set_through_the_key_entry(tmp_path: Pat
     env.pop("GEMINI_API_KEY")
     env.pop("GOOGLE_GEMINI_BASE_URL")  # with a base URL of its own it needs no key; without, it asks
     log = tmp_path / "wire.log"
-    launch = Launch(agent_argv=tuple(argv), agent_name="gemini", env=env, cwd=tmp_path, protocol="auto", theme=None,
-                    log_path=log, init_timeout=60, warnings=())
+    launch = Launch(
+        agent_argv=tuple(argv),
+        agent_name="gemini",
+        env=env,
+        cwd=tmp_path,
+        protocol="auto",
+        theme=None,
+        log_path=log,
+        init_timeout=60,
+        warnings=(),
+    )
     user = User(["key"], values={"GEMINI_API_KEY": KEY})
     events: list[ControllerEvent] = []
     ctl = SessionController(launch, asker=user, emit=events.append, transcripts=False)
@@ -619,7 +731,11 @@ async def test_gemini_cli_missing_key_is_set_through_the_key_entry(tmp_path: Pat
         [request] = user.asked
         assert request.reason is not None and "API key is missing" in request.reason
         assert [m.method_id for m in request.methods if isinstance(m, AgentLogin)] == [
-            "oauth-personal", "gemini-api-key", "vertex-ai", "gateway"]  # `_meta` hints never required
+            "oauth-personal",
+            "gemini-api-key",
+            "vertex-ai",
+            "gateway",
+        ]  # `_meta` hints never required
         assert request.key_entry == KeyEntry(None)  # the message names no variable: the user does
         assert ctl.session is not None and ctl.session.session_id is not None
     finally:
@@ -634,11 +750,19 @@ async def test_gemini_cli_missing_key_is_set_through_the_key_entry(tmp_path: Pat
 #: Gemini CLI 0.61.0's `initialize` authMethods, as its bundle (tests/.peers/gemini-cli-0.61.0, `initialize`) sends them.
 GEMINI_METHODS: list[dict[str, Any]] = [
     {"id": "oauth-personal", "name": "Log in with Google", "description": "Log in with your Google account"},
-    {"id": "gemini-api-key", "name": "Gemini API key", "description": "Use an API key with Gemini Developer API",
-     "_meta": {"api-key": {"provider": "google"}}},
+    {
+        "id": "gemini-api-key",
+        "name": "Gemini API key",
+        "description": "Use an API key with Gemini Developer API",
+        "_meta": {"api-key": {"provider": "google"}},
+    },
     {"id": "vertex-ai", "name": "Vertex AI", "description": "Use an API key with Vertex AI GenAI API"},
-    {"id": "gateway", "name": "AI API Gateway", "description": "Use a custom AI API Gateway",
-     "_meta": {"gateway": {"protocol": "google", "restartRequired": "false"}}},
+    {
+        "id": "gateway",
+        "name": "AI API Gateway",
+        "description": "Use a custom AI API Gateway",
+        "_meta": {"gateway": {"protocol": "google", "restartRequired": "false"}},
+    },
 ]
 
 
@@ -647,11 +771,17 @@ def test_an_agent_method_wanting_a_key_names_its_variable() -> None:
 
     methods = decode_auth_methods(GEMINI_METHODS, 1)
     assert [m.api_key for m in methods if isinstance(m, AgentLogin)] == [
-        None, ApiKeyHint("GEMINI_API_KEY", "google"), None, None]
+        None,
+        ApiKeyHint("GEMINI_API_KEY", "google"),
+        None,
+        None,
+    ]
     named = {"id": "k", "name": "K", "_meta": {"api-key": {"provider": "acme", "env": "ACME_KEY"}}}
     unknown = {"id": "u", "name": "U", "_meta": {"api-key": True}}
     assert [m.api_key for m in decode_auth_methods([named, unknown], 1) if isinstance(m, AgentLogin)] == [
-        ApiKeyHint("ACME_KEY", "acme"), ApiKeyHint(None, None)]
+        ApiKeyHint("ACME_KEY", "acme"),
+        ApiKeyHint(None, None),
+    ]
 
 
 async def test_the_gemini_api_key_method_asks_for_its_variable_and_restarts_instead_of_saying_logged_in() -> None:
@@ -666,8 +796,9 @@ async def test_the_gemini_api_key_method_asks_for_its_variable_and_restarts_inst
     service = AuthService(user, agent_name="gemini", agent_argv=("gemini", "--acp"), cwd=Path("/"))
     attempt = LoginAttempt("API key is missing", decode_auth_methods(GEMINI_METHODS, 1), request, {})
     outcome = await service.log_in(attempt)
-    assert outcome == RestartNeeded("GEMINI_API_KEY set for the agent; restarting it", {"GEMINI_API_KEY": KEY},
-                                    "gemini-api-key")
+    assert outcome == RestartNeeded(
+        "GEMINI_API_KEY set for the agent; restarting it", {"GEMINI_API_KEY": KEY}, "gemini-api-key"
+    )
     [asked] = user.secrets_asked
     assert asked.variables == (LoginVariable("GEMINI_API_KEY"),)
     assert secrets.is_secret(KEY)
@@ -686,8 +817,17 @@ async def test_gemini_cli_api_key_method_sets_the_key_and_restarts(tmp_path: Pat
     env.pop("GEMINI_API_KEY")
     env.pop("GOOGLE_GEMINI_BASE_URL")
     log = tmp_path / "wire.log"
-    launch = Launch(agent_argv=tuple(argv), agent_name="gemini", env=env, cwd=tmp_path, protocol="auto", theme=None,
-                    log_path=log, init_timeout=60, warnings=())
+    launch = Launch(
+        agent_argv=tuple(argv),
+        agent_name="gemini",
+        env=env,
+        cwd=tmp_path,
+        protocol="auto",
+        theme=None,
+        log_path=log,
+        init_timeout=60,
+        warnings=(),
+    )
     user = User(["gemini-api-key"], values={"GEMINI_API_KEY": KEY})
     events: list[ControllerEvent] = []
     ctl = SessionController(launch, asker=user, emit=events.append, transcripts=False)
@@ -710,11 +850,21 @@ async def test_gemini_cli_api_key_method_sets_the_key_and_restarts(tmp_path: Pat
 
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("which,protocol", [("dual_version_agent", "auto"), ("dual_version_agent", 1), ("agent", 1)])
-async def test_sdk_agents_list_no_methods_so_login_and_logout_are_never_sent(tmp_path: Path, ts_sdk_peers: Any,
-                                                                           which: str, protocol: Any) -> None:
+async def test_sdk_agents_list_no_methods_so_login_and_logout_are_never_sent(
+    tmp_path: Path, ts_sdk_peers: Any, which: str, protocol: Any
+) -> None:
     log = tmp_path / "wire.log"
-    launch = Launch(agent_argv=tuple(getattr(ts_sdk_peers, which)), agent_name="sdk", env={}, cwd=tmp_path,
-                    protocol=protocol, theme=None, log_path=log, init_timeout=30, warnings=())
+    launch = Launch(
+        agent_argv=tuple(getattr(ts_sdk_peers, which)),
+        agent_name="sdk",
+        env={},
+        cwd=tmp_path,
+        protocol=protocol,
+        theme=None,
+        log_path=log,
+        init_timeout=30,
+        warnings=(),
+    )
     user = User()
     events: list[ControllerEvent] = []
     ctl = SessionController(launch, asker=user, emit=events.append, transcripts=False)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from acp_tui import __version__
-from acp_tui.launch import Launch
 from acp_tui.cli import main, parse_argv
+from acp_tui.launch import Launch
 
 
 @pytest.fixture(autouse=True)
@@ -56,13 +56,21 @@ def write_config(tmp_path: Path, text: str) -> Path:
     [
         (["gemini", "--acp"], ["gemini", "--acp"], None, "auto"),
         (["--cwd", "/tmp", "gemini", "--cwd", "x"], ["gemini", "--cwd", "x"], "/tmp", "auto"),
-        (["--protocol=1", "--", "npx", "@agentclientprotocol/claude-agent-acp", "--foo"],
-         ["npx", "@agentclientprotocol/claude-agent-acp", "--foo"], None, "1"),
+        (
+            ["--protocol=1", "--", "npx", "@agentclientprotocol/claude-agent-acp", "--foo"],
+            ["npx", "@agentclientprotocol/claude-agent-acp", "--foo"],
+            None,
+            "1",
+        ),
         (["--protocol", "2", "--", "--weird-agent", "-h"], ["--weird-agent", "-h"], None, "2"),
         (["--cwd", "-dashdir", "opencode", "acp"], ["opencode", "acp"], "-dashdir", "auto"),
         (["codex-acp", "--", "--version"], ["codex-acp", "--", "--version"], None, "auto"),
-        (["--cwd=-d", "--protocol=2", "agent", "-h", "--", "--cwd", "x"],
-         ["agent", "-h", "--", "--cwd", "x"], "-d", "2"),
+        (
+            ["--cwd=-d", "--protocol=2", "agent", "-h", "--", "--cwd", "x"],
+            ["agent", "-h", "--", "--cwd", "x"],
+            "-d",
+            "2",
+        ),
         (["--", "--", "agent"], ["--", "agent"], None, "auto"),
         ([], [], None, "auto"),
         (["--"], [], None, "auto"),
@@ -265,7 +273,9 @@ def test_list_agents(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert "hunter2" not in out
 
 
-def test_list_agents_with_a_broken_config_says_where_and_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_list_agents_with_a_broken_config_says_where_and_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A config that does not parse used to list "No named agents" (with a warning above it that read
     like a footnote): the user's agents are there, the file is broken."""
     path = write_config(tmp_path, '[agents.claude]\ncommand = ["npx", "claude-agent-acp"\n')

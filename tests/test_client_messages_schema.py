@@ -55,11 +55,17 @@ def test_v1_initialize_advertises_the_v2_baseline_we_show() -> None:
     """v1 agents send notices, compactions and boolean options only when `clientCapabilities.session`
     says the client shows them (v1 `ClientSessionCapabilities`); we do, in both versions."""
     params = _wire(codec.build_initialize())
-    v1_only = {"protocolVersion": 1, "clientInfo": params["clientInfo"], "clientCapabilities": params["clientCapabilities"]}
+    v1_only = {
+        "protocolVersion": 1,
+        "clientInfo": params["clientInfo"],
+        "clientCapabilities": params["clientCapabilities"],
+    }
     _validate(V1_SCHEMA, "InitializeRequest", v1_only)
     _validate(V1_SCHEMA, "ClientRequest", {"id": 1, "method": "initialize", "params": v1_only})
     assert params["clientCapabilities"]["session"] == {
-        "notices": {}, "compaction": {}, "configOptions": {"boolean": {}},
+        "notices": {},
+        "compaction": {},
+        "configOptions": {"boolean": {}},
     }
 
 

@@ -7,7 +7,6 @@ reason looks like. docs/protocol.md §1.2: a malformed `x-deserialize-default-on
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import msgspec
@@ -48,9 +47,7 @@ def test_idle_with_malformed_error_keeps_stop_reason(bad: Any) -> None:
 
 @pytest.mark.parametrize("bad", ["terminal", {"type": "terminal"}, [{"terminalId": "t1"}], [1]])
 def test_malformed_background_is_not_reported(bad: Any) -> None:
-    decoded = _update(
-        {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn", "background": bad}
-    )
+    decoded = _update({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn", "background": bad})
     assert (decoded.state, decoded.stop_reason, decoded.background) == ("idle", "end_turn", UNSET)
 
 
@@ -86,7 +83,10 @@ GROUPED_OPTION: dict[str, Any] = {
 }
 
 
-@pytest.mark.parametrize(("version", "key_field", "group_field"), [(1, "id", "group"), (2, "configId", "groupId"), (2, "configId", "group"), (1, "id", "groupId")])
+@pytest.mark.parametrize(
+    ("version", "key_field", "group_field"),
+    [(1, "id", "group"), (2, "configId", "groupId"), (2, "configId", "group"), (1, "id", "groupId")],
+)
 def test_grouped_select_keeps_its_groups(version: int, key_field: str, group_field: str) -> None:
     option = {**GROUPED_OPTION, key_field: "model"}
     option["options"] = [{group_field: f"g{i}", **group} for i, group in enumerate(GROUPED_OPTION["options"])]
@@ -114,7 +114,12 @@ def test_group_without_any_key_is_dropped_not_fatal() -> None:
     option = {**GROUPED_OPTION, "configId": "model"}
     good = {"groupId": "ok", **GROUPED_OPTION["options"][0]}
     option["options"] = [good, GROUPED_OPTION["options"][1]]
-    decoded = _update({"sessionUpdate": "config_option_update", "configOptions": [option, {**option, "configId": "x", "options": [good]}]})
+    decoded = _update(
+        {
+            "sessionUpdate": "config_option_update",
+            "configOptions": [option, {**option, "configId": "x", "options": [good]}],
+        }
+    )
     # The option with a key-less group is malformed (groupId is required) and skipped as an invalid item.
     assert [opt.config_id for opt in decoded.config_options] == ["x"]
 
@@ -136,7 +141,9 @@ def test_group_without_any_key_is_dropped_not_fatal() -> None:
     ],
 )
 def test_tool_call_update_malformed_optional_field_is_unset(version: int, field: str, bad: Any, attr: str) -> None:
-    decoded = _update({"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed", field: bad}, version)
+    decoded = _update(
+        {"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed", field: bad}, version
+    )
     assert isinstance(decoded, v2.ToolCallUpdate if version == 2 else v1.V1ToolCallUpdate)
     assert decoded.tool_call_id == "t1"
     assert getattr(decoded, attr) is UNSET
@@ -165,7 +172,10 @@ def test_nested_default_on_error_fields_are_dropped() -> None:
             "content": [
                 {"type": "content", "content": {"type": "text", "text": "hi", "annotations": 9}},
                 {"type": "diff", "changes": [{"operation": "modify", "path": "/a.py", "fileType": 1}], "patch": "no"},
-                {"type": "content", "content": {"type": "resource", "resource": {"uri": "u", "text": "t", "mimeType": 2}}},
+                {
+                    "type": "content",
+                    "content": {"type": "resource", "resource": {"uri": "u", "text": "t", "mimeType": 2}},
+                },
             ],
         }
     )
@@ -178,14 +188,20 @@ def test_nested_default_on_error_fields_are_dropped() -> None:
 
 
 def test_malformed_nested_optional_field_keeps_its_parent() -> None:
-    decoded = _update({"sessionUpdate": "terminal_update", "terminalId": "t", "exitStatus": {"exitCode": "0", "signal": "TERM"}})
+    decoded = _update(
+        {"sessionUpdate": "terminal_update", "terminalId": "t", "exitStatus": {"exitCode": "0", "signal": "TERM"}}
+    )
     assert decoded.exit_status == v2.TerminalExitStatus(signal="TERM")
 
 
 @pytest.mark.parametrize("version", [1, 2])
 def test_chunk_with_malformed_annotations_keeps_its_text(version: int) -> None:
     decoded = _update(
-        {"sessionUpdate": "agent_message_chunk", "messageId": "m1", "content": {"type": "text", "text": "hi", "annotations": [1]}},
+        {
+            "sessionUpdate": "agent_message_chunk",
+            "messageId": "m1",
+            "content": {"type": "text", "text": "hi", "annotations": [1]},
+        },
         version,
     )
     assert decoded.content == v2.TextContent(text="hi")
@@ -289,7 +305,8 @@ def test_default_on_error_fields_match_schema(struct: type, schema: int, name: s
     required = set(definition.get("required", []))
     fields = {field.encode_name for field in msgspec.structs.fields(struct)}
     expected = {
-        key for key, spec in properties.items()
+        key
+        for key, spec in properties.items()
         if key in fields and key not in required and spec.get("x-deserialize-default-on-error")
     }
     assert codec.default_on_error_fields(struct) & properties.keys() == expected
@@ -310,19 +327,53 @@ def test_state_update_fields_match_schema() -> None:
 
 _JUNK = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=5),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["type", "text", "groupId", "options", "value", "name"]), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(["type", "text", "groupId", "options", "value", "name"]), inner, max_size=3)
+    ),
     max_leaves=6,
 )
 _SEEDS: list[dict[str, Any]] = [
-    {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn", "background": [{"type": "terminal", "terminalId": "t"}]},
-    {"sessionUpdate": "tool_call_update", "toolCallId": "t1", "content": [{"type": "content", "content": {"type": "text", "text": "x"}}], "locations": [{"path": "/a"}]},
+    {
+        "sessionUpdate": "state_update",
+        "state": "idle",
+        "stopReason": "end_turn",
+        "background": [{"type": "terminal", "terminalId": "t"}],
+    },
+    {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": "t1",
+        "content": [{"type": "content", "content": {"type": "text", "text": "x"}}],
+        "locations": [{"path": "/a"}],
+    },
     {"sessionUpdate": "config_option_update", "configOptions": [{**GROUPED_OPTION, "configId": "m", "id": "m"}]},
-    {"sessionUpdate": "agent_message_chunk", "messageId": "m", "content": {"type": "resource", "resource": {"uri": "u", "text": "t"}}},
+    {
+        "sessionUpdate": "agent_message_chunk",
+        "messageId": "m",
+        "content": {"type": "resource", "resource": {"uri": "u", "text": "t"}},
+    },
 ]
 
 
 @settings(max_examples=300, deadline=None)
-@given(seed=st.sampled_from(_SEEDS), key=st.sampled_from(["stopReason", "background", "content", "locations", "configOptions", "state", "toolCallId", "messageId", "_meta"]), junk=_JUNK, version=st.sampled_from([1, 2]))
+@given(
+    seed=st.sampled_from(_SEEDS),
+    key=st.sampled_from(
+        [
+            "stopReason",
+            "background",
+            "content",
+            "locations",
+            "configOptions",
+            "state",
+            "toolCallId",
+            "messageId",
+            "_meta",
+        ]
+    ),
+    junk=_JUNK,
+    version=st.sampled_from([1, 2]),
+)
 def test_junk_in_any_field_decodes_or_is_malformed(seed: dict[str, Any], key: str, junk: Any, version: int) -> None:
     try:
         _update({**seed, key: junk}, version)

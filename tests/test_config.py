@@ -86,7 +86,9 @@ def test_unreadable_and_non_utf8_files(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_bytes(b'theme = "ok"\ntheme2 = "\xff"\n')
     settings, warnings = load_settings(path)
-    assert settings == Settings(broken=warnings[0].removesuffix("; using defaults")) and warnings[0].startswith(f"{path}:2:")
+    assert settings == Settings(broken=warnings[0].removesuffix("; using defaults")) and warnings[0].startswith(
+        f"{path}:2:"
+    )
 
 
 def test_path_overrides(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -48,8 +48,11 @@ def test_env_entries_parse_as_values_or_commands() -> None:
 
 
 def test_resolve_runs_the_command_and_keeps_the_first_line_as_a_secret() -> None:
-    agent = NamedAgent(command=["agent"], env={"ANTHROPIC_LOG": "debug", "GITHUB_TOKEN": "ghp_literal_value"},
-                       env_commands={"OPENAI_API_KEY": tuple(printer(KEY))})
+    agent = NamedAgent(
+        command=["agent"],
+        env={"ANTHROPIC_LOG": "debug", "GITHUB_TOKEN": "ghp_literal_value"},
+        env_commands={"OPENAI_API_KEY": tuple(printer(KEY))},
+    )
     env, warnings = resolve_env(agent, name="codex")
     assert env == {"ANTHROPIC_LOG": "debug", "GITHUB_TOKEN": "ghp_literal_value", "OPENAI_API_KEY": KEY}
     assert not warnings
@@ -58,15 +61,21 @@ def test_resolve_runs_the_command_and_keeps_the_first_line_as_a_secret() -> None
 
 
 def test_a_failing_command_leaves_the_variable_unset_with_a_warning() -> None:
-    agent = NamedAgent(command=["agent"], env_commands={
-        "A_KEY": tuple(printer("nope", 1)),
-        "B_KEY": (PY, "-c", "pass"),
-        "C_KEY": ("/nonexistent/pass",),
-    })
+    agent = NamedAgent(
+        command=["agent"],
+        env_commands={
+            "A_KEY": tuple(printer("nope", 1)),
+            "B_KEY": (PY, "-c", "pass"),
+            "C_KEY": ("/nonexistent/pass",),
+        },
+    )
     env, warnings = resolve_env(agent, name="codex")
     assert env == {}
-    assert [w.split(":")[0] for w in warnings] == ["agents.codex.env.A_KEY", "agents.codex.env.B_KEY",
-                                                   "agents.codex.env.C_KEY"]
+    assert [w.split(":")[0] for w in warnings] == [
+        "agents.codex.env.A_KEY",
+        "agents.codex.env.B_KEY",
+        "agents.codex.env.C_KEY",
+    ]
     assert "exited with status 1" in warnings[0] and "printed nothing" in warnings[1] and "could not run" in warnings[2]
 
 

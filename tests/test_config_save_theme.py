@@ -49,16 +49,23 @@ def test_a_missing_file_is_created_with_the_theme(tmp_path: Path) -> None:
     assert path.read_text(encoding="utf-8") == 'theme = "acp-light"\n'
 
 
-@pytest.mark.parametrize(("before", "after"), [
-    ('default_agent = "a"\n\n[agents.a]\ncommand = "a"\n',
-     'default_agent = "a"\ntheme = "nord"\n\n[agents.a]\ncommand = "a"\n'),
-    ('# only tables\n[agents.a]\ncommand = "a"\n', 'theme = "nord"\n# only tables\n[agents.a]\ncommand = "a"\n'),
-    ("init_timeout = 5", 'init_timeout = 5\ntheme = "nord"\n'),
-    ("", 'theme = "nord"\n'),
-    ("\"theme\" = 'old' # quoted key, literal string\r\ninit_timeout = 5\r\n",
-     "\"theme\" = \"nord\" # quoted key, literal string\r\ninit_timeout = 5\r\n"),
-    ("theme='old'\n", 'theme="nord"\n'),
-])
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (
+            'default_agent = "a"\n\n[agents.a]\ncommand = "a"\n',
+            'default_agent = "a"\ntheme = "nord"\n\n[agents.a]\ncommand = "a"\n',
+        ),
+        ('# only tables\n[agents.a]\ncommand = "a"\n', 'theme = "nord"\n# only tables\n[agents.a]\ncommand = "a"\n'),
+        ("init_timeout = 5", 'init_timeout = 5\ntheme = "nord"\n'),
+        ("", 'theme = "nord"\n'),
+        (
+            "\"theme\" = 'old' # quoted key, literal string\r\ninit_timeout = 5\r\n",
+            '"theme" = "nord" # quoted key, literal string\r\ninit_timeout = 5\r\n',
+        ),
+        ("theme='old'\n", 'theme="nord"\n'),
+    ],
+)
 def test_the_key_is_added_or_replaced_in_place(before: str, after: str) -> None:
     assert with_theme(before, "nord") == after
 
@@ -68,11 +75,14 @@ def test_odd_names_are_escaped() -> None:
     assert tomllib.loads(with_theme("", name))["theme"] == name
 
 
-@pytest.mark.parametrize("broken", [
-    'theme = "unterminated\n',
-    'theme = """multi\nline"""\n',
-    "x = [\n  [1, 2],\n]\ntheme = 'after a nested array'\n",
-])
+@pytest.mark.parametrize(
+    "broken",
+    [
+        'theme = "unterminated\n',
+        'theme = """multi\nline"""\n',
+        "x = [\n  [1, 2],\n]\ntheme = 'after a nested array'\n",
+    ],
+)
 def test_a_file_that_cannot_be_edited_safely_is_left_alone(tmp_path: Path, broken: str) -> None:
     path = tmp_path / "config.toml"
     path.write_text(broken, encoding="utf-8")
@@ -104,8 +114,9 @@ async def test_a_theme_picked_in_the_palette_is_saved_and_used_on_the_next_start
         await run.pilot.pause(0.3)
         await run.pilot.press("enter")
         await run.wait(lambda: run.app.theme == "acp-light", "the light theme")
-        await run.wait(lambda: 'theme = "acp-light"   # dark for now' in path.read_text(encoding="utf-8"),
-                       "the saved theme")
+        await run.wait(
+            lambda: 'theme = "acp-light"   # dark for now' in path.read_text(encoding="utf-8"), "the saved theme"
+        )
     # the next start: the CLI reads config.toml and the app comes up light
     options, agent = parse_argv(["--", "true"])
     settings, warnings = load_settings(path)

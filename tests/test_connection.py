@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from acp_tui.agent.connection import ConnectionClosed, Connection, WireProblem, RpcError
+from acp_tui.agent.connection import Connection, ConnectionClosed, RpcError, WireProblem
 from acp_tui.agent.process import AgentProcess
 from acp_tui.agent.trace import WireTrace
 from acp_tui.protocol.jsonrpc import Request
@@ -314,8 +314,14 @@ async def test_a_deeply_nested_request_is_answered_with_its_id(peer: Peer) -> No
 
 async def test_a_lone_surrogate_in_a_request_is_answered_invalid_params(peer: Peer) -> None:
     # What Python's json writes for the str "\ud800": valid JSON grammar, no Unicode text.
-    line = json.dumps({"jsonrpc": "2.0", "id": "w1", "method": "fs/write_text_file",
-                       "params": {"sessionId": "s", "path": "/tmp/x", "content": "\ud800"}}).encode()
+    line = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": "w1",
+            "method": "fs/write_text_file",
+            "params": {"sessionId": "s", "path": "/tmp/x", "content": "\ud800"},
+        }
+    ).encode()
     answer = await ask_raw(peer, line, "w1")
     assert answer["id"] == "w1" and answer["error"]["code"] == -32602
     assert "lone UTF-16 surrogate" in answer["error"]["message"]
@@ -332,9 +338,11 @@ async def test_a_request_whose_id_cannot_be_read_is_answered_with_id_null(peer: 
 
 async def test_a_batch_we_cannot_read_answers_each_request_in_it(peer: Peer) -> None:
     deep = b"[" * 5000 + b"]" * 5000  # too deep for the decoder, short enough for the scan to see past
-    line = (b'[{"jsonrpc":"2.0","id":"b1","method":"client/echo","params":' + deep + b'},'
-            b'{"jsonrpc":"2.0","method":"test/note","params":{}},'
-            b'{"jsonrpc":"2.0","id":"b2","method":"client/echo","params":{}}]')
+    line = (
+        b'[{"jsonrpc":"2.0","id":"b1","method":"client/echo","params":' + deep + b"},"
+        b'{"jsonrpc":"2.0","method":"test/note","params":{}},'
+        b'{"jsonrpc":"2.0","id":"b2","method":"client/echo","params":{}}]'
+    )
     result = await peer.call("test/ask_raw", {"line": base64.b64encode(line).decode(), "raw_reply": True})
     reply = json.loads(result["reply"])
     assert isinstance(reply, list)
@@ -349,8 +357,10 @@ async def test_an_answer_we_cannot_read_fails_its_request_instead_of_hanging(pee
     after = b',"result":{"text":"\\ud800"}}'
     with pytest.raises(RpcError) as info:
         await asyncio.wait_for(
-            peer.conn.request("test/answer_raw", {"before": base64.b64encode(before).decode(),
-                                                  "after": base64.b64encode(after).decode()}),
+            peer.conn.request(
+                "test/answer_raw",
+                {"before": base64.b64encode(before).decode(), "after": base64.b64encode(after).decode()},
+            ),
             20,
         )
     assert info.value.code == -32700 and "could not be read" in info.value.message
@@ -364,9 +374,17 @@ async def test_a_line_past_the_limit_is_dropped_and_its_request_answered(tmp_pat
     conn = Connection(proc, on_problem=problems.append, max_line=1024 * 1024)
     conn.start()
     try:
-        line = json.dumps({"jsonrpc": "2.0", "id": "big", "method": "fs/write_text_file",
-                           "params": {"sessionId": "s", "path": "/tmp/x", "content": "x" * 3_000_000}}).encode()
-        raw = await asyncio.wait_for(conn.request("test/ask_raw", {"line": base64.b64encode(line).decode(), "id": "big"}), 30)
+        line = json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": "big",
+                "method": "fs/write_text_file",
+                "params": {"sessionId": "s", "path": "/tmp/x", "content": "x" * 3_000_000},
+            }
+        ).encode()
+        raw = await asyncio.wait_for(
+            conn.request("test/ask_raw", {"line": base64.b64encode(line).decode(), "id": "big"}), 30
+        )
         answer = json.loads(bytes(raw))["answer"]
         assert answer["id"] == "big" and answer["error"]["code"] == -32600
         assert "over the 1,048,576-byte limit" in answer["error"]["message"]

@@ -52,7 +52,7 @@ HOSTILE_NAMES = [
     "[bold red]markup[link=x].md",
     "bidi\u202eexe.txt",
     "zero\u200bwidth.py",
-    "quote\"and\\back.txt",
+    'quote"and\\back.txt',
     "sp ace.txt",
     "x" * 240 + ".txt",
 ]
@@ -79,15 +79,34 @@ def test_index_respects_gitignore_like_git(tmp_path: Path) -> None:
     (tmp_path / ".git" / "info").mkdir(parents=True)
     (tmp_path / ".git" / "info" / "exclude").write_text("secret.txt\n")
     (tmp_path / ".gitignore").write_text("build/\n*.log\n!keep.log\nnode_modules\n")
-    touch(tmp_path, "src/app.py", "src/gen/out.tmp", "build/out.o", "a.log", "keep.log", "node_modules/x/i.js",
-          "secret.txt", "docs/readme.md", ".git/HEAD")
+    touch(
+        tmp_path,
+        "src/app.py",
+        "src/gen/out.tmp",
+        "build/out.o",
+        "a.log",
+        "keep.log",
+        "node_modules/x/i.js",
+        "secret.txt",
+        "docs/readme.md",
+        ".git/HEAD",
+    )
     (tmp_path / "src" / ".gitignore").write_text("*.tmp\n")
     corpus = index_of(tmp_path)
     assert corpus.status == "complete"
     paths = set(corpus.paths[: corpus.size])
     assert {"src/", "src/app.py", "src/gen/", "keep.log", "docs/", "docs/readme.md"} <= paths
-    for ignored in ("build/", "build/out.o", "a.log", "node_modules/", "node_modules/x/i.js", "secret.txt",
-                    "src/gen/out.tmp", ".git/", ".git/HEAD"):
+    for ignored in (
+        "build/",
+        "build/out.o",
+        "a.log",
+        "node_modules/",
+        "node_modules/x/i.js",
+        "secret.txt",
+        "src/gen/out.tmp",
+        ".git/",
+        ".git/HEAD",
+    ):
         assert ignored not in paths, ignored
 
 
@@ -225,8 +244,17 @@ def test_results_are_exactly_the_subsequence_matches_whatever_the_typing_order(
     monkeypatch.setattr(matcher_module, "_FEW_OCCURRENCES", few_occurrences)  # by position, or by scanning
     paths = sample_paths(3000)
     corpus = Corpus.from_paths(paths)
-    plain = Corpus(corpus.paths, corpus.lower, corpus.base, corpus.base_start, corpus.visible, corpus.size,
-                   corpus.visible_size, corpus.generation, "complete")  # no bitmasks: the narrowing path
+    plain = Corpus(
+        corpus.paths,
+        corpus.lower,
+        corpus.base,
+        corpus.base_start,
+        corpus.visible,
+        corpus.size,
+        corpus.visible_size,
+        corpus.generation,
+        "complete",
+    )  # no bitmasks: the narrowing path
     rng = random.Random(3)
     for with_masks in (corpus, plain):
         matcher = Matcher()
@@ -246,21 +274,33 @@ def test_a_growing_corpus_is_searched_in_its_new_part_too() -> None:
     matcher = Matcher()
     paths = sample_paths(500)
     for start in range(0, 500, 100):
-        for path in paths[start:start + 100]:
+        for path in paths[start : start + 100]:
             lists.add(path)
         corpus = lists.snapshot(1, "building", "")
         for query in ("a", "ap", "app", "appm"):
-            assert {m.path for m in matcher.search(corpus, query, 10_000)} == reference(paths[:start + 100], query)
+            assert {m.path for m in matcher.search(corpus, query, 10_000)} == reference(paths[: start + 100], query)
 
 
 def test_ranking_puts_name_prefix_then_name_then_path_then_scattered_matches() -> None:
-    corpus = Corpus.from_paths([
-        "docs/guide/application_notes.md", "src/widgets/app.py", "app/", "lib/mapper.py", "a/p/p.txt",
-        "zapp_tool.py",
-    ])
+    corpus = Corpus.from_paths(
+        [
+            "docs/guide/application_notes.md",
+            "src/widgets/app.py",
+            "app/",
+            "lib/mapper.py",
+            "a/p/p.txt",
+            "zapp_tool.py",
+        ]
+    )
     ranked = [m.path for m in Matcher().search(corpus, "app")]
-    assert ranked == ["app/", "src/widgets/app.py", "docs/guide/application_notes.md", "zapp_tool.py",
-                      "lib/mapper.py", "a/p/p.txt"]
+    assert ranked == [
+        "app/",
+        "src/widgets/app.py",
+        "docs/guide/application_notes.md",
+        "zapp_tool.py",
+        "lib/mapper.py",
+        "a/p/p.txt",
+    ]
     assert Matcher().search(corpus, "APP")[0].path == "app/"  # case-insensitive
 
 
@@ -318,8 +358,9 @@ def test_mentions_are_the_tokens_that_name_existing_paths(tmp_path: Path) -> Non
 
 def init_v2(prompt: Any) -> methods.InitializeResponse:
     caps: dict[str, Any] = {"session": {} if prompt is None else {"prompt": prompt}}
-    return methods.InitializeResponse(protocol_version=2, info=methods.Implementation(name="a", version="1"),
-                                      capabilities=caps)
+    return methods.InitializeResponse(
+        protocol_version=2, info=methods.Implementation(name="a", version="1"), capabilities=caps
+    )
 
 
 def init_v1(prompt: Any) -> methods.InitializeResponse:
@@ -327,18 +368,21 @@ def init_v1(prompt: Any) -> methods.InitializeResponse:
     return methods.InitializeResponse(protocol_version=1, agent_capabilities=caps)
 
 
-@pytest.mark.parametrize(("init", "expected"), [
-    (None, PromptCapabilities()),
-    (init_v2(None), PromptCapabilities()),
-    (init_v2({"embeddedContext": {}, "image": {}}), PromptCapabilities(embedded_context=True, image=True)),
-    (init_v2({"embeddedContext": None, "image": {}, "audio": {}}), PromptCapabilities(image=True, audio=True)),
-    (init_v2({"image": "yes", "audio": 1}), PromptCapabilities()),
-    (init_v2("nonsense"), PromptCapabilities()),
-    (init_v1(None), PromptCapabilities()),
-    (init_v1({"embeddedContext": True, "image": False}), PromptCapabilities(embedded_context=True)),
-    (init_v1({"image": True, "audio": True}), PromptCapabilities(image=True, audio=True)),
-    (init_v1({"image": {}, "embeddedContext": "true"}), PromptCapabilities()),
-])
+@pytest.mark.parametrize(
+    ("init", "expected"),
+    [
+        (None, PromptCapabilities()),
+        (init_v2(None), PromptCapabilities()),
+        (init_v2({"embeddedContext": {}, "image": {}}), PromptCapabilities(embedded_context=True, image=True)),
+        (init_v2({"embeddedContext": None, "image": {}, "audio": {}}), PromptCapabilities(image=True, audio=True)),
+        (init_v2({"image": "yes", "audio": 1}), PromptCapabilities()),
+        (init_v2("nonsense"), PromptCapabilities()),
+        (init_v1(None), PromptCapabilities()),
+        (init_v1({"embeddedContext": True, "image": False}), PromptCapabilities(embedded_context=True)),
+        (init_v1({"image": True, "audio": True}), PromptCapabilities(image=True, audio=True)),
+        (init_v1({"image": {}, "embeddedContext": "true"}), PromptCapabilities()),
+    ],
+)
 def test_prompt_capabilities_are_read_from_either_version(init: Any, expected: PromptCapabilities) -> None:
     assert PromptCapabilities.from_init(init) == expected
     if init is not None:
@@ -373,8 +417,9 @@ def submission_for(root: Path, paths: list[str], text: str = "look") -> PromptSu
 
 def prompt_json(blocks: list[Any]) -> dict[str, Any]:
     params = methods.PromptRequest(session_id="s-1", prompt=blocks)
-    result: dict[str, Any] = json.loads(codec.encode({"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
-                                                      "params": params}))
+    result: dict[str, Any] = json.loads(
+        codec.encode({"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": params})
+    )
     return result
 
 
@@ -397,7 +442,7 @@ def test_every_prompt_is_valid_and_within_the_capabilities(tmp_path: Path, capab
     kinds = [type(block).__name__ for block in result.blocks[1:]]
     if capabilities.embedded_context:
         assert kinds[0] == "EmbeddedResource"
-        assert kinds[len(paths) - len(HOSTILE_NAMES):] == ["EmbeddedResource"] * len(HOSTILE_NAMES)
+        assert kinds[len(paths) - len(HOSTILE_NAMES) :] == ["EmbeddedResource"] * len(HOSTILE_NAMES)
     else:
         assert "EmbeddedResource" not in kinds
     assert kinds[1] == "ResourceLink"  # a directory is always a link
@@ -417,15 +462,23 @@ def test_blocks_carry_uri_name_size_and_type(tmp_path: Path) -> None:
     assert isinstance(result, PromptBlocks) and result.notes == ()
     message = prompt_json(result.blocks)
     assert message["params"]["prompt"][1:] == [
-        {"type": "resource_link", "uri": (root / "src/app.py").as_uri(), "name": "src/app.py",
-         "mimeType": "text/x-python", "size": 12},
+        {
+            "type": "resource_link",
+            "uri": (root / "src/app.py").as_uri(),
+            "name": "src/app.py",
+            "mimeType": "text/x-python",
+            "size": 12,
+        },
         {"type": "resource_link", "uri": (root / "docs").as_uri(), "name": "docs/", "mimeType": "inode/directory"},
     ]
-    embedded = build_prompt_blocks(submission_for(root, ["src/app.py"]), PromptCapabilities(embedded_context=True), root)
+    embedded = build_prompt_blocks(
+        submission_for(root, ["src/app.py"]), PromptCapabilities(embedded_context=True), root
+    )
     assert isinstance(embedded, PromptBlocks)
     assert prompt_json(embedded.blocks)["params"]["prompt"][1] == {
-        "type": "resource", "resource": {"uri": (root / "src/app.py").as_uri(), "text": "print('hi')\n",
-                                          "mimeType": "text/x-python"}}
+        "type": "resource",
+        "resource": {"uri": (root / "src/app.py").as_uri(), "text": "print('hi')\n", "mimeType": "text/x-python"},
+    }
     image = build_prompt_blocks(submission_for(root, ["shot.png"]), PromptCapabilities(image=True), root)
     assert isinstance(image, PromptBlocks)
     block = image.blocks[1]
@@ -453,7 +506,9 @@ def test_limits_link_what_is_too_big_with_a_note(tmp_path: Path, monkeypatch: py
     assert result.notes == ("@shot.png is 80 B, over 10 B: sent as a link",)
     monkeypatch.setattr(blocks_module, "TOTAL_EMBED_LIMIT", 20)
     touch(root, "a.txt", "b.txt", data=b"0123456789ab")
-    both = build_prompt_blocks(submission_for(root, ["a.txt", "b.txt"]), PromptCapabilities(embedded_context=True), root)
+    both = build_prompt_blocks(
+        submission_for(root, ["a.txt", "b.txt"]), PromptCapabilities(embedded_context=True), root
+    )
     assert isinstance(both, PromptBlocks)
     assert [type(b).__name__ for b in both.blocks[1:]] == ["EmbeddedResource", "ResourceLink"]
     assert "already embeds 12 B" in both.notes[0]
@@ -485,16 +540,28 @@ def test_a_prompt_with_only_duplicates_mentions_each_file_once(tmp_path: Path) -
 
 def test_describe_block_names_what_was_attached_without_its_bytes(tmp_path: Path) -> None:
     root = project(tmp_path)
-    result = build_prompt_blocks(submission_for(root, ["src/app.py", "shot.png", "docs/"]),
-                                 PromptCapabilities(embedded_context=True, image=True), root)
+    result = build_prompt_blocks(
+        submission_for(root, ["src/app.py", "shot.png", "docs/"]),
+        PromptCapabilities(embedded_context=True, image=True),
+        root,
+    )
     assert isinstance(result, PromptBlocks)
     labels = [describe_block(block) for block in result.blocks]
     assert labels[0] is None
-    assert [a.label() for a in labels[1:] if a is not None] == ["app.py · 12 B", "shot.png · png · 80 B", "docs/ · folder"]
+    assert [a.label() for a in labels[1:] if a is not None] == [
+        "app.py · 12 B",
+        "shot.png · png · 80 B",
+        "docs/ · folder",
+    ]
     assert [a.kind for a in labels[1:] if a is not None] == ["embedded", "image", "link"]
     records = [a.record() for a in labels[1:] if a is not None]
-    assert records[1] == {"kind": "image", "name": "shot.png", "size": 80, "mimeType": "image/png",
-                          "uri": (root / "shot.png").as_uri()}
+    assert records[1] == {
+        "kind": "image",
+        "name": "shot.png",
+        "size": 80,
+        "mimeType": "image/png",
+        "uri": (root / "shot.png").as_uri(),
+    }
     assert "data" not in json.dumps(records) and "print('hi')" not in json.dumps(records)
 
 
@@ -514,7 +581,9 @@ def test_a_mentioned_symlink_loop_stops_the_prompt_saying_so(tmp_path: Path) -> 
     os.symlink("b", tmp_path / "a")
     os.symlink("a", tmp_path / "b")
     (mention,) = mentions_in_text("see @a", tmp_path)  # it exists as a name: a mention
-    result = build_prompt_blocks(PromptSubmission("see @a", (mention,)), PromptCapabilities(embedded_context=True), tmp_path)
+    result = build_prompt_blocks(
+        PromptSubmission("see @a", (mention,)), PromptCapabilities(embedded_context=True), tmp_path
+    )
     assert isinstance(result, PromptBlockError)
     assert result.message == "@a is a symbolic link loop; nothing was sent"
 
@@ -535,13 +604,16 @@ def _run_bounded(work: Any, fifo: Path, seconds: float = 10) -> Any:
 def test_a_mentioned_fifo_is_linked_without_blocking(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe")
     submission = submission_for(tmp_path, ["pipe"])
-    result = _run_bounded(lambda: build_prompt_blocks(submission, PromptCapabilities(embedded_context=True), tmp_path),
-                          tmp_path / "pipe")
+    result = _run_bounded(
+        lambda: build_prompt_blocks(submission, PromptCapabilities(embedded_context=True), tmp_path), tmp_path / "pipe"
+    )
     assert isinstance(result, PromptBlocks) and isinstance(result.blocks[1], ResourceLink)
     assert result.notes == ("@pipe is not a regular file: sent as a link",)
 
 
-def test_a_file_swapped_for_a_fifo_after_its_check_does_not_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_file_swapped_for_a_fifo_after_its_check_does_not_block(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     touch(tmp_path, "notes.txt", data=b"hello\n")
     submission = submission_for(tmp_path, ["notes.txt"])
     real_stat = os.stat
@@ -554,8 +626,10 @@ def test_a_file_swapped_for_a_fifo_after_its_check_does_not_block(tmp_path: Path
         return result
 
     monkeypatch.setattr(os, "stat", stat_then_swap)
-    result = _run_bounded(lambda: build_prompt_blocks(submission, PromptCapabilities(embedded_context=True), tmp_path),
-                          tmp_path / "notes.txt")
+    result = _run_bounded(
+        lambda: build_prompt_blocks(submission, PromptCapabilities(embedded_context=True), tmp_path),
+        tmp_path / "notes.txt",
+    )
     assert isinstance(result, PromptBlocks) and isinstance(result.blocks[1], ResourceLink)
     assert result.notes == ("@notes.txt is not a regular file: sent as a link",)
 
@@ -572,7 +646,7 @@ def test_a_2gb_sparse_file_is_linked_never_read_whole(tmp_path: Path, head: byte
     huge = tmp_path / "huge.dat"
     with open(huge, "wb") as handle:
         handle.write(head)
-        handle.truncate(2 * 1024 ** 3)  # sparse: no disk used
+        handle.truncate(2 * 1024**3)  # sparse: no disk used
     capabilities = PromptCapabilities(embedded_context=True, image=True, audio=True)
     tracemalloc.start()
     try:
@@ -582,5 +656,5 @@ def test_a_2gb_sparse_file_is_linked_never_read_whole(tmp_path: Path, head: byte
         tracemalloc.stop()
     assert peak < 1024 * 1024  # the head, not the file
     assert isinstance(result, PromptBlocks) and isinstance(result.blocks[1], ResourceLink)
-    assert result.blocks[1].size == 2 * 1024 ** 3
+    assert result.blocks[1].size == 2 * 1024**3
     assert result.notes and "2048.0 MB" in result.notes[0]

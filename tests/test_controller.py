@@ -70,12 +70,23 @@ class ScriptedUser(NoElicitation):
 
 
 def demo_launch(tmp_path: Path) -> Launch:
-    return Launch(agent_argv=tuple(demo_argv()), agent_name="demo", env={"ACP_TUI_DEMO_SPEED": "0.05"},
-                  cwd=tmp_path, protocol="auto", theme=None, log_path=None, init_timeout=20, warnings=())
+    return Launch(
+        agent_argv=tuple(demo_argv()),
+        agent_name="demo",
+        env={"ACP_TUI_DEMO_SPEED": "0.05"},
+        cwd=tmp_path,
+        protocol="auto",
+        theme=None,
+        log_path=None,
+        init_timeout=20,
+        warnings=(),
+    )
 
 
 @pytest.fixture
-async def controller(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[tuple[SessionController, list[ControllerEvent], ScriptedUser]]:
+async def controller(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[tuple[SessionController, list[ControllerEvent], ScriptedUser]]:
     monkeypatch.setenv("ACP_TUI_DATA_DIR", str(tmp_path / "data"))
     events: list[ControllerEvent] = []
     user = ScriptedUser(["allow_once"])
@@ -102,7 +113,9 @@ def notes(events: list[ControllerEvent]) -> list[str]:
     return [e.text for e in events if isinstance(e, Note)]
 
 
-async def test_a_whole_turn_with_a_permission_answered_by_the_script(controller: tuple[SessionController, list[ControllerEvent], ScriptedUser]) -> None:
+async def test_a_whole_turn_with_a_permission_answered_by_the_script(
+    controller: tuple[SessionController, list[ControllerEvent], ScriptedUser],
+) -> None:
     ctl, events, user = controller
     assert await ctl.start()
     assert ctl.phase == "ready" and LifecycleChanged("ready") in events
@@ -117,7 +130,9 @@ async def test_a_whole_turn_with_a_permission_answered_by_the_script(controller:
     assert ctl.transcript is not None and ctl.transcript.path.exists()
 
 
-async def test_cancel_ends_a_slow_turn_and_pauses_what_is_queued(controller: tuple[SessionController, list[ControllerEvent], ScriptedUser]) -> None:
+async def test_cancel_ends_a_slow_turn_and_pauses_what_is_queued(
+    controller: tuple[SessionController, list[ControllerEvent], ScriptedUser],
+) -> None:
     ctl, events, _user = controller
     assert await ctl.start()
     assert ctl.submit("slow")
@@ -153,7 +168,9 @@ async def test_a_cancel_while_mentioned_files_are_read_keeps_the_prompt_unsent_a
     assert not ctl.queue.items and ctl.state.foreground.stop_reason == "end_turn"
 
 
-async def test_the_agent_exit_is_reported_once_and_restart_resumes(controller: tuple[SessionController, list[ControllerEvent], ScriptedUser]) -> None:
+async def test_the_agent_exit_is_reported_once_and_restart_resumes(
+    controller: tuple[SessionController, list[ControllerEvent], ScriptedUser],
+) -> None:
     ctl, events, _user = controller
     assert await ctl.start()
     first = ctl.session
@@ -201,21 +218,32 @@ def test_the_controller_runs_a_turn_with_no_textual_imported(tmp_path: Path) -> 
         asyncio.run(main())
     """)
     env = {**os.environ, "ACP_TUI_DATA_DIR": str(tmp_path / "data")}
-    done = subprocess.run([sys.executable, "-c", script, str(tmp_path)], cwd=REPO, env=env, capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)], cwd=REPO, env=env, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
 
 
-async def test_a_hundred_thousand_replayed_updates_open_through_the_controller(tmp_path: Path,
-                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_hundred_thousand_replayed_updates_open_through_the_controller(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Issue 21: a 100,000-update history is replayed, recorded and reported without a per-update event."""
     from acp_tui.controller.events import SessionOpened
 
     monkeypatch.setenv("ACP_TUI_DATA_DIR", str(tmp_path / "data"))
     agent = Path(__file__).parent / "agents" / "rpc_v2_agent.py"
-    launch = Launch(agent_argv=(sys.executable, str(agent)), agent_name="rpc-v2", env={}, cwd=tmp_path,
-                    protocol="auto", theme=None, log_path=None, init_timeout=20, warnings=())
+    launch = Launch(
+        agent_argv=(sys.executable, str(agent)),
+        agent_name="rpc-v2",
+        env={},
+        cwd=tmp_path,
+        protocol="auto",
+        theme=None,
+        log_path=None,
+        init_timeout=20,
+        warnings=(),
+    )
     events: list[ControllerEvent] = []
     ctl = SessionController(launch, asker=ScriptedUser([]), emit=events.append)
     try:

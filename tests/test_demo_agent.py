@@ -39,10 +39,10 @@ def dismiss(_request: Msg) -> Msg:
 class DemoClient:
     """A minimal ACP client over the demo's stdio that records and validates every message."""
 
-    def __init__(self, version: int, *, speed: float = 0.0, permission: PermissionPolicy = allow()) -> None:
+    def __init__(self, version: int, *, speed: float = 0.0, permission: PermissionPolicy | None = None) -> None:
         self.version = version
         self.speed = speed
-        self.permission = permission
+        self.permission = permission if permission is not None else allow()
         self.received: list[Msg] = []
         self.invalid: list[str] = []
         self._methods: dict[int, str] = {}
@@ -54,9 +54,15 @@ class DemoClient:
     async def __aenter__(self) -> DemoClient:
         env = dict(os.environ, ACP_TUI_DEMO_SPEED=str(self.speed), PYTHONPATH=str(REPO))
         self._proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "acp_tui.demo",
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-            cwd=REPO, env=env, limit=1 << 24,
+            sys.executable,
+            "-m",
+            "acp_tui.demo",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            cwd=REPO,
+            env=env,
+            limit=1 << 24,
         )
         self._reader = asyncio.create_task(self._read())
         return self
@@ -349,17 +355,21 @@ async def test_tools_shows_read_edit_execute_and_a_failure(version: int) -> None
         assert by_kind["edit"]["status"] == "completed" and diff["type"] == "diff"
         if version == 2:
             assert diff["changes"] == [{"operation": "modify", "path": f"{CWD}/src/greet.py"}]
-            assert diff["patch"]["format"] == "git_patch" and "+    return f\"Hello, {name}!\"" in diff["patch"]["text"]
+            assert diff["patch"]["format"] == "git_patch" and '+    return f"Hello, {name}!"' in diff["patch"]["text"]
         else:
-            assert diff["path"] == f"{CWD}/src/greet.py" and "f\"Hello" in diff["newText"] and diff["oldText"]
+            assert diff["path"] == f"{CWD}/src/greet.py" and 'f"Hello' in diff["newText"] and diff["oldText"]
         execute = by_kind["execute"]
         assert execute["status"] == "completed"
         if version == 2:
             terminal_id = execute["content"][0]["terminalId"]
             terminal = [u for u in updates(messages) if u.get("terminalId") == terminal_id]
-            assert terminal[0]["sessionUpdate"] == "terminal_update" and terminal[0]["command"].startswith("python -m pytest")
+            assert terminal[0]["sessionUpdate"] == "terminal_update" and terminal[0]["command"].startswith(
+                "python -m pytest"
+            )
             assert terminal[0]["cwd"] == CWD
-            output = b"".join(base64.b64decode(u["data"]) for u in terminal if u["sessionUpdate"] == "terminal_output_chunk")
+            output = b"".join(
+                base64.b64decode(u["data"]) for u in terminal if u["sessionUpdate"] == "terminal_output_chunk"
+            )
             assert b"\x1b[32m" in output and b"3 passed" in output
             assert terminal[-1]["exitStatus"] == {"exitCode": 0}
         else:
@@ -501,7 +511,14 @@ async def test_everything_plays_every_behaviour_in_one_turn(version: int) -> Non
         assert {"agent_thought_chunk", "agent_message_chunk", "usage_update"} <= kinds
         assert any(m.get("method") == "session/request_permission" for m in messages)
         if version == 2:
-            assert {"plan_update", "tool_call_update", "terminal_output_chunk", "notice", "compaction_update", "_demo/sparkle"} <= kinds
+            assert {
+                "plan_update",
+                "tool_call_update",
+                "terminal_output_chunk",
+                "notice",
+                "compaction_update",
+                "_demo/sparkle",
+            } <= kinds
         else:
             assert {"plan", "tool_call", "tool_call_update"} <= kinds
         assert "```python" in agent_text(messages)
@@ -527,7 +544,9 @@ async def test_cancel_during_slow_stops_the_turn_as_cancelled(version: int) -> N
     async with DemoClient(version, speed=0.2) as client:
         session_id = await client.new_session()
         start = len(client.received)
-        request_id = client.send("session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "slow"}]})
+        request_id = client.send(
+            "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "slow"}]}
+        )
         await client.wait_for(lambda m: "3…" in _chunk_text(m), start=start)
         client.notify("session/cancel", {"sessionId": session_id})
         reply = await client.response(request_id)
@@ -575,7 +594,9 @@ async def test_cancel_while_permission_is_pending(version: int) -> None:
     async with DemoClient(version, permission=lambda _request: None) as client:
         session_id = await client.new_session()
         start = len(client.received)
-        request_id = client.send("session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "edit"}]})
+        request_id = client.send(
+            "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "edit"}]}
+        )
         asked = await client.wait_for(lambda m: m.get("method") == "session/request_permission", start=start)
         client.notify("session/cancel", {"sessionId": session_id})
         client.answer(asked["id"], {"outcome": {"outcome": "cancelled"}})
@@ -600,10 +621,14 @@ async def test_v2_queued_prompt_is_inserted_when_its_turn_starts() -> None:
     async with DemoClient(2) as client:
         session_id = await client.new_session()
         start = len(client.received)
-        first = client.send("session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "markdown"}]})
+        first = client.send(
+            "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "markdown"}]}
+        )
         second = client.send("session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "hi"}]})
         replies = [await client.response(first), await client.response(second)]
-        await client.wait_for(lambda m: m is not replies[1] and _is_idle(m, session_id), start=client.received.index(replies[1]))
+        await client.wait_for(
+            lambda m: m is not replies[1] and _is_idle(m, session_id), start=client.received.index(replies[1])
+        )
         messages = client.received[start:]
         ids = [r["result"]["messageId"] for r in replies]
         assert ids[0] != ids[1]
@@ -653,13 +678,17 @@ async def test_resume_config_list_close_and_unknown_methods(version: int) -> Non
         changed = await client.call("session/set_config_option", {"sessionId": session_id, "configId": "mode", **value})
         mode = changed["result"]["configOptions"][0]
         assert mode["currentValue"] == "ask"
-        bad = await client.call("session/set_config_option", {"sessionId": session_id, "configId": "mode", **value, "value": "nope"})
+        bad = await client.call(
+            "session/set_config_option", {"sessionId": session_id, "configId": "mode", **value, "value": "nope"}
+        )
         assert bad["error"]["code"] == -32602
         listed = await client.call("session/list", {})
         assert {s["sessionId"] for s in listed["result"]["sessions"]} == {session_id, "elsewhere"}
         closed = await client.call("session/close", {"sessionId": session_id})
         assert closed["result"] == {}
-        missing = await client.call("session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "x"}]})
+        missing = await client.call(
+            "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "x"}]}
+        )
         assert missing["error"]["code"] == -32002
         unknown = await client.call("session/fly", {"sessionId": session_id})
         assert unknown["error"]["code"] == -32601

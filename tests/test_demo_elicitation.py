@@ -25,7 +25,11 @@ async def start(client: DemoClient, capabilities: dict[str, Any]) -> str:
     if client.version == 2:
         params = {"protocolVersion": 2, "info": {"name": "test", "version": "0"}, "capabilities": capabilities}
     else:
-        params = {"protocolVersion": 1, "clientInfo": {"name": "test", "version": "0"}, "clientCapabilities": capabilities}
+        params = {
+            "protocolVersion": 1,
+            "clientInfo": {"name": "test", "version": "0"},
+            "clientCapabilities": capabilities,
+        }
     validate_client_message({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}, client.version)
     await client.call("initialize", params)
     reply = await client.call("session/new", {"cwd": CWD, "mcpServers": []})
@@ -69,25 +73,42 @@ async def test_ask_sends_a_form_tied_to_its_tool_call_and_reports_the_answer(ver
         tool_call_id = params["toolCallId"]
         kinds = {prop["type"] for prop in params["requestedSchema"]["properties"].values()}
         assert kinds == {"string", "integer", "number", "boolean", "array"}
-        answer(client, request, {"action": "accept", "content": {
-            "name": "greeter", "language": "rust", "features": ["tests", "ci"], "width": 88, "private": False,
-        }})
+        answer(
+            client,
+            request,
+            {
+                "action": "accept",
+                "content": {
+                    "name": "greeter",
+                    "language": "rust",
+                    "features": ["tests", "ci"],
+                    "width": 88,
+                    "private": False,
+                },
+            },
+        )
         reply, messages = await turn_end(client, request_id, begin)
         assert stop_reason(version, reply, messages) == "end_turn"
         text = agent_text(messages)
         assert '**language**: `"rust"`' in text and '**features**: `["tests", "ci"]`' in text and "`88`" in text
         assert tool_calls(version, messages)[tool_call_id]["status"] == "completed"
         if version == 2:
-            states = [m["params"]["update"]["state"] for m in messages
-                      if m.get("method") == "session/update" and m["params"]["update"]["sessionUpdate"] == "state_update"]
+            states = [
+                m["params"]["update"]["state"]
+                for m in messages
+                if m.get("method") == "session/update" and m["params"]["update"]["sessionUpdate"] == "state_update"
+            ]
             assert states[:3] == ["running", "requires_action", "running"]
 
 
 @VERSIONS
-@pytest.mark.parametrize(("action", "said", "status"), [
-    ("decline", "You declined", "failed"),
-    ("cancel", "dismissed", "cancelled"),
-])
+@pytest.mark.parametrize(
+    ("action", "said", "status"),
+    [
+        ("decline", "You declined", "failed"),
+        ("cancel", "dismissed", "cancelled"),
+    ],
+)
 async def test_ask_declined_or_cancelled(version: int, action: str, said: str, status: str) -> None:
     async with DemoClient(version) as client:
         session_id = await start(client, BOTH_MODES)

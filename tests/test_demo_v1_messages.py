@@ -34,8 +34,14 @@ def agent_texts(state: SessionState) -> list[str]:
 @pytest.mark.parametrize("version", [1, 2])
 async def test_demo_messages_stay_apart(tmp_path: Path, version: int) -> None:
     recorder = Recorder()
-    session = AgentSession(demo_argv(), cwd=tmp_path, env={**os.environ, "ACP_TUI_DEMO_SPEED": "0"},
-                           protocol=version, trace=recorder, emit=recorder.emit)
+    session = AgentSession(
+        demo_argv(),
+        cwd=tmp_path,
+        env={**os.environ, "ACP_TUI_DEMO_SPEED": "0"},
+        protocol=version,
+        trace=recorder,
+        emit=recorder.emit,
+    )
     try:
         await session.start()
         assert session.version == version

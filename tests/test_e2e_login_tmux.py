@@ -28,13 +28,20 @@ def test_terminal_login_on_a_real_terminal(tmux: Tmux, tmp_path: Path) -> None: 
     project.mkdir()
     script = tmp_path / "script.json"
     method = {"type": "terminal", "methodId": "tui", "name": "Log in here", "args": ["--cli", "login"]}
-    script.write_text(json.dumps({"version": 2, "auth_methods": [method], "state": str(tmp_path / "state.json"),
-                                  "terminal_code": "1234"}))
+    script.write_text(
+        json.dumps(
+            {"version": 2, "auth_methods": [method], "state": str(tmp_path / "state.json"), "terminal_code": "1234"}
+        )
+    )
     pid_file = tmp_path / "pid"
     env = {
-        "ACP_TUI_DATA_DIR": str(tmp_path / "data"), "ACP_TUI_STATE_DIR": str(tmp_path / "state"),
-        "ACP_TUI_CONFIG_DIR": str(tmp_path / "config"), "HOME": str(tmp_path), "TERM": "xterm-256color",
-        "LANG": "C.UTF-8", "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "ACP_TUI_DATA_DIR": str(tmp_path / "data"),
+        "ACP_TUI_STATE_DIR": str(tmp_path / "state"),
+        "ACP_TUI_CONFIG_DIR": str(tmp_path / "config"),
+        "HOME": str(tmp_path),
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
     }
     exports = " ".join(f"{key}={shlex.quote(value)}" for key, value in env.items())
     command = shlex.join([*acp_tui_command(), "--cwd", str(project), "--", sys.executable, str(AGENT), str(script)])
@@ -42,8 +49,9 @@ def test_terminal_login_on_a_real_terminal(tmux: Tmux, tmp_path: Path) -> None: 
     tmux.run("new-session", "-d", "-x", "120", "-y", "40", "-s", tmux.name, "sh", "-c", shell)
 
     def choose_and_run() -> None:
-        tmux.wait_for(lambda: "needs you to log in" in tmux.screen() and "esc not now" in tmux.screen(),
-                      "the armed login dialog")
+        tmux.wait_for(
+            lambda: "needs you to log in" in tmux.screen() and "esc not now" in tmux.screen(), "the armed login dialog"
+        )
         tmux.run("send-keys", "-t", tmux.name, "1")
         tmux.wait_for(lambda: "y run it" in tmux.screen(), "the armed confirmation")
         assert "--cli login" in dialog_text(tmux.screen())
@@ -57,8 +65,10 @@ def test_terminal_login_on_a_real_terminal(tmux: Tmux, tmp_path: Path) -> None: 
     tmux.wait_for(lambda: "Press Enter to return to acp-tui" in tmux.screen(), "the failure message")
     assert process_alive(pid)
     tmux.run("send-keys", "-t", tmux.name, "Enter")
-    tmux.wait_for(lambda: "needs you to log in" in tmux.screen() and "Log in here:" in tmux.screen(),
-                  "the dialog again, with the failure")
+    tmux.wait_for(
+        lambda: "needs you to log in" in tmux.screen() and "Log in here:" in tmux.screen(),
+        "the dialog again, with the failure",
+    )
 
     # The right code: logged in, the agent restarts, the session opens.
     choose_and_run()

@@ -43,8 +43,9 @@ class Tmux:
         self.name = name
 
     def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(["tmux", "-S", str(self.socket), *args], capture_output=True, text=True,
-                              check=check, timeout=10)
+        return subprocess.run(
+            ["tmux", "-S", str(self.socket), *args], capture_output=True, text=True, check=check, timeout=10
+        )
 
     def screen(self) -> str:
         result = self.run("capture-pane", "-p", "-t", self.name, check=False)
@@ -102,8 +103,9 @@ def test_demo_markdown_answer_on_a_real_terminal(tmux: Tmux, tmp_path: Path) -> 
     assert any(len(line.rstrip()) > 150 for line in tmux.screen().splitlines()), "the app uses the whole pane"
 
     tmux.run("send-keys", "-t", tmux.name, "-l", "markdown")
-    tmux.wait_for(lambda: any(line.strip() == "markdown" for line in tmux.screen().splitlines()[-6:]),
-                  "the typed prompt")
+    tmux.wait_for(
+        lambda: any(line.strip() == "markdown" for line in tmux.screen().splitlines()[-6:]), "the typed prompt"
+    )
     tmux.run("send-keys", "-t", tmux.name, "Enter")
     tmux.wait_for(lambda: "Greeting people, politely" in tmux.screen(), "the markdown answer's heading")
     tmux.wait_for(lambda: 'return f"Hello, {name}!"' in tmux.screen(), "the code block")
@@ -125,14 +127,17 @@ def process_alive(pid: int) -> bool:
 
 # -- the terminal closes, or someone sends SIGTERM: nothing acp-tui started lives on (issue 21, item 5) ----
 
+
 def leaves_a_sleeper(marker: str) -> list[str]:
     """An agent (the demo) that first starts a sleeper in a session of its own, as `setsid cmd &` does.
 
     The marker is put together by the shell, so only the sleeper's command line holds it whole.
     """
     half = len(marker) // 2
-    sleeper = (f"m={marker[:half]}; setsid {shlex.quote(sys.executable)} -c 'import time; time.sleep(302)' "
-               f"\"${{m}}{marker[half:]}\" </dev/null >/dev/null 2>&1 &")
+    sleeper = (
+        f"m={marker[:half]}; setsid {shlex.quote(sys.executable)} -c 'import time; time.sleep(302)' "
+        f'"${{m}}{marker[half:]}" </dev/null >/dev/null 2>&1 &'
+    )
     return ["sh", "-c", f"{sleeper} exec {shlex.quote(sys.executable)} -m acp_tui.demo"]
 
 
@@ -141,14 +146,19 @@ def start_with_sleeper(tmux: Tmux, tmp_path: Path, marker: str) -> tuple[int, Pa
     project.mkdir()
     pid_file, rc_file = tmp_path / "pid", tmp_path / "rc"
     env = {
-        "ACP_TUI_DEMO_SPEED": "0", "ACP_TUI_DATA_DIR": str(tmp_path / "data"),
-        "ACP_TUI_STATE_DIR": str(tmp_path / "state"), "ACP_TUI_CONFIG_DIR": str(tmp_path / "config"),
-        "HOME": str(tmp_path), "TERM": "xterm-256color", "LANG": "C.UTF-8",
+        "ACP_TUI_DEMO_SPEED": "0",
+        "ACP_TUI_DATA_DIR": str(tmp_path / "data"),
+        "ACP_TUI_STATE_DIR": str(tmp_path / "state"),
+        "ACP_TUI_CONFIG_DIR": str(tmp_path / "config"),
+        "HOME": str(tmp_path),
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
     }
     exports = " ".join(f"{key}={shlex.quote(value)}" for key, value in env.items())
-    command = " ".join(shlex.quote(part) for part in [*acp_tui_command(), "--cwd", str(project), "--",
-                                                      *leaves_a_sleeper(marker)])
+    command = " ".join(
+        shlex.quote(part) for part in [*acp_tui_command(), "--cwd", str(project), "--", *leaves_a_sleeper(marker)]
+    )
     inner = f"echo $$ > {shlex.quote(str(pid_file))}; exec env -i {exports} {command}"
     # The outer shell outlives acp-tui to record its exit status (and keeps the pane open to read it).
     shell = f"sh -c {shlex.quote(inner)}; echo $? > {shlex.quote(str(rc_file))}; sleep 30"

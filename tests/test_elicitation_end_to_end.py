@@ -58,7 +58,9 @@ async def until(pilot: Pilot[None], condition: Callable[[], bool], timeout: floa
 
 
 @pytest.mark.parametrize("version", [2, 1])
-async def test_demo_asks_the_user_answers_through_the_dialogs(version: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_demo_asks_the_user_answers_through_the_dialogs(
+    version: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("ACP_TUI_DEMO_SPEED", "0")
     monkeypatch.setenv("PYTHONPATH", str(REPO))
     wire = Wire()

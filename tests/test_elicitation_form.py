@@ -138,10 +138,15 @@ def test_v1_schema_type_and_properties_default() -> None:
 
 
 def test_default_on_error_fields_are_dropped_not_fatal() -> None:
-    request = decode(form_params({
-        "a": {"type": "string", "title": 5, "description": ["x"], "default": 3, "_meta": "m"},
-        "b": {"type": "array", "items": {"type": "string", "enum": ["x"]}, "default": ["x", 3, None]},
-    }, toolCallId=12))
+    request = decode(
+        form_params(
+            {
+                "a": {"type": "string", "title": 5, "description": ["x"], "default": 3, "_meta": "m"},
+                "b": {"type": "array", "items": {"type": "string", "enum": ["x"]}, "default": ["x", 3, None]},
+            },
+            toolCallId=12,
+        )
+    )
     assert isinstance(request, FormElicitation)
     a = request.requested_schema.properties["a"]
     assert isinstance(a, StringPropertySchema) and a.title is a.default is a.description is a.meta
@@ -224,7 +229,12 @@ def test_every_type_becomes_its_field_in_order() -> None:
 def test_defaults_fill_in_and_are_the_content_of_an_untouched_form() -> None:
     form = form_of(EVERY_TYPE)
     assert [initial_value(form.field(n)) for n in ("name", "rating", "subscribe", "size", "pets", "email")] == [
-        "Ada", "4.5", True, "M", ("dog",), "",
+        "Ada",
+        "4.5",
+        True,
+        "M",
+        ("dog",),
+        "",
     ]
     result = check_form(form, {})
     assert result.ok
@@ -232,10 +242,12 @@ def test_defaults_fill_in_and_are_the_content_of_an_untouched_form() -> None:
 
 
 def test_a_default_that_is_not_a_choice_is_ignored() -> None:
-    form = form_of({
-        "s": {"type": "string", "enum": ["a"], "default": "zzz"},
-        "m": {"type": "array", "items": {"type": "string", "enum": ["a"]}, "default": ["zzz", "a"]},
-    })
+    form = form_of(
+        {
+            "s": {"type": "string", "enum": ["a"], "default": "zzz"},
+            "m": {"type": "array", "items": {"type": "string", "enum": ["a"]}, "default": ["zzz", "a"]},
+        }
+    )
     assert initial_value(form.field("s")) is None and initial_value(form.field("m")) == ("a",)
 
 
@@ -365,10 +377,12 @@ def test_unrenderable_schemas_say_why(properties: dict[str, Any], reason: str) -
 
 def test_hostile_labels_are_sanitised_and_keys_kept_exact() -> None:
     hostile = "[bold red]Name[/] \x1b]8;;https://evil\x1b\\click\x1b]8;;\x1b\\ \x1b]52;c;aGk=\x07\u202egnp.exe"
-    form = form_of({
-        "na\u202eme": {"type": "string", "title": hostile, "description": "line1\n\x1b[2Jline2"},
-        "pick": {"type": "string", "oneOf": [{"const": "v\x1b", "title": "\x1b[31mred\u2066"}]},
-    })
+    form = form_of(
+        {
+            "na\u202eme": {"type": "string", "title": hostile, "description": "line1\n\x1b[2Jline2"},
+            "pick": {"type": "string", "oneOf": [{"const": "v\x1b", "title": "\x1b[31mred\u2066"}]},
+        }
+    )
     field = form.fields[0]
     assert field.name == "na\u202eme"  # sent back exactly as the agent named it
     assert field.label == "[bold red]Name[/] click gnp.exe"
@@ -429,7 +443,9 @@ def test_plain_url_marks_the_host() -> None:
     view = describe_url("https://user@login.example.com:8443/path?q=1#f")
     assert view.can_open and view.host == "login.example.com"
     assert view.segments == (
-        ("https://user@", "text"), ("login.example.com", "host"), (":8443/path?q=1#f", "text"),
+        ("https://user@", "text"),
+        ("login.example.com", "host"),
+        (":8443/path?q=1#f", "text"),
     )
     assert any("user name" in w for w in view.warnings)
 

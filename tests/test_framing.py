@@ -55,7 +55,9 @@ def test_finish_returns_unterminated_tail() -> None:
     assert framer.finish() == []
 
 
-@given(st.lists(st.binary(max_size=40).filter(lambda b: b"\n" not in b and b.strip(b"\r").strip()), max_size=20), st.data())
+@given(
+    st.lists(st.binary(max_size=40).filter(lambda b: b"\n" not in b and b.strip(b"\r").strip()), max_size=20), st.data()
+)
 def test_any_split_gives_the_same_lines(lines: list[bytes], data: st.DataObject) -> None:
     stream = b"".join(line + b"\n" for line in lines)
     cuts = sorted(data.draw(st.lists(st.integers(0, len(stream)), max_size=10)))

@@ -45,13 +45,15 @@ FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCh
 
 # -- bytes -> frames -----------------------------------------------------------------------------------
 
-_json_line = st.sampled_from([
-    b'{"jsonrpc":"2.0","id":1,"result":{}}',
-    b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{}}}',
-    b'[{"jsonrpc":"2.0","id":"a","method":"x"},{"id":null,"error":{"code":1,"message":"m"}}]',
-    b"[]",
-    b'{"id":1}',
-])
+_json_line = st.sampled_from(
+    [
+        b'{"jsonrpc":"2.0","id":1,"result":{}}',
+        b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{}}}',
+        b'[{"jsonrpc":"2.0","id":"a","method":"x"},{"id":null,"error":{"code":1,"message":"m"}}]',
+        b"[]",
+        b'{"id":1}',
+    ]
+)
 _byte_pieces = st.one_of(
     st.binary(max_size=64),
     st.sampled_from([b"\n", b"\r\n", b"\r", b"\xff\xfe", b"\xc3", b"\xe2\x82", b"\x00", b" \t\n", b"\n\n"]),
@@ -75,7 +77,7 @@ def test_random_bytes_frame_and_decode_without_raising(pieces: list[bytes], data
     whole = frames_of([stream])
     cuts = sorted(data.draw(st.lists(st.integers(0, len(stream)), max_size=12)))
     bounds = [0, *cuts, len(stream)]
-    split = frames_of([stream[a:b] for a, b in zip(bounds, bounds[1:])])
+    split = frames_of([stream[a:b] for a, b in zip(bounds, bounds[1:], strict=False)])
     assert split == whole
     assert frames_of(pieces) == whole
     for line in whole:
@@ -85,15 +87,20 @@ def test_random_bytes_frame_and_decode_without_raising(pieces: list[bytes], data
         entries = decoded if isinstance(decoded, list) else [decoded]
         assert entries, "an empty batch must be a FrameError, not an empty list"
         for entry in entries:
-            assert isinstance(entry, (jsonrpc.Request, jsonrpc.Notification, jsonrpc.Response,
-                                      jsonrpc.ErrorResponse, jsonrpc.FrameError))
+            assert isinstance(
+                entry,
+                (jsonrpc.Request, jsonrpc.Notification, jsonrpc.Response, jsonrpc.ErrorResponse, jsonrpc.FrameError),
+            )
 
 
 # -- random JSON-RPC-ish frames ----------------------------------------------------------------------
 
 _scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
-    st.floats(allow_nan=False), st.text(max_size=12),
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False),
+    st.text(max_size=12),
 )
 _json = st.recursive(
     _scalars,
@@ -112,8 +119,9 @@ _envelope = st.fixed_dictionaries(
         "params": _json,
         "result": _json,
         "error": st.one_of(
-            st.fixed_dictionaries({"code": st.integers(-40000, 40000), "message": st.text(max_size=8)},
-                                  optional={"data": _json}),
+            st.fixed_dictionaries(
+                {"code": st.integers(-40000, 40000), "message": st.text(max_size=8)}, optional={"data": _json}
+            ),
             _json,
         ),
     },
@@ -137,8 +145,9 @@ def test_jsonrpc_ish_frames_never_raise(frame: Any, style: str) -> None:
         if isinstance(frame, list):
             assert isinstance(decoded, jsonrpc.FrameError)  # only the empty batch stays a single error
     for entry in entries:
-        assert isinstance(entry, (jsonrpc.Request, jsonrpc.Notification, jsonrpc.Response,
-                                  jsonrpc.ErrorResponse, jsonrpc.FrameError))
+        assert isinstance(
+            entry, (jsonrpc.Request, jsonrpc.Notification, jsonrpc.Response, jsonrpc.ErrorResponse, jsonrpc.FrameError)
+        )
         if isinstance(entry, (jsonrpc.Request, jsonrpc.Response, jsonrpc.ErrorResponse)):
             assert entry.id is None or isinstance(entry.id, (int, str))
 
@@ -168,74 +177,131 @@ _content_block = st.one_of(
     st.fixed_dictionaries({"type": st.just("text"), "text": _maybe(_small_text)}),
     st.fixed_dictionaries({"type": st.just("image"), "data": _maybe(_b64), "mimeType": _maybe(_small_text)}),
     st.fixed_dictionaries({"type": st.just("resource_link"), "uri": _maybe(_small_text), "name": _maybe(_small_text)}),
-    st.fixed_dictionaries({"type": st.just("resource"), "resource": _maybe(st.one_of(
-        st.fixed_dictionaries({"uri": _small_text, "text": _maybe(_small_text)}),
-        st.fixed_dictionaries({"uri": _small_text, "blob": _maybe(_b64)}),
-    ))}),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("resource"),
+            "resource": _maybe(
+                st.one_of(
+                    st.fixed_dictionaries({"uri": _small_text, "text": _maybe(_small_text)}),
+                    st.fixed_dictionaries({"uri": _small_text, "blob": _maybe(_b64)}),
+                )
+            ),
+        }
+    ),
     st.fixed_dictionaries({"type": st.one_of(st.text(max_size=6), _scalars)}, optional={"text": _json}),
     _json,
 )
 _tool_content = st.one_of(
     st.fixed_dictionaries({"type": st.just("content"), "content": _maybe(_content_block)}),
-    st.fixed_dictionaries({"type": st.just("diff"), "changes": _maybe(st.lists(st.fixed_dictionaries(
-        {"operation": _maybe(_small_text), "path": _maybe(_small_text)}), max_size=2))},
-        optional={"patch": _maybe(st.fixed_dictionaries({"format": _small_text, "text": _maybe(_small_text)})),
-                  "path": _small_text, "newText": _maybe(_small_text), "oldText": _maybe(_small_text)}),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("diff"),
+            "changes": _maybe(
+                st.lists(
+                    st.fixed_dictionaries({"operation": _maybe(_small_text), "path": _maybe(_small_text)}), max_size=2
+                )
+            ),
+        },
+        optional={
+            "patch": _maybe(st.fixed_dictionaries({"format": _small_text, "text": _maybe(_small_text)})),
+            "path": _small_text,
+            "newText": _maybe(_small_text),
+            "oldText": _maybe(_small_text),
+        },
+    ),
     st.fixed_dictionaries({"type": st.just("terminal"), "terminalId": _maybe(_ident)}),
     st.fixed_dictionaries({"type": st.one_of(st.text(max_size=6), _scalars)}),
     _json,
 )
 _plan_entry = st.fixed_dictionaries(
-    {"content": _maybe(_small_text), "priority": _maybe(st.sampled_from(["high", "low"])),
-     "status": _maybe(st.sampled_from(["pending", "in_progress", "completed", "weird"]))}
+    {
+        "content": _maybe(_small_text),
+        "priority": _maybe(st.sampled_from(["high", "low"])),
+        "status": _maybe(st.sampled_from(["pending", "in_progress", "completed", "weird"])),
+    }
 )
 _config_option = st.fixed_dictionaries(
     {"type": _maybe(st.sampled_from(["select", "boolean", "slider"])), "name": _maybe(_small_text)},
-    optional={"configId": _maybe(_ident), "id": _maybe(_ident), "currentValue": _json,
-              "options": _maybe(st.lists(st.fixed_dictionaries({"value": _maybe(_ident), "name": _maybe(_small_text)}),
-                                         max_size=2))},
+    optional={
+        "configId": _maybe(_ident),
+        "id": _maybe(_ident),
+        "currentValue": _json,
+        "options": _maybe(
+            st.lists(st.fixed_dictionaries({"value": _maybe(_ident), "name": _maybe(_small_text)}), max_size=2)
+        ),
+    },
 )
 #: Every field any known variant has, with a plausible (or deliberately wrong) value.
 _FIELDS: dict[str, st.SearchStrategy[Any]] = {
     "messageId": _maybe(_ident),
-    "content": st.one_of(_maybe(_content_block), _maybe(st.lists(_content_block, max_size=3)),
-                         _maybe(_tool_content), _maybe(st.lists(_tool_content, max_size=3))),
+    "content": st.one_of(
+        _maybe(_content_block),
+        _maybe(st.lists(_content_block, max_size=3)),
+        _maybe(_tool_content),
+        _maybe(st.lists(_tool_content, max_size=3)),
+    ),
     "state": _maybe(st.sampled_from(["running", "requires_action", "idle", "paused"])),
     "stopReason": _maybe(st.sampled_from(["end_turn", "cancelled", "error", "max_tokens"])),
     "error": _maybe(st.fixed_dictionaries({"code": _maybe(st.integers()), "message": _maybe(_small_text)})),
-    "background": _maybe(st.lists(st.fixed_dictionaries({"type": _maybe(st.sampled_from(["terminal", "x"]))},
-                                                         optional={"terminalId": _ident}), max_size=2)),
+    "background": _maybe(
+        st.lists(
+            st.fixed_dictionaries(
+                {"type": _maybe(st.sampled_from(["terminal", "x"]))}, optional={"terminalId": _ident}
+            ),
+            max_size=2,
+        )
+    ),
     "toolCallId": _maybe(_ident),
     "title": _maybe(_small_text),
     "kind": _maybe(st.sampled_from(["read", "edit", "other", "???"])),
     "status": _maybe(st.sampled_from(["pending", "in_progress", "completed", "failed", "cancelled", "odd"])),
-    "locations": _maybe(st.lists(st.fixed_dictionaries({"path": _maybe(_small_text)},
-                                                       optional={"line": _maybe(st.integers(-5, 10**12))}), max_size=2)),
+    "locations": _maybe(
+        st.lists(
+            st.fixed_dictionaries({"path": _maybe(_small_text)}, optional={"line": _maybe(st.integers(-5, 10**12))}),
+            max_size=2,
+        )
+    ),
     "rawInput": _json,
     "rawOutput": _json,
     "terminalId": _maybe(_ident),
     "command": _maybe(_small_text),
     "cwd": _maybe(_small_text),
     "output": _maybe(st.fixed_dictionaries({"data": _maybe(_b64)})),
-    "exitStatus": _maybe(st.fixed_dictionaries({}, optional={"exitCode": _maybe(st.integers(-1, 300)),
-                                                            "signal": _maybe(_small_text)})),
+    "exitStatus": _maybe(
+        st.fixed_dictionaries({}, optional={"exitCode": _maybe(st.integers(-1, 300)), "signal": _maybe(_small_text)})
+    ),
     "data": _maybe(_b64),
-    "plan": _maybe(st.one_of(
-        st.fixed_dictionaries({"type": st.just("items"), "planId": _maybe(_ident),
-                               "entries": _maybe(st.lists(_plan_entry, max_size=3))}),
-        st.fixed_dictionaries({"type": _maybe(st.text(max_size=5)), "planId": _maybe(_ident)}),
-    )),
+    "plan": _maybe(
+        st.one_of(
+            st.fixed_dictionaries(
+                {
+                    "type": st.just("items"),
+                    "planId": _maybe(_ident),
+                    "entries": _maybe(st.lists(_plan_entry, max_size=3)),
+                }
+            ),
+            st.fixed_dictionaries({"type": _maybe(st.text(max_size=5)), "planId": _maybe(_ident)}),
+        )
+    ),
     "entries": _maybe(st.lists(_plan_entry, max_size=3)),
-    "availableCommands": _maybe(st.lists(st.fixed_dictionaries(
-        {"name": _maybe(_small_text), "description": _maybe(_small_text)},
-        optional={"input": _json, "type": _maybe(st.just("command"))}), max_size=3)),
+    "availableCommands": _maybe(
+        st.lists(
+            st.fixed_dictionaries(
+                {"name": _maybe(_small_text), "description": _maybe(_small_text)},
+                optional={"input": _json, "type": _maybe(st.just("command"))},
+            ),
+            max_size=3,
+        )
+    ),
     "configOptions": _maybe(st.lists(_config_option, max_size=3)),
     "currentModeId": _maybe(_ident),
     "modeId": _maybe(_ident),
     "updatedAt": _maybe(_small_text),
     "used": _maybe(st.integers(-10, 10**15)),
     "size": _maybe(st.integers(-10, 10**15)),
-    "cost": _maybe(st.fixed_dictionaries({"amount": _maybe(st.floats(allow_nan=False)), "currency": _maybe(_small_text)})),
+    "cost": _maybe(
+        st.fixed_dictionaries({"amount": _maybe(st.floats(allow_nan=False)), "currency": _maybe(_small_text)})
+    ),
     "severity": _maybe(st.sampled_from(["info", "warning", "error"])),
     "description": _maybe(_small_text),
     "compactionId": _maybe(_ident),
@@ -250,24 +316,45 @@ _good_block = st.one_of(
     st.fixed_dictionaries({"type": st.just("text"), "text": _good_text}),
     st.fixed_dictionaries({"type": st.just("image"), "data": _b64, "mimeType": st.just("image/png")}),
     st.fixed_dictionaries({"type": st.just("resource_link"), "uri": _good_text, "name": _good_text}),
-    st.fixed_dictionaries({"type": st.just("resource"), "resource": st.one_of(
-        st.fixed_dictionaries({"uri": _good_text, "text": _good_text}),
-        st.fixed_dictionaries({"uri": _good_text, "blob": _b64}))}),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("resource"),
+            "resource": st.one_of(
+                st.fixed_dictionaries({"uri": _good_text, "text": _good_text}),
+                st.fixed_dictionaries({"uri": _good_text, "blob": _b64}),
+            ),
+        }
+    ),
     st.fixed_dictionaries({"type": st.sampled_from(["video", "hologram"]), "x": _json}),
 )
 _good_tool_content = st.one_of(
     st.fixed_dictionaries({"type": st.just("content"), "content": _good_block}),
-    st.fixed_dictionaries({"type": st.just("diff"), "changes": st.lists(st.fixed_dictionaries(
-        {"operation": st.sampled_from(["add", "modify", "delete", "move"]), "path": _good_text}), max_size=2)},
-        optional={"patch": st.fixed_dictionaries({"format": st.just("git_patch"), "text": _good_text})}),
-    st.fixed_dictionaries({"type": st.just("diff"), "path": _good_text, "newText": _good_text},
-                          optional={"oldText": st.one_of(st.none(), _good_text)}),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("diff"),
+            "changes": st.lists(
+                st.fixed_dictionaries(
+                    {"operation": st.sampled_from(["add", "modify", "delete", "move"]), "path": _good_text}
+                ),
+                max_size=2,
+            ),
+        },
+        optional={"patch": st.fixed_dictionaries({"format": st.just("git_patch"), "text": _good_text})},
+    ),
+    st.fixed_dictionaries(
+        {"type": st.just("diff"), "path": _good_text, "newText": _good_text},
+        optional={"oldText": st.one_of(st.none(), _good_text)},
+    ),
     st.fixed_dictionaries({"type": st.just("terminal"), "terminalId": _ident}),
     st.fixed_dictionaries({"type": st.just("widget"), "x": _json}),
 )
-_good_plan_entry = st.fixed_dictionaries({
-    "content": _good_text, "priority": st.sampled_from(["high", "low"]),
-    "status": st.sampled_from(["pending", "in_progress", "completed", "weird"])})
+_good_plan_entry = st.fixed_dictionaries(
+    {
+        "content": _good_text,
+        "priority": st.sampled_from(["high", "low"]),
+        "status": st.sampled_from(["pending", "in_progress", "completed", "weird"]),
+    }
+)
 _GOOD: dict[str, st.SearchStrategy[Any]] = {
     "messageId": _ident,
     "block": _good_block,
@@ -277,13 +364,17 @@ _GOOD: dict[str, st.SearchStrategy[Any]] = {
     "state": st.sampled_from(["running", "requires_action", "idle", "paused"]),
     "stopReason": st.sampled_from(["end_turn", "cancelled", "error", "max_tokens"]),
     "error": st.fixed_dictionaries({"code": st.integers(-32800, 0), "message": _good_text}),
-    "background": st.lists(st.fixed_dictionaries({"type": st.sampled_from(["terminal", "tool_call"])},
-                                                 optional={"terminalId": _ident}), max_size=2),
+    "background": st.lists(
+        st.fixed_dictionaries({"type": st.sampled_from(["terminal", "tool_call"])}, optional={"terminalId": _ident}),
+        max_size=2,
+    ),
     "toolCallId": _ident,
     "title": _good_text,
     "kind": st.sampled_from(["read", "edit", "other", "???"]),
     "status": st.sampled_from(["pending", "in_progress", "completed", "failed", "cancelled", "odd"]),
-    "locations": st.lists(st.fixed_dictionaries({"path": _good_text}, optional={"line": st.integers(0, 999)}), max_size=2),
+    "locations": st.lists(
+        st.fixed_dictionaries({"path": _good_text}, optional={"line": st.integers(0, 999)}), max_size=2
+    ),
     "rawInput": _json,
     "rawOutput": _json,
     "terminalId": _ident,
@@ -293,20 +384,36 @@ _GOOD: dict[str, st.SearchStrategy[Any]] = {
     "exitStatus": st.fixed_dictionaries({}, optional={"exitCode": st.integers(-1, 300), "signal": _good_text}),
     "data": _b64,
     "plan": st.one_of(
-        st.fixed_dictionaries({"type": st.just("items"), "planId": _ident, "entries": st.lists(_good_plan_entry, max_size=3)}),
+        st.fixed_dictionaries(
+            {"type": st.just("items"), "planId": _ident, "entries": st.lists(_good_plan_entry, max_size=3)}
+        ),
         st.fixed_dictionaries({"type": st.just("markdown"), "planId": _ident, "text": _good_text}),
     ),
     "entries": st.lists(_good_plan_entry, max_size=3),
-    "availableCommands": st.lists(st.fixed_dictionaries(
-        {"name": _good_text, "description": _good_text}, optional={"input": st.just({"hint": "h"})}), max_size=3),
-    "configOptions": st.lists(st.one_of(
-        st.fixed_dictionaries({"type": st.just("select"), "configId": _ident, "name": _good_text,
-                               "currentValue": _ident, "options": st.lists(st.fixed_dictionaries(
-                                   {"value": _ident, "name": _good_text}), max_size=2)}),
-        st.fixed_dictionaries({"type": st.just("boolean"), "id": _ident, "name": _good_text,
-                               "currentValue": st.booleans()}),
-        st.fixed_dictionaries({"type": st.just("slider"), "configId": _ident, "name": _good_text}),
-    ), max_size=3),
+    "availableCommands": st.lists(
+        st.fixed_dictionaries(
+            {"name": _good_text, "description": _good_text}, optional={"input": st.just({"hint": "h"})}
+        ),
+        max_size=3,
+    ),
+    "configOptions": st.lists(
+        st.one_of(
+            st.fixed_dictionaries(
+                {
+                    "type": st.just("select"),
+                    "configId": _ident,
+                    "name": _good_text,
+                    "currentValue": _ident,
+                    "options": st.lists(st.fixed_dictionaries({"value": _ident, "name": _good_text}), max_size=2),
+                }
+            ),
+            st.fixed_dictionaries(
+                {"type": st.just("boolean"), "id": _ident, "name": _good_text, "currentValue": st.booleans()}
+            ),
+            st.fixed_dictionaries({"type": st.just("slider"), "configId": _ident, "name": _good_text}),
+        ),
+        max_size=3,
+    ),
     "currentModeId": _ident,
     "updatedAt": _good_text,
     "used": st.integers(0, 10**9),
@@ -320,19 +427,46 @@ _GOOD: dict[str, st.SearchStrategy[Any]] = {
 }
 #: Each known kind's fields: (wire name, key in `_GOOD`); the first ones are the required ones.
 _SHAPES: dict[str, list[tuple[str, str]]] = {
-    **{k: [("messageId", "messageId"), ("content", "block"), ("_meta", "_meta")]
-       for k in ("user_message_chunk", "agent_message_chunk", "agent_thought_chunk")},
-    **{k: [("messageId", "messageId"), ("content", "blocks"), ("_meta", "_meta")]
-       for k in ("user_message", "agent_message", "agent_thought")},
-    "state_update": [("state", "state"), ("stopReason", "stopReason"), ("error", "error"), ("background", "background")],
-    "tool_call_update": [("toolCallId", "toolCallId"), ("title", "title"), ("kind", "kind"), ("status", "status"),
-                         ("content", "toolContents"), ("locations", "locations"), ("rawInput", "rawInput"),
-                         ("rawOutput", "rawOutput")],
-    "tool_call": [("toolCallId", "toolCallId"), ("title", "title"), ("kind", "kind"), ("status", "status"),
-                  ("content", "toolContents"), ("locations", "locations")],
+    **{
+        k: [("messageId", "messageId"), ("content", "block"), ("_meta", "_meta")]
+        for k in ("user_message_chunk", "agent_message_chunk", "agent_thought_chunk")
+    },
+    **{
+        k: [("messageId", "messageId"), ("content", "blocks"), ("_meta", "_meta")]
+        for k in ("user_message", "agent_message", "agent_thought")
+    },
+    "state_update": [
+        ("state", "state"),
+        ("stopReason", "stopReason"),
+        ("error", "error"),
+        ("background", "background"),
+    ],
+    "tool_call_update": [
+        ("toolCallId", "toolCallId"),
+        ("title", "title"),
+        ("kind", "kind"),
+        ("status", "status"),
+        ("content", "toolContents"),
+        ("locations", "locations"),
+        ("rawInput", "rawInput"),
+        ("rawOutput", "rawOutput"),
+    ],
+    "tool_call": [
+        ("toolCallId", "toolCallId"),
+        ("title", "title"),
+        ("kind", "kind"),
+        ("status", "status"),
+        ("content", "toolContents"),
+        ("locations", "locations"),
+    ],
     "tool_call_content_chunk": [("toolCallId", "toolCallId"), ("content", "toolContent")],
-    "terminal_update": [("terminalId", "terminalId"), ("command", "command"), ("cwd", "cwd"), ("output", "output"),
-                        ("exitStatus", "exitStatus")],
+    "terminal_update": [
+        ("terminalId", "terminalId"),
+        ("command", "command"),
+        ("cwd", "cwd"),
+        ("output", "output"),
+        ("exitStatus", "exitStatus"),
+    ],
     "terminal_output_chunk": [("terminalId", "terminalId"), ("data", "data")],
     "plan_update": [("plan", "plan")],
     "plan": [("entries", "entries")],
@@ -342,8 +476,12 @@ _SHAPES: dict[str, list[tuple[str, str]]] = {
     "session_info_update": [("title", "title"), ("updatedAt", "updatedAt")],
     "usage_update": [("used", "used"), ("size", "size"), ("cost", "cost")],
     "notice": [("severity", "severity"), ("title", "title"), ("description", "description")],
-    "compaction_update": [("compactionId", "compactionId"), ("status", "status"), ("summary", "summary"),
-                          ("error", "title")],
+    "compaction_update": [
+        ("compactionId", "compactionId"),
+        ("status", "status"),
+        ("summary", "summary"),
+        ("error", "title"),
+    ],
     "compaction_summary_chunk": [("compactionId", "compactionId"), ("content", "block")],
     "plan_removed": [("planId", "messageId")],
 }
@@ -353,7 +491,11 @@ _SHAPES: dict[str, list[tuple[str, str]]] = {
 def update_params(draw: st.DrawFn) -> bytes:
     """`session/update` params: mostly a known kind with plausible fields (some missing, null or of the
     wrong type), sometimes an unknown tag, extra fields, or not an update at all."""
-    kind = draw(st.sampled_from(sorted(_SHAPES))) if draw(st.integers(0, 9)) else draw(st.one_of(st.text(max_size=8), _scalars))
+    kind = (
+        draw(st.sampled_from(sorted(_SHAPES)))
+        if draw(st.integers(0, 9))
+        else draw(st.one_of(st.text(max_size=8), _scalars))
+    )
     update: dict[str, Any] = {"sessionUpdate": kind}
     shape = _SHAPES.get(kind, []) if isinstance(kind, str) else []
     clean = draw(st.integers(0, 9)) < 6  # most updates are well-formed, with optional fields left out
@@ -377,8 +519,14 @@ def update_params(draw: st.DrawFn) -> bytes:
 
 
 _TYPES = {
-    USER_MESSAGE: Message, AGENT_MESSAGE: Message, AGENT_THOUGHT: Message, TOOL_CALL: ToolCall,
-    TERMINAL: Terminal, PLAN: Plan, COMPACTION: Compaction, UNKNOWN: UnknownEntry,
+    USER_MESSAGE: Message,
+    AGENT_MESSAGE: Message,
+    AGENT_THOUGHT: Message,
+    TOOL_CALL: ToolCall,
+    TERMINAL: Terminal,
+    PLAN: Plan,
+    COMPACTION: Compaction,
+    UNKNOWN: UnknownEntry,
 }
 
 
@@ -443,8 +591,11 @@ def test_schema_shaped_updates_decode_and_apply_v2(params: list[bytes], rnd: Any
 
 
 @FAST
-@given(st.lists(update_params(), min_size=1, max_size=25), st.randoms(use_true_random=False),
-       st.lists(st.sampled_from(["start", "end", "fail", "perm", "resolved"]), max_size=4))
+@given(
+    st.lists(update_params(), min_size=1, max_size=25),
+    st.randoms(use_true_random=False),
+    st.lists(st.sampled_from(["start", "end", "fail", "perm", "resolved"]), max_size=4),
+)
 def test_schema_shaped_updates_decode_and_apply_v1(params: list[bytes], rnd: Any, turns: list[str]) -> None:
     updates = decode_all(params, 1)
     for order in (updates, rnd.sample(updates, len(updates))):
@@ -474,7 +625,9 @@ def test_schema_shaped_updates_decode_and_apply_v1(params: list[bytes], rnd: Any
             check_changes(state, changes, added)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(st.lists(update_params(), min_size=1, max_size=20))
 def test_transcript_survives_whatever_the_reducer_reports(tmp_path: Path, params: list[bytes]) -> None:
     path = tmp_path / "fuzz.jsonl"

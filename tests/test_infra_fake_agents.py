@@ -50,8 +50,14 @@ def handshake(peer: JsonLinePeer, version: int) -> str:
 
 
 def prompt(peer: JsonLinePeer, session_id: str, text: str, msg_id: int = 3) -> None:
-    peer.send({"jsonrpc": "2.0", "id": msg_id, "method": "session/prompt",
-               "params": {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}})
+    peer.send(
+        {
+            "jsonrpc": "2.0",
+            "id": msg_id,
+            "method": "session/prompt",
+            "params": {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]},
+        }
+    )
 
 
 def is_done_marker(message: dict[str, Any]) -> bool:
@@ -74,23 +80,34 @@ def read_record(path: Path) -> list[dict[str, Any]]:
 
 def test_scripted_agent_plays_turns_and_records(tmp_path: Path, spawn: Any) -> None:
     permission = {
-        "sessionId": "$SESSION", "title": "Write a file?",
+        "sessionId": "$SESSION",
+        "title": "Write a file?",
         "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}],
     }
     script = {
         "version": 2,
         "session_new": {"sessionId": "sess-A"},
-        "after_session_new": [{"op": "update", "update": {
-            "sessionUpdate": "available_commands_update", "availableCommands": []}}],
+        "after_session_new": [
+            {"op": "update", "update": {"sessionUpdate": "available_commands_update", "availableCommands": []}}
+        ],
         "turns": [
-            {"match": "^ask", "steps": [
-                {"op": "respond_prompt"},
-                {"op": "state", "state": "running"},
-                {"op": "request", "method": "session/request_permission", "params": permission},
-                {"op": "update", "update": {"sessionUpdate": "agent_message_chunk", "messageId": "a1",
-                                            "content": {"type": "text", "text": "prompt id $PROMPT_ID"}}},
-                {"op": "state", "state": "idle", "stopReason": "end_turn"},
-            ]},
+            {
+                "match": "^ask",
+                "steps": [
+                    {"op": "respond_prompt"},
+                    {"op": "state", "state": "running"},
+                    {"op": "request", "method": "session/request_permission", "params": permission},
+                    {
+                        "op": "update",
+                        "update": {
+                            "sessionUpdate": "agent_message_chunk",
+                            "messageId": "a1",
+                            "content": {"type": "text", "text": "prompt id $PROMPT_ID"},
+                        },
+                    },
+                    {"op": "state", "state": "idle", "stopReason": "end_turn"},
+                ],
+            },
             {"steps": [{"op": "error_prompt", "code": -32000, "message": "scripted failure"}]},
         ],
     }
@@ -123,19 +140,33 @@ def test_scripted_agent_plays_turns_and_records(tmp_path: Path, spawn: Any) -> N
 
     received = read_record(record)
     assert [m.get("method") for m in received] == [
-        "initialize", "session/new", "session/prompt", None, "session/prompt", "session/set_config_option",
+        "initialize",
+        "session/new",
+        "session/prompt",
+        None,
+        "session/prompt",
+        "session/set_config_option",
     ]
-    assert received[3] == {"jsonrpc": "2.0", "id": 0,
-                           "result": {"outcome": {"outcome": "selected", "optionId": "allow"}}}
+    assert received[3] == {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "result": {"outcome": {"outcome": "selected", "optionId": "allow"}},
+    }
 
 
 def test_scripted_agent_cancel_abandons_turn_v2(tmp_path: Path, spawn: Any) -> None:
-    script = {"turns": [{"steps": [
-        {"op": "respond_prompt"},
-        {"op": "state", "state": "running"},
-        {"op": "wait_for", "response": 99},
-        {"op": "stderr", "text": "never reached"},
-    ]}]}
+    script = {
+        "turns": [
+            {
+                "steps": [
+                    {"op": "respond_prompt"},
+                    {"op": "state", "state": "running"},
+                    {"op": "wait_for", "response": 99},
+                    {"op": "stderr", "text": "never reached"},
+                ]
+            }
+        ]
+    }
     (tmp_path / "s.json").write_text(json.dumps(script))
     peer = spawn(scripted_agent_argv(tmp_path / "s.json"))
     session_id = handshake(peer, 2)
@@ -146,8 +177,10 @@ def test_scripted_agent_cancel_abandons_turn_v2(tmp_path: Path, spawn: Any) -> N
     assert idle["params"]["update"]["stopReason"] == "cancelled"
     prompt(peer, session_id, "again", msg_id=4)
     echoed = peer.read_until(is_idle)
-    assert any(m.get("params", {}).get("update", {}).get("content") == [{"type": "text", "text": "echo: again"}]
-               for m in echoed)
+    assert any(
+        m.get("params", {}).get("update", {}).get("content") == [{"type": "text", "text": "echo: again"}]
+        for m in echoed
+    )
     assert peer.close() == 0
     assert "never reached" not in peer.stderr_text()
 
@@ -250,19 +283,21 @@ def test_hostile_garbage(spawn: Any, version: int) -> None:
 def test_hostile_huge_message_is_one_50mb_line(spawn: Any) -> None:
     peer = spawn(hostile_agent_argv("huge_message"))
     prompt(peer, handshake(peer, 2), "go")
-    peer.read_until(lambda m: m.get("method") == "session/update"
-                    and m["params"]["update"].get("state") == "running")
+    peer.read_until(lambda m: m.get("method") == "session/update" and m["params"]["update"].get("state") == "running")
     line = peer.read_line(timeout=30)
     assert line is not None and len(line) >= 50 * 1024 * 1024
     assert json.loads(line)["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
     peer.read_until(is_done_marker)
 
 
-@pytest.mark.parametrize(("scenario", "check"), [
-    ("huge_tool_output", "tool"),
-    ("update_flood", "flood"),
-    ("stderr_flood", "stderr"),
-])
+@pytest.mark.parametrize(
+    ("scenario", "check"),
+    [
+        ("huge_tool_output", "tool"),
+        ("update_flood", "flood"),
+        ("stderr_flood", "stderr"),
+    ],
+)
 def test_hostile_scaled_floods(spawn: Any, scenario: str, check: str) -> None:
     scale = 0.01
     peer = spawn(hostile_agent_argv(scenario, 2, scale))
@@ -279,11 +314,14 @@ def test_hostile_scaled_floods(spawn: Any, scenario: str, check: str) -> None:
         assert peer.stderr_bytes >= int(100 * 1024 * 1024 * scale)
 
 
-@pytest.mark.parametrize(("scenario", "answered"), [
-    ("never_init", []),
-    ("never_new", [1]),
-    ("never_prompt", [1, 2]),
-])
+@pytest.mark.parametrize(
+    ("scenario", "answered"),
+    [
+        ("never_init", []),
+        ("never_new", [1]),
+        ("never_prompt", [1, 2]),
+    ],
+)
 def test_hostile_never_answers(spawn: Any, scenario: str, answered: list[int]) -> None:
     peer = spawn(hostile_agent_argv(scenario))
     peer.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": V2_INIT})
@@ -333,8 +371,11 @@ def test_hostile_injection_reaches_every_field(spawn: Any, version: int) -> None
     titles = [m["params"]["update"].get("title") for m in seen if m.get("method") == "session/update"]
     assert PERMISSION_BUTTON_IMITATION in titles
     if version >= 2:
-        chunk = next(m["params"]["update"] for m in seen if m.get("method") == "session/update"
-                     and m["params"]["update"]["sessionUpdate"] == "terminal_output_chunk")
+        chunk = next(
+            m["params"]["update"]
+            for m in seen
+            if m.get("method") == "session/update" and m["params"]["update"]["sessionUpdate"] == "terminal_output_chunk"
+        )
         assert "\x1b]52;c;aGk=\x07" in base64.b64decode(chunk["data"]).decode()
     peer.send({"jsonrpc": "2.0", "id": 0, "result": {"outcome": {"outcome": "cancelled"}}})
     peer.read_until(is_done_marker)

@@ -71,8 +71,7 @@ def test_python_echo_agent_echoes(py_sdk_peers: PySdkPeers, spawn: Spawn) -> Non
     echoed = [
         m["params"]["update"]["content"]["text"]
         for m in seen
-        if m.get("method") == "session/update"
-        and m["params"]["update"].get("sessionUpdate") == "agent_message_chunk"
+        if m.get("method") == "session/update" and m["params"]["update"].get("sessionUpdate") == "agent_message_chunk"
     ]
     assert echoed == ["ping-42"]
     assert seen[-1]["result"]["stopReason"] == "end_turn"

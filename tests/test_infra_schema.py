@@ -61,8 +61,12 @@ def test_good_client_messages_pass(version: int, msg: dict[str, Any], answering:
 
 BAD_CLIENT: list[tuple[int, dict[str, Any], str | None, str]] = [
     (2, req(3, "session/prompt", {"prompt": PROMPT}), None, "'sessionId' is a required property"),
-    (2, req(3, "session/prompt", {"sessionId": "s", "prompt": [{"type": "text", "text": 5}]}), None,
-     "params.prompt[0].text"),
+    (
+        2,
+        req(3, "session/prompt", {"sessionId": "s", "prompt": [{"type": "text", "text": 5}]}),
+        None,
+        "params.prompt[0].text",
+    ),
     (2, req(3, "session/prompt", {"sessionId": "s", "prompt": []}), None, "params.prompt"),
     (2, req(1, "initialize", {"protocolVersion": 2}), None, "'info' is a required property"),
     (2, req(9, "session/frobnicate", {}), None, "unknown ACP v2 method 'session/frobnicate'"),

@@ -33,8 +33,15 @@ FORBIDDEN = ("\x1b", "\x07", "\x00", "\u202e", "\u202c", "]52;", "aGk=", "]0;pwn
 def segments(app: AcpApp) -> list[Segment]:
     """Every styled segment of the screen as Textual would send it to the terminal."""
     update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
-    console = Console(width=app.size.width, height=app.size.height, file=io.StringIO(), force_terminal=True,
-                      color_system="truecolor", legacy_windows=False, safe_box=False)
+    console = Console(
+        width=app.size.width,
+        height=app.size.height,
+        file=io.StringIO(),
+        force_terminal=True,
+        color_system="truecolor",
+        legacy_windows=False,
+        safe_box=False,
+    )
     assert update is not None
     return list(console.render(update))
 
@@ -56,8 +63,9 @@ async def test_injection_through_the_real_app(app_dirs: Path, tmp_path: Path) ->
         # The option labels are the agent's text, shown literally on real buttons of the dialog.
         labels = [str(button.label) for button in app.screen.query(Button)]
         assert any("[bold red]x[/]" in label for label in labels), labels
-        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen) and app.screen.armed,
-                       what="the dialog to arm")  # a key before that only restarts its countdown
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, PermissionScreen) and app.screen.armed, what="the dialog to arm"
+        )  # a key before that only restarts its countdown
         await pilot.press("r")  # reject (the hostile options are allow_once, allow_always, reject_once)
         await wait_for(pilot, lambda: app.screen is chat, what="the dialog closed")
         await wait_for(pilot, lambda: DONE_MARKER in screen_text(app), what="the done marker")
@@ -83,9 +91,7 @@ async def test_injection_through_the_real_app(app_dirs: Path, tmp_path: Path) ->
         # The fake button is text inside a tool card, never a Button on the chat screen.
         assert not [b for b in chat.query(Button) if PERMISSION_BUTTON_IMITATION in str(b.label)]
         cards = [card for card in chat.query(ToolCallCard) if card.call.id == "inject-tool"]
-        assert cards and PERMISSION_BUTTON_IMITATION in "\n".join(
-            str(line) for line in screen_text(app).splitlines()
-        )
+        assert cards and PERMISSION_BUTTON_IMITATION in "\n".join(str(line) for line in screen_text(app).splitlines())
         # Clicking on the hostile text triggers nothing: the app keeps running, the screen stays.
         hostile_card = next(card for card in chat.query(ToolCallCard) if card.call.id == "inject-tool-2")
         hostile_card.scroll_visible(animate=False, immediate=True)

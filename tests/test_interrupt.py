@@ -6,8 +6,9 @@ from acp_tui.ui.interrupt import FORCE_STOP_AFTER, QUIT_WINDOW, Interrupt, decid
 
 
 def decide(**kw: object) -> Interrupt:
-    base: dict[str, object] = dict(now=100.0, busy=False, cancel_sent_at=None, prompt_text="",
-                                   has_selection=False, quit_armed_at=None)
+    base: dict[str, object] = dict(
+        now=100.0, busy=False, cancel_sent_at=None, prompt_text="", has_selection=False, quit_armed_at=None
+    )
     base.update(kw)
     return decide_interrupt(**base)  # type: ignore[arg-type]
 

@@ -96,8 +96,9 @@ def test_with_the_subreaper_an_orphan_that_cleared_its_environment_and_left_its_
     marker: str,
 ) -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run([sys.executable, "-c", PROBE, marker], capture_output=True, text=True, timeout=60, env=env,
-                          cwd=Path(REPO))
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, marker], capture_output=True, text=True, timeout=60, env=env, cwd=Path(REPO)
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
     assert not processes_with(marker)

@@ -127,6 +127,7 @@ async def test_acp_tui_with_cat_says_the_agent_echoed(tmp_path: Path, monkeypatc
     assert main(["--", "cat"], runner=runner) == 0
     app = AcpApp(launches[0], arm_delay=0.1)
     async with app.run_test(size=(120, 45)) as pilot:
+
         def lines() -> list[str]:
             chat = app.chat
             return [str(line.render()) for line in chat.query(SystemLine)] if chat is not None else []

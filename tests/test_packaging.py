@@ -11,10 +11,7 @@ from tests.paths import REPO
 
 def test_every_package_under_acp_tui_is_listed_in_pyproject() -> None:
     listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
-    found = {
-        ".".join(init.parent.relative_to(REPO).parts)
-        for init in (REPO / "acp_tui").rglob("__init__.py")
-    }
+    found = {".".join(init.parent.relative_to(REPO).parts) for init in (REPO / "acp_tui").rglob("__init__.py")}
     assert found <= listed, f"packages missing from pyproject.toml: {sorted(found - listed)}"
 
 

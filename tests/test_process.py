@@ -68,7 +68,9 @@ async def test_argv_cwd_and_env_are_passed_without_a_shell(tmp_path: Path) -> No
 
 async def test_exit_event_carries_code_and_stderr_tail() -> None:
     lines: list[str] = []
-    proc = AgentProcess([sys.executable, "-c", "import sys; sys.stderr.write('boom\\nlast words'); sys.exit(3)"], on_stderr=lines.append)
+    proc = AgentProcess(
+        [sys.executable, "-c", "import sys; sys.stderr.write('boom\\nlast words'); sys.exit(3)"], on_stderr=lines.append
+    )
     await proc.start()
     proc.start_reading(lambda data: None, lambda info: None)
     info = await proc.wait()
@@ -187,9 +189,10 @@ SLEEPER = "import time; time.sleep(302)"
 async def test_what_an_agent_left_in_a_session_of_its_own_dies_when_it_crashes(tmp_path: Path, marker: str) -> None:
     # The agent exits (code 3) once the sleeper it started in a session of its own runs.
     ready = tmp_path / "ready"
-    sleeper = f"import sys, time; open(sys.argv[1], 'w').close(); time.sleep(302)"
-    script = (f"setsid {sys.executable} -c \"{sleeper}\" {ready} {marker} & "
-              f"while [ ! -e {ready} ]; do sleep 0.01; done; exit 3")
+    sleeper = "import sys, time; open(sys.argv[1], 'w').close(); time.sleep(302)"
+    script = (
+        f'setsid {sys.executable} -c "{sleeper}" {ready} {marker} & while [ ! -e {ready} ]; do sleep 0.01; done; exit 3'
+    )
     proc = AgentProcess(["sh", "-c", script])
     await proc.start()
     proc.start_reading(lambda data: None, lambda info: None)

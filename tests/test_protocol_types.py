@@ -29,7 +29,9 @@ def test_unknown_content_type_inside_known_update() -> None:
     decoded = _update({"sessionUpdate": "agent_message_chunk", "messageId": "m1", "content": block})
     assert isinstance(decoded, v2.AgentMessageChunk)
     assert decoded.content == v2.UnknownContent(type="smell", raw=block)
-    message = _update({"sessionUpdate": "agent_message", "messageId": "m1", "content": [{"type": "text", "text": "a"}, block]})
+    message = _update(
+        {"sessionUpdate": "agent_message", "messageId": "m1", "content": [{"type": "text", "text": "a"}, block]}
+    )
     assert message.content == [v2.TextContent(text="a"), v2.UnknownContent(type="smell", raw=block)]
 
 
@@ -52,7 +54,14 @@ def test_unknown_plan_type_and_unknown_entry_status() -> None:
     decoded = _update({"sessionUpdate": "plan_update", "plan": plan})
     assert decoded.plan == v2.UnknownPlan(type="graph", plan_id="p1", raw=plan)
     items = _update(
-        {"sessionUpdate": "plan_update", "plan": {"type": "items", "planId": "p1", "entries": [{"content": "a", "priority": "urgent", "status": "blocked"}]}}
+        {
+            "sessionUpdate": "plan_update",
+            "plan": {
+                "type": "items",
+                "planId": "p1",
+                "entries": [{"content": "a", "priority": "urgent", "status": "blocked"}],
+            },
+        }
     )
     assert items.plan.entries[0].status == "blocked"
     assert items.plan.entries[0].priority == "urgent"
@@ -78,8 +87,13 @@ def test_grouped_select_options() -> None:
         {
             "sessionUpdate": "config_option_update",
             "configOptions": [
-                {"type": "select", "configId": "model", "name": "Model", "currentValue": "a",
-                 "options": [{"groupId": "g", "name": "G", "options": [{"value": "a", "name": "A"}]}]}
+                {
+                    "type": "select",
+                    "configId": "model",
+                    "name": "Model",
+                    "currentValue": "a",
+                    "options": [{"groupId": "g", "name": "G", "options": [{"value": "a", "name": "A"}]}],
+                }
             ],
         }
     )
@@ -131,7 +145,9 @@ def test_patch_fields_keep_omitted_null_and_value_apart() -> None:
     assert omitted.title is UNSET and omitted.content is UNSET
     assert cleared.title is None and cleared.content is None
     assert replaced.title == "Read" and replaced.content == []
-    assert codec.encode(cleared) == b'{"sessionUpdate":"tool_call_update","toolCallId":"t1","title":null,"content":null}'
+    assert (
+        codec.encode(cleared) == b'{"sessionUpdate":"tool_call_update","toolCallId":"t1","title":null,"content":null}'
+    )
     info = _update({"sessionUpdate": "session_info_update", "title": None})
     assert info.title is None and info.updated_at is UNSET
 
@@ -145,8 +161,14 @@ def test_v1_shapes() -> None:
     chunk = _update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}, 1)
     assert chunk == v1.V1AgentMessageChunk(content=v2.TextContent(text="hi"))
     call = _update(
-        {"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Write",
-         "content": [{"type": "diff", "path": "/a", "oldText": None, "newText": "x"}]}, 1)
+        {
+            "sessionUpdate": "tool_call",
+            "toolCallId": "t1",
+            "title": "Write",
+            "content": [{"type": "diff", "path": "/a", "oldText": None, "newText": "x"}],
+        },
+        1,
+    )
     assert call.content == [v1.V1Diff(path="/a", new_text="x", old_text=None)]
     mode = _update({"sessionUpdate": "current_mode_update", "modeId": "plan"}, 1)
     assert mode.current_mode_id == "plan"
@@ -157,7 +179,8 @@ def test_v1_shapes() -> None:
 def test_permission_subjects() -> None:
     base = {"sessionId": "s1", "title": "Run?", "options": [{"optionId": "o", "name": "OK", "kind": "allow_once"}]}
     command = codec.decode_permission_request(
-        msgspec.json.encode({**base, "subject": {"type": "command", "command": "ls", "cwd": "/"}}), 2)
+        msgspec.json.encode({**base, "subject": {"type": "command", "command": "ls", "cwd": "/"}}), 2
+    )
     assert isinstance(command, methods.RequestPermissionRequest)
     assert isinstance(command.subject, methods.CommandPermissionSubject)
     unknown = codec.decode_permission_request(msgspec.json.encode({**base, "subject": {"type": "vibe"}}), 2)
@@ -166,7 +189,9 @@ def test_permission_subjects() -> None:
 
 
 def test_version_negotiation() -> None:
-    assert codec.negotiated_version(b'{"protocolVersion":2,"info":{"name":"a","version":"1"},"capabilities":{}}')[0] == 2
+    assert (
+        codec.negotiated_version(b'{"protocolVersion":2,"info":{"name":"a","version":"1"},"capabilities":{}}')[0] == 2
+    )
     assert codec.negotiated_version(b'{"protocolVersion":1,"agentCapabilities":{}}')[0] == 1
     assert codec.negotiated_version(b'{"protocolVersion":2,"agentCapabilities":{}}')[0] == 1
     with pytest.raises(codec.UnsupportedVersion, match=r"protocolVersion 7.*v2 and v1"):

@@ -65,8 +65,14 @@ class Tmux:
         self.env = env
 
     def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(["tmux", "-S", str(self.socket), *args], capture_output=True, text=True,
-                              check=check, timeout=10, env=self.env)
+        return subprocess.run(
+            ["tmux", "-S", str(self.socket), *args],
+            capture_output=True,
+            text=True,
+            check=check,
+            timeout=10,
+            env=self.env,
+        )
 
     def screen(self) -> str:
         return self.run("capture-pane", "-p", "-t", self.name, check=False).stdout
@@ -88,9 +94,29 @@ class Tmux:
         """
         wrapper = 'sh -c "$1"; echo $? > "$2"'
         # remain-on-exit keeps a failed install's output readable after the command ends.
-        self.run("new-session", "-d", "-x", "160", "-y", "50", "-s", self.name,
-                 "sh", "-c", wrapper, "sh", script, str(status_file),
-                 ";", "set-option", "-w", "-t", self.name, "remain-on-exit", "on")
+        self.run(
+            "new-session",
+            "-d",
+            "-x",
+            "160",
+            "-y",
+            "50",
+            "-s",
+            self.name,
+            "sh",
+            "-c",
+            wrapper,
+            "sh",
+            script,
+            str(status_file),
+            ";",
+            "set-option",
+            "-w",
+            "-t",
+            self.name,
+            "remain-on-exit",
+            "on",
+        )
 
     def wait_for(self, condition: Callable[[], bool], what: str, timeout: float) -> None:
         """Poll until `condition` holds; on time-out fail showing the screen."""
@@ -147,8 +173,9 @@ def test_quick_start_commands_are_what_ci_runs() -> None:
 def test_readme_first_command_on_a_fresh_clone_shows_the_demo(tmux: Tmux, tmp_path: Path) -> None:
     require("git")
     clone = tmp_path / "acp-tui"
-    cloned = subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(REPO), str(clone)],
-                            capture_output=True, text=True, timeout=120)
+    cloned = subprocess.run(
+        ["git", "clone", "-q", "--no-hardlinks", str(REPO), str(clone)], capture_output=True, text=True, timeout=120
+    )
     assert cloned.returncode == 0, f"git clone failed: {cloned.stderr}"
     (command, *_) = quick_start_commands((clone / "README.md").read_text(encoding="utf-8"))
 
@@ -157,8 +184,11 @@ def test_readme_first_command_on_a_fresh_clone_shows_the_demo(tmux: Tmux, tmp_pa
 
     def welcomed() -> bool:
         if tmux.exited():
-            pytest.fail(f"the command exited with status {exit_status(status_file)} before the demo "
-                        f"greeted; the screen shows:\n{tmux.screen()}", pytrace=False)
+            pytest.fail(
+                f"the command exited with status {exit_status(status_file)} before the demo "
+                f"greeted; the screen shows:\n{tmux.screen()}",
+                pytrace=False,
+            )
         return WELCOME in tmux.screen()
 
     tmux.wait_for(welcomed, "the demo agent's welcome message", INSTALL_TIMEOUT)

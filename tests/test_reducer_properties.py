@@ -56,7 +56,7 @@ from acp_tui.session.reducer import apply
 
 def split(text: str, cuts: list[int]) -> list[str]:
     points = sorted({c % (len(text) + 1) for c in cuts} | {0, len(text)})
-    return [text[a:b] for a, b in zip(points, points[1:])]
+    return [text[a:b] for a, b in zip(points, points[1:], strict=False)]
 
 
 @given(st.text(max_size=200), st.lists(st.integers(min_value=0, max_value=400), max_size=30))
@@ -75,7 +75,9 @@ def test_any_split_into_chunks_yields_the_same_message(text: str, cuts: list[int
     st.lists(st.text(max_size=20), max_size=5),
     st.lists(st.text(max_size=20), max_size=10),
 )
-def test_full_update_then_chunks_equals_full_content_plus_chunks(before: list[str], full: list[str], after: list[str]) -> None:
+def test_full_update_then_chunks_equals_full_content_plus_chunks(
+    before: list[str], full: list[str], after: list[str]
+) -> None:
     state = SessionState()
     for piece in before:
         apply(state, AgentMessageChunk(message_id="m", content=TextContent(text=piece)))
@@ -124,25 +126,50 @@ updates = st.one_of(
         error=patch(st.builds(ErrorObject, code=st.integers(-33000, 0), message=texts)),
     ),
     st.builds(
-        ToolCallUpdate, tool_call_id=ids, title=patch(texts), kind=patch(open_enum), status=patch(open_enum),
-        content=patch(st.lists(tool_content, max_size=2)), raw_input=patch(st.integers()), meta=meta,
+        ToolCallUpdate,
+        tool_call_id=ids,
+        title=patch(texts),
+        kind=patch(open_enum),
+        status=patch(open_enum),
+        content=patch(st.lists(tool_content, max_size=2)),
+        raw_input=patch(st.integers()),
+        meta=meta,
     ),
     st.builds(ToolCallContentChunk, tool_call_id=ids, content=tool_content),
     st.builds(
-        TerminalUpdate, terminal_id=ids, command=patch(texts),
+        TerminalUpdate,
+        terminal_id=ids,
+        command=patch(texts),
         output=patch(st.builds(TerminalOutput, data=b64_or_junk())),
         exit_status=patch(st.builds(TerminalExitStatus, exit_code=patch(st.integers(0, 255)))),
     ),
     st.builds(TerminalOutputChunk, terminal_id=ids, data=b64_or_junk()),
-    st.builds(PlanUpdate, plan=st.one_of(
-        st.builds(PlanItems, plan_id=ids, entries=st.lists(st.builds(PlanEntry, content=texts, priority=open_enum, status=open_enum), max_size=3)),
-        st.builds(UnknownPlan, type=st.just("markdown"), plan_id=ids, raw=st.just({})),
-    )),
-    st.builds(AvailableCommandsUpdate, available_commands=st.lists(st.builds(AvailableCommand, name=texts, description=texts), max_size=2)),
+    st.builds(
+        PlanUpdate,
+        plan=st.one_of(
+            st.builds(
+                PlanItems,
+                plan_id=ids,
+                entries=st.lists(st.builds(PlanEntry, content=texts, priority=open_enum, status=open_enum), max_size=3),
+            ),
+            st.builds(UnknownPlan, type=st.just("markdown"), plan_id=ids, raw=st.just({})),
+        ),
+    ),
+    st.builds(
+        AvailableCommandsUpdate,
+        available_commands=st.lists(st.builds(AvailableCommand, name=texts, description=texts), max_size=2),
+    ),
     st.builds(SessionInfoUpdate, title=patch(texts), updated_at=patch(texts)),
-    st.builds(UsageUpdate, used=st.integers(0, 10**6), size=st.integers(0, 10**6), cost=patch(st.builds(Cost, amount=st.floats(0, 10), currency=st.just("USD")))),
+    st.builds(
+        UsageUpdate,
+        used=st.integers(0, 10**6),
+        size=st.integers(0, 10**6),
+        cost=patch(st.builds(Cost, amount=st.floats(0, 10), currency=st.just("USD"))),
+    ),
     st.builds(Notice, severity=open_enum, title=texts),
-    st.builds(CompactionUpdate, compaction_id=ids, status=open_enum, summary=block_lists, error=patch(texts), meta=meta),
+    st.builds(
+        CompactionUpdate, compaction_id=ids, status=open_enum, summary=block_lists, error=patch(texts), meta=meta
+    ),
     st.builds(CompactionSummaryChunk, compaction_id=ids, content=blocks),
     st.builds(UnknownUpdate, kind=st.sampled_from(["_x", "future_thing"]), raw=st.just({"sessionUpdate": "_x"})),
 )
@@ -183,8 +210,13 @@ entity_updates = st.one_of(
     st.builds(AgentMessage, message_id=ids, content=block_lists, meta=meta),
     st.builds(AgentThoughtChunk, message_id=ids, content=blocks),
     st.builds(
-        ToolCallUpdate, tool_call_id=ids, title=patch(texts), status=patch(open_enum),
-        content=patch(st.lists(tool_content, max_size=2)), raw_input=patch(st.integers()), meta=meta,
+        ToolCallUpdate,
+        tool_call_id=ids,
+        title=patch(texts),
+        status=patch(open_enum),
+        content=patch(st.lists(tool_content, max_size=2)),
+        raw_input=patch(st.integers()),
+        meta=meta,
     ),
     st.builds(ToolCallContentChunk, tool_call_id=ids, content=tool_content),
 )

@@ -47,8 +47,8 @@ from acp_tui.protocol.v2 import (
 )
 from acp_tui.session.changes import (
     AgentGone,
-    Change,
     BytesAppended,
+    Change,
     ContentAppended,
     ContentReplaced,
     EntityAdded,
@@ -256,7 +256,11 @@ def test_rejected_prompt_leaves_no_user_message() -> None:
     response and MUST NOT emit user-message updates for that submission." Request cancellation uses -32800."""
     s = SessionState()
     feed(s, PromptSubmitted(1, [t("a")]), PromptSubmitted(2, [t("b")]))
-    feed(s, PromptRejected(1, ErrorObject(code=-32603, message="hook failed")), PromptRejected(2, ErrorObject(code=-32800, message="cancelled"), cancelled=True))
+    feed(
+        s,
+        PromptRejected(1, ErrorObject(code=-32603, message="hook failed")),
+        PromptRejected(2, ErrorObject(code=-32800, message="cancelled"), cancelled=True),
+    )
     assert s.entities == {}
     assert s.submissions[1].status == "failed" and s.submissions[1].error.message == "hook failed"  # type: ignore[union-attr]
     assert s.submissions[2].status == "cancelled"
@@ -279,8 +283,17 @@ def test_tool_call_created_with_defaults() -> None:
 def test_tool_call_patch_omitted_unchanged_null_cleared_value_replaced() -> None:
     """§5.1: "omitted ⇒ unchanged; null ⇒ clear; value ⇒ replace; arrays are replaced wholesale" """
     s = SessionState()
-    feed(s, ToolCallUpdate(tool_call_id="c", title="Read file", kind="read", raw_input={"p": 1},
-                           locations=[], content=[ToolContent(content=t("x"))]))
+    feed(
+        s,
+        ToolCallUpdate(
+            tool_call_id="c",
+            title="Read file",
+            kind="read",
+            raw_input={"p": 1},
+            locations=[],
+            content=[ToolContent(content=t("x"))],
+        ),
+    )
     changes = apply(s, ToolCallUpdate(tool_call_id="c", title="Read a.py", raw_input=None))
     call = tool(s)
     assert call.title == "Read a.py" and call.raw_input is None and call.kind == "read"
@@ -297,7 +310,9 @@ def test_tool_call_content_chunk_appends_and_creates() -> None:
     first = ToolContent(content=t("Checked syntax..."))
     assert apply(s, ToolCallContentChunk(tool_call_id="c", content=first)) == [EntityAdded((TOOL_CALL, "c"), 0)]
     second = ToolContent(content=t("more"))
-    assert apply(s, ToolCallContentChunk(tool_call_id="c", content=second)) == [ContentAppended((TOOL_CALL, "c"), second)]
+    assert apply(s, ToolCallContentChunk(tool_call_id="c", content=second)) == [
+        ContentAppended((TOOL_CALL, "c"), second)
+    ]
     assert tool(s).content == [first, second] and tool(s).status == "pending"
     apply(s, ToolCallUpdate(tool_call_id="c", status="completed", content=[ToolContent(content=t("done"))]))
     assert tool(s).content == [ToolContent(content=t("done"))]
@@ -325,11 +340,18 @@ def test_terminal_snapshot_replaces_and_chunks_decode_separately() -> None:
     s = SessionState()
     feed(s, TerminalUpdate(terminal_id="t", command="ls", cwd="/w"))
     # "a" and "b" each padded: concatenating the base64 text would be invalid.
-    changes = feed(s, TerminalOutputChunk(terminal_id="t", data=b64(b"a")), TerminalOutputChunk(terminal_id="t", data=b64(b"b")))
+    changes = feed(
+        s, TerminalOutputChunk(terminal_id="t", data=b64(b"a")), TerminalOutputChunk(terminal_id="t", data=b64(b"b"))
+    )
     assert changes == [BytesAppended(("terminal", "t"), b"a"), BytesAppended(("terminal", "t"), b"b")]
     term = s.terminal("t")
     assert term is not None and bytes(term.output) == b"ab"
-    changes = apply(s, TerminalUpdate(terminal_id="t", output=TerminalOutput(data=b64(b"fresh")), exit_status=TerminalExitStatus(exit_code=0)))
+    changes = apply(
+        s,
+        TerminalUpdate(
+            terminal_id="t", output=TerminalOutput(data=b64(b"fresh")), exit_status=TerminalExitStatus(exit_code=0)
+        ),
+    )
     assert bytes(term.output) == b"fresh" and term.exit_status.exit_code == 0  # type: ignore[union-attr]
     assert ContentReplaced(("terminal", "t")) in changes
     feed(s, TerminalOutputChunk(terminal_id="t", data=b64(b"!")))
@@ -369,9 +391,13 @@ def test_terminal_first_seen_by_chunk_keeps_output() -> None:
 def test_plan_update_replaces_plan_in_place_and_keeps_unknown_variants() -> None:
     """§7: "The client MUST replace that plan's entries entirely"; "Unknown plan.type ⇒ preserve" """
     s = SessionState()
-    feed(s, PlanUpdate(plan=PlanItems(plan_id="p", entries=[PlanEntry(content="a", priority="high", status="pending")])))
+    feed(
+        s, PlanUpdate(plan=PlanItems(plan_id="p", entries=[PlanEntry(content="a", priority="high", status="pending")]))
+    )
     feed(s, AgentMessageChunk(message_id="m", content=t("x")))
-    changes = apply(s, PlanUpdate(plan=PlanItems(plan_id="p", entries=[PlanEntry(content="b", priority="low", status="completed")])))
+    changes = apply(
+        s, PlanUpdate(plan=PlanItems(plan_id="p", entries=[PlanEntry(content="b", priority="low", status="completed")]))
+    )
     assert changes == [EntityChanged(("plan", "p"), frozenset({"plan"}))]
     plan = s.plan("p")
     assert plan is not None and [e.content for e in plan.plan.entries] == ["b"]  # type: ignore[union-attr]
@@ -390,7 +416,9 @@ def test_compaction_first_seen_in_progress_chunks_append_summary_replaces() -> N
     feed(s, CompactionSummaryChunk(compaction_id="k", content=t("## Retained\n")))
     comp = s.compaction("k")
     assert isinstance(comp, Compaction) and comp.status == "in_progress"
-    assert apply(s, CompactionSummaryChunk(compaction_id="k", content=t("more"))) == [TextAppended(("compaction", "k"), "more")]
+    assert apply(s, CompactionSummaryChunk(compaction_id="k", content=t("more"))) == [
+        TextAppended(("compaction", "k"), "more")
+    ]
     assert comp.summary.text == "## Retained\nmore"
     feed(s, CompactionUpdate(compaction_id="k", status="completed", summary=[t("final")]))
     assert comp.status == "completed" and comp.summary.text == "final"
@@ -416,8 +444,16 @@ def test_compaction_position_fixed_by_first_notification() -> None:
     """lifecycle: "The first notification fixes the entity's timeline position in receive order: it follows
     previously received timeline content and precedes content first received later." """
     s = SessionState()
-    feed(s, AgentMessageChunk(message_id="a", content=t("before")), CompactionUpdate(compaction_id="k", status="in_progress"))
-    feed(s, AgentMessageChunk(message_id="b", content=t("after")), CompactionUpdate(compaction_id="k", status="completed"))
+    feed(
+        s,
+        AgentMessageChunk(message_id="a", content=t("before")),
+        CompactionUpdate(compaction_id="k", status="in_progress"),
+    )
+    feed(
+        s,
+        AgentMessageChunk(message_id="b", content=t("after")),
+        CompactionUpdate(compaction_id="k", status="completed"),
+    )
     feed(s, AgentMessageChunk(message_id="a", content=t(" more")))
     assert list(s.entities) == [(AGENT_MESSAGE, "a"), ("compaction", "k"), (AGENT_MESSAGE, "b")]
 
@@ -491,7 +527,11 @@ def test_updates_while_idle_do_not_change_state_and_idle_is_idempotent() -> None
     Agent reports idle. These notifications do not change the state." §9.1 "Idle is idempotent." """
     s = SessionState()
     feed(s, StateUpdate(state="running"), StateUpdate(state="idle", stop_reason="end_turn"))
-    feed(s, ToolCallUpdate(tool_call_id="bg", status="in_progress"), ToolCallUpdate(tool_call_id="bg", status="completed"))
+    feed(
+        s,
+        ToolCallUpdate(tool_call_id="bg", status="in_progress"),
+        ToolCallUpdate(tool_call_id="bg", status="completed"),
+    )
     feed(s, AgentMessageChunk(message_id="m", content=t("bg")))
     assert s.foreground.state == "idle" and not s.foreground.busy
     assert apply(s, StateUpdate(state="idle", stop_reason="end_turn")) == []
@@ -515,9 +555,18 @@ def test_cancel_resolves_pending_permissions_and_marks_current_tool_calls_cancel
     active work as cancelled ... The Client MUST respond to all pending session/request_permission requests
     with the cancelled outcome." """
     s = SessionState()
-    feed(s, StateUpdate(state="running"), ToolCallUpdate(tool_call_id="old", status="in_progress"), StateUpdate(state="idle"))
+    feed(
+        s,
+        StateUpdate(state="running"),
+        ToolCallUpdate(tool_call_id="old", status="in_progress"),
+        StateUpdate(state="idle"),
+    )
     feed(s, StateUpdate(state="running"))
-    feed(s, ToolCallUpdate(tool_call_id="done", status="completed"), ToolCallUpdate(tool_call_id="run", status="in_progress"))
+    feed(
+        s,
+        ToolCallUpdate(tool_call_id="done", status="completed"),
+        ToolCallUpdate(tool_call_id="run", status="in_progress"),
+    )
     feed(s, ToolCallUpdate(tool_call_id="odd", status="_x"))
     feed(s, PermissionRequested(0, {"title": "Allow?"}), PermissionRequested("p2", {"title": "And this?"}))
     changes = apply(s, CancelRequested())
@@ -538,10 +587,19 @@ def test_a_turn_ended_cancelled_cancels_its_unfinished_tool_calls() -> None:
     of that turn still unfinished then (the SDK example agent never reports on it) will not finish, so it no
     longer shows "cancelling" but cancelled; other turns' calls and other stop reasons are left alone."""
     s = SessionState()
-    feed(s, StateUpdate(state="running"), ToolCallUpdate(tool_call_id="old", status="in_progress"),
-         StateUpdate(state="idle", stop_reason="end_turn"))
-    feed(s, StateUpdate(state="running"), ToolCallUpdate(tool_call_id="run", status="in_progress"),
-         ToolCallUpdate(tool_call_id="wait", status="pending"), ToolCallUpdate(tool_call_id="done", status="completed"))
+    feed(
+        s,
+        StateUpdate(state="running"),
+        ToolCallUpdate(tool_call_id="old", status="in_progress"),
+        StateUpdate(state="idle", stop_reason="end_turn"),
+    )
+    feed(
+        s,
+        StateUpdate(state="running"),
+        ToolCallUpdate(tool_call_id="run", status="in_progress"),
+        ToolCallUpdate(tool_call_id="wait", status="pending"),
+        ToolCallUpdate(tool_call_id="done", status="completed"),
+    )
     feed(s, CancelRequested())
     assert tool(s, "run").cancelling
     changes = feed(s, StateUpdate(state="idle", stop_reason="cancelled"))
@@ -551,8 +609,12 @@ def test_a_turn_ended_cancelled_cancels_its_unfinished_tool_calls() -> None:
     keys = [c.key for c in changes if isinstance(c, EntityChanged)]
     assert keys == [(TOOL_CALL, "run"), (TOOL_CALL, "wait")]
     assert isinstance(changes[-1], TurnEnded)  # the calls show cancelled before the turn's line
-    feed(s, StateUpdate(state="running"), ToolCallUpdate(tool_call_id="err", status="in_progress"),
-         StateUpdate(state="idle", stop_reason="end_turn"))
+    feed(
+        s,
+        StateUpdate(state="running"),
+        ToolCallUpdate(tool_call_id="err", status="in_progress"),
+        StateUpdate(state="idle", stop_reason="end_turn"),
+    )
     assert tool(s, "err").status == "in_progress"
 
 
@@ -569,8 +631,14 @@ def test_agent_exit_goes_idle_drops_permissions_and_marks_submissions_unknown() 
     """lifecycle: "Clients detect a lost connection or an exited Agent process themselves"; §4.1 "Lost
     response: the outcome is uncertain ... mark the submission unknown" """
     s = SessionState()
-    feed(s, StateUpdate(state="running"), PermissionRequested(1, "r"), PromptSubmitted(9, [t("x")]),
-         ToolCallUpdate(tool_call_id="open", status="in_progress"), ToolCallUpdate(tool_call_id="done", status="completed"))
+    feed(
+        s,
+        StateUpdate(state="running"),
+        PermissionRequested(1, "r"),
+        PromptSubmitted(9, [t("x")]),
+        ToolCallUpdate(tool_call_id="open", status="in_progress"),
+        ToolCallUpdate(tool_call_id="done", status="completed"),
+    )
     changes = apply(s, AgentExited(returncode=1, reason="crashed"))
     assert StateChanged("idle", False) in changes
     assert s.permissions == {} and s.submissions[9].status == "unknown" and not s.foreground.busy
@@ -601,7 +669,9 @@ def test_usage_commands_config_replace_and_session_info_patches() -> None:
     feed(s, AvailableCommandsUpdate(available_commands=[AvailableCommand(name="a", description="A")]))
     feed(s, AvailableCommandsUpdate(available_commands=[AvailableCommand(name="b", description="B")]))
     assert [c.name for c in s.commands] == ["b"]
-    feed(s, ConfigOptionUpdate(config_options=[SessionConfigBoolean(name="Fast", current_value=True, config_id="fast")]))
+    feed(
+        s, ConfigOptionUpdate(config_options=[SessionConfigBoolean(name="Fast", current_value=True, config_id="fast")])
+    )
     assert [o.config_id for o in s.config_options] == ["fast"]
     feed(s, SessionInfoUpdate(title="T", updated_at="2026-01-01T00:00:00Z"), SessionInfoUpdate(updated_at=None))
     assert (s.info.title, s.info.updated_at) == ("T", None)
@@ -615,7 +685,8 @@ def test_permission_tool_call_subject_patches_the_tool_call() -> None:
     s = SessionState()
     feed(s, ToolCallUpdate(tool_call_id="c", title="Preparing file…", kind="edit"))
     request = RequestPermissionRequest(
-        session_id="s", title="Allow writing?",
+        session_id="s",
+        title="Allow writing?",
         options=[PermissionOption(option_id="allow", name="Allow", kind="allow_once")],
         subject=ToolCallPermissionSubject(tool_call=ToolCallUpdate(tool_call_id="c", title="Write hello.txt")),
     )
@@ -628,25 +699,42 @@ def test_a_rejected_permission_marks_its_pending_tool_call_until_the_agent_repor
     """docs/protocol.md §8: the user's reject is shown on the call (display only) while the agent leaves it
     pending; an allow marks nothing, and the agent's own status wins."""
     from acp_tui.protocol.methods import (
-        CommandPermissionSubject, PermissionOption, RequestPermissionRequest, ToolCallPermissionSubject,
+        CommandPermissionSubject,
+        PermissionOption,
+        RequestPermissionRequest,
+        ToolCallPermissionSubject,
     )
 
     def ask(call_id: str, command: bool = False) -> RequestPermissionRequest:
-        subject: Any = (CommandPermissionSubject(command="rm -rf build", cwd="/p", tool_call_id=call_id) if command
-                        else ToolCallPermissionSubject(tool_call=ToolCallUpdate(tool_call_id=call_id)))
+        subject: Any = (
+            CommandPermissionSubject(command="rm -rf build", cwd="/p", tool_call_id=call_id)
+            if command
+            else ToolCallPermissionSubject(tool_call=ToolCallUpdate(tool_call_id=call_id))
+        )
         return RequestPermissionRequest(
-            session_id="s", title="Allow?", subject=subject,
-            options=[PermissionOption(option_id="yes", name="Allow", kind="allow_once"),
-                     PermissionOption(option_id="no", name="Skip", kind="reject_once")])
+            session_id="s",
+            title="Allow?",
+            subject=subject,
+            options=[
+                PermissionOption(option_id="yes", name="Allow", kind="allow_once"),
+                PermissionOption(option_id="no", name="Skip", kind="reject_once"),
+            ],
+        )
 
     s = SessionState()
-    feed(s, ToolCallUpdate(tool_call_id="a", title="Edit a"), ToolCallUpdate(tool_call_id="b", title="Edit b"),
-         ToolCallUpdate(tool_call_id="c", title="rm", kind="execute"))
+    feed(
+        s,
+        ToolCallUpdate(tool_call_id="a", title="Edit a"),
+        ToolCallUpdate(tool_call_id="b", title="Edit b"),
+        ToolCallUpdate(tool_call_id="c", title="rm", kind="execute"),
+    )
     feed(s, PermissionRequested(1, ask("a")), PermissionRequested(2, ask("b")), PermissionRequested(3, ask("c", True)))
     assert apply(s, PermissionResolved(1, "yes")) == [PermissionsChanged(((1, "yes"),))]
     assert not tool(s, "a").rejected
-    assert apply(s, PermissionResolved(2, "no")) == [PermissionsChanged(((2, "no"),)),
-                                                      EntityChanged((TOOL_CALL, "b"), frozenset({"rejected"}))]
+    assert apply(s, PermissionResolved(2, "no")) == [
+        PermissionsChanged(((2, "no"),)),
+        EntityChanged((TOOL_CALL, "b"), frozenset({"rejected"})),
+    ]
     assert tool(s, "b").rejected and tool(s, "b").status == "pending"  # the agent's status is untouched
     feed(s, PermissionResolved(3, "no"))
     assert tool(s, "c").rejected  # a command subject names its call by id
@@ -675,7 +763,9 @@ def test_unstable_plan_removed_removes_the_plan() -> None:
 
     s = SessionState()
     feed(s, PlanUpdate(plan=PlanItems(plan_id="p", entries=[])))
-    assert apply(s, UnknownUpdate(kind="plan_removed", raw={"sessionUpdate": "plan_removed", "planId": "p"})) == [EntityRemoved(("plan", "p"))]
+    assert apply(s, UnknownUpdate(kind="plan_removed", raw={"sessionUpdate": "plan_removed", "planId": "p"})) == [
+        EntityRemoved(("plan", "p"))
+    ]
     assert s.plan("p") is None
     # an unknown plan id: kept generically like any other unknown update
     apply(s, UnknownUpdate(kind="plan_removed", raw={"sessionUpdate": "plan_removed", "planId": "zz"}))

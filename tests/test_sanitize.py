@@ -83,7 +83,6 @@ def test_multiline_never_leaves_controls_except_newline_and_tab(raw: str) -> Non
     assert multiline(cleaned) == cleaned
 
 
-
 @pytest.mark.parametrize(
     ("raw", "expected"),
     [
@@ -105,6 +104,8 @@ def test_escape_controls_leaves_nothing_for_plain_to_drop(raw: str) -> None:
     shown = escape_controls(raw)
     assert plain(shown) == shown  # nothing left to remove (no secrets are registered here)
     assert not any(ord(c) in _DANGEROUS for c in shown)
+
+
 def test_escape_controls_writes_every_control_out_and_keeps_the_rest() -> None:
     from acp_tui.sanitize import escape_controls
 

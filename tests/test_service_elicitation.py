@@ -146,13 +146,15 @@ class Agent:
             self.connection.on_notification(method, notification)
         self.connection.start()
         self.session = "s1"
-        service.bind(ServiceContext(
-            version=version,
-            cwd=Path("/"),
-            session_id=lambda: self.session,
-            apply=lambda item: None,
-            report=lambda reason, raw: self.problems.append(reason),
-        ))
+        service.bind(
+            ServiceContext(
+                version=version,
+                cwd=Path("/"),
+                session_id=lambda: self.session,
+                apply=lambda item: None,
+                report=lambda reason, raw: self.problems.append(reason),
+            )
+        )
         self._ids = 100
 
     def ask(self, params: dict[str, Any], request_id: int | str | None = None) -> int | str:
@@ -171,6 +173,7 @@ class Agent:
 
     async def answer(self, request_id: int | str) -> dict[str, Any]:
         """The one frame answering `request_id` (waits for it)."""
+
         async def wait() -> None:
             while not self.answers(request_id):
                 self.transport.wrote.clear()
@@ -212,18 +215,45 @@ def url_params(elicitation_id: str = "login-1", url: str = "https://auth.example
 
 
 async def test_every_field_type_is_answered_with_matching_content(agent: Agent) -> None:
-    agent.asker.form_scripts.append(fill({
-        "name": "Grace", "email": "grace@example.com", "site": "https://example.com", "born": "1906-12-09",
-        "when": "2025-06-01T12:00:00Z", "branch": "main", "rating": "5", "years": "37", "subscribe": False,
-        "size": "L", "colour": "g", "langs": ("py", "rs"), "pets": ("cat", "dog"),
-    }))
+    agent.asker.form_scripts.append(
+        fill(
+            {
+                "name": "Grace",
+                "email": "grace@example.com",
+                "site": "https://example.com",
+                "born": "1906-12-09",
+                "when": "2025-06-01T12:00:00Z",
+                "branch": "main",
+                "rating": "5",
+                "years": "37",
+                "subscribe": False,
+                "size": "L",
+                "colour": "g",
+                "langs": ("py", "rs"),
+                "pets": ("cat", "dog"),
+            }
+        )
+    )
     request_id = agent.ask(form_params(EVERY_TYPE, ["name", "langs"], toolCallId="call-7"))
     frame = await agent.answer(request_id)
-    assert frame["result"] == {"action": "accept", "content": {
-        "name": "Grace", "email": "grace@example.com", "site": "https://example.com", "born": "1906-12-09",
-        "when": "2025-06-01T12:00:00Z", "branch": "main", "rating": 5.0, "years": 37, "subscribe": False,
-        "size": "L", "colour": "g", "langs": ["py", "rs"], "pets": ["cat", "dog"],
-    }}
+    assert frame["result"] == {
+        "action": "accept",
+        "content": {
+            "name": "Grace",
+            "email": "grace@example.com",
+            "site": "https://example.com",
+            "born": "1906-12-09",
+            "when": "2025-06-01T12:00:00Z",
+            "branch": "main",
+            "rating": 5.0,
+            "years": 37,
+            "subscribe": False,
+            "size": "L",
+            "colour": "g",
+            "langs": ["py", "rs"],
+            "pets": ["cat", "dog"],
+        },
+    }
     question = agent.asker.forms[0]
     assert question.tool_call_id == "call-7" and not question.before_session
     assert question.version == agent.version and question.message == "Tell me"
@@ -380,7 +410,12 @@ async def test_hostile_text_reaches_the_asker_sanitised(agent: Agent) -> None:
     agent.asker.form_scripts.append(answer(Declined()))
     await agent.answer(agent.ask(params))
     question = agent.asker.forms[0]
-    for text in (question.message, question.form.title, question.form.fields[0].label, question.form.fields[0].description):
+    for text in (
+        question.message,
+        question.form.title,
+        question.form.fields[0].label,
+        question.form.fields[0].description,
+    ):
         assert text == "[red]x[/] link  evil", repr(text)
 
 
@@ -488,14 +523,24 @@ async def test_agent_session_advertises_answers_and_follows_complete(version: in
     url = {**url_params(), "sessionId": "$SESSION"}
     script = {
         "version": version,
-        "turns": [{"steps": [
-            {"op": "request", "id": "f1", "method": "elicitation/create", "params": form, "wait": True},
-            {"op": "request", "id": "u1", "method": "elicitation/create", "params": url, "wait": True},
-            {"op": "send", "message": {"jsonrpc": "2.0", "method": "elicitation/complete",
-                                       "params": {"elicitationId": "login-1"}}},
-            {"op": "respond_prompt", "stopReason": "end_turn"},
-            {"op": "state", "state": "idle", "stopReason": "end_turn"},
-        ]}],
+        "turns": [
+            {
+                "steps": [
+                    {"op": "request", "id": "f1", "method": "elicitation/create", "params": form, "wait": True},
+                    {"op": "request", "id": "u1", "method": "elicitation/create", "params": url, "wait": True},
+                    {
+                        "op": "send",
+                        "message": {
+                            "jsonrpc": "2.0",
+                            "method": "elicitation/complete",
+                            "params": {"elicitationId": "login-1"},
+                        },
+                    },
+                    {"op": "respond_prompt", "stopReason": "end_turn"},
+                    {"op": "state", "state": "idle", "stopReason": "end_turn"},
+                ]
+            }
+        ],
     }
     (tmp_path / "script.json").write_text(json.dumps(script))
     record = tmp_path / "record.jsonl"
@@ -538,7 +583,12 @@ def test_capabilities_merge_into_a_valid_initialize() -> None:
     caps = merge_capabilities([ElicitationService(ScriptedAsker())])
     params = msgspec.to_builtins(codec.build_initialize(caps.v2, caps.v1))
     validate_client_message({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}, 2)
-    v1_params = {"protocolVersion": 1, "clientInfo": params["clientInfo"], "clientCapabilities": params["clientCapabilities"]}
+    v1_params = {
+        "protocolVersion": 1,
+        "clientInfo": params["clientInfo"],
+        "clientCapabilities": params["clientCapabilities"],
+    }
     validate_client_message({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": v1_params}, 1)
-    assert params["capabilities"]["elicitation"] == params["clientCapabilities"]["elicitation"] == {"form": {}, "url": {}}
-
+    assert (
+        params["capabilities"]["elicitation"] == params["clientCapabilities"]["elicitation"] == {"form": {}, "url": {}}
+    )

@@ -15,14 +15,13 @@ import os
 import stat
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import pytest
 
-from acp_tui.protocol.v2 import DiffPatch
 from acp_tui.protocol.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -31,6 +30,7 @@ from acp_tui.protocol.jsonrpc import (
     Request,
     RpcError,
 )
+from acp_tui.protocol.v2 import DiffPatch
 from acp_tui.services.base import ServiceContext, merge_capabilities
 from acp_tui.services.files import MAX_READ_BYTES, FileService, OutsideRead, OutsideWrite
 from acp_tui.session.events import FileAccessed
@@ -52,7 +52,10 @@ class Context:
 
     def context(self) -> ServiceContext:
         return ServiceContext(
-            version=self.version, cwd=self.cwd, session_id=lambda: SESSION, apply=self.applied.append,
+            version=self.version,
+            cwd=self.cwd,
+            session_id=lambda: SESSION,
+            apply=self.applied.append,
             report=lambda reason, raw: self.reports.append(reason),
         )
 
@@ -110,8 +113,9 @@ async def read(service: FileService, path: Path | str, **extra: Any) -> str:
 
 async def write(service: FileService, path: Path | str, content: str, **extra: Any) -> Any:
     handler = service.methods()["fs/write_text_file"]
-    return await handler(request("fs/write_text_file", {"sessionId": SESSION, "path": str(path), "content": content,
-                                                        **extra}))
+    return await handler(
+        request("fs/write_text_file", {"sessionId": SESSION, "path": str(path), "content": content, **extra})
+    )
 
 
 async def rpc_error(call: Any) -> RpcError:
@@ -280,7 +284,9 @@ async def test_write_creates_the_file_and_its_parents(tmp_path: Path) -> None:
     assert access.kind == "write" and access.status == "done" and access.created
     assert (access.added, access.removed) == (2, 0)
     assert access.diff is not None and access.diff.changes[0].path == "a/b/c.txt"
-    assert isinstance(access.diff.patch, DiffPatch) and access.diff.patch.text.startswith("diff --git a/a/b/c.txt b/a/b/c.txt\n--- /dev/null\n+++ b/a/b/c.txt\n")
+    assert isinstance(access.diff.patch, DiffPatch) and access.diff.patch.text.startswith(
+        "diff --git a/a/b/c.txt b/a/b/c.txt\n--- /dev/null\n+++ b/a/b/c.txt\n"
+    )
     assert list(cwd.rglob("*.acp-tmp")) == []
 
 
@@ -546,8 +552,13 @@ async def test_a_scripted_v1_agent_reads_and_writes_through_the_session(tmp_path
     script.write_text(json.dumps({"version": 1, "turns": [{"steps": steps}]}))
     wire = Wire()
     asker = ScriptedAsker(False, True)
-    session = AgentSession([sys.executable, str(SCRIPTED_AGENT), str(script)], cwd=project, trace=wire,
-                           emit=lambda event: None, services=[FileService(asker)])
+    session = AgentSession(
+        [sys.executable, str(SCRIPTED_AGENT), str(script)],
+        cwd=project,
+        trace=wire,
+        emit=lambda event: None,
+        services=[FileService(asker)],
+    )
     try:
         await session.start()
         assert session.version == 1
@@ -576,8 +587,13 @@ async def test_a_scripted_v1_agent_reads_and_writes_through_the_session(tmp_path
 
     lines = [e for e in session.state.entities.values() if isinstance(e, FileAccess)]
     assert [(e.kind, e.status) for e in lines] == [
-        ("read", "done"), ("read", "done"), ("read", "done"), ("read", "failed"), ("write", "done"),
-        ("write", "refused"), ("write", "done"),
+        ("read", "done"),
+        ("read", "done"),
+        ("read", "done"),
+        ("read", "failed"),
+        ("write", "done"),
+        ("write", "refused"),
+        ("write", "done"),
     ]
 
 
@@ -602,8 +618,11 @@ def fake_gemini(tmp_path: Path) -> Iterator[tuple[int, Path]]:
     from tests.paths import FAKES
 
     log = tmp_path / "fake-gemini.jsonl"
-    proc = subprocess.Popen([sys.executable, str(FAKES / "fake_gemini.py"), "0", "--log", str(log)],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, str(FAKES / "fake_gemini.py"), "0", "--log", str(log)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         assert proc.stdout is not None
         first = proc.stdout.readline().split()
@@ -630,8 +649,9 @@ class PermissionScript:
 
 
 @pytest.mark.timeout(90)
-async def test_gemini_cli_creates_a_file_through_our_fs_write(tmp_path: Path, gemini_cli: list[str],
-                                                              fake_gemini: tuple[int, Path]) -> None:
+async def test_gemini_cli_creates_a_file_through_our_fs_write(
+    tmp_path: Path, gemini_cli: list[str], fake_gemini: tuple[int, Path]
+) -> None:
     from acp_tui.agent.session import AgentSession
     from acp_tui.protocol.v2 import TextContent
     from acp_tui.services.permission import PermissionService
@@ -645,9 +665,15 @@ async def test_gemini_cli_creates_a_file_through_our_fs_write(tmp_path: Path, ge
     wire = Wire()
     permissions = PermissionScript()
     files = FileService()
-    session = AgentSession(gemini_cli, cwd=project, env=gemini_env(tmp_path / "home", port), trace=wire,
-                           emit=lambda event: None, handshake_timeout=60,
-                           services=[PermissionService(permissions), files])
+    session = AgentSession(
+        gemini_cli,
+        cwd=project,
+        env=gemini_env(tmp_path / "home", port),
+        trace=wire,
+        emit=lambda event: None,
+        handshake_timeout=60,
+        services=[PermissionService(permissions), files],
+    )
     try:
         await session.start()
         assert session.version == 1
@@ -661,8 +687,11 @@ async def test_gemini_cli_creates_a_file_through_our_fs_write(tmp_path: Path, ge
         await session.shutdown()
     assert target.read_text() == "hello from gemini\n"
     sent = [msg for direction, msg in wire.frames if direction == "<-" and "method" in msg]
-    order = [msg["method"] for msg in sent if msg["method"] in
-             ("session/request_permission", "fs/read_text_file", "fs/write_text_file")]
+    order = [
+        msg["method"]
+        for msg in sent
+        if msg["method"] in ("session/request_permission", "fs/read_text_file", "fs/write_text_file")
+    ]
     # Gemini reads before creating (answered with empty text), asks, then writes through us
     assert order[0] == "fs/read_text_file" and "session/request_permission" in order
     assert order.index("fs/write_text_file") > order.index("session/request_permission")

@@ -238,7 +238,10 @@ async def test_an_outside_read_can_be_refused_by_setting(tmp_path: Path) -> None
     service, context, _ = make(tmp_path, asker=asker, outside_reads="refuse")
     secret = _outside_file(tmp_path)
     error = await rpc_error(read(service, secret))
-    assert error.message == f'refused: reading {secret} outside the session folder is turned off (outside_reads = "refuse")'
+    assert (
+        error.message
+        == f'refused: reading {secret} outside the session folder is turned off (outside_reads = "refuse")'
+    )
     (access,) = context.accesses
     assert (access.status, access.outside) == ("refused", True) and asker.reads == []
 
@@ -258,7 +261,8 @@ async def test_an_outside_read_can_be_asked_about(tmp_path: Path, answer: bool) 
     (question,) = asker.reads
     assert (question.path, question.cwd, question.requested) == (secret, cwd, str(secret))
     assert [(a.status, a.outside) for a in context.accesses] == [
-        ("done", False), ("done" if answer else "refused", True),
+        ("done", False),
+        ("done" if answer else "refused", True),
     ]
 
 
@@ -277,7 +281,7 @@ def test_outside_reads_is_a_setting() -> None:
         assert (settings.outside_reads, warnings) == (value, [])
     settings, warnings = parse_settings('outside_reads = "never"\n', "config.toml")
     assert settings.outside_reads == "allow"
-    assert warnings == ["config.toml:1: 'outside_reads' must be \"allow\", \"ask\" or \"refuse\", not 'never'; allowing"]
+    assert warnings == ['config.toml:1: \'outside_reads\' must be "allow", "ask" or "refuse", not \'never\'; allowing']
 
 
 def test_the_setting_reaches_the_file_service() -> None:
@@ -289,8 +293,16 @@ def test_the_setting_reaches_the_file_service() -> None:
     from tests.test_controller import ScriptedUser
 
     launch = Launch(
-        agent_argv=("agent",), agent_name="agent", env=MappingProxyType({}), cwd=Path("/"), protocol=1, theme=None,
-        log_path=None, init_timeout=1.0, warnings=(), outside_reads="refuse",
+        agent_argv=("agent",),
+        agent_name="agent",
+        env=MappingProxyType({}),
+        cwd=Path("/"),
+        protocol=1,
+        theme=None,
+        log_path=None,
+        init_timeout=1.0,
+        warnings=(),
+        outside_reads="refuse",
     )
     (files,) = [service for service in default_services(launch, ScriptedUser([])) if isinstance(service, FileService)]
     assert files.outside_reads == "refuse"

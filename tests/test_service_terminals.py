@@ -68,10 +68,15 @@ class Harness:
         self.problems: list[str] = []
         self.cwd = cwd.resolve()
         self.service = TerminalService(id_prefix="t", kill_grace=0.3, **options)
-        self.service.bind(ServiceContext(
-            version=version, cwd=self.cwd, session_id=lambda: SESSION,
-            apply=lambda item: self._apply(item), report=lambda reason, raw: self.problems.append(reason),
-        ))
+        self.service.bind(
+            ServiceContext(
+                version=version,
+                cwd=self.cwd,
+                session_id=lambda: SESSION,
+                apply=lambda item: self._apply(item),
+                report=lambda reason, raw: self.problems.append(reason),
+            )
+        )
         self._ids = 100
 
     def _apply(self, item: object) -> None:
@@ -143,7 +148,9 @@ async def test_the_card_shows_command_output_exit_and_run_time(harness: Harness)
 
 
 async def test_stdout_and_stderr_are_merged_in_order(harness: Harness) -> None:
-    script = "import sys\nfor i in range(5):\n    s = sys.stdout if i % 2 else sys.stderr\n    s.write(f'{i}\\n'); s.flush()"
+    script = (
+        "import sys\nfor i in range(5):\n    s = sys.stdout if i % 2 else sys.stderr\n    s.write(f'{i}\\n'); s.flush()"
+    )
     tid = await harness.run(PY, "-c", script)
     await harness.call("terminal/wait_for_exit", terminalId=tid)
     out = await harness.call("terminal/output", terminalId=tid)
@@ -219,7 +226,9 @@ async def test_output_byte_limit_drops_the_oldest_at_a_character_boundary(harnes
     tid = await harness.run("echo", "hi", outputByteLimit=0)
     await harness.call("terminal/wait_for_exit", terminalId=tid)
     assert await harness.call("terminal/output", terminalId=tid) == {
-        "output": "", "truncated": True, "exitStatus": {"exitCode": 0},
+        "output": "",
+        "truncated": True,
+        "exitStatus": {"exitCode": 0},
     }
     # the screen is not bound by the agent's limit
     assert bytes(harness.terminal(tid).output) == b"hi\n"
@@ -296,7 +305,9 @@ async def test_kill_the_whole_group_and_stay_queryable(harness: Harness) -> None
 
 async def test_kill_a_process_that_ignores_sigterm(harness: Harness) -> None:
     marker = uuid.uuid4().hex
-    script = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print('ready', flush=True); time.sleep(60)"
+    script = (
+        "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print('ready', flush=True); time.sleep(60)"
+    )
     tid = await harness.run(PY, "-c", script, marker)
     await until(lambda: b"ready" in bytes(harness.terminal(tid).output))
     await harness.call("terminal/kill", terminalId=tid)
@@ -365,8 +376,9 @@ async def test_bad_params_are_clear_errors(harness: Harness, tmp_path: Path) -> 
 
 
 async def test_null_args_and_env_mean_none(harness: Harness) -> None:
-    tid = (await harness.call("terminal/create", command="true", args=None, env=None, cwd=None,
-                              outputByteLimit=None))["terminalId"]
+    tid = (await harness.call("terminal/create", command="true", args=None, env=None, cwd=None, outputByteLimit=None))[
+        "terminalId"
+    ]
     assert await harness.call("terminal/wait_for_exit", terminalId=tid) == {"exitCode": 0}
 
 
@@ -380,7 +392,11 @@ def test_capabilities_and_the_setting() -> None:
     on = TerminalService()
     assert on.capabilities().v1 == {"terminal": True, "_meta": {"terminal_output": True, "terminal_output_delta": True}}
     assert set(on.methods()) == {
-        "terminal/create", "terminal/output", "terminal/wait_for_exit", "terminal/kill", "terminal/release",
+        "terminal/create",
+        "terminal/output",
+        "terminal/wait_for_exit",
+        "terminal/kill",
+        "terminal/release",
     }
     off = TerminalService(client_terminals=False)
     # the agent runs its own commands, and still streams them into the cards
@@ -391,22 +407,25 @@ def test_capabilities_and_the_setting() -> None:
     validate_client_message({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}, 1)
 
 
-@pytest.mark.parametrize(("struct", "name"), [
-    (CreateTerminalRequest, "CreateTerminalRequest"),
-    (TerminalRequest, "TerminalOutputRequest"),
-    (TerminalRequest, "ReleaseTerminalRequest"),
-    (TerminalOutputResponse, "TerminalOutputResponse"),
-])
+@pytest.mark.parametrize(
+    ("struct", "name"),
+    [
+        (CreateTerminalRequest, "CreateTerminalRequest"),
+        (TerminalRequest, "TerminalOutputRequest"),
+        (TerminalRequest, "ReleaseTerminalRequest"),
+        (TerminalOutputResponse, "TerminalOutputResponse"),
+    ],
+)
 def test_tolerant_fields_match_the_schema(struct: type, name: str) -> None:
     """Only what the schema marks default-on-error is dropped when malformed; what to run never is."""
     definition = load_schema(1)["$defs"][name]
     required = set(definition.get("required", []))
     expected = {
-        key for key, spec in definition["properties"].items()
+        key
+        for key, spec in definition["properties"].items()
         if key not in required and spec.get("x-deserialize-default-on-error")
     }
     assert codec.default_on_error_fields(struct) == expected
-
 
 
 def test_the_setting_in_config_toml() -> None:
@@ -477,7 +496,9 @@ async def test_release_kills_what_setsid_and_a_double_fork_left_behind(harness: 
     assert not processes_with(marker)
 
 
-async def test_close_kills_a_spawning_loop_that_left_its_session_and_ignores_sigterm(tmp_path: Path, marker: str) -> None:
+async def test_close_kills_a_spawning_loop_that_left_its_session_and_ignores_sigterm(
+    tmp_path: Path, marker: str
+) -> None:
     h = Harness(tmp_path)
     await h.run(PY, "-c", SPAWNER, marker)
     await until(lambda: len(processes_with(marker)) >= 3)  # the loop and some of its children

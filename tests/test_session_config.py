@@ -121,8 +121,14 @@ def recorded(record: Path, method: str) -> list[dict[str, Any]]:
 
 
 V2_OPTIONS: list[dict[str, Any]] = [
-    {"type": "select", "configId": "mode", "name": "Mode", "category": "mode", "currentValue": "ask",
-     "options": [{"value": "ask", "name": "Ask"}, {"value": "code", "name": "Code"}]},
+    {
+        "type": "select",
+        "configId": "mode",
+        "name": "Mode",
+        "category": "mode",
+        "currentValue": "ask",
+        "options": [{"value": "ask", "name": "Ask"}, {"value": "code", "name": "Code"}],
+    },
     {"type": "boolean", "configId": "fast", "name": "Fast", "currentValue": False},
     {"type": "_x_dial", "configId": "dial", "name": "Dial", "currentValue": 3},
 ]
@@ -130,11 +136,14 @@ V2_OPTIONS: list[dict[str, Any]] = [
 
 async def test_v2_boolean_option_and_error_answer(tmp_path: Path) -> None:
     flipped = [dict(V2_OPTIONS[0]), {**V2_OPTIONS[1], "currentValue": True}]
-    argv, record = write_script(tmp_path, {
-        "version": 2,
-        "session_new": {"sessionId": "s-1", "configOptions": V2_OPTIONS},
-        "responses": {"session/set_config_option": {"result": {"configOptions": flipped}}},
-    })
+    argv, record = write_script(
+        tmp_path,
+        {
+            "version": 2,
+            "session_new": {"sessionId": "s-1", "configOptions": V2_OPTIONS},
+            "responses": {"session/set_config_option": {"result": {"configOptions": flipped}}},
+        },
+    )
     recorder = Recorder()
     session = await open_session(argv, tmp_path, recorder)
     try:
@@ -154,11 +163,14 @@ async def test_v2_boolean_option_and_error_answer(tmp_path: Path) -> None:
 
 
 async def test_agent_error_raises_rpc_error_and_keeps_the_options(tmp_path: Path) -> None:
-    argv, _record = write_script(tmp_path, {
-        "version": 2,
-        "session_new": {"sessionId": "s-1", "configOptions": V2_OPTIONS},
-        "responses": {"session/set_config_option": {"error": {"code": -32602, "message": "no such mode"}}},
-    })
+    argv, _record = write_script(
+        tmp_path,
+        {
+            "version": 2,
+            "session_new": {"sessionId": "s-1", "configOptions": V2_OPTIONS},
+            "responses": {"session/set_config_option": {"error": {"code": -32602, "message": "no such mode"}}},
+        },
+    )
     recorder = Recorder()
     session = await open_session(argv, tmp_path, recorder)
     try:
@@ -171,14 +183,21 @@ async def test_agent_error_raises_rpc_error_and_keeps_the_options(tmp_path: Path
 
 
 async def test_v1_modes_are_set_with_set_mode(tmp_path: Path) -> None:
-    modes = {"currentModeId": "ask", "availableModes": [
-        {"id": "ask", "name": "Ask"}, {"id": "architect", "name": "Architect", "description": "plans"},
-    ]}
-    argv, record = write_script(tmp_path, {
-        "version": 1,
-        "session_new": {"sessionId": "s-1", "modes": modes},
-        "responses": {"session/set_mode": {"result": {}}},
-    })
+    modes = {
+        "currentModeId": "ask",
+        "availableModes": [
+            {"id": "ask", "name": "Ask"},
+            {"id": "architect", "name": "Architect", "description": "plans"},
+        ],
+    }
+    argv, record = write_script(
+        tmp_path,
+        {
+            "version": 1,
+            "session_new": {"sessionId": "s-1", "modes": modes},
+            "responses": {"session/set_mode": {"result": {}}},
+        },
+    )
     recorder = Recorder()
     session = await open_session(argv, tmp_path, recorder)
     try:
@@ -199,11 +218,14 @@ async def test_v1_boolean_options_are_set_and_advertised(tmp_path: Path) -> None
     """v1 agents offer booleans to clients advertising `session.configOptions.boolean`, which we do."""
     options = [{"type": "boolean", "id": "fast", "name": "Fast", "currentValue": False}]
     flipped = [{**options[0], "currentValue": True}]
-    argv, record = write_script(tmp_path, {
-        "version": 1,
-        "session_new": {"sessionId": "s-1", "configOptions": options},
-        "responses": {"session/set_config_option": {"result": {"configOptions": flipped}}},
-    })
+    argv, record = write_script(
+        tmp_path,
+        {
+            "version": 1,
+            "session_new": {"sessionId": "s-1", "configOptions": options},
+            "responses": {"session/set_config_option": {"result": {"configOptions": flipped}}},
+        },
+    )
     recorder = Recorder()
     session = await open_session(argv, tmp_path, recorder)
     try:
@@ -220,10 +242,13 @@ async def test_v1_boolean_options_are_set_and_advertised(tmp_path: Path) -> None
 
 
 async def test_agent_exit_during_set_raises_session_error(tmp_path: Path) -> None:
-    argv, _record = write_script(tmp_path, {
-        "version": 2,
-        "session_new": {"sessionId": "s-1", "configOptions": V2_OPTIONS},
-    })
+    argv, _record = write_script(
+        tmp_path,
+        {
+            "version": 2,
+            "session_new": {"sessionId": "s-1", "configOptions": V2_OPTIONS},
+        },
+    )
     recorder = Recorder()
     session = await open_session(argv, tmp_path, recorder)
     await session.shutdown()

@@ -27,21 +27,38 @@ from acp_tui.launch import Launch
 from acp_tui.session.model import AGENT_MESSAGE, USER_MESSAGE, Message
 from acp_tui.transcript import render_markdown
 from tests.paths import REPO, TRAFFIC
-from tests.test_app_claude_adapter import _launch as claude_launch
-from tests.test_app_claude_adapter import claude_adapter, mock_model  # noqa: F401  (fixtures)
 from tests.peers import TsSdkPeers
 from tests.schema_check import validate_agent_message, validate_client_message
+from tests.test_app_claude_adapter import _launch as claude_launch
+from tests.test_app_claude_adapter import claude_adapter, mock_model  # noqa: F401  (fixtures)
 from tests.test_controller import ScriptedUser
 
 pytestmark = pytest.mark.timeout(90)
 VERSIONS = pytest.mark.parametrize("version", [2, 1], ids=["v2", "v1"])
 
 
-def launch_for(argv: list[str] | tuple[str, ...], cwd: Path, version: int, trace: Path, *,
-               env: dict[str, str] | None = None, name: str = "demo", **extra: Any) -> Launch:
-    return Launch(agent_argv=tuple(argv), agent_name=name, env={"ACP_TUI_DEMO_SPEED": "0", **(env or {})},
-                  cwd=cwd, protocol=version, theme=None, log_path=trace, init_timeout=20,  # type: ignore[arg-type]
-                  warnings=(), **extra)
+def launch_for(
+    argv: list[str] | tuple[str, ...],
+    cwd: Path,
+    version: int,
+    trace: Path,
+    *,
+    env: dict[str, str] | None = None,
+    name: str = "demo",
+    **extra: Any,
+) -> Launch:
+    return Launch(
+        agent_argv=tuple(argv),
+        agent_name=name,
+        env={"ACP_TUI_DEMO_SPEED": "0", **(env or {})},
+        cwd=cwd,
+        protocol=version,  # type: ignore[arg-type]
+        theme=None,
+        log_path=trace,
+        init_timeout=20,
+        warnings=(),
+        **extra,
+    )
 
 
 class Run:
@@ -137,8 +154,10 @@ async def test_new_session_list_and_open_with_history(tmp_path: Path, runs: list
     assert ctl.session is not None and ctl.session.session_id != first
     assert ctl.state is not first_state and run.opened()[-1].replaces
     assert run.texts(USER_MESSAGE) == []  # a fresh conversation
-    await run.until(lambda: any("session/close" == m for m in methods_sent(validate_trace(trace, version))),
-                    "the left session to be closed")
+    await run.until(
+        lambda: any("session/close" == m for m in methods_sent(validate_trace(trace, version))),
+        "the left session to be closed",
+    )
 
     page = await ctl.list_sessions()
     assert {row.session_id for row in page.sessions} >= {first, ctl.session.session_id}
@@ -170,7 +189,8 @@ async def test_new_session_list_and_open_with_history(tmp_path: Path, runs: list
 
 @VERSIONS
 async def test_unknown_id_bad_cursor_and_a_broken_replay_leave_the_conversation(
-        tmp_path: Path, runs: list[Run], version: int) -> None:
+    tmp_path: Path, runs: list[Run], version: int
+) -> None:
     trace = tmp_path / "wire.jsonl"
     run = start(runs, launch_for(demo_argv(), tmp_path, version, trace, env={"ACP_TUI_DEMO_BREAK_REPLAY": "1"}))
     ctl = run.controller
@@ -241,8 +261,9 @@ async def test_continue_and_resume_across_runs_and_quit_closes(tmp_path: Path, r
     await first.controller.shutdown()
     assert "session/close" in methods_sent(validate_trace(tmp_path / "one.jsonl", version))  # closed on quit
 
-    second = start(runs, launch_for(demo_argv(), tmp_path, version, tmp_path / "two.jsonl", env=env,
-                                    continue_last=True))
+    second = start(
+        runs, launch_for(demo_argv(), tmp_path, version, tmp_path / "two.jsonl", env=env, continue_last=True)
+    )
     assert await second.controller.start()
     assert second.controller.session is not None and second.controller.session.session_id == yesterday
     assert second.texts(USER_MESSAGE) == ["yesterday's question"]
@@ -250,8 +271,9 @@ async def test_continue_and_resume_across_runs_and_quit_closes(tmp_path: Path, r
     await second.turn("today's question")
     await second.controller.shutdown()
 
-    third = start(runs, launch_for(demo_argv(), tmp_path, version, tmp_path / "three.jsonl", env=env,
-                                   resume_id=yesterday))
+    third = start(
+        runs, launch_for(demo_argv(), tmp_path, version, tmp_path / "three.jsonl", env=env, resume_id=yesterday)
+    )
     assert await third.controller.start()
     assert third.texts(USER_MESSAGE) == ["yesterday's question", "today's question"]
     # the transcripts we wrote know it too, for this agent and folder
@@ -270,7 +292,8 @@ async def test_continue_with_nothing_to_continue_starts_a_new_session(tmp_path: 
 
 @VERSIONS
 async def test_a_session_of_another_folder_is_opened_by_an_agent_started_there(
-        tmp_path: Path, runs: list[Run], version: int) -> None:
+    tmp_path: Path, runs: list[Run], version: int
+) -> None:
     store = tmp_path / "demo-store"
     env = {"ACP_TUI_DEMO_STORE": str(store)}
     elsewhere = tmp_path / "elsewhere"
@@ -295,20 +318,37 @@ async def test_a_session_of_another_folder_is_opened_by_an_agent_started_there(
     assert ctl.session is not old_process and ctl.session is not None and ctl.session.cwd == str(elsewhere)
     assert ctl.launch.cwd == elsewhere and run.opened()[-1].cwd == str(elsewhere)
     assert run.texts(USER_MESSAGE) == ["made elsewhere"]
-    await run.until(lambda: old_process is not None and old_process.connection.exit_info is not None,
-                    "the first agent to be stopped")
+    await run.until(
+        lambda: old_process is not None and old_process.connection.exit_info is not None,
+        "the first agent to be stopped",
+    )
     await run.turn("continued here")
     validate_trace(tmp_path / "wire.jsonl", version)
 
 
 async def test_ten_thousand_sessions_page_through_and_filter(tmp_path: Path, runs: list[Run]) -> None:
     store = tmp_path / "demo-store"
-    sessions: list[tuple[StoredSession, list[dict[str, Any]]]] = [(StoredSession(f"s{i:05d}", str(tmp_path), 2, f"Session number {i}", f"2026-01-01T00:00:{i % 60:02d}.{i:03d}Z"
-                               if i < 1000 else f"2025-{1 + i % 12:02d}-01T00:00:00Z"), []) for i in range(10_000)]
+    sessions: list[tuple[StoredSession, list[dict[str, Any]]]] = [
+        (
+            StoredSession(
+                f"s{i:05d}",
+                str(tmp_path),
+                2,
+                f"Session number {i}",
+                f"2026-01-01T00:00:{i % 60:02d}.{i:03d}Z" if i < 1000 else f"2025-{1 + i % 12:02d}-01T00:00:00Z",
+            ),
+            [],
+        )
+        for i in range(10_000)
+    ]
     write_sessions(store, sessions)
     trace = tmp_path / "wire.jsonl"
-    run = start(runs, launch_for(demo_argv(), tmp_path, 2, trace,
-                                 env={"ACP_TUI_DEMO_STORE": str(store), "ACP_TUI_DEMO_PAGE_SIZE": "500"}))
+    run = start(
+        runs,
+        launch_for(
+            demo_argv(), tmp_path, 2, trace, env={"ACP_TUI_DEMO_STORE": str(store), "ACP_TUI_DEMO_PAGE_SIZE": "500"}
+        ),
+    )
     assert await run.controller.start()
     rows = []
     cursor: str | None = None
@@ -350,9 +390,9 @@ def test_the_index_folds_entries_and_filters_by_agent_and_folder(tmp_path: Path)
 # --- a real peer: the TypeScript SDK's dual-version agent (v2 list, resume with replay, close) -----------
 
 
-async def test_ts_sdk_agent_lists_resumes_with_replay_and_closes(tmp_path: Path, runs: list[Run],
-                                                                ts_sdk_peers: TsSdkPeers,
-                                                                peer_home_env: dict[str, str]) -> None:
+async def test_ts_sdk_agent_lists_resumes_with_replay_and_closes(
+    tmp_path: Path, runs: list[Run], ts_sdk_peers: TsSdkPeers, peer_home_env: dict[str, str]
+) -> None:
     trace = tmp_path / "wire.jsonl"
     launch = launch_for(ts_sdk_peers.dual_version_agent, tmp_path, 2, trace, env=peer_home_env, name="dual")
     run = start(runs, launch)
@@ -402,13 +442,16 @@ async def test_recorded_claude_v2_resume_traffic_lists_and_opens_with_history(tm
 @pytest.mark.timeout(240)
 @pytest.mark.parametrize("version", [2, 1], ids=["v2", "v1"])
 async def test_claude_adapter_continues_yesterdays_session_with_its_history(
-        tmp_path: Path, runs: list[Run], claude_adapter: list[str], mock_model: int, version: int) -> None:
+    tmp_path: Path, runs: list[Run], claude_adapter: list[str], mock_model: int, version: int
+) -> None:
     """Claude's adapter with the loopback model: a session, then a new process that continues it (v2 resume with
     replay, v1 `session/load`), its history shown, and the conversation goes on."""
     project = tmp_path / "src" / "project"
     project.mkdir(parents=True)
     protocol: Literal[1, 2] = 2 if version == 2 else 1
-    first_launch = replace(claude_launch(claude_adapter, project, mock_model, protocol), log_path=tmp_path / "one.jsonl")
+    first_launch = replace(
+        claude_launch(claude_adapter, project, mock_model, protocol), log_path=tmp_path / "one.jsonl"
+    )
     first = start(runs, first_launch)
     assert await first.controller.start()
     await first.turn("hello there")
@@ -444,8 +487,12 @@ def test_a_hundred_thousand_listed_sessions_decode_and_are_cut_to_the_cap() -> N
     from acp_tui.controller.sessions import MAX_LISTED_SESSIONS, SessionPaging, from_wire
     from acp_tui.protocol import codec
 
-    wire = json.dumps({"sessions": [{"sessionId": f"s{i}", "cwd": "/p", "title": f"t{i}"} for i in range(100_000)],
-                       "nextCursor": "more"}).encode()
+    wire = json.dumps(
+        {
+            "sessions": [{"sessionId": f"s{i}", "cwd": "/p", "title": f"t{i}"} for i in range(100_000)],
+            "nextCursor": "more",
+        }
+    ).encode()
     page = from_wire(codec.decode_list_sessions_result(wire))
     assert len(page.sessions) == MAX_LISTED_SESSIONS and page.dropped == 100_000 - MAX_LISTED_SESSIONS
     paging = SessionPaging()

@@ -14,6 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from acp_tui.agent.session import AgentSession
 from acp_tui.protocol import codec
 from acp_tui.protocol.methods import PermissionOption, RequestPermissionRequest, ToolCallPermissionSubject
@@ -30,8 +32,6 @@ from tests.peers import TsSdkPeers
 from tests.scripted_app import ARM_DELAY, SIZE, armed_dialog, isolate_user_dirs, make_launch, ready, submit, wait_until
 from tests.test_agent_session import Recorder, idle_with, make_session
 from tests.test_traffic_replay import Replay
-
-import pytest
 
 #: The recorded SDK agent turn (tool calls `call_1` and `call_2`, a permission request for `call_2`).
 SDK_LOG = REPO / "tests" / "fixtures" / "traffic" / "sdk-agent-v1.log"
@@ -95,7 +95,9 @@ def test_v2_chunk_and_permission_subject_follow_the_same_rule() -> None:
     old, new = cards(s)
     assert old.content == [] and len(new.content) == 1 and new.status == "pending"
     request = RequestPermissionRequest(
-        session_id="s", title="Allow?", options=[PermissionOption(option_id="ok", name="OK", kind="allow_once")],
+        session_id="s",
+        title="Allow?",
+        options=[PermissionOption(option_id="ok", name="OK", kind="allow_once")],
         subject=ToolCallPermissionSubject(tool_call=ToolCallUpdate(tool_call_id="c", title="New")),
     )
     changes = feed(s, PermissionRequested(0, request))
@@ -182,7 +184,11 @@ def test_v1_tool_call_update_for_an_id_finished_in_an_earlier_turn_starts_a_new_
 def two_turn_log(tmp_path: Path) -> Path:
     """The recorded session with its prompt turn played twice, as the SDK agent does it: the second turn
     reuses `call_1`/`call_2`; only the JSON-RPC ids differ (prompt 3 -> 4, permission request 0 -> 1)."""
-    lines = [line for line in SDK_LOG.read_text(encoding="utf-8").splitlines() if line.split(None, 2)[1:2] in (["->"], ["<-"])]
+    lines = [
+        line
+        for line in SDK_LOG.read_text(encoding="utf-8").splitlines()
+        if line.split(None, 2)[1:2] in (["->"], ["<-"])
+    ]
     start = next(i for i, line in enumerate(lines) if '"method":"session/prompt"' in line)
     again: list[str] = []
     for line in lines[start:]:
@@ -214,8 +220,9 @@ def test_recorded_sdk_agent_two_turns_show_four_cards_and_turn_one_stays_complet
 # -- the real SDK agent ---------------------------------------------------------------------------
 
 
-async def test_sdk_agent_two_turns_through_the_session(recorder: Recorder, tmp_path: Path, ts_sdk_peers: TsSdkPeers,
-                                                      peer_home_env: dict[str, str]) -> None:
+async def test_sdk_agent_two_turns_through_the_session(
+    recorder: Recorder, tmp_path: Path, ts_sdk_peers: TsSdkPeers, peer_home_env: dict[str, str]
+) -> None:
     session: AgentSession = make_session(ts_sdk_peers.agent, recorder, tmp_path, env=peer_home_env)
     try:
         await session.start()
@@ -228,7 +235,10 @@ async def test_sdk_agent_two_turns_through_the_session(recorder: Recorder, tmp_p
             await recorder.until(lambda: session.state.turn == number and idle_with(session, "end_turn")())
         calls = cards(session.state)
         assert [(c.id, c.status, c.turn) for c in calls] == [
-            ("call_1", "completed", 1), ("call_2", "completed", 1), ("call_1", "completed", 2), ("call_2", "completed", 2),
+            ("call_1", "completed", 1),
+            ("call_2", "completed", 1),
+            ("call_1", "completed", 2),
+            ("call_2", "completed", 2),
         ]
         assert state_problems(session) == []
     finally:
@@ -259,8 +269,16 @@ async def test_sdk_agent_two_turns_in_the_app_show_four_cards(
             await submit(pilot, chat, f"turn {number}")
             await armed_dialog(pilot, app)
             await pilot.press("a")
-            await wait_until(pilot, lambda: len(shown()) == 2 * number and all(c.call.status == "completed" for c in shown())
-                             and not chat.status.values.busy, f"turn {number} to complete", timeout=20)
+            await wait_until(
+                pilot,
+                lambda: (
+                    len(shown()) == 2 * number
+                    and all(c.call.status == "completed" for c in shown())
+                    and not chat.status.values.busy
+                ),
+                f"turn {number} to complete",
+                timeout=20,
+            )
         cards_shown = shown()
         assert [c.call.id for c in cards_shown] == ["call_1", "call_2", "call_1", "call_2"]
         assert len({id(c.call) for c in cards_shown}) == 4  # four entities, not two re-rendered

@@ -20,9 +20,19 @@ _FRAME = re.compile(r"\s*[\d.]+ (->|<-) (\{.*\})\s*$")
 LOGS = sorted(TRAFFIC.glob("*.log"))
 #: The recordings the replay tests rely on; a missing one fails here rather than shrinking the suite.
 RECORDINGS = {
-    "claude-v1-tool.log", "claude-v2-cancel.log", "claude-v2-plan.log", "claude-v2-resume.log",
-    "claude-v2-tool.log", "claude-v2.log", "dual-v1.log", "dual-v2-cancel.log", "dual-v2.log",
-    "py-echo-pv2.log", "py-echo-v1.log", "sdk-agent-cancel.log", "sdk-agent-v1.log",
+    "claude-v1-tool.log",
+    "claude-v2-cancel.log",
+    "claude-v2-plan.log",
+    "claude-v2-resume.log",
+    "claude-v2-tool.log",
+    "claude-v2.log",
+    "dual-v1.log",
+    "dual-v2-cancel.log",
+    "dual-v2.log",
+    "py-echo-pv2.log",
+    "py-echo-v1.log",
+    "sdk-agent-cancel.log",
+    "sdk-agent-v1.log",
 }
 #: A home directory other than the placeholder `/home/user` (what scrubbing replaced).
 _HOME = re.compile(r"/root\b|/Users/|/home/(?!user\b)[\w.-]+")

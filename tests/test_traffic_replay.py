@@ -123,7 +123,11 @@ class Replay:
         if method == "initialize":
             self.version, _ = codec.negotiated_version(result)
         elif method in ("session/new", "session/resume", "session/load") and self.version == 1:
-            decoded = codec.decode_new_session_result(result) if method == "session/new" else codec.decode_resume_session_result(result)
+            decoded = (
+                codec.decode_new_session_result(result)
+                if method == "session/new"
+                else codec.decode_resume_session_result(result)
+            )
             options = decoded.config_options if isinstance(decoded.config_options, list) else None
             self.adapter = V1Adapter(modes=decoded.modes, config_options=options)
             self.feed(self.adapter.initial_updates())
@@ -206,7 +210,12 @@ def test_sdk_v1_agent_turn_with_tools_and_permission() -> None:
     assert calls[1].raw_output == {"success": True, "message": "Configuration updated"}
     # timeline interleaves text and tools in arrival order (v1 chunks get local ids per run)
     assert [k[0] for k in state.entities] == [
-        USER_MESSAGE, AGENT_MESSAGE, TOOL_CALL, AGENT_MESSAGE, TOOL_CALL, AGENT_MESSAGE,
+        USER_MESSAGE,
+        AGENT_MESSAGE,
+        TOOL_CALL,
+        AGENT_MESSAGE,
+        TOOL_CALL,
+        AGENT_MESSAGE,
     ]
     assert state.permissions == {} and state.foreground.stop_reason == "end_turn"
 

@@ -152,40 +152,87 @@ def of(records: list[Record], kind: type[Any]) -> list[Any]:
 def run_realistic_turn(session: Session) -> None:
     session.event(PromptSubmitted(1, [TextContent(text="Please fix the bug")]))
     session.update({"sessionUpdate": "state_update", "state": "running"})
-    session.update({"sessionUpdate": "user_message", "messageId": "u1",
-                    "content": [{"type": "text", "text": "Please fix the bug"}]})
+    session.update(
+        {
+            "sessionUpdate": "user_message",
+            "messageId": "u1",
+            "content": [{"type": "text", "text": "Please fix the bug"}],
+        }
+    )
     session.event(PromptAccepted(1, "u1"))
     for piece in chunks("Let me think about the bug first.", 5):
-        session.update({"sessionUpdate": "agent_thought_chunk", "messageId": "t1",
-                        "content": {"type": "text", "text": piece}})
-    session.update({"sessionUpdate": "plan_update", "plan": {"type": "items", "planId": "p1", "entries": [
-        {"content": "Read main.py", "priority": "high", "status": "in_progress"},
-        {"content": "Fix the bug", "priority": "high", "status": "pending"}]}})
-    session.update({"sessionUpdate": "tool_call_update", "toolCallId": "c1", "title": "Read main.py",
-                    "kind": "read", "status": "pending", "locations": [{"path": "/w/main.py", "line": 3}]})
+        session.update(
+            {"sessionUpdate": "agent_thought_chunk", "messageId": "t1", "content": {"type": "text", "text": piece}}
+        )
+    session.update(
+        {
+            "sessionUpdate": "plan_update",
+            "plan": {
+                "type": "items",
+                "planId": "p1",
+                "entries": [
+                    {"content": "Read main.py", "priority": "high", "status": "in_progress"},
+                    {"content": "Fix the bug", "priority": "high", "status": "pending"},
+                ],
+            },
+        }
+    )
+    session.update(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "c1",
+            "title": "Read main.py",
+            "kind": "read",
+            "status": "pending",
+            "locations": [{"path": "/w/main.py", "line": 3}],
+        }
+    )
     session.update({"sessionUpdate": "tool_call_update", "toolCallId": "c1", "status": "in_progress"})
-    session.update({"sessionUpdate": "tool_call_content_chunk", "toolCallId": "c1",
-                    "content": {"type": "content", "content": {"type": "text", "text": "def main(): ..."}}})
+    session.update(
+        {
+            "sessionUpdate": "tool_call_content_chunk",
+            "toolCallId": "c1",
+            "content": {"type": "content", "content": {"type": "text", "text": "def main(): ..."}},
+        }
+    )
     session.update({"sessionUpdate": "tool_call_update", "toolCallId": "c1", "status": "completed"})
     session.update({"sessionUpdate": "terminal_update", "terminalId": "term1", "command": "pytest -q"})
     output = "\x1b[32m3 passed\x1b[0m in 0.1s ✓\n".encode()
     for data in (output[:3], output[3:22], output[22:23], output[23:]):  # splits ESC[ and the UTF-8 of ✓
         session.update({"sessionUpdate": "terminal_output_chunk", "terminalId": "term1", "data": b64(data)})
     session.update({"sessionUpdate": "terminal_update", "terminalId": "term1", "exitStatus": {"exitCode": 0}})
-    session.update({"sessionUpdate": "plan_update", "plan": {"type": "items", "planId": "p1", "entries": [
-        {"content": "Read main.py", "priority": "high", "status": "completed"},
-        {"content": "Fix the bug", "priority": "high", "status": "completed"}]}})
+    session.update(
+        {
+            "sessionUpdate": "plan_update",
+            "plan": {
+                "type": "items",
+                "planId": "p1",
+                "entries": [
+                    {"content": "Read main.py", "priority": "high", "status": "completed"},
+                    {"content": "Fix the bug", "priority": "high", "status": "completed"},
+                ],
+            },
+        }
+    )
     session.update({"sessionUpdate": "compaction_update", "compactionId": "k1", "status": "in_progress"})
-    session.update({"sessionUpdate": "compaction_summary_chunk", "compactionId": "k1",
-                    "content": {"type": "text", "text": "Earlier: user asked to fix a bug."}})
+    session.update(
+        {
+            "sessionUpdate": "compaction_summary_chunk",
+            "compactionId": "k1",
+            "content": {"type": "text", "text": "Earlier: user asked to fix a bug."},
+        }
+    )
     session.update({"sessionUpdate": "compaction_update", "compactionId": "k1", "status": "completed"})
     for piece in chunks(ANSWER, 7):
-        session.update({"sessionUpdate": "agent_message_chunk", "messageId": "a1",
-                        "content": {"type": "text", "text": piece}})
-    session.update({"sessionUpdate": "notice", "severity": "warning", "title": "Rate limited",
-                    "description": "retrying in 2s"})
-    session.update({"sessionUpdate": "usage_update", "used": 1200, "size": 200000,
-                    "cost": {"amount": 0.02, "currency": "USD"}})
+        session.update(
+            {"sessionUpdate": "agent_message_chunk", "messageId": "a1", "content": {"type": "text", "text": piece}}
+        )
+    session.update(
+        {"sessionUpdate": "notice", "severity": "warning", "title": "Rate limited", "description": "retrying in 2s"}
+    )
+    session.update(
+        {"sessionUpdate": "usage_update", "used": 1200, "size": 200000, "cost": {"amount": 0.02, "currency": "USD"}}
+    )
     session.update({"sessionUpdate": "session_info_update", "title": "Fixing the bug"})
     session.update({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"})
 
@@ -222,13 +269,23 @@ def test_realistic_turn_is_fully_recorded_and_renders(tmp_path: Path) -> None:
     assert ANSWER.rstrip("\n") + "\n\n> **Notice" in md  # the streamed answer, reconstructed exactly
     assert "**Tool call:** Read main.py — ✓ completed (read) · `/w/main.py:3`\n\n```\ndef main(): ...\n```" in md
     assert "- [x] Read main.py\n- [x] Fix the bug" in md  # the plan as last replaced
-    assert "**Terminal:** `pytest -q` — exited 0\n\n```\n3 passed in 0.1s ✓\n```" in md  # colours gone, split escape decoded whole
+    assert (
+        "**Terminal:** `pytest -q` — exited 0\n\n```\n3 passed in 0.1s ✓\n```" in md
+    )  # colours gone, split escape decoded whole
     assert "**Context compaction** — completed\n\n> Earlier: user asked to fix a bug." in md
     assert "> **Notice (warning):** Rate limited — retrying in 2s" in md
     assert md.endswith("*Session title: Fixing the bug*\n")
     assert md.count("### Agent") == 1 and "State" not in md and "1200" not in md  # the chat, not the records
     # Timeline order: user, thought, plan, tool call, terminal, compaction, answer.
-    order = ["### User", "*Thought:*", "**Plan:**", "**Tool call:**", "**Terminal:**", "**Context compaction**", "Here is the plan."]
+    order = [
+        "### User",
+        "*Thought:*",
+        "**Plan:**",
+        "**Tool call:**",
+        "**Terminal:**",
+        "**Context compaction**",
+        "Here is the plan.",
+    ]
     positions = [md.index(marker) for marker in order]
     assert positions == sorted(positions)
 
@@ -308,63 +365,157 @@ def test_markdown_of_a_small_conversation_reads_like_a_chat(tmp_path: Path) -> N
     session.writer.note("agent demo; session s1; cwd /work/project")
     session.event(PromptSubmitted(1, [TextContent(text="Fix the bug in `app.py`")]))
     session.update({"sessionUpdate": "state_update", "state": "running"})
-    session.update({"sessionUpdate": "user_message", "messageId": "u1",
-                    "content": [{"type": "text", "text": "Fix the bug in `app.py`"}]})
+    session.update(
+        {
+            "sessionUpdate": "user_message",
+            "messageId": "u1",
+            "content": [{"type": "text", "text": "Fix the bug in `app.py`"}],
+        }
+    )
     session.event(PromptAccepted(1, "u1"))
     session.frame()
-    session.update({"sessionUpdate": "agent_thought_chunk", "messageId": "t1", "content": {"type": "text", "text": "Reading "}})
+    session.update(
+        {"sessionUpdate": "agent_thought_chunk", "messageId": "t1", "content": {"type": "text", "text": "Reading "}}
+    )
     session.frame()
-    session.update({"sessionUpdate": "agent_thought_chunk", "messageId": "t1", "content": {"type": "text", "text": "it first."}})
-    session.update({"sessionUpdate": "tool_call_update", "toolCallId": "c1", "title": "Read app.py", "kind": "read",
-                    "status": "in_progress", "locations": [{"path": "/work/project/app.py", "line": 3}]})
+    session.update(
+        {"sessionUpdate": "agent_thought_chunk", "messageId": "t1", "content": {"type": "text", "text": "it first."}}
+    )
+    session.update(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "c1",
+            "title": "Read app.py",
+            "kind": "read",
+            "status": "in_progress",
+            "locations": [{"path": "/work/project/app.py", "line": 3}],
+        }
+    )
     session.frame()
-    session.event(FileAccessed(kind="read", path="/work/project/app.py", cwd="/work/project", first_line=1,
-                               line_count=2, tool_call_id="c1"))
-    session.update({"sessionUpdate": "tool_call_content_chunk", "toolCallId": "c1",
-                    "content": {"type": "content", "content": {"type": "text", "text": "def main():\n"}}})
+    session.event(
+        FileAccessed(
+            kind="read", path="/work/project/app.py", cwd="/work/project", first_line=1, line_count=2, tool_call_id="c1"
+        )
+    )
+    session.update(
+        {
+            "sessionUpdate": "tool_call_content_chunk",
+            "toolCallId": "c1",
+            "content": {"type": "content", "content": {"type": "text", "text": "def main():\n"}},
+        }
+    )
     session.frame()
-    session.update({"sessionUpdate": "tool_call_content_chunk", "toolCallId": "c1",
-                    "content": {"type": "content", "content": {"type": "text", "text": "    return 1 / 0\n"}}})
+    session.update(
+        {
+            "sessionUpdate": "tool_call_content_chunk",
+            "toolCallId": "c1",
+            "content": {"type": "content", "content": {"type": "text", "text": "    return 1 / 0\n"}},
+        }
+    )
     session.update({"sessionUpdate": "tool_call_update", "toolCallId": "c1", "status": "completed"})
     session.frame()
-    session.update({"sessionUpdate": "tool_call_update", "toolCallId": "c2", "title": "Edit app.py", "kind": "edit",
-                    "status": "in_progress"})
+    session.update(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "c2",
+            "title": "Edit app.py",
+            "kind": "edit",
+            "status": "in_progress",
+        }
+    )
     session.frame()
-    session.update({"sessionUpdate": "tool_call_content_chunk", "toolCallId": "c2", "content": {
-        "type": "diff", "changes": [{"operation": "modify", "path": "/work/project/app.py"}],
-        "patch": {"format": "git_patch", "text": "--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n def main():\n"
-                                                  "-    return 1 / 0\n+    return 1\n"}}})
+    session.update(
+        {
+            "sessionUpdate": "tool_call_content_chunk",
+            "toolCallId": "c2",
+            "content": {
+                "type": "diff",
+                "changes": [{"operation": "modify", "path": "/work/project/app.py"}],
+                "patch": {
+                    "format": "git_patch",
+                    "text": "--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n def main():\n"
+                    "-    return 1 / 0\n+    return 1\n",
+                },
+            },
+        }
+    )
     session.update({"sessionUpdate": "tool_call_update", "toolCallId": "c2", "status": "completed"})
     session.frame()
     session.update({"sessionUpdate": "terminal_update", "terminalId": "t1", "command": "pytest -q"})
     session.update({"sessionUpdate": "terminal_output_chunk", "terminalId": "t1", "data": b64(b"\x1b[32m1 passed")})
     session.frame()
-    session.update({"sessionUpdate": "tool_call_update", "toolCallId": "c3", "title": "Run tests", "kind": "execute",
-                    "status": "in_progress", "content": [{"type": "terminal", "terminalId": "t1"}]})
+    session.update(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "c3",
+            "title": "Run tests",
+            "kind": "execute",
+            "status": "in_progress",
+            "content": [{"type": "terminal", "terminalId": "t1"}],
+        }
+    )
     session.update({"sessionUpdate": "terminal_output_chunk", "terminalId": "t1", "data": b64(b"\x1b[0m\n")})
     session.frame()
     session.update({"sessionUpdate": "terminal_update", "terminalId": "t1", "exitStatus": {"exitCode": 0}})
     session.update({"sessionUpdate": "tool_call_update", "toolCallId": "c3", "status": "completed"})
-    session.update({"sessionUpdate": "tool_call_update", "toolCallId": "c4", "title": "Delete build/", "kind": "delete",
-                    "status": "failed", "content": [{"type": "diff", "changes": [
-                        {"operation": "delete", "path": "build/", "fileType": "directory"}]}]})
-    session.update({"sessionUpdate": "plan_update", "plan": {"type": "items", "planId": "p1", "entries": [
-        {"content": "Read app.py", "priority": "high", "status": "completed"},
-        {"content": "Fix the bug", "priority": "high", "status": "in_progress"},
-        {"content": "Celebrate", "priority": "low", "status": "pending"}]}})
+    session.update(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "c4",
+            "title": "Delete build/",
+            "kind": "delete",
+            "status": "failed",
+            "content": [
+                {"type": "diff", "changes": [{"operation": "delete", "path": "build/", "fileType": "directory"}]}
+            ],
+        }
+    )
+    session.update(
+        {
+            "sessionUpdate": "plan_update",
+            "plan": {
+                "type": "items",
+                "planId": "p1",
+                "entries": [
+                    {"content": "Read app.py", "priority": "high", "status": "completed"},
+                    {"content": "Fix the bug", "priority": "high", "status": "in_progress"},
+                    {"content": "Celebrate", "priority": "low", "status": "pending"},
+                ],
+            },
+        }
+    )
     session.frame()
-    session.event(FileAccessed(kind="write", path="/home/tester/.bashrc", cwd="/work/project", status="refused",
-                               detail="outside the session folder"))
-    note_diff = Diff(changes=[DiffChange(operation="add", path="/work/project/NOTES.md")],
-                     patch=DiffPatch(format="unified", text="+fixed\n"))
-    session.event(FileAccessed(kind="write", path="/work/project/NOTES.md", cwd="/work/project", created=True,
-                               diff=note_diff, added=1))
-    session.update({"sessionUpdate": "agent_message_chunk", "messageId": "a1",
-                    "content": {"type": "text", "text": "Fixed: no more division by zero.\n"}})
+    session.event(
+        FileAccessed(
+            kind="write",
+            path="/home/tester/.bashrc",
+            cwd="/work/project",
+            status="refused",
+            detail="outside the session folder",
+        )
+    )
+    note_diff = Diff(
+        changes=[DiffChange(operation="add", path="/work/project/NOTES.md")],
+        patch=DiffPatch(format="unified", text="+fixed\n"),
+    )
+    session.event(
+        FileAccessed(
+            kind="write", path="/work/project/NOTES.md", cwd="/work/project", created=True, diff=note_diff, added=1
+        )
+    )
+    session.update(
+        {
+            "sessionUpdate": "agent_message_chunk",
+            "messageId": "a1",
+            "content": {"type": "text", "text": "Fixed: no more division by zero.\n"},
+        }
+    )
     session.update({"sessionUpdate": "state_update", "state": "idle", "stopReason": "cancelled"})
     session.frame()
     session.writer.note("⊘ cancelled")
-    session.update({"sessionUpdate": "user_message", "messageId": "u2", "content": [{"type": "text", "text": "Thanks!"}]})
+    session.update(
+        {"sessionUpdate": "user_message", "messageId": "u2", "content": [{"type": "text", "text": "Thanks!"}]}
+    )
     session.frame()
     assert session.writer.error is None
     assert render_markdown(path) == CONVERSATION_MD
@@ -378,12 +529,15 @@ def test_a_call_the_user_rejected_reads_rejected_in_the_markdown(tmp_path: Path)
 
     path = tmp_path / "t.jsonl"
     session = Session(TranscriptWriter(path, label="s1"))
-    session.update({"sessionUpdate": "tool_call_update", "toolCallId": "c1", "title": "Modify config.json",
-                    "kind": "edit"})
+    session.update(
+        {"sessionUpdate": "tool_call_update", "toolCallId": "c1", "title": "Modify config.json", "kind": "edit"}
+    )
     request = RequestPermissionRequest(
-        session_id="s1", title="Modify config.json?",
+        session_id="s1",
+        title="Modify config.json?",
         options=[PermissionOption(option_id="skip", name="Skip this change", kind="reject_once")],
-        subject=ToolCallPermissionSubject(tool_call=ToolCallUpdate(tool_call_id="c1")))
+        subject=ToolCallPermissionSubject(tool_call=ToolCallUpdate(tool_call_id="c1")),
+    )
     session.event(PermissionRequested(3, request))
     session.event(PermissionResolved(3, "skip"))
     assert "**Tool call:** Modify config.json — ⊘ rejected (edit)" in render_markdown(path)
@@ -392,22 +546,47 @@ def test_a_call_the_user_rejected_reads_rejected_in_the_markdown(tmp_path: Path)
 # -- the record kinds -----------------------------------------------------------------------------------
 
 ACCESS = FileAccessValue(
-    kind="write", path="/p/a.py", cwd="/p", status="done", requested_path="/p/./a.py", created=True,
-    lines_added=2, diff=DiffItem(files=[DiffFile(operation="add", path="/p/a.py")], patch="+a\n+b\n", format="git_patch"),
+    kind="write",
+    path="/p/a.py",
+    cwd="/p",
+    status="done",
+    requested_path="/p/./a.py",
+    created=True,
+    lines_added=2,
+    diff=DiffItem(files=[DiffFile(operation="add", path="/p/a.py")], patch="+a\n+b\n", format="git_patch"),
 )
 EVERY_RECORD: list[Record] = [
     OpenRecord(at=1.5, format=2, label="s"),
     NoteRecord(kind="restart", text="agent restarted", at=2.0),
     AddedRecord(type="agent_message", id="a", text="hi", local_echo=False, at=3.0),
-    AddedRecord(type="tool_call", id="c", title=None, kind="edit", status="pending", name=None,
-                locations=[Location(path="/p/a.py", line=None)],
-                content=[ContentItem(text="x"), ContentItem(text="[image image/png]", block="image"),
-                         DiffItem(files=[DiffFile(operation="move", path="b", old_path="a", file_type="text")]),
-                         TerminalItem(terminal_id="t"), UnknownItem(kind="hologram")],
-                files=[ACCESS]),
-    AddedRecord(type="terminal", id="t", command="ls", cwd=None, exit_status=ExitStatusValue(exit_code=None, signal="KILL"),
-                text="out"),
-    AddedRecord(type="plan", id="p", plan=PlanValue(entries=[PlanEntryValue(content="c", priority="high", status="pending")])),
+    AddedRecord(
+        type="tool_call",
+        id="c",
+        title=None,
+        kind="edit",
+        status="pending",
+        name=None,
+        locations=[Location(path="/p/a.py", line=None)],
+        content=[
+            ContentItem(text="x"),
+            ContentItem(text="[image image/png]", block="image"),
+            DiffItem(files=[DiffFile(operation="move", path="b", old_path="a", file_type="text")]),
+            TerminalItem(terminal_id="t"),
+            UnknownItem(kind="hologram"),
+        ],
+        files=[ACCESS],
+    ),
+    AddedRecord(
+        type="terminal",
+        id="t",
+        command="ls",
+        cwd=None,
+        exit_status=ExitStatusValue(exit_code=None, signal="KILL"),
+        text="out",
+    ),
+    AddedRecord(
+        type="plan", id="p", plan=PlanValue(entries=[PlanEntryValue(content="c", priority="high", status="pending")])
+    ),
     AddedRecord(type="plan", id="q", plan=PlanValue(unsupported="graph", raw={"nodes": []})),
     AddedRecord(type="compaction", id="k", status="in_progress", error=None, text=""),
     AddedRecord(type="unknown", id="1", kind="brand_new", raw={"x": [1, None]}),
@@ -418,13 +597,23 @@ EVERY_RECORD: list[Record] = [
     OutputRecord(type="terminal", id="t", text="more"),
     ReplacedRecord(type="terminal", id="t", text="all new"),
     ReplacedRecord(type="tool_call", id="c", content=[]),
-    ChangedRecord(type="tool_call", id="c", fields=EntityFields(
-        status="completed", raw_input={"truncated": True, "json": "{"}, raw_output=None, cancelling=False,
-        interrupted=True)),
+    ChangedRecord(
+        type="tool_call",
+        id="c",
+        fields=EntityFields(
+            status="completed",
+            raw_input={"truncated": True, "json": "{"},
+            raw_output=None,
+            cancelling=False,
+            interrupted=True,
+        ),
+    ),
     ChangedRecord(type="compaction", id="k", fields=EntityFields(error="boom", status="failed")),
     ChangedRecord(type="user_message", id="u", fields=EntityFields(local_echo=False)),
     RemovedRecord(type="plan", id="p"),
-    FileRecord(type="tool_call", id="c", access=FileAccessValue(kind="read", path="/p/b.py", first_line=3, line_count=0)),
+    FileRecord(
+        type="tool_call", id="c", access=FileAccessValue(kind="read", path="/p/b.py", first_line=3, line_count=0)
+    ),
     StateRecord(state="idle", busy=False, stop_reason="error", error=ErrorValue(code=-32603, message="m")),
     TurnEndRecord(turn=3, stop_reason="refusal", error=None, cancel_requested=True),
     NoticeRecord(severity="info", title="t", description=None),
@@ -568,92 +757,264 @@ def fixture_scenario(writer: TranscriptWriter) -> None:
     session = Session(writer, framed=True)
     u, e, frame = session.update, session.event, session.frame
     writer.note("agent demo; session s; cwd /work/project")
-    e(PromptSubmitted(1, [TextContent(text="Fix the bug in `app.py`, please")])); frame()
+    e(PromptSubmitted(1, [TextContent(text="Fix the bug in `app.py`, please")]))
+    frame()
     u({"sessionUpdate": "state_update", "state": "running"})
-    u({"sessionUpdate": "user_message", "messageId": "u1", "content": [{"type": "text", "text": "Fix the bug in `app.py`, please"}]})
-    e(PromptAccepted(1, "u1")); frame()
-    u({"sessionUpdate": "agent_thought_chunk", "messageId": "t1", "content": {"type": "text", "text": "Look at "}}); frame()
-    u({"sessionUpdate": "agent_thought_chunk", "messageId": "t1", "content": {"type": "text", "text": "app.py first."}}); frame()
-    u({"sessionUpdate": "plan_update", "plan": {"type": "items", "planId": "p1", "entries": [
-        {"content": "Read app.py", "priority": "high", "status": "in_progress"},
-        {"content": "Fix the bug", "priority": "medium", "status": "pending"}]}}); frame()
-    u({"sessionUpdate": "tool_call_update", "toolCallId": "c1", "title": "Read app.py", "kind": "read",
-       "status": "pending", "locations": [{"path": "/work/project/app.py", "line": 3}], "rawInput": {"path": "app.py"}}); frame()
-    u({"sessionUpdate": "tool_call_update", "toolCallId": "c1", "status": "in_progress"}); frame()
-    e(FileAccessed(kind="read", path="/work/project/app.py", cwd="/work/project", first_line=1, line_count=40,
-                   tool_call_id="c1")); frame()
-    u({"sessionUpdate": "tool_call_content_chunk", "toolCallId": "c1",
-       "content": {"type": "content", "content": {"type": "text", "text": "def main():\n    return 1 / 0\n"}}})
-    u({"sessionUpdate": "tool_call_update", "toolCallId": "c1", "status": "completed", "rawOutput": {"lines": 40}}); frame()
-    u({"sessionUpdate": "tool_call_update", "toolCallId": "c2", "title": "Edit app.py", "kind": "edit", "status": "pending"}); frame()
-    e(PermissionRequested(7, None)); frame()
-    e(PermissionResolved(7, "allow-once")); frame()
-    u({"sessionUpdate": "tool_call_content_chunk", "toolCallId": "c2", "content": {"type": "diff",
-       "changes": [{"operation": "modify", "path": "/work/project/app.py"}],
-       "patch": {"format": "git_patch", "text": "--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n def main():\n-    return 1 / 0\n+    return 1\n"}}})
-    u({"sessionUpdate": "tool_call_update", "toolCallId": "c2", "status": "completed"}); frame()
-    diff = Diff(changes=[DiffChange(operation="add", path="/work/project/NOTES.md")],
-                patch=DiffPatch(format="git_patch", text="--- /dev/null\n+++ b/NOTES.md\n@@ -0,0 +1 @@\n+fixed\n"))
-    e(FileAccessed(kind="write", path="/work/project/NOTES.md", cwd="/work/project", created=True, diff=diff, added=1)); frame()
-    e(FileAccessed(kind="write", path="/etc/passwd", cwd="/work/project", status="refused",
-                   detail="outside the session folder")); frame()
-    u({"sessionUpdate": "terminal_update", "terminalId": "term1", "command": "pytest -q", "cwd": "/work/project"}); frame()
+    u(
+        {
+            "sessionUpdate": "user_message",
+            "messageId": "u1",
+            "content": [{"type": "text", "text": "Fix the bug in `app.py`, please"}],
+        }
+    )
+    e(PromptAccepted(1, "u1"))
+    frame()
+    u({"sessionUpdate": "agent_thought_chunk", "messageId": "t1", "content": {"type": "text", "text": "Look at "}})
+    frame()
+    u({"sessionUpdate": "agent_thought_chunk", "messageId": "t1", "content": {"type": "text", "text": "app.py first."}})
+    frame()
+    u(
+        {
+            "sessionUpdate": "plan_update",
+            "plan": {
+                "type": "items",
+                "planId": "p1",
+                "entries": [
+                    {"content": "Read app.py", "priority": "high", "status": "in_progress"},
+                    {"content": "Fix the bug", "priority": "medium", "status": "pending"},
+                ],
+            },
+        }
+    )
+    frame()
+    u(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "c1",
+            "title": "Read app.py",
+            "kind": "read",
+            "status": "pending",
+            "locations": [{"path": "/work/project/app.py", "line": 3}],
+            "rawInput": {"path": "app.py"},
+        }
+    )
+    frame()
+    u({"sessionUpdate": "tool_call_update", "toolCallId": "c1", "status": "in_progress"})
+    frame()
+    e(
+        FileAccessed(
+            kind="read",
+            path="/work/project/app.py",
+            cwd="/work/project",
+            first_line=1,
+            line_count=40,
+            tool_call_id="c1",
+        )
+    )
+    frame()
+    u(
+        {
+            "sessionUpdate": "tool_call_content_chunk",
+            "toolCallId": "c1",
+            "content": {"type": "content", "content": {"type": "text", "text": "def main():\n    return 1 / 0\n"}},
+        }
+    )
+    u({"sessionUpdate": "tool_call_update", "toolCallId": "c1", "status": "completed", "rawOutput": {"lines": 40}})
+    frame()
+    u(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "c2",
+            "title": "Edit app.py",
+            "kind": "edit",
+            "status": "pending",
+        }
+    )
+    frame()
+    e(PermissionRequested(7, None))
+    frame()
+    e(PermissionResolved(7, "allow-once"))
+    frame()
+    u(
+        {
+            "sessionUpdate": "tool_call_content_chunk",
+            "toolCallId": "c2",
+            "content": {
+                "type": "diff",
+                "changes": [{"operation": "modify", "path": "/work/project/app.py"}],
+                "patch": {
+                    "format": "git_patch",
+                    "text": "--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n def main():\n-    return 1 / 0\n+    return 1\n",
+                },
+            },
+        }
+    )
+    u({"sessionUpdate": "tool_call_update", "toolCallId": "c2", "status": "completed"})
+    frame()
+    diff = Diff(
+        changes=[DiffChange(operation="add", path="/work/project/NOTES.md")],
+        patch=DiffPatch(format="git_patch", text="--- /dev/null\n+++ b/NOTES.md\n@@ -0,0 +1 @@\n+fixed\n"),
+    )
+    e(FileAccessed(kind="write", path="/work/project/NOTES.md", cwd="/work/project", created=True, diff=diff, added=1))
+    frame()
+    e(
+        FileAccessed(
+            kind="write", path="/etc/passwd", cwd="/work/project", status="refused", detail="outside the session folder"
+        )
+    )
+    frame()
+    u({"sessionUpdate": "terminal_update", "terminalId": "term1", "command": "pytest -q", "cwd": "/work/project"})
+    frame()
     out_bytes = "\x1b[32m1 passed\x1b[0m in 0.1s ✓\n".encode()
     for data in (out_bytes[:3], out_bytes[3:14]):
         u({"sessionUpdate": "terminal_output_chunk", "terminalId": "term1", "data": b64(data)})
     frame()
-    u({"sessionUpdate": "terminal_output_chunk", "terminalId": "term1", "data": b64(out_bytes[14:])}); frame()
-    u({"sessionUpdate": "terminal_update", "terminalId": "term1", "exitStatus": {"exitCode": 0}}); frame()
-    u({"sessionUpdate": "terminal_update", "terminalId": "term2", "command": "sleep 100", "output": {"data": b64(b"zzz\n")}}); frame()
-    u({"sessionUpdate": "terminal_update", "terminalId": "term2", "output": {"data": b64(b"woke\n")}}); frame()
-    u({"sessionUpdate": "terminal_update", "terminalId": "term2", "exitStatus": {"signal": "SIGTERM"}}); frame()
-    u({"sessionUpdate": "plan_update", "plan": {"type": "items", "planId": "p1", "entries": [
-        {"content": "Read app.py", "priority": "high", "status": "completed"},
-        {"content": "Fix the bug", "priority": "medium", "status": "completed"}]}}); frame()
-    u({"sessionUpdate": "plan_update", "plan": {"type": "items", "planId": "p2", "entries": [
-        {"content": "temporary", "priority": "low", "status": "pending"}]}}); frame()
-    u({"sessionUpdate": "plan_removed", "planId": "p2"}); frame()
-    u({"sessionUpdate": "compaction_update", "compactionId": "k1", "status": "in_progress"}); frame()
-    u({"sessionUpdate": "compaction_summary_chunk", "compactionId": "k1",
-       "content": {"type": "text", "text": "Earlier: a bug was found."}}); frame()
-    u({"sessionUpdate": "compaction_update", "compactionId": "k1", "status": "completed"}); frame()
-    u({"sessionUpdate": "agent_message_chunk", "messageId": "a1", "content": {"type": "text", "text": "Fixed: "}}); frame()
+    u({"sessionUpdate": "terminal_output_chunk", "terminalId": "term1", "data": b64(out_bytes[14:])})
+    frame()
+    u({"sessionUpdate": "terminal_update", "terminalId": "term1", "exitStatus": {"exitCode": 0}})
+    frame()
+    u(
+        {
+            "sessionUpdate": "terminal_update",
+            "terminalId": "term2",
+            "command": "sleep 100",
+            "output": {"data": b64(b"zzz\n")},
+        }
+    )
+    frame()
+    u({"sessionUpdate": "terminal_update", "terminalId": "term2", "output": {"data": b64(b"woke\n")}})
+    frame()
+    u({"sessionUpdate": "terminal_update", "terminalId": "term2", "exitStatus": {"signal": "SIGTERM"}})
+    frame()
+    u(
+        {
+            "sessionUpdate": "plan_update",
+            "plan": {
+                "type": "items",
+                "planId": "p1",
+                "entries": [
+                    {"content": "Read app.py", "priority": "high", "status": "completed"},
+                    {"content": "Fix the bug", "priority": "medium", "status": "completed"},
+                ],
+            },
+        }
+    )
+    frame()
+    u(
+        {
+            "sessionUpdate": "plan_update",
+            "plan": {
+                "type": "items",
+                "planId": "p2",
+                "entries": [{"content": "temporary", "priority": "low", "status": "pending"}],
+            },
+        }
+    )
+    frame()
+    u({"sessionUpdate": "plan_removed", "planId": "p2"})
+    frame()
+    u({"sessionUpdate": "compaction_update", "compactionId": "k1", "status": "in_progress"})
+    frame()
+    u(
+        {
+            "sessionUpdate": "compaction_summary_chunk",
+            "compactionId": "k1",
+            "content": {"type": "text", "text": "Earlier: a bug was found."},
+        }
+    )
+    frame()
+    u({"sessionUpdate": "compaction_update", "compactionId": "k1", "status": "completed"})
+    frame()
+    u({"sessionUpdate": "agent_message_chunk", "messageId": "a1", "content": {"type": "text", "text": "Fixed: "}})
+    frame()
     for piece in ("the division ", "by zero ", "is gone.\n"):
         u({"sessionUpdate": "agent_message_chunk", "messageId": "a1", "content": {"type": "text", "text": piece}})
-    u({"sessionUpdate": "agent_message_chunk", "messageId": "a1",
-       "content": {"type": "image", "data": "AAAA", "mimeType": "image/png"}})
+    u(
+        {
+            "sessionUpdate": "agent_message_chunk",
+            "messageId": "a1",
+            "content": {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+        }
+    )
     frame()
-    u({"sessionUpdate": "brand_new_update", "payload": {"x": 1}}); frame()
-    u({"sessionUpdate": "notice", "severity": "warning", "title": "Rate limited", "description": "retrying in 2s"}); frame()
-    u({"sessionUpdate": "usage_update", "used": 1200, "size": 200000, "cost": {"amount": 0.02, "currency": "USD"}}); frame()
-    u({"sessionUpdate": "session_info_update", "title": "Fixing the bug"}); frame()
-    u({"sessionUpdate": "available_commands_update", "availableCommands": [{"name": "review", "description": "Review"}]}); frame()
-    u({"sessionUpdate": "config_option_update", "configOptions": [{"type": "select", "configId": "mode", "name": "Mode",
-       "currentValue": "code", "options": [{"value": "code", "name": "Code"}]}]}); frame()
-    e(ProtocolProblem("invalid base64", "terminal x output chunk")); frame()
-    u({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}); frame()
-    e(PromptSubmitted(2, [TextContent(text="And the tests?")])); frame()
+    u({"sessionUpdate": "brand_new_update", "payload": {"x": 1}})
+    frame()
+    u({"sessionUpdate": "notice", "severity": "warning", "title": "Rate limited", "description": "retrying in 2s"})
+    frame()
+    u({"sessionUpdate": "usage_update", "used": 1200, "size": 200000, "cost": {"amount": 0.02, "currency": "USD"}})
+    frame()
+    u({"sessionUpdate": "session_info_update", "title": "Fixing the bug"})
+    frame()
+    u(
+        {
+            "sessionUpdate": "available_commands_update",
+            "availableCommands": [{"name": "review", "description": "Review"}],
+        }
+    )
+    frame()
+    u(
+        {
+            "sessionUpdate": "config_option_update",
+            "configOptions": [
+                {
+                    "type": "select",
+                    "configId": "mode",
+                    "name": "Mode",
+                    "currentValue": "code",
+                    "options": [{"value": "code", "name": "Code"}],
+                }
+            ],
+        }
+    )
+    frame()
+    e(ProtocolProblem("invalid base64", "terminal x output chunk"))
+    frame()
+    u({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"})
+    frame()
+    e(PromptSubmitted(2, [TextContent(text="And the tests?")]))
+    frame()
     u({"sessionUpdate": "state_update", "state": "running"})
     u({"sessionUpdate": "user_message", "messageId": "u2", "content": [{"type": "text", "text": "And the tests?"}]})
-    e(PromptAccepted(2, "u2")); frame()
-    u({"sessionUpdate": "agent_message", "messageId": "a2", "content": [{"type": "text", "text": "Running them"}]}); frame()
-    u({"sessionUpdate": "agent_message", "messageId": "a2", "content": [{"type": "text", "text": "Running them now."}]}); frame()
-    u({"sessionUpdate": "tool_call_update", "toolCallId": "c3", "title": "Run tests", "kind": "execute",
-       "status": "in_progress", "content": [{"type": "terminal", "terminalId": "term1"}]}); frame()
-    e(CancelRequested()); frame()
+    e(PromptAccepted(2, "u2"))
+    frame()
+    u({"sessionUpdate": "agent_message", "messageId": "a2", "content": [{"type": "text", "text": "Running them"}]})
+    frame()
+    u({"sessionUpdate": "agent_message", "messageId": "a2", "content": [{"type": "text", "text": "Running them now."}]})
+    frame()
+    u(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "c3",
+            "title": "Run tests",
+            "kind": "execute",
+            "status": "in_progress",
+            "content": [{"type": "terminal", "terminalId": "term1"}],
+        }
+    )
+    frame()
+    e(CancelRequested())
+    frame()
     u({"sessionUpdate": "tool_call_update", "toolCallId": "c3", "status": "cancelled"})
-    u({"sessionUpdate": "state_update", "state": "idle", "stopReason": "cancelled"}); frame()
+    u({"sessionUpdate": "state_update", "state": "idle", "stopReason": "cancelled"})
+    frame()
     writer.note("⊘ cancelled")
-    e(PromptSubmitted(3, [TextContent(text="hello?")])); frame()
-    e(PromptRejected(3, ErrorObject(code=-32603, message="internal error"))); frame()
-    e(PromptSubmitted(4, [TextContent(text="still there?")])); frame()
-    u({"sessionUpdate": "state_update", "state": "running"}); frame()
-    u({"sessionUpdate": "tool_call_update", "toolCallId": "c4", "title": "Think hard", "status": "in_progress"}); frame()
-    e(AgentExited(returncode=137, reason="killed by SIGKILL")); frame()
+    e(PromptSubmitted(3, [TextContent(text="hello?")]))
+    frame()
+    e(PromptRejected(3, ErrorObject(code=-32603, message="internal error")))
+    frame()
+    e(PromptSubmitted(4, [TextContent(text="still there?")]))
+    frame()
+    u({"sessionUpdate": "state_update", "state": "running"})
+    frame()
+    u({"sessionUpdate": "tool_call_update", "toolCallId": "c4", "title": "Think hard", "status": "in_progress"})
+    frame()
+    e(AgentExited(returncode=137, reason="killed by SIGKILL"))
+    frame()
     writer.note("the agent stopped (killed by SIGKILL) — press Ctrl-R to restart it")
     writer.note("agent restarted; session s", kind="restart")
     session.state = SessionState()
-    u({"sessionUpdate": "agent_message_chunk", "messageId": "a1", "content": {"type": "text", "text": "Back again."}}); frame()
+    u({"sessionUpdate": "agent_message_chunk", "messageId": "a1", "content": {"type": "text", "text": "Back again."}})
+    frame()
     writer.close()
 
 
@@ -676,14 +1037,23 @@ def test_format2_is_format1_with_typed_tool_content_files_and_turn_ends(tmp_path
             if record["ev"] == "added":
                 record["content"] = [{"type": "terminal", "terminal_id": "term1"}] if text else []
             else:
-                record["item"] = {"type": "content", "text": text} if record["id"] == "c1" else {
-                    "type": "diff", "files": [{"operation": "modify", "path": "/work/project/app.py"}],
-                    "patch": text, "format": "git_patch"}
+                record["item"] = (
+                    {"type": "content", "text": text}
+                    if record["id"] == "c1"
+                    else {
+                        "type": "diff",
+                        "files": [{"operation": "modify", "path": "/work/project/app.py"}],
+                        "patch": text,
+                        "format": "git_patch",
+                    }
+                )
     old[0]["format"] = 2
-    turn_ends = iter([
-        {"ev": "turn_end", "turn": 1, "stop_reason": "end_turn", "error": None, "cancel_requested": False},
-        {"ev": "turn_end", "turn": 2, "stop_reason": "cancelled", "error": None, "cancel_requested": True},
-    ])
+    turn_ends = iter(
+        [
+            {"ev": "turn_end", "turn": 1, "stop_reason": "end_turn", "error": None, "cancel_requested": False},
+            {"ev": "turn_end", "turn": 2, "stop_reason": "cancelled", "error": None, "cancel_requested": True},
+        ]
+    )
     old = [next(turn_ends) if r["ev"] == "unhandled" else r for r in old]
     # Format 1 wrote nothing about file accesses (an empty `added` for standalone ones) nor `interrupted`.
     extra = [r for r in new if r["ev"] == "file" or r.get("fields") == {"interrupted": True}]
@@ -701,19 +1071,32 @@ def test_consecutive_appends_in_one_call_coalesce(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     writer = TranscriptWriter(path)
     state = SessionState()
-    first = apply(state, codec.decode_update(params(
-        {"sessionUpdate": "agent_message_chunk", "messageId": "a", "content": {"type": "text", "text": "x"}}), 2)[1])
+    first = apply(
+        state,
+        codec.decode_update(
+            params(
+                {"sessionUpdate": "agent_message_chunk", "messageId": "a", "content": {"type": "text", "text": "x"}}
+            ),
+            2,
+        )[1],
+    )
     writer.write_changes(state, first)
     batch: list[Change] = []
     for piece in ["one ", "two ", "three"]:
-        _, update = codec.decode_update(params(
-            {"sessionUpdate": "agent_message_chunk", "messageId": "a", "content": {"type": "text", "text": piece}}), 2)
+        _, update = codec.decode_update(
+            params(
+                {"sessionUpdate": "agent_message_chunk", "messageId": "a", "content": {"type": "text", "text": piece}}
+            ),
+            2,
+        )
         batch += apply(state, update)
-    _, other = codec.decode_update(params(
-        {"sessionUpdate": "agent_thought_chunk", "messageId": "a", "content": {"type": "text", "text": "hm"}}), 2)
+    _, other = codec.decode_update(
+        params({"sessionUpdate": "agent_thought_chunk", "messageId": "a", "content": {"type": "text", "text": "hm"}}), 2
+    )
     batch += apply(state, other)
-    _, more = codec.decode_update(params(
-        {"sessionUpdate": "agent_message_chunk", "messageId": "a", "content": {"type": "text", "text": "!"}}), 2)
+    _, more = codec.decode_update(
+        params({"sessionUpdate": "agent_message_chunk", "messageId": "a", "content": {"type": "text", "text": "!"}}), 2
+    )
     batch += apply(state, more)
     writer.write_changes(state, batch)
     records = [r for r in load_records(path) if isinstance(r, (AddedRecord, TextRecord))]
@@ -732,8 +1115,12 @@ def test_batch_that_adds_an_entity_skips_its_later_changes(tmp_path: Path) -> No
     state = SessionState()
     batch: list[Change] = []
     for piece in ["al", "pha"]:
-        _, update = codec.decode_update(params(
-            {"sessionUpdate": "agent_message_chunk", "messageId": "a", "content": {"type": "text", "text": piece}}), 2)
+        _, update = codec.decode_update(
+            params(
+                {"sessionUpdate": "agent_message_chunk", "messageId": "a", "content": {"type": "text", "text": piece}}
+            ),
+            2,
+        )
         batch += apply(state, update)
     writer.write_changes(state, batch)
     assert render_markdown(path) == "### Agent\n\nalpha\n"
@@ -743,12 +1130,15 @@ def test_file_accesses_of_a_tool_call_are_written_once_each(tmp_path: Path) -> N
     """A tool call's accesses are appended (one `file` record each), never the growing list again."""
     path = tmp_path / "t.jsonl"
     session = Session(TranscriptWriter(path), framed=True)
-    session.update({"sessionUpdate": "tool_call_update", "toolCallId": "c", "title": "Refactor", "status": "in_progress"})
+    session.update(
+        {"sessionUpdate": "tool_call_update", "toolCallId": "c", "title": "Refactor", "status": "in_progress"}
+    )
     session.event(FileAccessed(kind="read", path="/p/a.py", cwd="/p", tool_call_id="c"))
     session.frame()  # the call is added with its first access already in it
     session.event(FileAccessed(kind="read", path="/p/b.py", cwd="/p", tool_call_id="c"))
-    session.event(FileAccessed(kind="write", path="/p/c.py", cwd="/p", status="failed", detail="disk full",
-                               tool_call_id="c"))
+    session.event(
+        FileAccessed(kind="write", path="/p/c.py", cwd="/p", status="failed", detail="disk full", tool_call_id="c")
+    )
     session.frame()
     session.update({"sessionUpdate": "tool_call_update", "toolCallId": "c", "status": "completed"})
     session.frame()
@@ -756,8 +1146,10 @@ def test_file_accesses_of_a_tool_call_are_written_once_each(tmp_path: Path) -> N
     added = of(records, AddedRecord)[0]
     assert isinstance(added.files, list) and [a.path for a in added.files] == ["/p/a.py"]
     assert [r.access.path for r in of(records, FileRecord)] == ["/p/b.py", "/p/c.py"]
-    assert "**Tool call:** Refactor — ✓ completed\n\n- ▤ read `a.py`\n- ▤ read `b.py`\n- ✗ write failed `c.py` — disk full" \
+    assert (
+        "**Tool call:** Refactor — ✓ completed\n\n- ▤ read `a.py`\n- ▤ read `b.py`\n- ✗ write failed `c.py` — disk full"
         in render_markdown(path)
+    )
 
 
 def test_tool_output_that_is_one_fenced_block_is_not_fenced_again(tmp_path: Path) -> None:
@@ -765,8 +1157,15 @@ def test_tool_output_that_is_one_fenced_block_is_not_fenced_again(tmp_path: Path
     session = Session(TranscriptWriter(path))
     outputs = {"a": "```python\nprint(1)\n```\n", "b": "```\none\n```\nprose\n```\ntwo\n```"}
     for call_id, text in outputs.items():
-        session.update({"sessionUpdate": "tool_call_update", "toolCallId": call_id, "title": call_id, "status": "completed",
-                        "content": [{"type": "content", "content": {"type": "text", "text": text}}]})
+        session.update(
+            {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": call_id,
+                "title": call_id,
+                "status": "completed",
+                "content": [{"type": "content", "content": {"type": "text", "text": text}}],
+            }
+        )
     md = render_markdown(path)
     assert "**Tool call:** a — ✓ completed\n\n```python\nprint(1)\n```\n\n" in md
     assert md.endswith("**Tool call:** b — ✓ completed\n\n````\n```\none\n```\nprose\n```\ntwo\n```\n````\n")
@@ -781,57 +1180,124 @@ def test_hostile_strings_never_reach_the_file_raw(tmp_path: Path) -> None:
     evil = "".join(HOSTILE)
     session.event(PromptSubmitted("r\x1b1", [TextContent(text=evil)]))
     session.event(PromptRejected("r\x1b1", ErrorObject(code=-32603, message=evil)))
-    session.update({"sessionUpdate": "agent_message_chunk", "messageId": "m" + evil,
-                    "content": {"type": "text", "text": "start "}})
+    session.update(
+        {"sessionUpdate": "agent_message_chunk", "messageId": "m" + evil, "content": {"type": "text", "text": "start "}}
+    )
     for piece in HOSTILE:
-        session.update({"sessionUpdate": "agent_message_chunk", "messageId": "m" + evil,
-                        "content": {"type": "text", "text": piece}})
-    session.update({"sessionUpdate": "tool_call_update", "toolCallId": evil, "title": evil, "kind": evil,
-                    "status": evil, "locations": [{"path": evil}], "rawInput": {evil: [evil, {"k": evil}]}})
-    session.update({"sessionUpdate": "tool_call_update", "toolCallId": evil, "title": "t" + evil,
-                    "rawOutput": evil})
-    session.update({"sessionUpdate": "tool_call_content_chunk", "toolCallId": evil, "content": {
-        "type": "diff", "changes": [{"operation": evil, "path": evil, "oldPath": evil, "fileType": evil}],
-        "patch": {"format": evil, "text": evil}}})
-    session.update({"sessionUpdate": "tool_call_content_chunk", "toolCallId": evil, "content": {
-        "type": "content", "content": {"type": "image", "data": "", "mimeType": evil}}})
-    session.update({"sessionUpdate": "tool_call_content_chunk", "toolCallId": evil,
-                    "content": {"type": "terminal", "terminalId": evil}})
+        session.update(
+            {
+                "sessionUpdate": "agent_message_chunk",
+                "messageId": "m" + evil,
+                "content": {"type": "text", "text": piece},
+            }
+        )
+    session.update(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": evil,
+            "title": evil,
+            "kind": evil,
+            "status": evil,
+            "locations": [{"path": evil}],
+            "rawInput": {evil: [evil, {"k": evil}]},
+        }
+    )
+    session.update({"sessionUpdate": "tool_call_update", "toolCallId": evil, "title": "t" + evil, "rawOutput": evil})
+    session.update(
+        {
+            "sessionUpdate": "tool_call_content_chunk",
+            "toolCallId": evil,
+            "content": {
+                "type": "diff",
+                "changes": [{"operation": evil, "path": evil, "oldPath": evil, "fileType": evil}],
+                "patch": {"format": evil, "text": evil},
+            },
+        }
+    )
+    session.update(
+        {
+            "sessionUpdate": "tool_call_content_chunk",
+            "toolCallId": evil,
+            "content": {"type": "content", "content": {"type": "image", "data": "", "mimeType": evil}},
+        }
+    )
+    session.update(
+        {
+            "sessionUpdate": "tool_call_content_chunk",
+            "toolCallId": evil,
+            "content": {"type": "terminal", "terminalId": evil},
+        }
+    )
     session.update({"sessionUpdate": "tool_call_content_chunk", "toolCallId": evil, "content": {"type": evil}})
-    session.event(FileAccessed(kind="write", path=evil, cwd=evil, status="failed", detail=evil, requested_path=evil,
-                               tool_call_id=evil))
+    session.event(
+        FileAccessed(
+            kind="write", path=evil, cwd=evil, status="failed", detail=evil, requested_path=evil, tool_call_id=evil
+        )
+    )
     evil_diff = Diff(changes=[DiffChange(operation=evil, path=evil)], patch=DiffPatch(format=evil, text=evil))
     session.event(FileAccessed(kind="write", path="/p/" + evil, cwd="/p", created=True, diff=evil_diff, added=1))
     session.update({"sessionUpdate": "terminal_update", "terminalId": "t", "command": evil, "cwd": evil})
     data = evil.encode()
     for i in range(0, len(data), 3):
         session.update({"sessionUpdate": "terminal_output_chunk", "terminalId": "t", "data": b64(data[i : i + 3])})
-    session.update({"sessionUpdate": "terminal_update", "terminalId": "t",
-                    "output": {"data": b64(data)}, "exitStatus": {"signal": evil}})
-    session.update({"sessionUpdate": "plan_update", "plan": {"type": "items", "planId": evil, "entries": [
-        {"content": evil, "priority": evil, "status": evil}]}})
+    session.update(
+        {
+            "sessionUpdate": "terminal_update",
+            "terminalId": "t",
+            "output": {"data": b64(data)},
+            "exitStatus": {"signal": evil},
+        }
+    )
+    session.update(
+        {
+            "sessionUpdate": "plan_update",
+            "plan": {"type": "items", "planId": evil, "entries": [{"content": evil, "priority": evil, "status": evil}]},
+        }
+    )
     session.update({"sessionUpdate": "plan_update", "plan": {"type": evil, "planId": "q", "x": evil}})
     session.update({"sessionUpdate": "notice", "severity": evil, "title": evil, "description": evil})
     session.update({"sessionUpdate": "session_info_update", "title": evil})
     session.update({"sessionUpdate": "usage_update", "used": 1, "size": 2, "cost": {"amount": 1.0, "currency": evil}})
     session.update({"sessionUpdate": "brand_new" + evil, "payload": {evil: evil}})
-    session.update({"sessionUpdate": "compaction_update", "compactionId": evil, "status": evil,
-                    "summary": [{"type": "text", "text": evil}, {"type": "image", "data": "", "mimeType": evil}],
-                    "error": evil})
-    session.update({"sessionUpdate": "available_commands_update", "availableCommands": [
-        {"name": evil, "description": evil}]})
-    session.update({"sessionUpdate": "state_update", "state": "idle", "stopReason": evil,
-                    "error": {"code": 1, "message": evil}})
-    session.update({"sessionUpdate": "state_update", "state": "idle", "stopReason": "error",
-                    "error": {"code": 1, "message": evil}})
+    session.update(
+        {
+            "sessionUpdate": "compaction_update",
+            "compactionId": evil,
+            "status": evil,
+            "summary": [{"type": "text", "text": evil}, {"type": "image", "data": "", "mimeType": evil}],
+            "error": evil,
+        }
+    )
+    session.update(
+        {"sessionUpdate": "available_commands_update", "availableCommands": [{"name": evil, "description": evil}]}
+    )
+    session.update(
+        {"sessionUpdate": "state_update", "state": "idle", "stopReason": evil, "error": {"code": 1, "message": evil}}
+    )
+    session.update(
+        {"sessionUpdate": "state_update", "state": "idle", "stopReason": "error", "error": {"code": 1, "message": evil}}
+    )
     session.event(ProtocolProblem(evil, evil))
     session.event(AgentExited(returncode=1, reason=evil))
     session.writer.note(evil, kind=evil)
     assert session.writer.error is None
 
     raw = path.read_bytes()
-    for needle in [b"\x1b", b"\x07", b"\x00", b"\x9b", "\x9b".encode(), "\u202e".encode(), "\u2066".encode(),
-                   b"\\u001b", b"\\u0007", b"\\u0000", b"\\u009b", b"\\u202e", b"\\u2066"]:
+    for needle in [
+        b"\x1b",
+        b"\x07",
+        b"\x00",
+        b"\x9b",
+        "\x9b".encode(),
+        "\u202e".encode(),
+        "\u2066".encode(),
+        b"\\u001b",
+        b"\\u0007",
+        b"\\u0000",
+        b"\\u009b",
+        b"\\u202e",
+        b"\\u2066",
+    ]:
         assert needle not in raw, needle
     assert b"aGk=" not in raw  # the OSC 52 payload is removed whole, not just its introducer
     md = render_markdown(path)
@@ -856,8 +1322,9 @@ def test_truncated_last_line_is_tolerated(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     session = Session(TranscriptWriter(path))
     for piece in chunks(ANSWER, 11):
-        session.update({"sessionUpdate": "agent_message_chunk", "messageId": "a",
-                        "content": {"type": "text", "text": piece}})
+        session.update(
+            {"sessionUpdate": "agent_message_chunk", "messageId": "a", "content": {"type": "text", "text": piece}}
+        )
     session.update({"sessionUpdate": "tool_call_update", "toolCallId": "c", "title": "Half written"})
     session.writer.close()
     data = path.read_bytes()
@@ -871,18 +1338,22 @@ def test_truncated_last_line_is_tolerated(tmp_path: Path) -> None:
 
 def test_unknown_and_malformed_records_are_skipped(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
-    path.write_bytes(b"\n".join([
-        b'{"ev":"open","at":1,"format":9,"label":"future","new_field":[1,2]}',
-        b'{"ev":"hologram","type":"agent_message","id":"a","text":"from a newer writer"}',
-        b'{"ev":"unhandled","change":"TurnEnded"}',
-        b'{"ev":"text","type":"agent_message"}',  # no id: not a record
-        b'{"ev":"note","text":42}',  # wrong type
-        b'["ev","note"]',
-        b"not json at all",
-        b"",
-        b"   ",
-        b'{"ev":"note","text":"kept","extra":{"a":1}}',
-    ]))
+    path.write_bytes(
+        b"\n".join(
+            [
+                b'{"ev":"open","at":1,"format":9,"label":"future","new_field":[1,2]}',
+                b'{"ev":"hologram","type":"agent_message","id":"a","text":"from a newer writer"}',
+                b'{"ev":"unhandled","change":"TurnEnded"}',
+                b'{"ev":"text","type":"agent_message"}',  # no id: not a record
+                b'{"ev":"note","text":42}',  # wrong type
+                b'["ev","note"]',
+                b"not json at all",
+                b"",
+                b"   ",
+                b'{"ev":"note","text":"kept","extra":{"a":1}}',
+            ]
+        )
+    )
     records = load_records(path)
     assert records == [OpenRecord(at=1.0, format=9, label="future"), NoteRecord(text="kept")]
     assert render_markdown(path) == "*kept*\n"
@@ -893,12 +1364,14 @@ def test_unwritable_path_disables_without_raising(tmp_path: Path) -> None:
     blocker.write_text("not a directory")
     writer = TranscriptWriter(blocker / "sub" / "t.jsonl")
     session = Session(writer)
-    session.update({"sessionUpdate": "agent_message_chunk", "messageId": "a",
-                    "content": {"type": "text", "text": "hello"}})
+    session.update(
+        {"sessionUpdate": "agent_message_chunk", "messageId": "a", "content": {"type": "text", "text": "hello"}}
+    )
     assert not writer.enabled and writer.error is not None and writer.error.startswith("transcript disabled")
     first_error = writer.error
-    session.update({"sessionUpdate": "agent_message_chunk", "messageId": "a",
-                    "content": {"type": "text", "text": " again"}})
+    session.update(
+        {"sessionUpdate": "agent_message_chunk", "messageId": "a", "content": {"type": "text", "text": " again"}}
+    )
     writer.note("agent restarted")
     assert writer.error == first_error  # reported once, never replaced
     message = session.state.message("agent_message", "a")
@@ -924,11 +1397,15 @@ class FullDisk:
 def test_disk_full_mid_session_disables_without_raising(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     session = Session(TranscriptWriter(path))
-    session.update({"sessionUpdate": "agent_message_chunk", "messageId": "a", "content": {"type": "text", "text": "ok"}})
+    session.update(
+        {"sessionUpdate": "agent_message_chunk", "messageId": "a", "content": {"type": "text", "text": "ok"}}
+    )
     assert session.writer.enabled
     full = FullDisk()
     session.writer._file = full  # type: ignore[assignment]  # the disk fills up
-    session.update({"sessionUpdate": "agent_message_chunk", "messageId": "a", "content": {"type": "text", "text": "lost"}})
+    session.update(
+        {"sessionUpdate": "agent_message_chunk", "messageId": "a", "content": {"type": "text", "text": "lost"}}
+    )
     assert session.writer.error is not None and "No space left" in session.writer.error
     assert full.closed and not session.writer.enabled
     session.update({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"})
@@ -980,13 +1457,27 @@ def test_records_are_valid_json_lines_even_with_odd_values(tmp_path: Path) -> No
     path = tmp_path / "t.jsonl"
     session = Session(TranscriptWriter(path))
     big = {"blob": "x" * 200_000}
-    session.update({"sessionUpdate": "tool_call_update", "toolCallId": "c", "rawInput": big,
-                    "rawOutput": [1, 2.5, None, True, {"a": []}]})
+    session.update(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "c",
+            "rawInput": big,
+            "rawOutput": [1, 2.5, None, True, {"a": []}],
+        }
+    )
     session.update({"sessionUpdate": "tool_call_update", "toolCallId": "c", "rawInput": big})
-    session.update({"sessionUpdate": "agent_message", "messageId": "m", "content": [
-        {"type": "text", "text": "see "}, {"type": "image", "data": "AAAA", "mimeType": "image/png"},
-        {"type": "resource", "resource": {"uri": "file:///a.txt", "text": "inside"}},
-        {"type": "mystery", "x": 1}]})
+    session.update(
+        {
+            "sessionUpdate": "agent_message",
+            "messageId": "m",
+            "content": [
+                {"type": "text", "text": "see "},
+                {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+                {"type": "resource", "resource": {"uri": "file:///a.txt", "text": "inside"}},
+                {"type": "mystery", "x": 1},
+            ],
+        }
+    )
     lines = path.read_bytes().splitlines()
     for line in lines:
         msgspec.json.decode(line)
@@ -1007,10 +1498,17 @@ def test_export_lists_mentioned_files_by_name_and_size_never_their_text(tmp_path
     path = tmp_path / "t.jsonl"
     session = Session(TranscriptWriter(path))
     secret = "API_KEY = 'hunter2'\n" * 100
-    session.update({"sessionUpdate": "user_message", "messageId": "u", "content": [
-        {"type": "text", "text": "compare @src/a.py and @b%20c.txt"},
-        {"type": "resource", "resource": {"uri": "file:///w/src/a.py", "text": secret}},
-        {"type": "resource", "resource": {"uri": "file:///w/b%20c.txt", "text": "hi\n"}}]})
+    session.update(
+        {
+            "sessionUpdate": "user_message",
+            "messageId": "u",
+            "content": [
+                {"type": "text", "text": "compare @src/a.py and @b%20c.txt"},
+                {"type": "resource", "resource": {"uri": "file:///w/src/a.py", "text": secret}},
+                {"type": "resource", "resource": {"uri": "file:///w/b%20c.txt", "text": "hi\n"}},
+            ],
+        }
+    )
     md = render_markdown(path)
     assert "hunter2" not in md
     assert "### User\n\ncompare @src/a.py and @b%20c.txt\n\n- `a.py` · 2 KB\n- `b c.txt` · 3 B\n" in md
@@ -1019,8 +1517,14 @@ def test_export_lists_mentioned_files_by_name_and_size_never_their_text(tmp_path
 def test_removed_plan_leaves_the_export_and_can_return(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     session = Session(TranscriptWriter(path))
-    plan = {"sessionUpdate": "plan_update", "plan": {"type": "items", "planId": "p", "entries": [
-        {"content": "first try", "priority": "low", "status": "pending"}]}}
+    plan = {
+        "sessionUpdate": "plan_update",
+        "plan": {
+            "type": "items",
+            "planId": "p",
+            "entries": [{"content": "first try", "priority": "low", "status": "pending"}],
+        },
+    }
     session.update(plan)
     session.update({"sessionUpdate": "plan_removed", "planId": "p"})
     records = load_records(path)

@@ -64,8 +64,13 @@ def test_busy_to_idle_reports_turn_ended_after_everything_of_that_turn() -> None
 def test_turn_ended_once_per_turn_and_never_for_idle_without_work() -> None:
     s = SessionState()
     assert ends(feed(s, StateUpdate(state="idle", stop_reason="end_turn"))) == []  # nothing was running
-    first = feed(s, StateUpdate(state="running"), StateUpdate(state="requires_action"),
-                 StateUpdate(state="running"), StateUpdate(state="idle", stop_reason="refusal"))
+    first = feed(
+        s,
+        StateUpdate(state="running"),
+        StateUpdate(state="requires_action"),
+        StateUpdate(state="running"),
+        StateUpdate(state="idle", stop_reason="refusal"),
+    )
     assert ends(first) == [TurnEnded(turn=1, stop_reason="refusal")]
     assert ends(feed(s, StateUpdate(state="idle", stop_reason="refusal"))) == []  # idempotent
     assert ends(feed(s, StateUpdate(state="_future"))) == []  # unknown state: busy unchanged
@@ -100,7 +105,9 @@ def test_agent_exit_ends_no_turn_line_and_forgets_a_cancel() -> None:
     s = SessionState()
     feed(s, StateUpdate(state="running"), CancelRequested())
     assert ends(feed(s, AgentExited(returncode=1))) == []  # the exit banner says what happened
-    assert ends(feed(s, StateUpdate(state="running"), StateUpdate(state="idle"))) == [TurnEnded(turn=2, stop_reason=None)]
+    assert ends(feed(s, StateUpdate(state="running"), StateUpdate(state="idle"))) == [
+        TurnEnded(turn=2, stop_reason=None)
+    ]
 
 
 def test_v1_turn_failed_and_cancelled_end_in_order() -> None:
@@ -116,8 +123,13 @@ def test_v1_turn_failed_and_cancelled_end_in_order() -> None:
 
 def test_coalesce_keeps_turn_ended_after_the_turns_output() -> None:
     s = SessionState()
-    changes = feed(s, StateUpdate(state="running"), TextChunk("a"), TextChunk("b"),
-                   StateUpdate(state="idle", stop_reason="max_tokens"))
+    changes = feed(
+        s,
+        StateUpdate(state="running"),
+        TextChunk("a"),
+        TextChunk("b"),
+        StateUpdate(state="idle", stop_reason="max_tokens"),
+    )
     folded = coalesce(changes)
     assert type(folded[-1]) is TurnEnded and folded[-1].stop_reason == "max_tokens"
     assert not any(type(c) is TextAppended for c in folded)  # added in this batch: rendered whole
@@ -128,21 +140,46 @@ def test_coalesce_keeps_turn_ended_after_the_turns_output() -> None:
 
 async def test_instant_failure_line_follows_its_own_prompt_and_output(tmp_path: Path) -> None:
     """An agent that fails at once (everything in one burst): the line still comes after the turn."""
-    fail = [{"op": "state", "state": "running"}, {"op": "user_message"},
-            update({"sessionUpdate": "agent_message_chunk", "messageId": "a-$PROMPT_ID",
-                    "content": {"type": "text", "text": "Starting"}}),
-            update({"sessionUpdate": "tool_call_update", "toolCallId": "warm-$PROMPT_ID", "title": "Warm up",
-                    "status": "failed"}),
-            update({"sessionUpdate": "state_update", "state": "idle", "stopReason": "error",
-                    "error": {"code": -32603, "message": "model overheated"}}),
-            {"op": "respond_prompt"}]
+    fail = [
+        {"op": "state", "state": "running"},
+        {"op": "user_message"},
+        update(
+            {
+                "sessionUpdate": "agent_message_chunk",
+                "messageId": "a-$PROMPT_ID",
+                "content": {"type": "text", "text": "Starting"},
+            }
+        ),
+        update(
+            {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": "warm-$PROMPT_ID",
+                "title": "Warm up",
+                "status": "failed",
+            }
+        ),
+        update(
+            {
+                "sessionUpdate": "state_update",
+                "state": "idle",
+                "stopReason": "error",
+                "error": {"code": -32603, "message": "model overheated"},
+            }
+        ),
+        {"op": "respond_prompt"},
+    ]
     turns = [{"match": f"fail {n}", "steps": fail} for n in range(4)]
     async with running_app(tmp_path, {"version": 2, "turns": turns}) as run:
         for n in range(4):
             await run.send(f"fail {n}")
-            await run.wait(lambda: len(run.views(SystemLine)) == n + 1 and len(run.views(ToolCallCard)) == n + 1,
-                           f"turn {n} to end")
+            await run.wait(
+                lambda: len(run.views(SystemLine)) == n + 1 and len(run.views(ToolCallCard)) == n + 1,
+                f"turn {n} to end",
+            )
         await run.pilot.pause(0.1)
-        order = [type(w).__name__ for w in run.chat.conversation.entries
-                 if isinstance(w, (UserMessageView, ToolCallCard, SystemLine))]
+        order = [
+            type(w).__name__
+            for w in run.chat.conversation.entries
+            if isinstance(w, (UserMessageView, ToolCallCard, SystemLine))
+        ]
         assert order == ["UserMessageView", "ToolCallCard", "SystemLine"] * 4, order

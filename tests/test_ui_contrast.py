@@ -101,20 +101,48 @@ def test_contrast_ratio_matches_the_wcag_reference_values() -> None:
 
 #: Backgrounds text is drawn on, and the palette colours that are drawn as text on them.
 BACKGROUNDS = ("background", "surface", "panel", "user-message-background")
-TEXT_COLOURS = ("foreground", "primary", "secondary", "accent", "success", "warning", "error",
-                "thought-foreground", "diff-added", "diff-removed", "footer-key-foreground",
-                *(f"ansi-{name}" for name in ANSI_NAMES))
+TEXT_COLOURS = (
+    "foreground",
+    "primary",
+    "secondary",
+    "accent",
+    "success",
+    "warning",
+    "error",
+    "thought-foreground",
+    "diff-added",
+    "diff-removed",
+    "footer-key-foreground",
+    *(f"ansi-{name}" for name in ANSI_NAMES),
+)
 
 
 @pytest.mark.parametrize("theme", THEMES)
 def test_every_palette_text_colour_reads_on_every_palette_background(theme: str) -> None:
     """The cheap check behind the rendered one: no palette colour is unreadable on a palette surface."""
     [palette] = [t for t in load_shipped_themes() if t.name == theme]
-    colours = {**palette.variables, **{key: getattr(palette, key) for key in ("foreground", "primary", "secondary",
-               "accent", "success", "warning", "error", "background", "surface", "panel")}}
+    colours = {
+        **palette.variables,
+        **{
+            key: getattr(palette, key)
+            for key in (
+                "foreground",
+                "primary",
+                "secondary",
+                "accent",
+                "success",
+                "warning",
+                "error",
+                "background",
+                "surface",
+                "panel",
+            )
+        },
+    }
     failures = [
         f"{fg} {colours[fg]} on {bg} {colours[bg]} = {ratio:.2f}"
-        for fg in TEXT_COLOURS for bg in BACKGROUNDS
+        for fg in TEXT_COLOURS
+        for bg in BACKGROUNDS
         if (ratio := contrast_ratio(Color.parse(colours[fg]), Color.parse(colours[bg]))) < MINIMUM
     ]
     assert not failures, failures
@@ -176,10 +204,12 @@ def _clip(text: str, start: int, region: Region) -> str:
 def low_contrast(app: AcpApp, where: str, region: Region | None = None) -> list[str]:
     """One line per text segment below the minimum, naming the theme, the place and the colours."""
     failures = []
-    for y, text, fg, bg in text_segments(app, region):
+    for y, segment, fg, bg in text_segments(app, region):
         ratio = contrast_ratio(fg, bg)
         if ratio < MINIMUM:
-            failures.append(f"{app.theme} {where} (row {y}): {text.strip()[:40]!r} {fg.hex} on {bg.hex} = {ratio:.2f}")
+            failures.append(
+                f"{app.theme} {where} (row {y}): {segment.strip()[:40]!r} {fg.hex} on {bg.hex} = {ratio:.2f}"
+            )
     return failures
 
 
@@ -204,80 +234,178 @@ def dialog_region(app: AcpApp) -> Region:
 
 
 def select(config_id: str, name: str, current: str, values: list[tuple[str, str]], category: str) -> dict[str, Any]:
-    return {"type": "select", "configId": config_id, "name": name, "currentValue": current, "category": category,
-            "options": [{"value": value, "name": label} for value, label in values]}
+    return {
+        "type": "select",
+        "configId": config_id,
+        "name": name,
+        "currentValue": current,
+        "category": category,
+        "options": [{"value": value, "name": label} for value, label in values],
+    }
 
 
-CONFIG = [select("mode", "Mode", "ask", [("ask", "Ask"), ("code", "Code")], "mode"),
-          select("model", "Model", "fast", [("fast", "Fast"), ("smart", "Smart")], "model")]
+CONFIG = [
+    select("mode", "Mode", "ask", [("ask", "Ask"), ("code", "Code")], "mode"),
+    select("model", "Model", "fast", [("fast", "Fast"), ("smart", "Smart")], "model"),
+]
 
 
 def scene_turn() -> dict[str, Any]:
     """One v2 turn with every kind of entry; it fails at the end so the status bar shows an error."""
-    diff = [{"type": "diff", "changes": [{"operation": "modify", "path": "src/greet.py"}],
-             "patch": {"format": "git_patch", "text": GIT_DIFF}}]
+    diff = [
+        {
+            "type": "diff",
+            "changes": [{"operation": "modify", "path": "src/greet.py"}],
+            "patch": {"format": "git_patch", "text": GIT_DIFF},
+        }
+    ]
     steps: list[dict[str, Any]] = [
         update({"sessionUpdate": "agent_thought", "messageId": "t1", "content": [text("Let me think.")]}),
         update({"sessionUpdate": "agent_message", "messageId": "m1", "content": [text(ANSWER)]}),
-        plan_update("p1", ("Read the code", "completed"), ("Fix the bug", "in_progress"),
-                    ("Test it", "pending"), ("Skip this", "cancelled")),
+        plan_update(
+            "p1",
+            ("Read the code", "completed"),
+            ("Fix the bug", "in_progress"),
+            ("Test it", "pending"),
+            ("Skip this", "cancelled"),
+        ),
         tool("pend", title="Read notes.md", kind="read", status="pending"),
-        tool("edit", title="Edit src/greet.py", kind="edit", status="completed",
-             locations=[{"path": "src/greet.py", "line": 2}], content=diff),
-        tool("fail", title="Run the tests", kind="execute", status="failed",
-             content=[{"type": "content", "content": text("1 failed, 2 passed")}]),
+        tool(
+            "edit",
+            title="Edit src/greet.py",
+            kind="edit",
+            status="completed",
+            locations=[{"path": "src/greet.py", "line": 2}],
+            content=diff,
+        ),
+        tool(
+            "fail",
+            title="Run the tests",
+            kind="execute",
+            status="failed",
+            content=[{"type": "content", "content": text("1 failed, 2 passed")}],
+        ),
         tool("stop", title="Long job", kind="execute", status="cancelled"),
         tool("odd", title="Odd status", kind="other", status="teleporting"),
-        tool("run", title="Run pytest", kind="execute", status="in_progress",
-             content=[{"type": "terminal", "terminalId": "term-1"}]),
+        tool(
+            "run",
+            title="Run pytest",
+            kind="execute",
+            status="in_progress",
+            content=[{"type": "terminal", "terminalId": "term-1"}],
+        ),
         update({"sessionUpdate": "terminal_update", "terminalId": "term-1", "command": "pytest -q", "cwd": "/src"}),
-        update({"sessionUpdate": "terminal_output_chunk", "terminalId": "term-1",
-                "data": b64(b"collected 3 items\n\x1b[32m3 passed\x1b[0m \x1b[31m1 failed\x1b[0m\n")}),
+        update(
+            {
+                "sessionUpdate": "terminal_output_chunk",
+                "terminalId": "term-1",
+                "data": b64(b"collected 3 items\n\x1b[32m3 passed\x1b[0m \x1b[31m1 failed\x1b[0m\n"),
+            }
+        ),
         update({"sessionUpdate": "terminal_update", "terminalId": "term-1", "exitStatus": {"exitCode": 1}}),
-        update({"sessionUpdate": "compaction_update", "compactionId": "c1", "status": "completed",
-                "summary": [text("Kept the plan.")]}),
+        update(
+            {
+                "sessionUpdate": "compaction_update",
+                "compactionId": "c1",
+                "status": "completed",
+                "summary": [text("Kept the plan.")],
+            }
+        ),
         update({"sessionUpdate": "_vendor/sparkle", "intensity": 11}),
-        update({"sessionUpdate": "usage_update", "used": 53_200, "size": 200_000,
-                "cost": {"amount": 0.12, "currency": "USD"}}),
-        update({"sessionUpdate": "notice", "severity": "warning", "title": "Rate limit soon",
-                "description": "You have used 90% of your quota."}),
+        update(
+            {
+                "sessionUpdate": "usage_update",
+                "used": 53_200,
+                "size": 200_000,
+                "cost": {"amount": 0.12, "currency": "USD"},
+            }
+        ),
+        update(
+            {
+                "sessionUpdate": "notice",
+                "severity": "warning",
+                "title": "Rate limit soon",
+                "description": "You have used 90% of your quota.",
+            }
+        ),
         {"op": "stderr", "text": "warming up"},
         {"op": "raw", "line": "this is not JSON"},
     ]
-    return {"match": "scene", "steps": [
-        {"op": "respond_prompt"}, {"op": "user_message"}, {"op": "state", "state": "running"}, *steps,
-        update({"sessionUpdate": "state_update", "state": "idle", "stopReason": "error",
-                "error": {"code": -32603, "message": "model overloaded"}}),
-    ]}
+    return {
+        "match": "scene",
+        "steps": [
+            {"op": "respond_prompt"},
+            {"op": "user_message"},
+            {"op": "state", "state": "running"},
+            *steps,
+            update(
+                {
+                    "sessionUpdate": "state_update",
+                    "state": "idle",
+                    "stopReason": "error",
+                    "error": {"code": -32603, "message": "model overloaded"},
+                }
+            ),
+        ],
+    }
 
 
 def dialog_turn() -> dict[str, Any]:
     """A turn that asks for permission and waits (the prompt sent meanwhile is queued)."""
-    request = {"op": "request", "method": "session/request_permission", "id": 7, "wait": True, "params": {
-        "sessionId": "$SESSION", "title": "Edit main.py", "description": "The agent wants to change a file.",
-        "subject": {"type": "tool_call", "toolCall": {"toolCallId": "perm", "title": "Edit main.py",
-                                                      "kind": "edit", "status": "pending"}},
-        "options": [{"optionId": "yes", "name": "Allow once", "kind": "allow_once"},
-                    {"optionId": "always", "name": "Always allow", "kind": "allow_always"},
-                    {"optionId": "no", "name": "Reject", "kind": "reject_once"}]}}
-    return {"match": "dialog", "steps": [
-        {"op": "respond_prompt"}, {"op": "user_message"}, {"op": "state", "state": "running"},
-        plan_update("p2", ("Ask first", "completed"), ("Edit main.py", "in_progress"), ("Test it", "pending")),
-        {"op": "sleep", "seconds": 1.0}, request, {"op": "state", "state": "idle", "stopReason": "end_turn"},
-    ]}
+    request = {
+        "op": "request",
+        "method": "session/request_permission",
+        "id": 7,
+        "wait": True,
+        "params": {
+            "sessionId": "$SESSION",
+            "title": "Edit main.py",
+            "description": "The agent wants to change a file.",
+            "subject": {
+                "type": "tool_call",
+                "toolCall": {"toolCallId": "perm", "title": "Edit main.py", "kind": "edit", "status": "pending"},
+            },
+            "options": [
+                {"optionId": "yes", "name": "Allow once", "kind": "allow_once"},
+                {"optionId": "always", "name": "Always allow", "kind": "allow_always"},
+                {"optionId": "no", "name": "Reject", "kind": "reject_once"},
+            ],
+        },
+    }
+    return {
+        "match": "dialog",
+        "steps": [
+            {"op": "respond_prompt"},
+            {"op": "user_message"},
+            {"op": "state", "state": "running"},
+            plan_update("p2", ("Ask first", "completed"), ("Edit main.py", "in_progress"), ("Test it", "pending")),
+            {"op": "sleep", "seconds": 1.0},
+            request,
+            {"op": "state", "state": "idle", "stopReason": "end_turn"},
+        ],
+    }
 
 
 def scene_app(tmp_path: Path, theme: str) -> tuple[AcpApp, Path]:
     script = {
         "version": 2,
-        "initialize": {"protocolVersion": 2, "info": {"name": "scripted", "title": "Scripted Agent",
-                                                      "version": "1.0.0"},
-                       "capabilities": {"session": {}}},
+        "initialize": {
+            "protocolVersion": 2,
+            "info": {"name": "scripted", "title": "Scripted Agent", "version": "1.0.0"},
+            "capabilities": {"session": {}},
+        },
         "session_new": {"sessionId": "contrast-1", "configOptions": CONFIG},
         "after_session_new": [
             update({"sessionUpdate": "session_info_update", "title": "Contrast check"}),
-            update({"sessionUpdate": "available_commands_update", "availableCommands": [
-                {"name": "help", "description": "Show help"}, {"name": "compact", "description": "Compact"}]}),
+            update(
+                {
+                    "sessionUpdate": "available_commands_update",
+                    "availableCommands": [
+                        {"name": "help", "description": "Show help"},
+                        {"name": "compact", "description": "Compact"},
+                    ],
+                }
+            ),
         ],
         "turns": [scene_turn(), dialog_turn()],
     }
@@ -285,9 +413,16 @@ def scene_app(tmp_path: Path, theme: str) -> tuple[AcpApp, Path]:
     script_path.write_text(json.dumps(script), encoding="utf-8")
     record = tmp_path / "record.jsonl"
     launch = Launch(
-        agent_argv=tuple(scripted_agent_argv(script_path, record)), agent_name="scripted", env={},
-        cwd=project_dir(tmp_path), protocol="auto", theme=theme, log_path=None, init_timeout=10,
-        warnings=("a warning from the config file",), is_demo=False,
+        agent_argv=tuple(scripted_agent_argv(script_path, record)),
+        agent_name="scripted",
+        env={},
+        cwd=project_dir(tmp_path),
+        protocol="auto",
+        theme=theme,
+        log_path=None,
+        init_timeout=10,
+        warnings=("a warning from the config file",),
+        is_demo=False,
     )
     return AcpApp(launch, arm_delay=0.1), record
 
@@ -326,8 +461,10 @@ async def test_every_text_cell_has_readable_contrast(tmp_path: Path, theme: str)
         # every timeline entry, a toast, the error state
         await run.send("scene")
         await run.idle()
-        await run.wait(lambda: run.chat.status.values.problems > 0 and run.chat.status.values.stderr_unseen > 0,
-                       "the problem and the stderr line")
+        await run.wait(
+            lambda: run.chat.status.values.problems > 0 and run.chat.status.values.stderr_unseen > 0,
+            "the problem and the stderr line",
+        )
         await run.wait(lambda: bool(app.screen.query("Toast")), "the toast")
         for thought in run.chat.query(ThoughtView):
             thought.focus()
@@ -433,10 +570,21 @@ def marker_contrast(before: dict[tuple[int, int], Cell], after: dict[tuple[int, 
 @pytest.mark.parametrize("theme", THEMES)
 async def test_a_focused_card_is_marked_at_3_to_1(tmp_path: Path, theme: str) -> None:
     """The focused card's background alone was a 1.1–1.2:1 tint: a bar beside it now marks it."""
-    turn = {"steps": [{"op": "respond_prompt"}, {"op": "user_message"}, {"op": "state", "state": "running"},
-                      tool("t1", title="Read a.txt", kind="read", status="completed",
-                           content=[{"type": "content", "content": text("one line")}]),
-                      {"op": "state", "state": "idle", "stopReason": "end_turn"}]}
+    turn = {
+        "steps": [
+            {"op": "respond_prompt"},
+            {"op": "user_message"},
+            {"op": "state", "state": "running"},
+            tool(
+                "t1",
+                title="Read a.txt",
+                kind="read",
+                status="completed",
+                content=[{"type": "content", "content": text("one line")}],
+            ),
+            {"op": "state", "state": "idle", "stopReason": "end_turn"},
+        ]
+    }
     async with running_app(tmp_path, {"version": 2, "turns": [turn]}, size=(80, 24), theme=theme) as run:
         await run.send("go")
         await run.idle()

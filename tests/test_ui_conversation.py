@@ -56,7 +56,9 @@ async def test_follows_streamed_output_while_at_the_bottom() -> None:
             if index % 10 == 0:
                 await pilot.pause()
         await wait_for(pilot, lambda: any("paragraph 59" in line for line in message.rendered_lines()))
-        await wait_for(pilot, lambda: conversation.max_scroll_y > 0 and conversation.scroll_y == conversation.max_scroll_y)
+        await wait_for(
+            pilot, lambda: conversation.max_scroll_y > 0 and conversation.scroll_y == conversation.max_scroll_y
+        )
         assert conversation.following
         assert not conversation.hint_visible
 
@@ -67,7 +69,9 @@ async def test_scrolling_up_stops_following_and_shows_the_hint_end_resumes() -> 
         conversation = app.query_one(Conversation)
         message = MarkdownStream(paragraphs(40))
         await conversation.add_entry(message)
-        await wait_for(pilot, lambda: conversation.max_scroll_y > 0 and conversation.scroll_y == conversation.max_scroll_y)
+        await wait_for(
+            pilot, lambda: conversation.max_scroll_y > 0 and conversation.scroll_y == conversation.max_scroll_y
+        )
         conversation.focus()
         await pilot.press("home")
         await wait_for(pilot, lambda: conversation.scroll_y == 0)
@@ -91,7 +95,9 @@ async def test_scrolling_back_to_the_bottom_resumes_following() -> None:
         conversation = app.query_one(Conversation)
         message = MarkdownStream(paragraphs(40))
         await conversation.add_entry(message)
-        await wait_for(pilot, lambda: conversation.max_scroll_y > 0 and conversation.scroll_y == conversation.max_scroll_y)
+        await wait_for(
+            pilot, lambda: conversation.max_scroll_y > 0 and conversation.scroll_y == conversation.max_scroll_y
+        )
         conversation.focus()
         await pilot.press("up")
         await wait_for(pilot, lambda: not conversation.following)
@@ -114,7 +120,9 @@ async def test_page_down_or_end_at_the_bottom_keeps_following() -> None:
         conversation = app.query_one(Conversation)
         message = MarkdownStream(paragraphs(40))
         await conversation.add_entry(message)
-        await wait_for(pilot, lambda: conversation.max_scroll_y > 0 and conversation.scroll_y == conversation.max_scroll_y)
+        await wait_for(
+            pilot, lambda: conversation.max_scroll_y > 0 and conversation.scroll_y == conversation.max_scroll_y
+        )
         conversation.focus()
         for key in ("pagedown", "down", "end"):
             await pilot.press(key)
@@ -132,7 +140,9 @@ async def test_clicking_the_hint_resumes_following() -> None:
         conversation = app.query_one(Conversation)
         message = MarkdownStream(paragraphs(40))
         await conversation.add_entry(message)
-        await wait_for(pilot, lambda: conversation.max_scroll_y > 0 and conversation.scroll_y == conversation.max_scroll_y)
+        await wait_for(
+            pilot, lambda: conversation.max_scroll_y > 0 and conversation.scroll_y == conversation.max_scroll_y
+        )
         conversation.scroll_to(y=0, animate=False)
         await wait_for(pilot, lambda: conversation.scroll_y == 0)
         message.append(paragraphs(5, start=40))

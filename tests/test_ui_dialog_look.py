@@ -17,10 +17,10 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
+from acp_tui.services.files import OutsideRead
 from acp_tui.ui.screens.elicitation_form import ElicitationFormScreen
 from acp_tui.ui.screens.elicitation_url import ElicitationUrlScreen
 from acp_tui.ui.screens.login import TerminalLoginScreen
-from acp_tui.services.files import OutsideRead
 from acp_tui.ui.screens.outside_read import OutsideReadScreen
 from acp_tui.ui.screens.outside_write import OutsideWriteScreen
 from acp_tui.ui.screens.permission import PermissionScreen

@@ -26,14 +26,25 @@ THEMES = ["acp-dark", "acp-light"]
 
 def long_diff(lines: int, path: str = f"{CWD}/steps.py") -> Diff:
     body = "".join(f"+step_{i}()\n" for i in range(lines))
-    return Diff(changes=[DiffChange(operation="add", path=path)],
-                patch=DiffPatch(format="git_patch", text=f"--- /dev/null\n+++ b/steps.py\n@@ -0,0 +1,{lines} @@\n{body}"))
+    return Diff(
+        changes=[DiffChange(operation="add", path=path)],
+        patch=DiffPatch(format="git_patch", text=f"--- /dev/null\n+++ b/steps.py\n@@ -0,0 +1,{lines} @@\n{body}"),
+    )
 
 
 def edit_card(lines: int) -> ToolCallCard:
     state = SessionState()
-    apply(state, ToolCallUpdate(tool_call_id="e", title="Write steps.py", kind="edit", status="completed",
-                                locations=[ToolCallLocation(path=f"{CWD}/steps.py")], content=[long_diff(lines)]))
+    apply(
+        state,
+        ToolCallUpdate(
+            tool_call_id="e",
+            title="Write steps.py",
+            kind="edit",
+            status="completed",
+            locations=[ToolCallLocation(path=f"{CWD}/steps.py")],
+            content=[long_diff(lines)],
+        ),
+    )
     card = ToolCallCard(found(state.tool_call("e")))
     card.toggle()  # opened by the user
     return card

@@ -38,7 +38,9 @@ from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
 from tests.test_elicitation_form import EVERY_TYPE, form_params
 
 ARM = 0.1
-HOSTILE = "[bold red]Name[/] [@click=app.quit]q[/] \x1b]8;;https://evil\x1b\\link\x1b]8;;\x1b\\ \x1b]52;c;aGk=\x07\u202eevil"
+HOSTILE = (
+    "[bold red]Name[/] [@click=app.quit]q[/] \x1b]8;;https://evil\x1b\\link\x1b]8;;\x1b\\ \x1b]52;c;aGk=\x07\u202eevil"
+)
 
 
 class Host(App[None]):
@@ -120,12 +122,15 @@ def row(screen: ElicitationFormScreen, name: str) -> FieldRow:
 
 
 async def test_keyboard_fills_in_and_enter_on_the_last_field_submits() -> None:
-    question = form_question({
-        "name": {"type": "string", "title": "Name", "minLength": 1},
-        "years": {"type": "integer", "minimum": 0},
-        "ok": {"type": "boolean"},
-        "branch": {"type": "string", "default": "main"},
-    }, ["name"])
+    question = form_question(
+        {
+            "name": {"type": "string", "title": "Name", "minLength": 1},
+            "years": {"type": "integer", "minimum": 0},
+            "ok": {"type": "boolean"},
+            "branch": {"type": "string", "default": "main"},
+        },
+        ["name"],
+    )
     app = Host()
     async with app.run_test(size=(100, 40)) as pilot:
         screen = ElicitationFormScreen(question, agent="Claude", arm_delay=ARM)
@@ -154,7 +159,9 @@ async def test_defaults_fill_in_and_an_untouched_form_submits_them() -> None:
 async def test_inline_validation_on_leaving_a_field_and_while_fixing_it() -> None:
     app = Host()
     async with app.run_test(size=(100, 40)) as pilot:
-        screen = ElicitationFormScreen(form_question({"email": {"type": "string", "format": "email"}, "n": {"type": "number"}}), arm_delay=ARM)
+        screen = ElicitationFormScreen(
+            form_question({"email": {"type": "string", "format": "email"}, "n": {"type": "number"}}), arm_delay=ARM
+        )
         await open_dialog(app, pilot, screen)
         await pilot.press(*"ada", "tab")
         email = row(screen, "email")
@@ -196,10 +203,12 @@ async def test_decline_button() -> None:
 
 
 async def test_select_and_selection_list_by_keyboard() -> None:
-    question = form_question({
-        "colour": {"type": "string", "oneOf": [{"const": "r", "title": "Red"}, {"const": "g", "title": "Green"}]},
-        "langs": {"type": "array", "items": {"type": "string", "enum": ["py", "rs", "go"]}},
-    })
+    question = form_question(
+        {
+            "colour": {"type": "string", "oneOf": [{"const": "r", "title": "Red"}, {"const": "g", "title": "Green"}]},
+            "langs": {"type": "array", "items": {"type": "string", "enum": ["py", "rs", "go"]}},
+        }
+    )
     app = Host()
     async with app.run_test(size=(100, 40)) as pilot:
         screen = ElicitationFormScreen(question, arm_delay=ARM)
@@ -240,10 +249,12 @@ async def test_keys_before_arming_are_ignored_and_typing_restarts_the_countdown(
 
 async def test_the_first_field_takes_the_keys_once_armed_and_keys_typed_before_are_owned_up_to() -> None:
     """Issue 22: v1 accepted `name: " 999"`, `subscribe: false` from a user who typed "Zed Tester", Space, "999"."""
-    question = form_question({
-        "name": {"type": "string", "title": "Name"},
-        "subscribe": {"type": "boolean", "title": "Subscribe", "default": True},
-    })
+    question = form_question(
+        {
+            "name": {"type": "string", "title": "Name"},
+            "subscribe": {"type": "boolean", "title": "Subscribe", "default": True},
+        }
+    )
     app = Host()
     async with app.run_test(size=(100, 40)) as pilot:
         screen = ElicitationFormScreen(question, arm_delay=ARM)
@@ -280,7 +291,10 @@ async def test_hostile_text_renders_literally_and_triggers_nothing() -> None:
         screen = ElicitationFormScreen(question, agent=HOSTILE, tool_call=HOSTILE, arm_delay=ARM)
         await open_dialog(app, pilot, screen)
         head = str(screen.query_one(".field .head", Static).render())
-        assert head == "[bold red]Name[/] [@click=app.quit]q[/] link evil\n[bold red]Name[/] [@click=app.quit]q[/] link evil"
+        assert (
+            head
+            == "[bold red]Name[/] [@click=app.quit]q[/] link evil\n[bold red]Name[/] [@click=app.quit]q[/] link evil"
+        )
         title = Content("Question from [bold red]Name[/] [@click=app.quit]q[/] link evil")
         assert screen.query_one("#dialog").border_title == title.markup
         context = str(screen.query_one("#context", Static).render())
@@ -318,7 +332,9 @@ async def test_two_hundred_fields_scroll_and_submit() -> None:
 async def test_tool_call_and_before_session_context() -> None:
     app = Host()
     async with app.run_test(size=(100, 40)) as pilot:
-        screen = ElicitationFormScreen(form_question(EVERY_TYPE), agent="Claude", tool_call="Fetch issues", arm_delay=ARM)
+        screen = ElicitationFormScreen(
+            form_question(EVERY_TYPE), agent="Claude", tool_call="Fetch issues", arm_delay=ARM
+        )
         await open_dialog(app, pilot, screen)
         assert str(screen.query_one("#context", Static).render()) == "For the tool call: Fetch issues"
         assert screen.query_one("#dialog").border_title == "Question from Claude"
@@ -364,7 +380,9 @@ async def test_when_no_browser_opens_the_url_is_copied() -> None:
         assert app.clipboard == url
 
 
-@pytest.mark.parametrize(("key", "expected"), [("c", UrlAccepted("copy")), ("d", Declined()), ("escape", Cancelled("dismissed"))])
+@pytest.mark.parametrize(
+    ("key", "expected"), [("c", UrlAccepted("copy")), ("d", Declined()), ("escape", Cancelled("dismissed"))]
+)
 async def test_copy_decline_cancel(key: str, expected: Any) -> None:
     opened: list[str] = []
     url = "https://example.com/a?b=c"
@@ -536,7 +554,10 @@ async def test_dialogs_answer_a_form_and_say_which_tool_call() -> None:
     app = Host()
     async with app.run_test(size=(100, 40)) as pilot:
         dialogs = ElicitationDialogs(
-            app, arm_delay=ARM, agent_name="Claude", tool_title={"call-1": "Configure"}.get,
+            app,
+            arm_delay=ARM,
+            agent_name="Claude",
+            tool_title={"call-1": "Configure"}.get,
             attention=attention,
         )
         task = asyncio.create_task(dialogs.ask_form(form_question(EVERY_TYPE, toolCallId="call-1")))
@@ -574,13 +595,15 @@ async def test_dialogs_close_when_the_question_is_withdrawn() -> None:
 
 
 async def test_a_refused_question_shows_why_and_the_raw_request() -> None:
-    from acp_tui.services.elicitation import RefusedElicitation
     from acp_tui.protocol.elicitation import ElicitationSessionScope
+    from acp_tui.services.elicitation import RefusedElicitation
     from acp_tui.ui.elicitation_asker import ElicitationDialogs
     from acp_tui.ui.screens.elicitation_refused import ElicitationRefusedScreen
 
     raw = json.dumps({"message": HOSTILE, "requestedSchema": {"properties": {"a": {"type": "object"}}}}).encode()
-    refusal = RefusedElicitation(7, HOSTILE, ("'a': a field of type 'object'",), ElicitationSessionScope(session_id="s"), raw)
+    refusal = RefusedElicitation(
+        7, HOSTILE, ("'a': a field of type 'object'",), ElicitationSessionScope(session_id="s"), raw
+    )
     app = Host()
     async with app.run_test(size=(100, 30)) as pilot:
         ElicitationDialogs(app, arm_delay=ARM, agent_name="Claude").elicitation_refused(refusal)

@@ -32,29 +32,52 @@ SLOW_ARM = 1.0
 KEY = "sk-proj-typed-into-the-mask-1234"
 
 CLAUDE_METHODS = [  # what Claude's ACP adapter 0.101.0 lists once terminal auth is advertised (v2)
-    {"description": "Use Claude subscription ", "name": "Claude Subscription", "type": "terminal",
-     "args": ["--cli", "auth", "login", "--claudeai"], "methodId": "claude-ai-login"},
-    {"description": "Use Anthropic Console (API usage billing)", "name": "Anthropic Console", "type": "terminal",
-     "args": ["--cli", "auth", "login", "--console"], "methodId": "console-login"},
+    {
+        "description": "Use Claude subscription ",
+        "name": "Claude Subscription",
+        "type": "terminal",
+        "args": ["--cli", "auth", "login", "--claudeai"],
+        "methodId": "claude-ai-login",
+    },
+    {
+        "description": "Use Anthropic Console (API usage billing)",
+        "name": "Anthropic Console",
+        "type": "terminal",
+        "args": ["--cli", "auth", "login", "--console"],
+        "methodId": "console-login",
+    },
 ]
 MIXED_METHODS: list[dict[str, Any]] = [
     {"type": "agent", "methodId": "browser", "name": "Log in with a browser", "description": "Opens your browser"},
     *CLAUDE_METHODS[:1],
-    {"type": "env_var", "methodId": "openai-api-key", "name": "Use OPENAI_API_KEY", "vars": [{"name": "OPENAI_API_KEY"}]},
+    {
+        "type": "env_var",
+        "methodId": "openai-api-key",
+        "name": "Use OPENAI_API_KEY",
+        "vars": [{"name": "OPENAI_API_KEY"}],
+    },
     {"type": "_carrier_pigeon", "methodId": "pigeon", "name": "Send a pigeon"},
 ]
 
 
 def login_request(methods: list[dict[str, Any]], **changes: Any) -> LoginRequest:
-    fields: dict[str, Any] = {"agent": "Claude Agent", "reason": "Authentication required",
-                              "methods": decode_auth_methods(methods, 2)}
+    fields: dict[str, Any] = {
+        "agent": "Claude Agent",
+        "reason": "Authentication required",
+        "methods": decode_auth_methods(methods, 2),
+    }
     fields.update(changes)
     return LoginRequest(**fields)
 
 
 def terminal_command() -> TerminalCommand:
-    method = TerminalLogin("claude-ai-login", "Claude Subscription", None, ("--cli", "auth", "login", "--claudeai"),
-                           (("CLAUDE_LOGIN_MODE", "subscription"),))
+    method = TerminalLogin(
+        "claude-ai-login",
+        "Claude Subscription",
+        None,
+        ("--cli", "auth", "login", "--claudeai"),
+        (("CLAUDE_LOGIN_MODE", "subscription"),),
+    )
     argv = ("node", "/opt/claude-agent-acp/dist/index.js", *method.args)
     return TerminalCommand(method, argv, {"PATH": "/usr/bin"}, Path("/work/project"))
 
@@ -104,16 +127,29 @@ async def test_methods_are_listed_by_name_and_description_and_chosen_by_number()
     app = DialogApp()
     async with app.run_test(size=(120, 40)) as pilot:
         # A generous delay: the render and the key before arming must land within it on a loaded machine.
-        screen = app.ask(LoginScreen(login_request(MIXED_METHODS, failure="Log in with a browser: denied (-32603)"),
-                                     arm_delay=SLOW_ARM))
+        screen = app.ask(
+            LoginScreen(
+                login_request(MIXED_METHODS, failure="Log in with a browser: denied (-32603)"), arm_delay=SLOW_ARM
+            )
+        )
         assert isinstance(screen, LoginScreen)
         await pilot.pause()
         text = screen_text(app)
-        for shown in ("Claude Agent needs you to log in", "Authentication required", "✗ Log in with a browser: denied",
-                      "1 Log in with a browser", "the agent logs you in", "Opens your browser",
-                      "2 Claude Subscription", "runs a program in this terminal", "Use Claude subscription",
-                      "3 Use OPENAI_API_KEY", "asks for OPENAI_API_KEY", "4 Set an API key for the agent",
-                      "✗ Send a pigeon — cannot be used: acp-tui does not know '_carrier_pigeon' logins"):
+        for shown in (
+            "Claude Agent needs you to log in",
+            "Authentication required",
+            "✗ Log in with a browser: denied",
+            "1 Log in with a browser",
+            "the agent logs you in",
+            "Opens your browser",
+            "2 Claude Subscription",
+            "runs a program in this terminal",
+            "Use Claude subscription",
+            "3 Use OPENAI_API_KEY",
+            "asks for OPENAI_API_KEY",
+            "4 Set an API key for the agent",
+            "✗ Send a pigeon — cannot be used: acp-tui does not know '_carrier_pigeon' logins",
+        ):
             assert shown in text, shown
         await pilot.press("2")  # before arming: ignored (and restarts the count)
         await pilot.pause(ARM / 2)
@@ -159,8 +195,14 @@ async def test_the_key_entry_names_the_variable_the_agent_asked_for() -> None:
 
 
 async def test_hostile_method_text_is_inert() -> None:
-    hostile = [{"type": "agent", "methodId": "x", "name": "[bold red]Pay[/] [@click=app.quit]now[/]\x1b]0;t\x07",
-                "description": "\x1b[2Jwipe\u202eevil [link=file:///etc/passwd]here[/link]"}]
+    hostile = [
+        {
+            "type": "agent",
+            "methodId": "x",
+            "name": "[bold red]Pay[/] [@click=app.quit]now[/]\x1b]0;t\x07",
+            "description": "\x1b[2Jwipe\u202eevil [link=file:///etc/passwd]here[/link]",
+        }
+    ]
     app = DialogApp()
     async with app.run_test(size=(120, 30)) as pilot:
         request = login_request(hostile, agent="\x1b]52;c;aGk=\x07Agent [b]X[/b]", reason="no \x1b[31mred")
@@ -201,10 +243,18 @@ async def test_the_terminal_method_is_shown_as_it_will_run() -> None:
 
 def hostile_terminal_command() -> TerminalCommand:
     """Issue 21.2, after the service built it: 80 harmless variables, PATH and LD_PRELOAD refused."""
-    env = tuple((f"HARMLESS_{n:02d}", "x") for n in range(80)) + (("PATH", "/tmp/agent"), ("LD_PRELOAD", "/tmp/agent/x.so"))
+    env = tuple((f"HARMLESS_{n:02d}", "x") for n in range(80)) + (
+        ("PATH", "/tmp/agent"),
+        ("LD_PRELOAD", "/tmp/agent/x.so"),
+    )
     method = TerminalLogin("tui", "Log in", None, ("login", "--tty\x1b[2J"), env)
-    return TerminalCommand(method, ("/usr/bin/agent", *method.args), {"PATH": "/usr/bin"}, Path("/work/project"),
-                           refused_env=("PATH", "LD_PRELOAD"))
+    return TerminalCommand(
+        method,
+        ("/usr/bin/agent", *method.args),
+        {"PATH": "/usr/bin"},
+        Path("/work/project"),
+        refused_env=("PATH", "LD_PRELOAD"),
+    )
 
 
 async def test_a_long_terminal_command_scrolls_keeps_its_buttons_and_names_what_is_not_set() -> None:
@@ -235,7 +285,9 @@ async def test_a_long_terminal_command_scrolls_keeps_its_buttons_and_names_what_
 async def test_a_masked_value_never_shows_and_becomes_a_secret() -> None:
     app = DialogApp()
     async with app.run_test(size=(100, 30)) as pilot:
-        request = SecretRequest("Use OPENAI_API_KEY", (LoginVariable("OPENAI_API_KEY"),), link="https://example.test/keys")
+        request = SecretRequest(
+            "Use OPENAI_API_KEY", (LoginVariable("OPENAI_API_KEY"),), link="https://example.test/keys"
+        )
         screen = app.ask(SecretScreen(request, arm_delay=ARM))
         assert isinstance(screen, SecretScreen)
         await pilot.press("x")  # typed before arming: goes nowhere
@@ -282,8 +334,11 @@ async def test_the_key_entry_asks_for_a_name_and_checks_it() -> None:
 async def _open_login(pilot: Pilot[None]) -> None:
     app = pilot.app
     assert isinstance(app, DialogApp)
-    screen = app.ask(LoginScreen(login_request(MIXED_METHODS, failure="Claude Subscription: it exited with status 1"),
-                                 arm_delay=0.05))
+    screen = app.ask(
+        LoginScreen(
+            login_request(MIXED_METHODS, failure="Claude Subscription: it exited with status 1"), arm_delay=0.05
+        )
+    )
     await wait_for(pilot, lambda: getattr(screen, "armed", False), "the dialog to arm")
 
 

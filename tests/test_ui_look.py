@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from textual.widget import Widget
 
+from acp_tui.path_text import ViewContext
 from acp_tui.protocol.v2 import (
     Diff,
     DiffChange,
@@ -30,7 +31,6 @@ from acp_tui.protocol.v2 import (
 from acp_tui.session.model import SessionState
 from acp_tui.ui.app import ANSI_THEME, AcpApp
 from acp_tui.ui.colour_system import colour_system
-from acp_tui.path_text import ViewContext
 from acp_tui.ui.widgets.agent_message import AgentMessageView
 from acp_tui.ui.widgets.diff_view import DiffView, diff_rows, diff_stats
 from acp_tui.ui.widgets.icons import GLYPHS, KIND_ICONS, leading_glyph, plan_status_glyph, status_pill
@@ -56,7 +56,11 @@ def test_every_meaning_has_its_own_glyph_and_every_status_uses_the_table() -> No
     assert status_pill("in_progress", interrupted=True).text.startswith(GLYPHS["cancelled"])
     assert status_pill("pending").text.startswith(GLYPHS["pending"])
     assert [plan_status_glyph(s)[0] for s in ("completed", "in_progress", "pending", "cancelled")] == [
-        GLYPHS["done"], GLYPHS["running"], GLYPHS["pending"], GLYPHS["cancelled"]]
+        GLYPHS["done"],
+        GLYPHS["running"],
+        GLYPHS["pending"],
+        GLYPHS["cancelled"],
+    ]
 
 
 def test_a_line_that_names_its_glyph_keeps_it() -> None:
@@ -139,15 +143,19 @@ def test_diff_rows_number_both_sides_and_say_the_path_once() -> None:
     # the card names the path already: the diff starts with its lines
     assert diff_rows(a_diff(), ViewContext(CWD), hide_path=f"{CWD}/src/app.py")[0].kind == "context"
     # a removed line that looks like a header stays a removed line inside a hunk
-    tricky = Diff(changes=[DiffChange(operation="modify", path="/a")],
-                  patch=DiffPatch(format="git_patch", text="--- a/a\n+++ b/a\n@@ -1,2 +1,1 @@\n--- not a header\n keep\n"))
+    tricky = Diff(
+        changes=[DiffChange(operation="modify", path="/a")],
+        patch=DiffPatch(format="git_patch", text="--- a/a\n+++ b/a\n@@ -1,2 +1,1 @@\n--- not a header\n keep\n"),
+    )
     assert [(r.kind, r.text) for r in diff_rows(tricky)][1:] == [("removed", "-- not a header"), ("context", "keep")]
 
 
 async def test_long_diffs_fold_and_code_is_coloured() -> None:
     lines = "".join(f"+line_{i} = {i}\n" for i in range(100))
-    long = Diff(changes=[DiffChange(operation="add", path="/gen.py")],
-                patch=DiffPatch(format="git_patch", text=f"--- /dev/null\n+++ b/gen.py\n@@ -0,0 +1,100 @@\n{lines}"))
+    long = Diff(
+        changes=[DiffChange(operation="add", path="/gen.py")],
+        patch=DiffPatch(format="git_patch", text=f"--- /dev/null\n+++ b/gen.py\n@@ -0,0 +1,100 @@\n{lines}"),
+    )
     view = DiffView(long, max_lines=10)
     app = WidgetApp(view)
     async with app.run_test(size=(80, 20)) as pilot:
@@ -165,24 +173,54 @@ async def test_long_diffs_fold_and_code_is_coloured() -> None:
 
 async def test_a_finished_call_is_one_line_with_its_result() -> None:
     state = SessionState()
-    run(state, StateUpdate(state="running"),
-        ToolCallUpdate(tool_call_id="edit", title=f"Edit {CWD}/src/app.py", kind="edit", status="completed",
-                       locations=[ToolCallLocation(path=f"{CWD}/src/app.py")], content=[a_diff()]),
-        ToolCallUpdate(tool_call_id="read", title="Read the config", kind="read", status="completed",
-                       locations=[ToolCallLocation(path=f"{CWD}/conf/app.toml", line=3)],
-                       content=[text_item("```toml\na = 1\nb = 2\n```\n")]),
-        ToolCallUpdate(tool_call_id="grep", title="grep TODO", kind="search", status="completed",
-                       content=[text_item("no matches")]),
-        ToolCallUpdate(tool_call_id="far", title="Read notes", kind="read", status="completed",
-                       locations=[ToolCallLocation(path="/etc/hosts"), ToolCallLocation(path="/etc/passwd")]),
+    run(
+        state,
+        StateUpdate(state="running"),
+        ToolCallUpdate(
+            tool_call_id="edit",
+            title=f"Edit {CWD}/src/app.py",
+            kind="edit",
+            status="completed",
+            locations=[ToolCallLocation(path=f"{CWD}/src/app.py")],
+            content=[a_diff()],
+        ),
+        ToolCallUpdate(
+            tool_call_id="read",
+            title="Read the config",
+            kind="read",
+            status="completed",
+            locations=[ToolCallLocation(path=f"{CWD}/conf/app.toml", line=3)],
+            content=[text_item("```toml\na = 1\nb = 2\n```\n")],
+        ),
+        ToolCallUpdate(
+            tool_call_id="grep", title="grep TODO", kind="search", status="completed", content=[text_item("no matches")]
+        ),
+        ToolCallUpdate(
+            tool_call_id="far",
+            title="Read notes",
+            kind="read",
+            status="completed",
+            locations=[ToolCallLocation(path="/etc/hosts"), ToolCallLocation(path="/etc/passwd")],
+        ),
         TerminalUpdate(terminal_id="t1", command="pytest -q", cwd=CWD),
-        ToolCallUpdate(tool_call_id="run", title="Run the tests", kind="execute", status="in_progress",
-                       content=[TerminalRef(terminal_id="t1")]),
-        ToolCallUpdate(tool_call_id="fail", title="Fetch the page", kind="fetch", status="failed",
-                       content=[text_item("Error: no network")]),
+        ToolCallUpdate(
+            tool_call_id="run",
+            title="Run the tests",
+            kind="execute",
+            status="in_progress",
+            content=[TerminalRef(terminal_id="t1")],
+        ),
+        ToolCallUpdate(
+            tool_call_id="fail",
+            title="Fetch the page",
+            kind="fetch",
+            status="failed",
+            content=[text_item("Error: no network")],
+        ),
         ToolCallUpdate(tool_call_id="named", title="echo hi", kind="execute", status="completed", name="Bash"),
         ToolCallUpdate(tool_call_id="said", title="Write hello.txt", kind="edit", status="completed", name="write"),
-        ToolCallUpdate(tool_call_id="refused", title="Modify config.json", kind="edit"))
+        ToolCallUpdate(tool_call_id="refused", title="Modify config.json", kind="edit"),
+    )
     found(state.tool_call("refused")).rejected = True  # the user rejected its permission; the agent said nothing
     context = ViewContext(CWD)
 
@@ -190,8 +228,10 @@ async def test_a_finished_call_is_one_line_with_its_result() -> None:
         terminal = state.terminal(terminal_id)
         return TerminalView(terminal, context=context) if terminal is not None else None
 
-    cards = {key: ToolCallCard(found(state.tool_call(key)), context=context, terminal_factory=factory)
-             for key in ("edit", "read", "grep", "far", "run", "fail", "named", "said", "refused")}
+    cards = {
+        key: ToolCallCard(found(state.tool_call(key)), context=context, terminal_factory=factory)
+        for key in ("edit", "read", "grep", "far", "run", "fail", "named", "said", "refused")
+    }
     app = WidgetApp(*cards.values())
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
@@ -225,9 +265,11 @@ async def test_a_finished_call_is_one_line_with_its_result() -> None:
 
 async def test_plan_panel_shows_the_plan_in_progress_and_folds_to_one_line() -> None:
     state = SessionState()
-    entries = [PlanEntry(content="Read the code", priority="high", status="completed"),
-               PlanEntry(content="Fix [b]it[/b]", priority="high", status="in_progress"),
-               PlanEntry(content="Run the tests", priority="low", status="pending")]
+    entries = [
+        PlanEntry(content="Read the code", priority="high", status="completed"),
+        PlanEntry(content="Fix [b]it[/b]", priority="high", status="in_progress"),
+        PlanEntry(content="Run the tests", priority="low", status="pending"),
+    ]
     run(state, PlanUpdate(plan=PlanItems(plan_id="p", entries=entries)))
     panel = PlanPanel()
     app = WidgetApp(panel)
@@ -245,8 +287,15 @@ async def test_plan_panel_shows_the_plan_in_progress_and_folds_to_one_line() -> 
         assert not panel.expanded and panel.line_text == "Plan 1/3 · Fix [b]it[/b] ▸"
         assert "Run the tests" not in screen_text(app)
         # every entry done: the panel goes (the timeline keeps the plan)
-        run(state, PlanUpdate(plan=PlanItems(plan_id="p", entries=[
-            PlanEntry(content=e.content, priority=e.priority, status="completed") for e in entries])))
+        run(
+            state,
+            PlanUpdate(
+                plan=PlanItems(
+                    plan_id="p",
+                    entries=[PlanEntry(content=e.content, priority=e.priority, status="completed") for e in entries],
+                )
+            ),
+        )
         panel.show(found(state.plan("p")))
         await pilot.pause()
         assert not panel.shown
@@ -259,19 +308,22 @@ def no_tmux(environ: Mapping[str, str]) -> str:
     raise AssertionError("tmux asked without need")
 
 
-@pytest.mark.parametrize(("environ", "features", "expected"), [
-    ({"TERM": "xterm-256color", "COLORTERM": "truecolor"}, "", "truecolor"),
-    ({"TERM": "tmux-256color", "TMUX": "/tmp/t,1,0", "COLORTERM": "truecolor"}, "", "truecolor"),
-    ({"TERM": "tmux-256color", "TMUX": "/tmp/t,1,0"}, "RGB,title,focus", "truecolor"),
-    ({"TERM": "tmux-256color", "TMUX": "/tmp/t,1,0"}, "title,focus", None),  # tmux keeps 256: Rich's choice
-    ({"TERM": "xterm-kitty"}, "", "truecolor"),
-    ({"TERM": "xterm-ghostty"}, "", "truecolor"),
-    ({"TERM": "xterm-256color", "TERM_PROGRAM": "iTerm.app"}, "", "truecolor"),
-    ({"TERM": "screen-256color"}, "", None),
-    ({"TERM": "xterm"}, "", None),
-    ({"TERM": "dumb", "COLORTERM": "truecolor"}, "", None),
-    ({"TERM": "xterm", "COLORTERM": "truecolor", "TEXTUAL_COLOR_SYSTEM": "256"}, "", None),  # the user chose
-])
+@pytest.mark.parametrize(
+    ("environ", "features", "expected"),
+    [
+        ({"TERM": "xterm-256color", "COLORTERM": "truecolor"}, "", "truecolor"),
+        ({"TERM": "tmux-256color", "TMUX": "/tmp/t,1,0", "COLORTERM": "truecolor"}, "", "truecolor"),
+        ({"TERM": "tmux-256color", "TMUX": "/tmp/t,1,0"}, "RGB,title,focus", "truecolor"),
+        ({"TERM": "tmux-256color", "TMUX": "/tmp/t,1,0"}, "title,focus", None),  # tmux keeps 256: Rich's choice
+        ({"TERM": "xterm-kitty"}, "", "truecolor"),
+        ({"TERM": "xterm-ghostty"}, "", "truecolor"),
+        ({"TERM": "xterm-256color", "TERM_PROGRAM": "iTerm.app"}, "", "truecolor"),
+        ({"TERM": "screen-256color"}, "", None),
+        ({"TERM": "xterm"}, "", None),
+        ({"TERM": "dumb", "COLORTERM": "truecolor"}, "", None),
+        ({"TERM": "xterm", "COLORTERM": "truecolor", "TEXTUAL_COLOR_SYSTEM": "256"}, "", None),  # the user chose
+    ],
+)
 def test_colour_system(environ: dict[str, str], features: str, expected: str | None) -> None:
     asked = environ.get("TMUX") and "COLORTERM" not in environ
     assert colour_system(environ, (lambda _env: features) if asked else no_tmux) == expected

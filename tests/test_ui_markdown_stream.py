@@ -223,7 +223,10 @@ async def test_selected_text_is_the_rendered_text() -> None:
         assert app.screen.get_selected_text() == "bold world\n\nsecond"
         selection_style = app.screen.get_component_rich_style("screen--selection")
         painted = streamed.render_line(0)
-        assert any(segment.text == "bold" and segment.style and selection_style.bgcolor == segment.style.bgcolor for segment in painted)
+        assert any(
+            segment.text == "bold" and segment.style and selection_style.bgcolor == segment.style.bgcolor
+            for segment in painted
+        )
 
 
 DIVERSE = """Setext title

@@ -16,7 +16,12 @@ from textual.widgets import Static
 
 from acp_tui.protocol.v2 import Notice
 from acp_tui.ui.screens.notices import (
-    NOTICES_KEY, NoticeCommands, NoticeEntry, NoticeLog, NoticesScreen, toast_lines,
+    NOTICES_KEY,
+    NoticeCommands,
+    NoticeEntry,
+    NoticeLog,
+    NoticesScreen,
+    toast_lines,
 )
 from acp_tui.ui.themes import load_shipped_themes
 from tests.test_app_timeline import (
@@ -183,17 +188,27 @@ async def test_the_list_is_readable_in_both_themes(theme: str) -> None:
 
 
 async def test_f5_in_the_chat_opens_the_notices_the_agent_raised(tmp_path: Path) -> None:
-    raised = [update({"sessionUpdate": "notice", "severity": "warning", "title": "Rate limit soon",
-                      "description": "You have used 90% of your quota."}),
-              update({"sessionUpdate": "notice", "severity": "info", "title": "Indexed"})]
+    raised = [
+        update(
+            {
+                "sessionUpdate": "notice",
+                "severity": "warning",
+                "title": "Rate limit soon",
+                "description": "You have used 90% of your quota.",
+            }
+        ),
+        update({"sessionUpdate": "notice", "severity": "info", "title": "Indexed"}),
+    ]
     async with running_app(tmp_path, {"version": 2, "turns": [v2_turn(*raised)]}) as run:
         await run.send("notices")
         await run.idle()
         await run.pilot.press(NOTICES_KEY)  # from the prompt, which has the focus
         await run.wait(lambda: isinstance(run.app.screen, NoticesScreen), "the notices list")
         shown = rows(run.app)
-        assert [row.split(" ", 1)[1] for row in shown] == ["⚠ Rate limit soon — You have used 90% of your quota.",
-                                                           "ℹ Indexed"]
+        assert [row.split(" ", 1)[1] for row in shown] == [
+            "⚠ Rate limit soon — You have used 90% of your quota.",
+            "ℹ Indexed",
+        ]
         await run.pilot.press("escape")
         await run.wait(lambda: not isinstance(run.app.screen, NoticesScreen), "the list to close")
 
@@ -202,10 +217,14 @@ async def test_a_long_notice_toast_stays_small_at_80x24(tmp_path: Path) -> None:
     """A long notice covered half of an 80×24 screen for ~5 s: its toast is now at most three rows
     (title, two rows of text ending "… F5 for more"); the list keeps it whole."""
     long = "The model provider is rate limiting this workspace; " * 8
-    raised = [update({"sessionUpdate": "notice", "severity": "warning", "title": "Rate limit reached " * 6,
-                      "description": long})]
-    async with running_app(tmp_path, {"version": 2, "turns": [v2_turn(*raised)]}, size=(80, 24),
-                           notifications=True) as run:
+    raised = [
+        update(
+            {"sessionUpdate": "notice", "severity": "warning", "title": "Rate limit reached " * 6, "description": long}
+        )
+    ]
+    async with running_app(
+        tmp_path, {"version": 2, "turns": [v2_turn(*raised)]}, size=(80, 24), notifications=True
+    ) as run:
         await run.send("notices")
         await run.idle()
         await run.wait(lambda: bool(run.app.screen.query("Toast")), "the toast")

@@ -28,12 +28,17 @@ def test_an_outside_read_is_marked_with_its_real_path() -> None:
 
     assert line(path="/etc/passwd", outside=True) == "⚠ read /etc/passwd — outside the session folder"
     assert line(path="/etc/passwd", requested_path=f"{PROJECT}/link", outside=True) == (
-        "⚠ read /etc/passwd — outside the session folder (asked for link)")
-    assert line(path="/etc/shadow", outside=True, status="refused",
-                detail='outside the session folder: turned off (outside_reads = "refuse")') == (
-        '⊘ read refused /etc/shadow — outside the session folder: turned off (outside_reads = "refuse")')
+        "⚠ read /etc/passwd — outside the session folder (asked for link)"
+    )
+    assert line(
+        path="/etc/shadow",
+        outside=True,
+        status="refused",
+        detail='outside the session folder: turned off (outside_reads = "refuse")',
+    ) == ('⊘ read refused /etc/shadow — outside the session folder: turned off (outside_reads = "refuse")')
     assert line(path="/etc/x", outside=True, status="failed", detail="not found") == (
-        "✗ read failed /etc/x — outside the session folder; not found")
+        "✗ read failed /etc/x — outside the session folder; not found"
+    )
     assert line(path=f"{PROJECT}/src/a.py") == "▤ read src/a.py"  # inside: as before
 
 
@@ -65,9 +70,16 @@ def _read(path: str = "/etc/passwd", requested: str | None = None) -> OutsideRea
     return OutsideRead(path=Path(path), cwd=PROJECT, requested=requested or path)
 
 
-@pytest.mark.parametrize(("keys", "expected"), [
-    (["y"], [True]), (["n"], [False]), (["escape"], [False]), (["enter"], []), (["right", "enter"], [True]),
-])
+@pytest.mark.parametrize(
+    ("keys", "expected"),
+    [
+        (["y"], [True]),
+        (["n"], [False]),
+        (["escape"], [False]),
+        (["enter"], []),
+        (["right", "enter"], [True]),
+    ],
+)
 async def test_the_read_dialog_decides_once_armed(keys: list[str], expected: list[bool]) -> None:
     app = DialogApp()
     async with app.run_test(size=(100, 30)) as pilot:

@@ -41,11 +41,15 @@ PATCH = (
 
 def outside_write(**changes: Any) -> OutsideWrite:
     fields: dict[str, Any] = {
-        "path": Path("/etc/hosts"), "cwd": PROJECT, "old_text": "127.0.0.1 localhost\n::1 localhost\n",
-        "new_text": "127.0.0.1 localhost\n::1 localhost ip6-localhost\n10.0.0.5 build-box\n", "created": False,
+        "path": Path("/etc/hosts"),
+        "cwd": PROJECT,
+        "old_text": "127.0.0.1 localhost\n::1 localhost\n",
+        "new_text": "127.0.0.1 localhost\n::1 localhost ip6-localhost\n10.0.0.5 build-box\n",
+        "created": False,
         "reason": "outside",
-        "diff": Diff(changes=[DiffChange(operation="modify", path="/etc/hosts")],
-                     patch=DiffPatch(format="git_patch", text=PATCH)),
+        "diff": Diff(
+            changes=[DiffChange(operation="modify", path="/etc/hosts")], patch=DiffPatch(format="git_patch", text=PATCH)
+        ),
     }
     fields.update(changes)
     return OutsideWrite(**fields)
@@ -94,11 +98,19 @@ async def decide(keys: list[str], write: OutsideWrite | None = None) -> tuple[li
         return list(app.results), screen
 
 
-@pytest.mark.parametrize(("keys", "expected"), [
-    (["y"], [True]), (["a"], [True]), (["n"], [False]), (["r"], [False]), (["escape"], [False]),
-    (["enter"], []),  # nothing focused: Enter does nothing
-    (["right", "enter"], [True]), (["right", "right", "enter"], [False]),
-])
+@pytest.mark.parametrize(
+    ("keys", "expected"),
+    [
+        (["y"], [True]),
+        (["a"], [True]),
+        (["n"], [False]),
+        (["r"], [False]),
+        (["escape"], [False]),
+        (["enter"], []),  # nothing focused: Enter does nothing
+        (["right", "enter"], [True]),
+        (["right", "right", "enter"], [False]),
+    ],
+)
 async def test_keys_decide_once_armed(keys: list[str], expected: list[bool]) -> None:
     results, _ = await decide(keys)
     assert results == expected
@@ -152,8 +164,16 @@ async def test_a_new_file_too_large_to_diff_and_an_unoffered_write() -> None:
     app = DialogApp()
     async with app.run_test(size=(100, 30)) as pilot:
         big = "x\n" * 400_000
-        screen = app.ask(outside_write(path=PROJECT / "src" / "gen.txt", created=True, old_text=None, new_text=big,
-                                       diff=None, reason="not_offered"))
+        screen = app.ask(
+            outside_write(
+                path=PROJECT / "src" / "gen.txt",
+                created=True,
+                old_text=None,
+                new_text=big,
+                diff=None,
+                reason="not_offered",
+            )
+        )
         await wait_for(pilot, lambda: screen.armed, "the dialog to arm")
         text = screen_text(app)
         assert "wants to create this file:" in text and "src/gen.txt" in text  # relative inside the folder
@@ -213,20 +233,25 @@ def test_access_lines() -> None:
 
     assert line(kind="read", path=f"{PROJECT}/src/app.py") == "▤ read src/app.py"
     assert line(kind="read", path=f"{PROJECT}/src/app.py", first_line=10, line_count=51) == (
-        "▤ read src/app.py (lines 10–60)")
+        "▤ read src/app.py (lines 10–60)"
+    )
     assert line(kind="read", path=f"{PROJECT}/a", first_line=3, line_count=1) == "▤ read a (line 3)"
     assert line(kind="read", path=f"{PROJECT}/new.md", detail="does not exist: read as empty") == (
-        "▤ read new.md — does not exist: read as empty")
+        "▤ read new.md — does not exist: read as empty"
+    )
     assert line(kind="write", path="/etc/hosts", status="refused", detail="refused: the user declined") == (
-        "⊘ write refused /etc/hosts — refused: the user declined")
+        "⊘ write refused /etc/hosts — refused: the user declined"
+    )
     assert line(kind="read", path="/tmp/x\x1b[31m\u202e.txt", status="failed", detail="bad\x1b]0;t\x07") == (
-        "✗ read failed /tmp/x\\x1b[31m\\u202e.txt — bad")  # a name's controls shown escaped, a detail's removed
+        "✗ read failed /tmp/x\\x1b[31m\\u202e.txt — bad"
+    )  # a name's controls shown escaped, a detail's removed
 
 
 def _write_fields(path: str = f"{PROJECT}/notes/hello.txt") -> dict[str, Any]:
     patch = "diff --git a/notes/hello.txt b/notes/hello.txt\n--- /dev/null\n+++ b/notes/hello.txt\n@@ -0,0 +1,2 @@\n+hello\n+world\n"
-    diff = Diff(changes=[DiffChange(operation="add", path="notes/hello.txt")],
-                patch=DiffPatch(format="git_patch", text=patch))
+    diff = Diff(
+        changes=[DiffChange(operation="add", path="notes/hello.txt")], patch=DiffPatch(format="git_patch", text=patch)
+    )
     return {"kind": "write", "path": path, "created": True, "diff": diff, "added": 2, "removed": 0}
 
 
@@ -250,8 +275,16 @@ async def test_a_tool_card_lists_the_files_of_its_call() -> None:
     state = SessionState()
     apply(state, StateUpdate(state="running"))
     path = f"{PROJECT}/notes/hello.txt"
-    apply(state, ToolCallUpdate(tool_call_id="w1", title="Writing to notes/hello.txt", kind="edit",
-                                status="in_progress", locations=[ToolCallLocation(path=path)]))
+    apply(
+        state,
+        ToolCallUpdate(
+            tool_call_id="w1",
+            title="Writing to notes/hello.txt",
+            kind="edit",
+            status="in_progress",
+            locations=[ToolCallLocation(path=path)],
+        ),
+    )
     call = state.tool_call("w1")
     assert call is not None
     card = ToolCallCard(call)

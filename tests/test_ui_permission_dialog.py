@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-
 import json
 from typing import Any
 
@@ -145,9 +144,7 @@ async def run(request: PermissionRequest, keys: list[str], **kwargs: Any) -> Per
 
 
 @pytest.mark.parametrize("make", [v2, v1], ids=["v2", "v1"])
-@pytest.mark.parametrize(
-    ("key", "option_id"), [("a", "once"), ("A", "always"), ("r", "no"), ("R", "never")]
-)
+@pytest.mark.parametrize(("key", "option_id"), [("a", "once"), ("A", "always"), ("r", "no"), ("R", "never")])
 async def test_letter_keys_pick_first_option_of_kind(make: Any, key: str, option_id: str) -> None:
     assert await run(make(), [key]) == PermissionChoice(option_id=option_id)
 
@@ -356,8 +353,9 @@ async def test_v1_diff_and_locations_are_shown() -> None:
         # a location with a line number is still worth its own row
         screen.dismiss(None)
         await pilot.pause()
-        screen = await harness.open(v1(toolCall={**V1_REQUEST["toolCall"], "locations": [
-            {"path": "/p/hello.txt", "line": 1}]}))
+        screen = await harness.open(
+            v1(toolCall={**V1_REQUEST["toolCall"], "locations": [{"path": "/p/hello.txt", "line": 1}]})
+        )
         body = "\n".join(str(w.render()) for w in screen.query("#body Static"))
         assert "↳ /p/hello.txt:1" in body
 

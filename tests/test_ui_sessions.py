@@ -9,7 +9,7 @@ large history shown tail first, the transcript viewer and the Markdown export.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +29,10 @@ from acp_tui.ui.terminal_title import WindowTitle, osc_title, window_title
 from acp_tui.ui.widgets.agent_message import AgentMessageView
 from acp_tui.ui.widgets.session_list import SessionList, age_text
 from acp_tui.ui.widgets.user_message import UserMessageView
-from tests.test_app_demo import VERSIONS, DemoRun, demo_app, _private_dirs  # noqa: F401  (autouse fixture)
+from tests.test_app_demo import VERSIONS, DemoRun, _private_dirs, demo_app  # noqa: F401  (autouse fixture)
 
 pytestmark = pytest.mark.timeout(90)
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 HOSTILE = "\x1b]0;owned\x07[bold red]Fix[/] \x1b[2J\u202eevil"
 
 
@@ -52,8 +52,11 @@ class Source:
     current_session_id: str | None = "s00000"
 
     def rows(self) -> list[SessionListing]:
-        return [listing(f"s{i:05d}", self.cwd, self.titles.get(i, f"Session {i}"), NOW - timedelta(minutes=i),
-                        listed=True) for i in range(self.total) if f"s{i:05d}" not in self.deleted]
+        return [
+            listing(f"s{i:05d}", self.cwd, self.titles.get(i, f"Session {i}"), NOW - timedelta(minutes=i), listed=True)
+            for i in range(self.total)
+            if f"s{i:05d}" not in self.deleted
+        ]
 
     async def session_abilities(self) -> SessionAbilities:
         return self.abilities
@@ -123,7 +126,9 @@ async def test_pages_load_as_the_user_scrolls_and_a_bad_cursor_is_said() -> None
         assert "invalid cursor" in status and "200 sessions" in status
         assert view.selected is not None and view.cursor > 50  # the cursor went down with the pages
         await pilot.press("ctrl+home")
-        assert view.cursor == 0 and app.list_text()[0].startswith("▌● Session 0")  # the open one, newest first, under the cursor bar
+        assert view.cursor == 0 and app.list_text()[0].startswith(
+            "▌● Session 0"
+        )  # the open one, newest first, under the cursor bar
 
 
 async def test_filter_as_you_type_and_open_with_enter() -> None:
@@ -183,8 +188,9 @@ async def test_transcript_only_rows_open_the_transcript(tmp_path: Path) -> None:
     writer.write_changes(state, [EntityAdded(message.key, 0)])
     writer.close()
     source = Source(total=3, abilities=SessionAbilities())  # an agent that can neither list nor load
-    source.transcripts = [listing("old-session", source.cwd, "Yesterday's plan", NOW - timedelta(days=1),
-                                  listed=False, transcript=path)]
+    source.transcripts = [
+        listing("old-session", source.cwd, "Yesterday's plan", NOW - timedelta(days=1), listed=False, transcript=path)
+    ]
     app = Host(source)
     async with app.run_test(size=(120, 30)) as pilot:
         browser = app.browser
@@ -193,13 +199,19 @@ async def test_transcript_only_rows_open_the_transcript(tmp_path: Path) -> None:
         assert "transcript" in app.list_text()[0]
         assert "the agent does not list its sessions" in str(browser.query_one("#sessions-status", Static).render())
         await pilot.press("enter")
-        await settle(pilot, lambda: isinstance(app.screen, TranscriptScreen) and app.screen.markdown is not None,
-                     "the transcript")
+        await settle(
+            pilot,
+            lambda: isinstance(app.screen, TranscriptScreen) and app.screen.markdown is not None,
+            "the transcript",
+        )
         viewer = app.screen
         assert isinstance(viewer, TranscriptScreen) and not viewer.can_open
         await pilot.press("e")
-        await settle(pilot, lambda: isinstance(app.screen, ExportScreen) and app.screen.query("#export-path"),
-                     "the export question")
+        await settle(
+            pilot,
+            lambda: isinstance(app.screen, ExportScreen) and app.screen.query("#export-path"),
+            "the export question",
+        )
         target = tmp_path / "out.md"
         field_ = app.screen.query_one("#export-path")
         field_.value = str(target)  # type: ignore[attr-defined]
@@ -226,8 +238,14 @@ async def test_hostile_titles_are_shown_literally() -> None:
 
 
 async def test_columns_line_up_whether_a_row_is_open_tagged_or_not(tmp_path: Path) -> None:
-    transcript = listing("t00001", "/home/user/project", "Only a transcript", NOW - timedelta(days=2), listed=False,
-                         transcript=tmp_path / "t.jsonl")
+    transcript = listing(
+        "t00001",
+        "/home/user/project",
+        "Only a transcript",
+        NOW - timedelta(days=2),
+        listed=False,
+        transcript=tmp_path / "t.jsonl",
+    )
     source = Source(total=2, transcripts=[transcript])  # s00000 is the open one, s00001 plain
     app = Host(source)
     async with app.run_test(size=(120, 30)) as pilot:
@@ -306,17 +324,28 @@ async def test_new_session_then_open_the_first_with_its_history(tmp_path: Path, 
         assert user_texts(run)[-1] == "and on we go"
 
 
-async def test_a_large_history_shows_its_end_first_and_the_rest_on_the_way_up(tmp_path: Path,
-                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_large_history_shows_its_end_first_and_the_rest_on_the_way_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store = tmp_path / "store"
     project = tmp_path / "project"
     project.mkdir()
     updates: list[dict[str, Any]] = []
     for turn in range(300):
-        updates.append({"sessionUpdate": "user_message", "messageId": f"u{turn}",
-                        "content": [{"type": "text", "text": f"question {turn}"}]})
-        updates.append({"sessionUpdate": "agent_message_chunk", "messageId": f"a{turn}",
-                        "content": {"type": "text", "text": f"answer {turn}"}})
+        updates.append(
+            {
+                "sessionUpdate": "user_message",
+                "messageId": f"u{turn}",
+                "content": [{"type": "text", "text": f"question {turn}"}],
+            }
+        )
+        updates.append(
+            {
+                "sessionUpdate": "agent_message_chunk",
+                "messageId": f"a{turn}",
+                "content": {"type": "text", "text": f"answer {turn}"},
+            }
+        )
     write_sessions(store, [(StoredSession("big", str(project), 2, "A long one"), updates)])
     monkeypatch.setenv("ACP_TUI_DEMO_STORE", str(store))
     async with demo_app(tmp_path, 2) as run:
@@ -338,7 +367,7 @@ async def test_a_large_history_shows_its_end_first_and_the_rest_on_the_way_up(tm
         await run.wait(lambda: timeline.hidden < before, "earlier entries")
         await run.idle()
         more = user_texts(run)
-        assert len(more) > len(shown) and more[-len(shown):] == shown and more[-1] == "question 299"
+        assert len(more) > len(shown) and more[-len(shown) :] == shown and more[-1] == "question 299"
         assert run.chat.conversation.scroll_y > 0  # the view stayed on what the user was reading
 
 
@@ -346,8 +375,10 @@ async def test_export_from_the_palette_writes_the_conversation(tmp_path: Path) -
     async with demo_app(tmp_path, 2) as run:
         await run.turn("export me please")
         run.chat.action_sessions("export")
-        await run.wait(lambda: isinstance(run.app.screen, ExportScreen) and run.app.screen.query("#export-path"),
-                       "the export question")
+        await run.wait(
+            lambda: isinstance(run.app.screen, ExportScreen) and run.app.screen.query("#export-path"),
+            "the export question",
+        )
         screen = run.app.screen
         assert isinstance(screen, ExportScreen)
         target = tmp_path / "chat.md"
@@ -375,7 +406,8 @@ async def test_resume_without_an_id_opens_the_browser_once_the_agent_is_up(tmp_p
         assert isinstance(browser, SessionBrowser)
         await settle(pilot, lambda: browser.rows and not browser.loading, "the agent's list")
         assert browser.abilities.list and [r.session_id for r in browser.rows] == [
-            app.chat.controller.current_session_id if app.chat else None]
+            app.chat.controller.current_session_id if app.chat else None
+        ]
         await pilot.press("escape")
         await settle(pilot, lambda: not isinstance(app.screen, SessionBrowser), "the chat again")
 
@@ -439,8 +471,7 @@ async def test_the_key_hint_fits_the_footer(width: int) -> None:
         status = browser.query_one("#sessions-status", Static)
         assert len(shown) <= hints.size.width and status.region.right <= hints.region.x, (shown, hints.size)
         assert hints.region.right <= footer.region.right
-        line = next(strip.text for strip in app.screen._compositor.render_strips()
-                    if "⏎ open" in strip.text)
+        line = next(strip.text for strip in app.screen._compositor.render_strips() if "⏎ open" in strip.text)
         assert shown in line and "Esc" in shown
         if width >= 120:
             assert shown == HINTS

@@ -14,7 +14,6 @@ from tests.test_app_timeline import (
     v2_turn,
 )
 
-
 EMPTY = "no stderr yet"
 
 

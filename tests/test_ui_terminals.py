@@ -60,18 +60,31 @@ async def test_a_timed_command_shows_how_long_it_ran() -> None:
     app = WidgetApp(view)
     async with app.run_test(size=(80, 20)) as pilot:
         await pilot.pause()
-        drive(view, run(state, TerminalTimed("t", ended_at=11.5),
-                        TerminalUpdate(terminal_id="t", exit_status=TerminalExitStatus(exit_code=2))))
+        drive(
+            view,
+            run(
+                state,
+                TerminalTimed("t", ended_at=11.5),
+                TerminalUpdate(terminal_id="t", exit_status=TerminalExitStatus(exit_code=2)),
+            ),
+        )
         assert await until(pilot, shows(app, "exit 2  · 1.5 s"))
         assert view.footer_text() == "exit 2" and view.elapsed_text() == "1.5 s"
 
 
 async def test_the_card_key_stops_a_cancellable_terminal_and_shows_stopping() -> None:
     state = SessionState()
-    run(state,
+    run(
+        state,
         TerminalUpdate(terminal_id="t1", command="npm run dev", capabilities={"cancel": {}}),
-        ToolCallUpdate(tool_call_id="c", title="dev server", kind="execute", status="in_progress",
-                       content=[TerminalRef(terminal_id="t1")]))
+        ToolCallUpdate(
+            tool_call_id="c",
+            title="dev server",
+            kind="execute",
+            status="in_progress",
+            content=[TerminalRef(terminal_id="t1")],
+        ),
+    )
     views: list[TerminalView] = []
 
     def factory(terminal_id: str) -> Widget | None:
@@ -96,18 +109,31 @@ async def test_the_card_key_stops_a_cancellable_terminal_and_shows_stopping() ->
         view.output.focus()  # from inside the terminal, too
         await pilot.press(cancel_key())
         assert await until(pilot, lambda: app.stops == ["t1", "t1"])
-        drive(view, run(state, TerminalCancelRequested("t1"),
-                        TerminalUpdate(terminal_id="t1", exit_status=TerminalExitStatus(signal="SIGTERM"))))
+        drive(
+            view,
+            run(
+                state,
+                TerminalCancelRequested("t1"),
+                TerminalUpdate(terminal_id="t1", exit_status=TerminalExitStatus(signal="SIGTERM")),
+            ),
+        )
         assert await until(pilot, shows(app, "killed by SIGTERM"))
         assert not state.terminal("t1").cancelling  # type: ignore[union-attr]
 
 
 async def test_a_terminal_without_the_capability_leaves_the_key_to_the_card() -> None:
     state = SessionState()
-    run(state,
+    run(
+        state,
         TerminalUpdate(terminal_id="t1", command="pytest"),
-        ToolCallUpdate(tool_call_id="c", title="tests", kind="execute", status="in_progress",
-                       content=[TerminalRef(terminal_id="t1")]))
+        ToolCallUpdate(
+            tool_call_id="c",
+            title="tests",
+            kind="execute",
+            status="in_progress",
+            content=[TerminalRef(terminal_id="t1")],
+        ),
+    )
 
     def factory(terminal_id: str) -> Widget | None:
         return TerminalView(state.terminal(terminal_id))  # type: ignore[arg-type]

@@ -19,6 +19,7 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.widget import Widget
 
+from acp_tui.path_text import ViewContext
 from acp_tui.protocol.v2 import (
     Diff,
     DiffChange,
@@ -37,7 +38,6 @@ from acp_tui.protocol.v2 import (
 from acp_tui.session.events import AgentExited
 from acp_tui.session.model import SessionState
 from acp_tui.session.reducer import apply
-from acp_tui.path_text import ViewContext
 from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.plan_view import PlanView
@@ -71,8 +71,10 @@ def b64(data: bytes) -> str:
 
 
 def edit_diff() -> Diff:
-    return Diff(changes=[DiffChange(operation="modify", path=f"{CWD}/src/greet.py")],
-                patch=DiffPatch(format="git_patch", text=PY_PATCH))
+    return Diff(
+        changes=[DiffChange(operation="modify", path=f"{CWD}/src/greet.py")],
+        patch=DiffPatch(format="git_patch", text=PY_PATCH),
+    )
 
 
 def terminal_factory(state: SessionState) -> Callable[[str], Widget | None]:
@@ -89,25 +91,70 @@ def tool_cards() -> list[Widget]:
     state = SessionState()
     for update in [
         StateUpdate(state="running"),
-        ToolCallUpdate(tool_call_id="pend", title="Read notes.md", kind="read", status="pending",
-                       locations=[ToolCallLocation(path=f"{CWD}/notes.md")]),
-        ToolCallUpdate(tool_call_id="read", title=f"Read {CWD}/src/greet.py", kind="read", status="completed",
-                       locations=[ToolCallLocation(path=f"{CWD}/src/greet.py", line=4)],
-                       content=[text_item("```python\ndef greet(name):\n    return name\n```\n")]),
-        ToolCallUpdate(tool_call_id="edit", title="Edit src/greet.py", kind="edit", status="completed",
-                       locations=[ToolCallLocation(path=f"{CWD}/src/greet.py")], content=[edit_diff()]),
-        ToolCallUpdate(tool_call_id="grep", title="Search for TODO", kind="search", status="in_progress",
-                       content=[text_item("src/greet.py:3: # TODO be friendlier\n")]),
-        TerminalUpdate(terminal_id="t1", command="pytest -q", cwd=CWD, output=TerminalOutput(data=b64(PYTEST_OUTPUT)),
-                       exit_status=TerminalExitStatus(exit_code=1)),
-        ToolCallUpdate(tool_call_id="test", title="Run pytest -q", kind="execute", status="completed",
-                       content=[TerminalRef(terminal_id="t1")]),
-        TerminalUpdate(terminal_id="t2", command="make build", cwd="/tmp/build",
-                       output=TerminalOutput(data=b64(b"compiling 3 files\n"))),
-        ToolCallUpdate(tool_call_id="make", title="Run make build", kind="execute", status="in_progress",
-                       content=[TerminalRef(terminal_id="t2")]),
-        ToolCallUpdate(tool_call_id="fail", title="Fetch https://pypi.invalid/simple/", kind="fetch", status="failed",
-                       content=[text_item("Error: could not resolve host pypi.invalid")]),
+        ToolCallUpdate(
+            tool_call_id="pend",
+            title="Read notes.md",
+            kind="read",
+            status="pending",
+            locations=[ToolCallLocation(path=f"{CWD}/notes.md")],
+        ),
+        ToolCallUpdate(
+            tool_call_id="read",
+            title=f"Read {CWD}/src/greet.py",
+            kind="read",
+            status="completed",
+            locations=[ToolCallLocation(path=f"{CWD}/src/greet.py", line=4)],
+            content=[text_item("```python\ndef greet(name):\n    return name\n```\n")],
+        ),
+        ToolCallUpdate(
+            tool_call_id="edit",
+            title="Edit src/greet.py",
+            kind="edit",
+            status="completed",
+            locations=[ToolCallLocation(path=f"{CWD}/src/greet.py")],
+            content=[edit_diff()],
+        ),
+        ToolCallUpdate(
+            tool_call_id="grep",
+            title="Search for TODO",
+            kind="search",
+            status="in_progress",
+            content=[text_item("src/greet.py:3: # TODO be friendlier\n")],
+        ),
+        TerminalUpdate(
+            terminal_id="t1",
+            command="pytest -q",
+            cwd=CWD,
+            output=TerminalOutput(data=b64(PYTEST_OUTPUT)),
+            exit_status=TerminalExitStatus(exit_code=1),
+        ),
+        ToolCallUpdate(
+            tool_call_id="test",
+            title="Run pytest -q",
+            kind="execute",
+            status="completed",
+            content=[TerminalRef(terminal_id="t1")],
+        ),
+        TerminalUpdate(
+            terminal_id="t2",
+            command="make build",
+            cwd="/tmp/build",
+            output=TerminalOutput(data=b64(b"compiling 3 files\n")),
+        ),
+        ToolCallUpdate(
+            tool_call_id="make",
+            title="Run make build",
+            kind="execute",
+            status="in_progress",
+            content=[TerminalRef(terminal_id="t2")],
+        ),
+        ToolCallUpdate(
+            tool_call_id="fail",
+            title="Fetch https://pypi.invalid/simple/",
+            kind="fetch",
+            status="failed",
+            content=[text_item("Error: could not resolve host pypi.invalid")],
+        ),
         ToolCallUpdate(tool_call_id="stop", title="Long job", kind="execute", status="cancelled"),
         ToolCallUpdate(tool_call_id="odd", title="Odd status", kind="other", status="teleporting"),
         ToolCallUpdate(tool_call_id="evil", title="[ Allow always ] [bold]x[/]", kind="_weird", status="completed"),
@@ -118,8 +165,9 @@ def tool_cards() -> list[Widget]:
     apply(gone, ToolCallUpdate(tool_call_id="gone", title="Think it over", kind="think", status="in_progress"))
     apply(gone, AgentExited(returncode=1, reason="crashed"))
     ids = ["pend", "read", "edit", "grep", "test", "make", "fail", "stop", "odd", "evil"]
-    cards = [ToolCallCard(found(state.tool_call(i)), context=CONTEXT, terminal_factory=terminal_factory(state))
-             for i in ids]
+    cards = [
+        ToolCallCard(found(state.tool_call(i)), context=CONTEXT, terminal_factory=terminal_factory(state)) for i in ids
+    ]
     return [*cards, ToolCallCard(found(gone.tool_call("gone")), context=CONTEXT)]
 
 
@@ -127,20 +175,42 @@ def diffs() -> list[Widget]:
     """An opened edit (numbered, tinted, coloured), several files with notes, a folded long diff."""
     state = SessionState()
     long_lines = "".join(f"+    step_{i}()\n" for i in range(80))
-    apply(state, ToolCallUpdate(
-        tool_call_id="many", title="Apply the refactoring", kind="edit", status="in_progress",
-        content=[
-            Diff(changes=[
-                DiffChange(operation="modify", path="/src/app.py"),
-                DiffChange(operation="add", path=f"{CWD}/img/logo.png", file_type="binary"),
-                DiffChange(operation="move", path=f"{CWD}/new.py", old_path=f"{CWD}/old.py"),
-            ], patch=DiffPatch(format="git_patch", text=GIT_PATCH)),
-            Diff(changes=[DiffChange(operation="add", path=f"{CWD}/steps.py")], patch=DiffPatch(
-                format="git_patch", text=f"--- /dev/null\n+++ b/steps.py\n@@ -0,0 +1,80 @@\n{long_lines}")),
-        ],
-    ))
-    apply(state, ToolCallUpdate(tool_call_id="edit", title="Edit src/greet.py", kind="edit", status="completed",
-                                locations=[ToolCallLocation(path=f"{CWD}/src/greet.py")], content=[edit_diff()]))
+    apply(
+        state,
+        ToolCallUpdate(
+            tool_call_id="many",
+            title="Apply the refactoring",
+            kind="edit",
+            status="in_progress",
+            content=[
+                Diff(
+                    changes=[
+                        DiffChange(operation="modify", path="/src/app.py"),
+                        DiffChange(operation="add", path=f"{CWD}/img/logo.png", file_type="binary"),
+                        DiffChange(operation="move", path=f"{CWD}/new.py", old_path=f"{CWD}/old.py"),
+                    ],
+                    patch=DiffPatch(format="git_patch", text=GIT_PATCH),
+                ),
+                Diff(
+                    changes=[DiffChange(operation="add", path=f"{CWD}/steps.py")],
+                    patch=DiffPatch(
+                        format="git_patch", text=f"--- /dev/null\n+++ b/steps.py\n@@ -0,0 +1,80 @@\n{long_lines}"
+                    ),
+                ),
+            ],
+        ),
+    )
+    apply(
+        state,
+        ToolCallUpdate(
+            tool_call_id="edit",
+            title="Edit src/greet.py",
+            kind="edit",
+            status="completed",
+            locations=[ToolCallLocation(path=f"{CWD}/src/greet.py")],
+            content=[edit_diff()],
+        ),
+    )
     opened = ToolCallCard(found(state.tool_call("edit")), context=CONTEXT)
     opened.toggle()
     return [opened, ToolCallCard(found(state.tool_call("many")), context=CONTEXT, max_text_lines=20)]
@@ -170,9 +240,16 @@ def plans() -> list[Widget]:
 
 def terminal() -> list[Widget]:
     state = SessionState()
-    apply(state, TerminalUpdate(terminal_id="t1", command="pytest -q", cwd="/home/me/elsewhere",
-                                output=TerminalOutput(data=b64(PYTEST_OUTPUT)),
-                                exit_status=TerminalExitStatus(exit_code=1)))
+    apply(
+        state,
+        TerminalUpdate(
+            terminal_id="t1",
+            command="pytest -q",
+            cwd="/home/me/elsewhere",
+            output=TerminalOutput(data=b64(PYTEST_OUTPUT)),
+            exit_status=TerminalExitStatus(exit_code=1),
+        ),
+    )
     return [TerminalView(found(state.terminal("t1")), context=CONTEXT)]
 
 
@@ -182,13 +259,20 @@ def system_lines() -> list[Widget]:
         SystemLine("restarting the agent…"),
         SystemLine("⊘ cancelled"),
         SystemLine("✗ the turn failed: model overloaded", severity="error"),
-        SystemLine("the agent stopped (exit 1) — press Ctrl-R to restart it", severity="error",
-                   detail="Traceback (most recent call last):\nRuntimeError: boom"),
+        SystemLine(
+            "the agent stopped (exit 1) — press Ctrl-R to restart it",
+            severity="error",
+            detail="Traceback (most recent call last):\nRuntimeError: boom",
+        ),
     ]
 
 
 SCENES: dict[str, Callable[[], list[Widget]]] = {
-    "tool_cards": tool_cards, "diffs": diffs, "plans": plans, "terminal": terminal, "system_lines": system_lines,
+    "tool_cards": tool_cards,
+    "diffs": diffs,
+    "plans": plans,
+    "terminal": terminal,
+    "system_lines": system_lines,
 }
 
 
@@ -218,4 +302,3 @@ def test_snapshot_permission_dialog(snap_compare: Any, size: tuple[int, int], th
         await pilot.pause()
 
     assert snap_compare(DialogApp(), terminal_size=size, run_before=run_before)
-

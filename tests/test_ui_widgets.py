@@ -233,10 +233,16 @@ def test_content_chips() -> None:
 
 async def test_user_message_renders_text_chips_and_delivery_states() -> None:
     state = SessionState()
-    run(state, UserMessage(message_id="m1", content=[
-        TextContent(text="fix [bold]this[/] please\x1b]52;c;aGk=\x07"),
-        ImageContent(data=b64(b"p" * 2048), mime_type="image/png"),
-    ]))
+    run(
+        state,
+        UserMessage(
+            message_id="m1",
+            content=[
+                TextContent(text="fix [bold]this[/] please\x1b]52;c;aGk=\x07"),
+                ImageContent(data=b64(b"p" * 2048), mime_type="image/png"),
+            ],
+        ),
+    )
     view = UserMessageView(state.message("user_message", "m1"))
     app = WidgetApp(view)
     async with app.run_test(size=(80, 12)) as pilot:
@@ -285,8 +291,11 @@ async def test_tool_card_status_transitions_update_pill_without_recompose() -> N
         running_glyph = None
         # the glyph says the status; the words follow unless the call runs or completed
         for status, expected in [
-            ("in_progress", "◐ ▶ Run tests"), ("completed", "✓ ▶ Run tests"), ("failed", "✗ ▶ Run tests · failed"),
-            ("cancelled", "⊘ ▶ Run tests · cancelled"), ("_later", "◐ ▶ Run tests · _later"),
+            ("in_progress", "◐ ▶ Run tests"),
+            ("completed", "✓ ▶ Run tests"),
+            ("failed", "✗ ▶ Run tests · failed"),
+            ("cancelled", "⊘ ▶ Run tests · cancelled"),
+            ("_later", "◐ ▶ Run tests · _later"),
         ]:
             drive(card, run(state, ToolCallUpdate(tool_call_id="t1", status=status)))
             await pilot.pause()
@@ -333,9 +342,17 @@ async def test_tool_card_hostile_title_is_literal_and_inert() -> None:
     state = SessionState()
     cards = []
     for index, title in enumerate(HOSTILE):
-        run(state, ToolCallUpdate(tool_call_id=f"h{index}", title=title, kind="_weird", locations=[
-            ToolCallLocation(path=f"/p/{title}", line=3),
-        ]))
+        run(
+            state,
+            ToolCallUpdate(
+                tool_call_id=f"h{index}",
+                title=title,
+                kind="_weird",
+                locations=[
+                    ToolCallLocation(path=f"/p/{title}", line=3),
+                ],
+            ),
+        )
         cards.append(ToolCallCard(found(state.tool_call(f"h{index}"))))
     app = WidgetApp(*cards)
     async with app.run_test(size=(100, 60)) as pilot:
@@ -362,14 +379,30 @@ async def test_tool_card_hostile_title_is_literal_and_inert() -> None:
 
 async def test_tool_card_expand_collapse_by_kind_status_and_user() -> None:
     state = SessionState()
-    run(state,
-        ToolCallUpdate(tool_call_id="r", title="Read file", kind="read", status="completed",
-                       content=[text_item("file body line\nand another")]),
-        ToolCallUpdate(tool_call_id="e", title="Edit", kind="edit", status="in_progress",
-                       content=[Diff(changes=[DiffChange(operation="modify", path="/src/app.py")],
-                                     patch=DiffPatch(format="git_patch", text=GIT_PATCH))]),
-        ToolCallUpdate(tool_call_id="f", title="Search", kind="search", status="failed",
-                       content=[text_item("search exploded")]),
+    run(
+        state,
+        ToolCallUpdate(
+            tool_call_id="r",
+            title="Read file",
+            kind="read",
+            status="completed",
+            content=[text_item("file body line\nand another")],
+        ),
+        ToolCallUpdate(
+            tool_call_id="e",
+            title="Edit",
+            kind="edit",
+            status="in_progress",
+            content=[
+                Diff(
+                    changes=[DiffChange(operation="modify", path="/src/app.py")],
+                    patch=DiffPatch(format="git_patch", text=GIT_PATCH),
+                )
+            ],
+        ),
+        ToolCallUpdate(
+            tool_call_id="f", title="Search", kind="search", status="failed", content=[text_item("search exploded")]
+        ),
     )
     read, edit, failed = (ToolCallCard(found(state.tool_call(i))) for i in "ref")
     app = WidgetApp(read, edit, failed)
@@ -400,10 +433,15 @@ async def test_tool_card_body_is_built_from_the_model_when_first_opened() -> Non
     async with app.run_test(size=(80, 30)) as pilot:
         await pilot.pause()
         assert not card.expanded and "▸" not in screen_text(app)  # nothing to open: no arrow
-        drive(card, run(state,
-                        ToolCallContentChunk(tool_call_id="g", content=text_item("hit one\n")),
-                        ToolCallContentChunk(tool_call_id="g", content=text_item("hit two\n")),
-                        ToolCallUpdate(tool_call_id="g", locations=[ToolCallLocation(path="/a.py", line=7)])))
+        drive(
+            card,
+            run(
+                state,
+                ToolCallContentChunk(tool_call_id="g", content=text_item("hit one\n")),
+                ToolCallContentChunk(tool_call_id="g", content=text_item("hit two\n")),
+                ToolCallUpdate(tool_call_id="g", locations=[ToolCallLocation(path="/a.py", line=7)]),
+            ),
+        )
         await pilot.pause()
         assert list(card.walk_children()) == [] and "▸" in screen_text(app)  # closed: still one widget
         card.toggle()
@@ -428,11 +466,15 @@ async def test_tool_card_v2_diff_binary_move_and_unknown_format() -> None:
         ],
         patch=DiffPatch(format="git_patch", text=GIT_PATCH),
     )
-    odd = Diff(changes=[DiffChange(operation="copy", path="/b", old_path="/a")],
-               patch=DiffPatch(format="_fancy", text="+ not coloured\n- either"))
+    odd = Diff(
+        changes=[DiffChange(operation="copy", path="/b", old_path="/a")],
+        patch=DiffPatch(format="_fancy", text="+ not coloured\n- either"),
+    )
     bare = Diff(changes=[DiffChange(operation="modify", path="/link", file_type="symlink")], patch=None)
-    run(state, ToolCallUpdate(tool_call_id="d", title="Edit", kind="edit", status="in_progress",
-                              content=[diff, odd, bare]))
+    run(
+        state,
+        ToolCallUpdate(tool_call_id="d", title="Edit", kind="edit", status="in_progress", content=[diff, odd, bare]),
+    )
     card = ToolCallCard(found(state.tool_call("d")))
     app = WidgetApp(card)
     async with app.run_test(size=(90, 50)) as pilot:
@@ -455,8 +497,11 @@ async def test_tool_card_v2_diff_binary_move_and_unknown_format() -> None:
 
         def background_of(text_obj: Text, needle: str) -> Any:
             start = text_obj.plain.index(needle)
-            colours = [span.style.bgcolor for span in text_obj.spans
-                       if span.start <= start < span.end and not isinstance(span.style, str)]
+            colours = [
+                span.style.bgcolor
+                for span in text_obj.spans
+                if span.start <= start < span.end and not isinstance(span.style, str)
+            ]
             base = text_obj.get_style_at_offset(app.console, start).bgcolor
             return next((colour for colour in reversed(colours) if colour is not None), base)
 
@@ -517,9 +562,16 @@ async def test_tool_card_streams_text_bounds_output_and_saves_everything() -> No
 
 async def test_tool_card_many_items_are_bounded() -> None:
     state = SessionState()
-    run(state, ToolCallUpdate(tool_call_id="m", title="many", kind="other", status="in_progress",
-                              content=[ToolContent(content=ResourceLink(uri=f"file:///{i}", name=f"f{i}"))
-                                       for i in range(30)]))
+    run(
+        state,
+        ToolCallUpdate(
+            tool_call_id="m",
+            title="many",
+            kind="other",
+            status="in_progress",
+            content=[ToolContent(content=ResourceLink(uri=f"file:///{i}", name=f"f{i}")) for i in range(30)],
+        ),
+    )
     card = ToolCallCard(found(state.tool_call("m")), max_items=10)
     app = WidgetApp(card)
     async with app.run_test(size=(80, 40)) as pilot:
@@ -530,12 +582,18 @@ async def test_tool_card_many_items_are_bounded() -> None:
 
 async def test_tool_card_locations_raw_json_terminals_and_replace() -> None:
     state = SessionState()
-    run(state, ToolCallUpdate(
-        tool_call_id="t", title="Run", kind="execute", status="in_progress",
-        locations=[ToolCallLocation(path="/src/main.py", line=42), ToolCallLocation(path="/README")],
-        raw_input={"command": "[bold]ls[/]", "lines": list(range(1000))},
-        content=[TerminalRef(terminal_id="term-1"), UnknownToolContent(type="hologram")],
-    ))
+    run(
+        state,
+        ToolCallUpdate(
+            tool_call_id="t",
+            title="Run",
+            kind="execute",
+            status="in_progress",
+            locations=[ToolCallLocation(path="/src/main.py", line=42), ToolCallLocation(path="/README")],
+            raw_input={"command": "[bold]ls[/]", "lines": list(range(1000))},
+            content=[TerminalRef(terminal_id="term-1"), UnknownToolContent(type="hologram")],
+        ),
+    )
     card = ToolCallCard(found(state.tool_call("t")))
     app = WidgetApp(card)
     async with app.run_test(size=(80, 60)) as pilot:
@@ -572,10 +630,17 @@ async def test_tool_card_locations_raw_json_terminals_and_replace() -> None:
 
 async def test_tool_card_terminal_factory_fills_slots() -> None:
     state = SessionState()
-    run(state,
+    run(
+        state,
         TerminalUpdate(terminal_id="t9", command="pytest", cwd="/repo"),
-        ToolCallUpdate(tool_call_id="c", title="Test", kind="execute", status="in_progress",
-                       content=[TerminalRef(terminal_id="t9")]))
+        ToolCallUpdate(
+            tool_call_id="c",
+            title="Test",
+            kind="execute",
+            status="in_progress",
+            content=[TerminalRef(terminal_id="t9")],
+        ),
+    )
 
     def factory(terminal_id: str) -> Widget | None:
         term = state.terminal(terminal_id)
@@ -587,9 +652,19 @@ async def test_tool_card_terminal_factory_fills_slots() -> None:
         await pilot.pause()
         assert "$ pytest  (/repo)" in screen_text(app)
         first = card.query_one(TerminalView)
-        drive(card, run(state, ToolCallUpdate(tool_call_id="c", content=[
-            text_item("rerun"), TerminalRef(terminal_id="t9"),
-        ])))
+        drive(
+            card,
+            run(
+                state,
+                ToolCallUpdate(
+                    tool_call_id="c",
+                    content=[
+                        text_item("rerun"),
+                        TerminalRef(terminal_id="t9"),
+                    ],
+                ),
+            ),
+        )
         assert await until(pilot, lambda: len(card.query(TerminalView)) == 1 and first not in card.query(TerminalView))
         assert await until(pilot, shows(app, "rerun"))
         assert screen_text(app).count("$ pytest  (/repo)") == 1
@@ -689,9 +764,20 @@ async def test_plan_entries_glyphs_priorities_and_in_place_replace() -> None:
         high = view.entries.get_component_rich_style("plan--high", partial=True)
         assert high.color is not None
         entries_widget = view.entries
-        drive(view, run(state, PlanUpdate(plan=PlanItems(plan_id="p1", entries=[
-            PlanEntry(content="Only step", priority="high", status="completed"),
-        ]))))
+        drive(
+            view,
+            run(
+                state,
+                PlanUpdate(
+                    plan=PlanItems(
+                        plan_id="p1",
+                        entries=[
+                            PlanEntry(content="Only step", priority="high", status="completed"),
+                        ],
+                    )
+                ),
+            ),
+        )
         await pilot.pause()
         text = screen_text(app)
         assert "✓ Only step" in text and "Ship" not in text and "Plan 1/1" in text
@@ -700,8 +786,14 @@ async def test_plan_entries_glyphs_priorities_and_in_place_replace() -> None:
 
 async def test_unknown_plan_expands_to_raw_json() -> None:
     state = SessionState()
-    run(state, PlanUpdate(plan=UnknownPlan(type="markdown", plan_id="p2",
-                                           raw={"type": "markdown", "planId": "p2", "content": "[b]# hi[/b]"})))
+    run(
+        state,
+        PlanUpdate(
+            plan=UnknownPlan(
+                type="markdown", plan_id="p2", raw={"type": "markdown", "planId": "p2", "content": "[b]# hi[/b]"}
+            )
+        ),
+    )
     view = PlanView(found(state.plan("p2")))
     app = WidgetApp(view)
     async with app.run_test(size=(70, 14)) as pilot:
@@ -754,8 +846,11 @@ async def test_compaction_states_and_summary() -> None:
 
 async def test_unknown_update_row_expands_to_bounded_sanitized_json() -> None:
     state = SessionState()
-    raw = {"sessionUpdate": "hologram[/]", "payload": "\x1b]52;c;aGk=\x07[@click=app.quit]x[/]",
-           "big": list(range(2000))}
+    raw = {
+        "sessionUpdate": "hologram[/]",
+        "payload": "\x1b]52;c;aGk=\x07[@click=app.quit]x[/]",
+        "big": list(range(2000)),
+    }
     run(state, UnknownUpdate(kind="hologram[/]\u202e", raw=raw))
     entry = state.get("unknown", "1")
     assert isinstance(entry, UnknownEntry)

@@ -134,8 +134,16 @@ def test_tool_call_create_defaults_and_null_means_unchanged() -> None:
     s.send({"sessionUpdate": "tool_call", "toolCallId": "c", "title": "Read README", "rawInput": {"p": 1}})
     call = s.state.tool_call("c")
     assert isinstance(call, ToolCall) and (call.status, call.kind, call.title) == ("pending", "other", "Read README")
-    s.send({"sessionUpdate": "tool_call_update", "toolCallId": "c", "title": None, "rawInput": None, "status": "completed",
-            "content": [{"type": "content", "content": {"type": "text", "text": "done"}}]})
+    s.send(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "c",
+            "title": None,
+            "rawInput": None,
+            "status": "completed",
+            "content": [{"type": "content", "content": {"type": "text", "text": "done"}}],
+        }
+    )
     assert (call.title, call.raw_input, call.status) == ("Read README", {"p": 1}, "completed")
     assert call.content[0].content.text == "done"  # type: ignore[union-attr]
 
@@ -144,10 +152,17 @@ def test_v1_diff_becomes_a_v2_diff_with_a_patch() -> None:
     """§6.3: "v1: {type:"diff", path, oldText?, newText}. oldText null ⇒ new file" ; "compute a unified diff
     locally (difflib)" """
     s = Session()
-    s.send({"sessionUpdate": "tool_call", "toolCallId": "c", "title": "Edit", "content": [
-        {"type": "diff", "path": "/p/a.txt", "oldText": "one\n", "newText": "two\n"},
-        {"type": "diff", "path": "/p/new.txt", "oldText": None, "newText": "fresh\n"},
-    ]})
+    s.send(
+        {
+            "sessionUpdate": "tool_call",
+            "toolCallId": "c",
+            "title": "Edit",
+            "content": [
+                {"type": "diff", "path": "/p/a.txt", "oldText": "one\n", "newText": "two\n"},
+                {"type": "diff", "path": "/p/new.txt", "oldText": None, "newText": "fresh\n"},
+            ],
+        }
+    )
     call = s.state.tool_call("c")
     assert call is not None
     modify, add = call.content
@@ -167,9 +182,13 @@ def test_plan_maps_to_plan_main_and_replaces() -> None:
     assert len(s.state.entities) == 1
 
 
-MODES = {"currentModeId": "ask", "availableModes": [
-    {"id": "ask", "name": "Ask", "description": "Ask first"}, {"id": "code", "name": "Code"},
-]}
+MODES = {
+    "currentModeId": "ask",
+    "availableModes": [
+        {"id": "ask", "name": "Ask", "description": "Ask first"},
+        {"id": "code", "name": "Code"},
+    ],
+}
 
 
 def test_modes_become_a_mode_select_and_current_mode_update_sets_it() -> None:
@@ -189,9 +208,14 @@ def test_modes_become_a_mode_select_and_current_mode_update_sets_it() -> None:
 def test_config_options_win_over_modes() -> None:
     """§10.4: "If configOptions exist, use them and ignore modes (V1 SHOULD)." v1 options use `id`."""
     s = Session(modes=MODES)
-    s.send({"sessionUpdate": "config_option_update", "configOptions": [
-        {"id": "fast", "name": "Fast", "type": "boolean", "currentValue": True},
-    ]})
+    s.send(
+        {
+            "sessionUpdate": "config_option_update",
+            "configOptions": [
+                {"id": "fast", "name": "Fast", "type": "boolean", "currentValue": True},
+            ],
+        }
+    )
     (option,) = s.state.config_options
     assert isinstance(option, SessionConfigBoolean) and option.config_id == "fast"
     assert not s.adapter.synthetic_modes
@@ -202,10 +226,15 @@ def test_config_options_win_over_modes() -> None:
 def test_command_input_hint_becomes_text_input() -> None:
     """§5.6: available_commands_update "input?: {hint} (untagged) — Treat as {type:"text", hint}." """
     s = Session()
-    s.send({"sessionUpdate": "available_commands_update", "availableCommands": [
-        {"name": "web", "description": "Search", "input": {"hint": "query"}},
-        {"name": "plain", "description": "No input"},
-    ]})
+    s.send(
+        {
+            "sessionUpdate": "available_commands_update",
+            "availableCommands": [
+                {"name": "web", "description": "Search", "input": {"hint": "query"}},
+                {"name": "plain", "description": "No input"},
+            ],
+        }
+    )
     assert s.state.commands[0].input == {"type": "text", "hint": "query"}
     assert s.state.commands[1].input is UNSET and s.state.commands[1].name == "plain"
 
@@ -226,10 +255,16 @@ def test_v1_permission_tool_call_patches_the_tool_call() -> None:
     s = Session()
     s.prompt(1, "x")
     s.send({"sessionUpdate": "tool_call", "toolCallId": "c", "title": "Preparing…", "kind": "edit"})
-    request = codec.decode_permission_request(json.dumps({
-        "sessionId": SID, "toolCall": {"toolCallId": "c", "title": "Write hello.txt", "kind": None},
-        "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}],
-    }).encode(), 1)
+    request = codec.decode_permission_request(
+        json.dumps(
+            {
+                "sessionId": SID,
+                "toolCall": {"toolCallId": "c", "title": "Write hello.txt", "kind": None},
+                "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}],
+            }
+        ).encode(),
+        1,
+    )
     s.feed(s.adapter.permission_requested(request))
     call = s.state.tool_call("c")
     assert call is not None and (call.title, call.kind) == ("Write hello.txt", "edit")

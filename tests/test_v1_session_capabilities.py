@@ -32,8 +32,15 @@ def test_v1_notices_and_compactions_reach_the_model() -> None:
         apply(state, item)
     feed(state, adapter, {"sessionUpdate": "notice", "severity": "warning", "title": "Rate limit near"})
     feed(state, adapter, {"sessionUpdate": "compaction_update", "compactionId": "c1", "status": "in_progress"})
-    feed(state, adapter, {"sessionUpdate": "compaction_summary_chunk", "compactionId": "c1",
-                          "content": {"type": "text", "text": "Kept: the plan."}})
+    feed(
+        state,
+        adapter,
+        {
+            "sessionUpdate": "compaction_summary_chunk",
+            "compactionId": "c1",
+            "content": {"type": "text", "text": "Kept: the plan."},
+        },
+    )
     feed(state, adapter, {"sessionUpdate": "compaction_update", "compactionId": "c1", "status": "completed"})
     assert [(n.severity, n.title) for n in state.notices] == [("warning", "Rate limit near")]
     compaction = state.compaction("c1")

@@ -39,22 +39,37 @@ class Run:
 
 def claude_bash(run: Run, delta: bool = True) -> None:
     """What Claude's adapter sends for `echo hi` (tool-calls/renderer.js: toolCall, then result)."""
-    run.send({
-        "sessionUpdate": "tool_call", "toolCallId": "toolu_1", "title": "echo hi", "kind": "execute",
-        "status": "pending", "rawInput": {"command": "echo hi"},
-        "content": [{"type": "terminal", "terminalId": "toolu_1"}],
-        "_meta": {"claudeCode": {"toolName": "Bash"}, "terminal_info": {"terminal_id": "toolu_1"}},
-    })
+    run.send(
+        {
+            "sessionUpdate": "tool_call",
+            "toolCallId": "toolu_1",
+            "title": "echo hi",
+            "kind": "execute",
+            "status": "pending",
+            "rawInput": {"command": "echo hi"},
+            "content": [{"type": "terminal", "terminalId": "toolu_1"}],
+            "_meta": {"claudeCode": {"toolName": "Bash"}, "terminal_info": {"terminal_id": "toolu_1"}},
+        }
+    )
     key = "terminal_output_delta" if delta else "terminal_output"
-    run.send({
-        "sessionUpdate": "tool_call_update", "toolCallId": "toolu_1",
-        "_meta": {key: {"terminal_id": "toolu_1", "data": "hi\n"}},
-    })
-    run.send({
-        "sessionUpdate": "tool_call_update", "toolCallId": "toolu_1", "status": "completed",
-        "_meta": {"claudeCode": {"toolName": "Bash"},
-                  "terminal_exit": {"terminal_id": "toolu_1", "exit_code": 0, "signal": None}},
-    })
+    run.send(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "toolu_1",
+            "_meta": {key: {"terminal_id": "toolu_1", "data": "hi\n"}},
+        }
+    )
+    run.send(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "toolu_1",
+            "status": "completed",
+            "_meta": {
+                "claudeCode": {"toolName": "Bash"},
+                "terminal_exit": {"terminal_id": "toolu_1", "exit_code": 0, "signal": None},
+            },
+        }
+    )
 
 
 def test_claude_bash_output_streams_into_the_card() -> None:
@@ -72,10 +87,21 @@ def test_claude_bash_output_streams_into_the_card() -> None:
 
 def test_an_output_only_report_is_just_a_chunk() -> None:
     run = Run()
-    run.send({"sessionUpdate": "tool_call", "toolCallId": "c", "title": "t",
-              "_meta": {"terminal_info": {"terminal_id": "c"}}})
-    out = run.send({"sessionUpdate": "tool_call_update", "toolCallId": "c",
-                    "_meta": {"terminal_output_delta": {"terminal_id": "c", "data": "é\n"}}})
+    run.send(
+        {
+            "sessionUpdate": "tool_call",
+            "toolCallId": "c",
+            "title": "t",
+            "_meta": {"terminal_info": {"terminal_id": "c"}},
+        }
+    )
+    out = run.send(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "c",
+            "_meta": {"terminal_output_delta": {"terminal_id": "c", "data": "é\n"}},
+        }
+    )
     assert [type(item) for item in out] == [TerminalOutputChunk]  # no tool-call change per chunk
     term = run.state.terminal("c")
     assert term is not None and bytes(term.output) == "é\n".encode()
@@ -84,40 +110,76 @@ def test_an_output_only_report_is_just_a_chunk() -> None:
 def test_terminal_output_is_a_snapshot() -> None:
     run = Run()
     claude_bash(run, delta=False)
-    run.send({"sessionUpdate": "tool_call_update", "toolCallId": "toolu_1",
-              "_meta": {"terminal_output": {"terminal_id": "toolu_1", "data": "all of it\n"}}})
+    run.send(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "toolu_1",
+            "_meta": {"terminal_output": {"terminal_id": "toolu_1", "data": "all of it\n"}},
+        }
+    )
     term = run.state.terminal("toolu_1")
     assert term is not None and bytes(term.output) == b"all of it\n"
 
 
 def test_codex_style_argv_command_and_no_terminal_content() -> None:
     run = Run()
-    out = run.send({
-        "sessionUpdate": "tool_call", "toolCallId": "call_1", "title": "ls", "kind": "execute",
-        "rawInput": {"command": ["bash", "-lc", "ls -la"]},
-        "_meta": {"terminal_info": {"terminal_id": "term-9", "cwd": "/repo"}},
-    })
+    out = run.send(
+        {
+            "sessionUpdate": "tool_call",
+            "toolCallId": "call_1",
+            "title": "ls",
+            "kind": "execute",
+            "rawInput": {"command": ["bash", "-lc", "ls -la"]},
+            "_meta": {"terminal_info": {"terminal_id": "term-9", "cwd": "/repo"}},
+        }
+    )
     assert isinstance(out[1], TerminalUpdate) and out[1].command == "bash -lc 'ls -la'" and out[1].cwd == "/repo"
     call = run.state.tool_call("call_1")
     assert call is not None and call.content == [TerminalRef(terminal_id="term-9")]
-    run.send({"sessionUpdate": "tool_call_update", "toolCallId": "call_1",
-              "_meta": {"terminal_output_delta": {"terminal_id": "term-9", "data": "a\n"}}})
-    run.send({"sessionUpdate": "tool_call_update", "toolCallId": "call_1", "status": "failed",
-              "_meta": {"terminal_exit": {"terminal_id": "term-9", "exit_code": None, "signal": "SIGINT"}}})
+    run.send(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "call_1",
+            "_meta": {"terminal_output_delta": {"terminal_id": "term-9", "data": "a\n"}},
+        }
+    )
+    run.send(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "call_1",
+            "status": "failed",
+            "_meta": {"terminal_exit": {"terminal_id": "term-9", "exit_code": None, "signal": "SIGINT"}},
+        }
+    )
     term = run.state.terminal("term-9")
     assert term is not None and bytes(term.output) == b"a\n"
-    assert term.exit_status is not None and term.exit_status.signal == "SIGINT" and term.exit_status.exit_code is msgspec.UNSET
+    assert (
+        term.exit_status is not None
+        and term.exit_status.signal == "SIGINT"
+        and term.exit_status.exit_code is msgspec.UNSET
+    )
 
 
 def test_the_terminal_stays_in_its_card() -> None:
     run = Run()
     run.send({"sessionUpdate": "tool_call", "toolCallId": "c", "title": "t"})
-    out = run.send({"sessionUpdate": "tool_call_update", "toolCallId": "c", "rawInput": {"command": "make"},
-                    "_meta": {"terminal_info": {"terminal_id": "c"}}})
+    out = run.send(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "c",
+            "rawInput": {"command": "make"},
+            "_meta": {"terminal_info": {"terminal_id": "c"}},
+        }
+    )
     assert ToolCallContentChunk(tool_call_id="c", content=TerminalRef(terminal_id="c")) in out
     # content replaced later without it (a denial text): the terminal is still the call's
-    run.send({"sessionUpdate": "tool_call_update", "toolCallId": "c",
-              "content": [{"type": "content", "content": {"type": "text", "text": "denied"}}]})
+    run.send(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "c",
+            "content": [{"type": "content", "content": {"type": "text", "text": "denied"}}],
+        }
+    )
     call = run.state.tool_call("c")
     assert call is not None and [type(item).__name__ for item in call.content] == ["TerminalRef", "ToolContent"]
     term = run.state.terminal("c")
@@ -126,8 +188,14 @@ def test_the_terminal_stays_in_its_card() -> None:
 
 def test_malformed_extension_values_are_left_alone() -> None:
     run = Run()
-    out = run.send({"sessionUpdate": "tool_call", "toolCallId": "c", "title": "t",
-                    "_meta": {"terminal_output": "not an object", "other": 1}})
+    out = run.send(
+        {
+            "sessionUpdate": "tool_call",
+            "toolCallId": "c",
+            "title": "t",
+            "_meta": {"terminal_output": "not an object", "other": 1},
+        }
+    )
     assert len(out) == 1 and run.state.terminal("c") is None
     call = run.state.tool_call("c")
     assert call is not None and call.meta == {"terminal_output": "not an object", "other": 1}
@@ -135,9 +203,20 @@ def test_malformed_extension_values_are_left_alone() -> None:
 
 def test_exit_without_a_code_still_ends_it() -> None:
     run = Run()
-    run.send({"sessionUpdate": "tool_call", "toolCallId": "c", "title": "t",
-              "_meta": {"terminal_info": {"terminal_id": "c"}}})
-    run.send({"sessionUpdate": "tool_call_update", "toolCallId": "c",
-              "_meta": {"terminal_exit": {"terminal_id": "c", "exit_code": None, "signal": None}}})
+    run.send(
+        {
+            "sessionUpdate": "tool_call",
+            "toolCallId": "c",
+            "title": "t",
+            "_meta": {"terminal_info": {"terminal_id": "c"}},
+        }
+    )
+    run.send(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "c",
+            "_meta": {"terminal_exit": {"terminal_id": "c", "exit_code": None, "signal": None}},
+        }
+    )
     term = run.state.terminal("c")
     assert term is not None and term.exit_status is not None  # "exited", code unknown

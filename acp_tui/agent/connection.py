@@ -23,9 +23,7 @@ from msgspec import UNSET
 
 from acp_tui.agent.process import AgentNotRunning, ExitInfo
 from acp_tui.agent.trace import TraceSink
-from acp_tui.protocol.common import ErrorObject
 from acp_tui.protocol.framing import MAX_LINE_BYTES, LineFramer
-from acp_tui.protocol.jsonrpc import RpcError as RpcError  # re-exported: the agent layer's callers catch it here
 from acp_tui.protocol.jsonrpc import (
     CANCEL_REQUEST_METHOD,
     INTERNAL_ERROR,
@@ -43,12 +41,13 @@ from acp_tui.protocol.jsonrpc import (
     Response,
     decode_frame,
     encode_batch,
-    oversized_frame,
     encode_error,
     encode_notification,
     encode_request,
     encode_response,
+    oversized_frame,
 )
+from acp_tui.protocol.jsonrpc import RpcError as RpcError  # re-exported: the agent layer's callers catch it here
 
 
 class Transport(Protocol):
@@ -399,8 +398,9 @@ class Connection:
         if not echoed and message.method != "initialize":
             return False
         if echoed:
-            reason = (f"the agent echoed our {message.method} request back — is this an ACP agent? "
-                      "(`cat` echoes its input)")
+            reason = (
+                f"the agent echoed our {message.method} request back — is this an ACP agent? (`cat` echoes its input)"
+            )
         else:
             reason = "the agent sent us an initialize request, as a client does — is this an ACP agent?"
         self._problem(reason, line)

@@ -217,7 +217,7 @@ class AgentProcess:
         assert self._returncode is not None
         try:
             await asyncio.wait_for(asyncio.shield(self._returncode), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return False
         return True
 
@@ -236,8 +236,10 @@ class AgentProcess:
             except (OSError, ValueError) as exc:
                 # Nothing more can be heard from the agent: stop it, so its exit says what happened
                 # instead of a turn that shows `working…` for good.
-                self._emit_stderr_line(f"acp-tui: reading the agent's output failed ({exc.__class__.__name__}: {exc}); "
-                                       "stopping the agent".encode())
+                self._emit_stderr_line(
+                    f"acp-tui: reading the agent's output failed ({exc.__class__.__name__}: {exc}); "
+                    "stopping the agent".encode()
+                )
                 self._signal_group(signal.SIGTERM)
                 return
             if not data:
@@ -245,7 +247,9 @@ class AgentProcess:
             try:
                 on_data(data)
             except Exception as exc:  # noqa: BLE001 - the consumer must not end the reading (the Connection catches per line)
-                self._emit_stderr_line(f"acp-tui: handling the agent's output failed ({exc.__class__.__name__}: {exc})".encode())
+                self._emit_stderr_line(
+                    f"acp-tui: handling the agent's output failed ({exc.__class__.__name__}: {exc})".encode()
+                )
 
     async def _pump_stderr(self) -> None:
         assert self._proc is not None and self._proc.stderr is not None

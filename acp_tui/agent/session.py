@@ -20,8 +20,7 @@ from typing import Any
 
 import msgspec
 
-from acp_tui.agent.connection import Connection, ConnectionClosed, WireProblem
-from acp_tui.agent.connection import NotAnAgent
+from acp_tui.agent.connection import Connection, ConnectionClosed, NotAnAgent, WireProblem
 from acp_tui.agent.dialect import Dialect, OpenMethod, SessionAbilities, V1Dialect, dialect_for
 from acp_tui.agent.events import ModelChanged, SessionEvent, SessionSwitched, StderrLine
 from acp_tui.agent.process import AgentProcess, ExitInfo
@@ -167,9 +166,11 @@ class AgentSession:
         self.dialect = dialect_for(version, response)
         if version == 1 and response.protocol_version == 2:
             # e.g. the Python SDK's echo agent echoes the version it was offered, then speaks v1
-            self._report(WireProblem(
-                "the agent answered protocolVersion 2 in a v1-shaped result (no `info`); speaking v1", bytes(raw)
-            ))
+            self._report(
+                WireProblem(
+                    "the agent answered protocolVersion 2 in a v1-shaped result (no `info`); speaking v1", bytes(raw)
+                )
+            )
         self._bind_services(response)
         return version
 
@@ -233,7 +234,9 @@ class AgentSession:
         dialect = self._dialect()
         method = dialect.open_method(history)
         if method is None:
-            raise SessionError("this agent cannot open past sessions (it offers neither session/load nor session/resume)")
+            raise SessionError(
+                "this agent cannot open past sessions (it offers neither session/load nor session/resume)"
+            )
         if method == "resume" and self.session_id is None and self._opening is None:
             await self.resume(session_id)  # nothing shown yet, no history asked: the restart path
             return method
@@ -256,7 +259,9 @@ class AgentSession:
         if not self.abilities().list:
             raise SessionError("this agent cannot list its sessions")
         raw = await self._handshake("session/list", codec.build_list_sessions(cwd, cursor))
-        result: methods.ListSessionsResponse = self._decode(codec.decode_list_sessions_result, raw, "session/list result")
+        result: methods.ListSessionsResponse = self._decode(
+            codec.decode_list_sessions_result, raw, "session/list result"
+        )
         return result
 
     async def close_session(self) -> bool:
@@ -294,8 +299,9 @@ class AgentSession:
         if self._opening is opening:
             self._opening = None  # refused or failed: its model is dropped, the current session untouched
 
-    def _switch(self, opening: _Opening, result: methods.NewSessionResponse | methods.ResumeSessionResponse,
-                *, replayed: bool) -> None:
+    def _switch(
+        self, opening: _Opening, result: methods.NewSessionResponse | methods.ResumeSessionResponse, *, replayed: bool
+    ) -> None:
         """The agent answered: the opened session becomes the current one (`SessionSwitched`)."""
         assert opening.session_id is not None
         for item in opening.dialect.session_ready(result):
@@ -333,15 +339,15 @@ class AgentSession:
             if opening is None:
                 return await asyncio.wait_for(self.connection.request(method, params), self.handshake_timeout)
             return await self._replaying(self.connection.request(method, params), opening)
-        except asyncio.TimeoutError:
-            raise HandshakeTimeout(
-                f"the agent did not answer {method} within {self.handshake_timeout:g} s"
-            ) from None
+        except TimeoutError:
+            raise HandshakeTimeout(f"the agent did not answer {method} within {self.handshake_timeout:g} s") from None
         except NotAnAgent as exc:
             raise SessionError(exc.message) from None  # e.g. `cat`: say what happened, not "refused"
         except RpcError as exc:
             if exc.code == AUTH_REQUIRED:
-                methods_offered = self.init.auth_methods if self.init and isinstance(self.init.auth_methods, list) else []
+                methods_offered = (
+                    self.init.auth_methods if self.init and isinstance(self.init.auth_methods, list) else []
+                )
                 raise AuthRequired(f"the agent requires authentication: {exc.message}", methods_offered) from None
             raise SessionError(f"the agent refused {method}: {exc.message} ({exc.code})") from None
         except ConnectionClosed as exc:
@@ -357,7 +363,7 @@ class AgentSession:
                 if done:
                     return task.result()
                 if opening.updates == seen:
-                    raise asyncio.TimeoutError
+                    raise TimeoutError
                 seen = opening.updates
         finally:
             task.cancel()

@@ -57,7 +57,11 @@ class WireTrace:
                 body = json.dumps(redact_value(json.loads(body)), ensure_ascii=True, separators=(",", ":")).encode()
         except (RecursionError, ValueError, TypeError):
             # Nested deeper than the decoders recurse (a hostile line): logged as text, redacted as text.
-            text = bytes(payload).decode("utf-8", "replace") if isinstance(payload, (bytes, bytearray, memoryview)) else str(payload)
+            text = (
+                bytes(payload).decode("utf-8", "replace")
+                if isinstance(payload, (bytes, bytearray, memoryview))
+                else str(payload)
+            )
             body = json.dumps(redact_value(text), ensure_ascii=True).encode()
         self._file.write(head + body + b"}\n")
         self._file.flush()

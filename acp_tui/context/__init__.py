@@ -17,7 +17,19 @@ from acp_tui.context.matcher import Match, Matcher
 from acp_tui.context.mentions import Mention, PromptSubmission, mention_token, mentions_in_text
 
 __all__ = [
-    "Attachment", "Corpus", "FileIndex", "Match", "Matcher", "Mention", "PromptBlockError", "PromptBlocks",
-    "PromptCapabilities", "PromptSubmission", "build_prompt_blocks", "describe_block", "disallowed_blocks",
-    "mention_token", "mentions_in_text",
+    "Attachment",
+    "Corpus",
+    "FileIndex",
+    "Match",
+    "Matcher",
+    "Mention",
+    "PromptBlockError",
+    "PromptBlocks",
+    "PromptCapabilities",
+    "PromptSubmission",
+    "build_prompt_blocks",
+    "describe_block",
+    "disallowed_blocks",
+    "mention_token",
+    "mentions_in_text",
 ]

@@ -53,8 +53,18 @@ from acp_tui.sanitize import plain
 from acp_tui.sizes import human_size
 
 __all__ = [
-    "EMBED_LIMIT", "TOTAL_EMBED_LIMIT", "IMAGE_LIMIT", "AUDIO_LIMIT", "PromptBlocks", "PromptBlockError",
-    "Attachment", "build_prompt_blocks", "describe_block", "disallowed_blocks", "human_size", "shown_path",
+    "EMBED_LIMIT",
+    "TOTAL_EMBED_LIMIT",
+    "IMAGE_LIMIT",
+    "AUDIO_LIMIT",
+    "PromptBlocks",
+    "PromptBlockError",
+    "Attachment",
+    "build_prompt_blocks",
+    "describe_block",
+    "disallowed_blocks",
+    "human_size",
+    "shown_path",
 ]
 
 #: Larger text files are linked, not embedded.
@@ -94,7 +104,7 @@ def shown_path(path: str, width: int = _SHOWN) -> str:
     if len(text) <= width:
         return text
     keep = (width - 1) // 2
-    return text[:keep] + "…" + text[-(width - 1 - keep):]
+    return text[:keep] + "…" + text[-(width - 1 - keep) :]
 
 
 def _surrogates(text: str) -> bool:
@@ -109,8 +119,10 @@ def _wire(text: str) -> str:
     """`text` as valid UTF-8 for JSON: undecodable file-name bytes (surrogate escapes) become U+FFFD."""
     if not _surrogates(text):
         return text
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace") if _escapable(text) else (
-        text.encode("utf-8", "replace").decode("utf-8")
+    return (
+        text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        if _escapable(text)
+        else (text.encode("utf-8", "replace").decode("utf-8"))
     )
 
 

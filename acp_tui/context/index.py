@@ -26,15 +26,22 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from itertools import accumulate, repeat
 from operator import contains
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Literal
 
 import pathspec
 
-__all__ = ["CharMasks", "Corpus", "FileIndex", "IndexStatus", "DEFAULT_MAX_ENTRIES", "DEFAULT_TIME_BUDGET", "is_hidden_path"]
+__all__ = [
+    "CharMasks",
+    "Corpus",
+    "FileIndex",
+    "IndexStatus",
+    "DEFAULT_MAX_ENTRIES",
+    "DEFAULT_TIME_BUDGET",
+    "is_hidden_path",
+]
 
 #: More entries than this and the walk stops (the picker says the index is partial).
 DEFAULT_MAX_ENTRIES = 250_000
@@ -77,15 +84,14 @@ class CharMasks:
     def build(lower: Sequence[str], visible: Sequence[int], size: int) -> CharMasks:
         """The masks of the first `size` entries (about 5 ms per character per 100,000 paths)."""
         strings = lower[:size]
-        chars = {
-            char: int.from_bytes(bytes(map(contains, strings, repeat(char))), "big") for char in MASK_ALPHABET
-        }
+        chars = {char: int.from_bytes(bytes(map(contains, strings, repeat(char))), "big") for char in MASK_ALPHABET}
         flags = bytearray(size)
         for index in visible:
             flags[index] = 1
         starts = list(accumulate((len(text) + 1 for text in strings), initial=0))[:-1] if size else []
-        return CharMasks(chars, int.from_bytes(b"\x01" * size, "big"), int.from_bytes(flags, "big"),
-                         "\0".join(strings), starts)
+        return CharMasks(
+            chars, int.from_bytes(b"\x01" * size, "big"), int.from_bytes(flags, "big"), "\0".join(strings), starts
+        )
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -135,7 +141,9 @@ class Corpus:
 
         Only for a ranked corpus (hidden entries last), as `FileIndex` and `from_paths` make.
         """
-        return dataclasses.replace(self, masks=CharMasks.build(self.lower, self.visible[: self.visible_size], self.size))
+        return dataclasses.replace(
+            self, masks=CharMasks.build(self.lower, self.visible[: self.visible_size], self.size)
+        )
 
 
 @dataclass(slots=True)
@@ -155,21 +163,31 @@ class _Lists:
             lowered = relative  # one string object, not two equal ones
         self.paths.append(relative)
         self.lower.append(lowered)
-        self.base.append(lowered[lowered.rfind("/", 0, len(lowered) - 1) + 1:])
+        self.base.append(lowered[lowered.rfind("/", 0, len(lowered) - 1) + 1 :])
         self.base_start.append(relative.rfind("/", 0, len(relative) - 1) + 1)
         if not is_hidden_path(relative):
             self.visible.append(index)
 
     def snapshot(self, generation: int, status: IndexStatus, reason: str) -> Corpus:
-        return Corpus(self.paths, self.lower, self.base, self.base_start, self.visible, len(self.paths),
-                      len(self.visible), generation, status, reason)
+        return Corpus(
+            self.paths,
+            self.lower,
+            self.base,
+            self.base_start,
+            self.visible,
+            len(self.paths),
+            len(self.visible),
+            generation,
+            status,
+            reason,
+        )
 
     def ranked(self) -> _Lists:
         """The same entries ordered by rank: visible first, then shorter paths, then by name.
 
         The matcher keeps corpus order within each tier, so this order is its tie-break for free.
         """
-        keyed = sorted(zip(map(is_hidden_path, self.paths), map(len, self.paths), self.lower, self.paths))
+        keyed = sorted(zip(map(is_hidden_path, self.paths), map(len, self.paths), self.lower, self.paths, strict=True))
         ranked = _Lists()
         for _, _, _, relative in keyed:
             ranked.add(relative)
@@ -197,7 +215,7 @@ class _Ignore:
         for strip, prepend, spec in reversed(self.rules):
             if strip and not relative.startswith(strip):
                 continue
-            local = prepend + relative[len(strip):]
+            local = prepend + relative[len(strip) :]
             result = spec.check_file(local.rstrip("/") + "/" if is_dir else local)
             if result.include is not None:
                 return bool(result.include)
@@ -314,9 +332,7 @@ class FileIndex:
         generation = self._next_generation()
         if stream:
             self._corpus = Corpus.empty("building", generation)
-        thread = threading.Thread(
-            target=self._build, args=(generation, stream), name="acp-tui-file-index", daemon=True
-        )
+        thread = threading.Thread(target=self._build, args=(generation, stream), name="acp-tui-file-index", daemon=True)
         self._thread = thread
         thread.start()
 
@@ -420,7 +436,9 @@ class FileIndex:
             now = time.monotonic()
             if now - started > budget:
                 return "truncated", f"the file index stopped after {budget:g} s"
-            if stream and (len(lists.paths) - published_size >= PUBLISH_EVERY or now - last_publish >= PUBLISH_INTERVAL):
+            if stream and (
+                len(lists.paths) - published_size >= PUBLISH_EVERY or now - last_publish >= PUBLISH_INTERVAL
+            ):
                 if len(lists.paths) != published_size:
                     published_size = len(lists.paths)
                     last_publish = now

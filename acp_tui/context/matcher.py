@@ -77,7 +77,7 @@ def _subsequence(query: str) -> re.Pattern[str]:
 def _strings(source: list[str], indices: Sequence[int]) -> Sequence[str]:
     """`source[i] for i in indices`, gathered in C."""
     if isinstance(indices, range) and indices.step == 1:
-        return source[indices.start:indices.stop]
+        return source[indices.start : indices.stop]
     if not indices:
         return ()
     if len(indices) == 1:
@@ -213,7 +213,7 @@ class Matcher:
         if hidden:
             return range(start, corpus.size)
         first = bisect_left(corpus.visible, start, 0, corpus.visible_size) if start else 0
-        return corpus.visible[first:corpus.visible_size]
+        return corpus.visible[first : corpus.visible_size]
 
     @staticmethod
     def _ranked(corpus: Corpus, q: str, candidates: list[int], limit: int, verified: bool) -> list[int]:
@@ -223,6 +223,7 @@ class Matcher:
         """
         if verified and len(candidates) <= 1:
             return candidates[:limit]
+
         # Gathered lazily (C-level `map`): a tier that fills the results early never touches the rest.
         def bases() -> Iterator[str]:
             return map(corpus.base.__getitem__, candidates)

@@ -18,8 +18,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = [
-    "Mention", "PromptSubmission", "MentionQuery", "mention_token", "parse_token", "mention_query",
-    "find_tokens", "mentions_in_text", "resolve", "relative_display", "escape_char",
+    "Mention",
+    "PromptSubmission",
+    "MentionQuery",
+    "mention_token",
+    "parse_token",
+    "mention_query",
+    "find_tokens",
+    "mentions_in_text",
+    "resolve",
+    "relative_display",
+    "escape_char",
 ]
 
 
@@ -134,7 +143,7 @@ def mention_query(line: str, column: int) -> MentionQuery | None:
         at = before.rfind("@", 0, at)
     if at < 0:
         return None
-    typed = before[at + 1:]
+    typed = before[at + 1 :]
     if typed.startswith('"'):
         body = typed[1:]
         if re.search(r'(?<!\\)"', body):
@@ -204,6 +213,6 @@ def mentions_in_text(text: str, cwd: str | os.PathLike[str] | None) -> tuple[Men
             key = os.fspath(candidate)
             if key not in seen:
                 seen.add(key)
-                found.append(Mention(path, text[match.start():end]))
+                found.append(Mention(path, text[match.start() : end]))
             break
     return tuple(found)

@@ -18,30 +18,36 @@ from datetime import datetime
 from typing import Any
 
 from acp_tui.agent.connection import ConnectionClosed
-from acp_tui.agent.events import ModelChanged, SessionEvent, SessionSwitched, StderrLine
+from acp_tui.agent.events import ModelChanged, SessionEvent, SessionSwitched
 from acp_tui.agent.process import SpawnError
 from acp_tui.agent.session import AgentSession, AuthRequired, SessionError
+from acp_tui.context import (
+    PromptBlockError,
+    PromptCapabilities,
+    PromptSubmission,
+    build_prompt_blocks,
+    mentions_in_text,
+)
 from acp_tui.controller.events import (
     AgentIdentified,
     CancelStateChanged,
     ControllerEvent,
+    Lifecycle,
     LifecycleChanged,
     Note,
     QueueChanged,
-    Lifecycle,
     Severity,
     Waiting,
 )
-from acp_tui.context import PromptBlockError, PromptCapabilities, PromptSubmission, build_prompt_blocks
-from acp_tui.context import mentions_in_text
 from acp_tui.controller.mode_watch import ModeWatch
 from acp_tui.controller.prompt_queue import PromptQueue
 from acp_tui.controller.session_intents import SessionIntents
+from acp_tui.controller.wiring import ServicesFactory, UserAsker, default_services
 from acp_tui.launch import Launch
 from acp_tui.protocol import codec
 from acp_tui.protocol.auth import AgentLogin, EnvVarLogin
-from acp_tui.protocol.v2 import ContentBlock
 from acp_tui.protocol.jsonrpc import AUTH_REQUIRED, RpcError
+from acp_tui.protocol.v2 import ContentBlock
 from acp_tui.sanitize import plain
 from acp_tui.services.auth import (
     AgentRequest,
@@ -58,7 +64,6 @@ from acp_tui.session.changes import AgentGone, Change, ConfigChanged, InfoChange
 from acp_tui.session.coalesce import coalesce
 from acp_tui.session.model import USER_MESSAGE, Message, SessionState
 from acp_tui.transcript import TranscriptWriter, transcript_path
-from acp_tui.controller.wiring import ServicesFactory, UserAsker, default_services
 
 #: how long after a cancel before a second Ctrl-C may stop the agent process (and the slow-cancel line shows)
 FORCE_STOP_AFTER = 3.0
@@ -192,8 +197,11 @@ class SessionController(SessionIntents):
             return False
         except AuthRequired as exc:
             names = ", ".join(plain(str(m.get("name", m.get("id", "?")))) for m in exc.auth_methods) or "none offered"
-            how = ("press Ctrl-R to be asked again, or log in from the command palette" if exc.auth_methods
-                   else "log in with the agent's own command first, then restart with Ctrl-R")
+            how = (
+                "press Ctrl-R to be asked again, or log in from the command palette"
+                if exc.auth_methods
+                else "log in with the agent's own command first, then restart with Ctrl-R"
+            )
             self._unavailable(f"not logged in: the agent requires authentication ({names}); {how}")
             await session.shutdown()  # no agent lingers; Ctrl-R starts a fresh one
             return False
@@ -238,8 +246,7 @@ class SessionController(SessionIntents):
             self._emit(Waiting("opening a session"))
             await session.new_session()
             if resume_id is not None:
-                self.note("a new session was started: the agent's memory of this conversation starts fresh",
-                          "warning")
+                self.note("a new session was started: the agent's memory of this conversation starts fresh", "warning")
         else:
             self._opened_note(method, history)
 
@@ -277,7 +284,7 @@ class SessionController(SessionIntents):
             if not self.stopped and (session.state.foreground.busy or session.state.permissions):
                 try:
                     await asyncio.wait_for(session.cancel(), timeout=1.0)
-                except (asyncio.TimeoutError, ConnectionClosed):
+                except (TimeoutError, ConnectionClosed):
                     pass
             await self._close_on_quit(session)
             self._stopped_by_user = True
@@ -383,13 +390,19 @@ class SessionController(SessionIntents):
         if not (asked or auth.can_help(methods, reason)):
             return None
         attempt = LoginAttempt(
-            reason, methods, self._agent_request(session), {**os.environ, **self.launch.env, **self._auth_env},
-            progress=lambda text: self._emit(Waiting(text)), note=self.note,
+            reason,
+            methods,
+            self._agent_request(session),
+            {**os.environ, **self.launch.env, **self._auth_env},
+            progress=lambda text: self._emit(Waiting(text)),
+            note=self.note,
         )
         pending, self._login_after_restart = self._login_after_restart, None
         outcome: LoginOutcome
         try:
-            known = next((m for m in methods if isinstance(m, (AgentLogin, EnvVarLogin)) and m.method_id == pending), None)
+            known = next(
+                (m for m in methods if isinstance(m, (AgentLogin, EnvVarLogin)) and m.method_id == pending), None
+            )
             if known is not None:
                 try:
                     failure = await auth.authenticate(attempt, known.method_id, known.name)
@@ -434,8 +447,7 @@ class SessionController(SessionIntents):
         self._resend_of, self._refused = inserted, None if inserted is not None else _refused_submission(session.state)
         self._spawn(self._log_in_and_resend(session, prompt, reason))
 
-    async def _log_in_and_resend(self, session: AgentSession, prompt: PromptSubmission | None,
-                                 reason: str) -> None:
+    async def _log_in_and_resend(self, session: AgentSession, prompt: PromptSubmission | None, reason: str) -> None:
         try:
             outcome = await self._log_in(session, reason)
         finally:
@@ -455,8 +467,11 @@ class SessionController(SessionIntents):
             case LoginCancelled() | None:
                 if prompt is not None:
                     self._requeue(prompt)
-                    self.note("not logged in: your prompt waits in the queue; log in from the command palette, "
-                              "then send it with Enter", "warning")
+                    self.note(
+                        "not logged in: your prompt waits in the queue; log in from the command palette, "
+                        "then send it with Enter",
+                        "warning",
+                    )
                 self._send_next()
 
     def _resend_after_login(self) -> bool:
@@ -490,11 +505,13 @@ class SessionController(SessionIntents):
 
     def _agent_request(self, session: AgentSession) -> AgentRequest:
         """The login requests' way to the agent: its exit becomes `LoginInterrupted`."""
+
         async def request(method: str, params: object) -> object:
             try:
                 return await session.connection.request(method, params)
             except ConnectionClosed as exc:
                 raise LoginInterrupted(str(exc)) from None
+
         return request
 
     @staticmethod
@@ -508,8 +525,11 @@ class SessionController(SessionIntents):
 
         A plain string is read for `@` mentions of files that exist (history, scripts, tests).
         """
-        submission = prompt if isinstance(prompt, PromptSubmission) else PromptSubmission(
-            prompt, mentions_in_text(prompt, self.launch.cwd))
+        submission = (
+            prompt
+            if isinstance(prompt, PromptSubmission)
+            else PromptSubmission(prompt, mentions_in_text(prompt, self.launch.cwd))
+        )
         if self.session is None or self.session.session_id is None or self.busy or self.stopped:
             self.queue.add(submission)
             self._queue_changed()
@@ -562,7 +582,9 @@ class SessionController(SessionIntents):
             blocks: list[ContentBlock] = [codec.text_block(submission.text)]
             if submission.mentions:
                 built = await asyncio.to_thread(
-                    build_prompt_blocks, submission, PromptCapabilities.from_init(session.init, session.version),
+                    build_prompt_blocks,
+                    submission,
+                    PromptCapabilities.from_init(session.init, session.version),
                     session.cwd,
                 )
                 if isinstance(built, PromptBlockError):
@@ -643,8 +665,11 @@ class SessionController(SessionIntents):
     def _cancel_is_slow(self) -> None:
         self._slow_cancel = None
         if self.cancel_sent_at is not None and not self.stopped:
-            self.note("the agent has not stopped yet; press Ctrl-C again to stop the agent process "
-                      "(the conversation is kept)", "warning")
+            self.note(
+                "the agent has not stopped yet; press Ctrl-C again to stop the agent process "
+                "(the conversation is kept)",
+                "warning",
+            )
 
     def _set_cancel(self, sent_at: float | None) -> None:
         was = self.cancel_sent_at is not None
@@ -735,8 +760,10 @@ class SessionController(SessionIntents):
         was_starting = self.phase == "starting"
         self._set_phase("stopped")
         info = session.connection.exit_info
-        how = "you stopped the agent" if self._stopped_by_user else (
-            f"the agent stopped ({info.describe()})" if info is not None else "the agent stopped"
+        how = (
+            "you stopped the agent"
+            if self._stopped_by_user
+            else (f"the agent stopped ({info.describe()})" if info is not None else "the agent stopped")
         )
         if self._restarting:
             self.note("you stopped the agent to restart it")
@@ -845,5 +872,6 @@ def _refused_submission(state: SessionState) -> int | str | None:
         if submission.status == "failed" and submission.error is not None and submission.error.code == AUTH_REQUIRED:
             return request_id
     return None
+
 
 __all__ = ["FORCE_STOP_AFTER", "SessionController"]

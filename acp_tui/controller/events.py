@@ -74,11 +74,27 @@ class SessionOpened:
 
 
 ControllerEvent: TypeAlias = (
-    ModelChanged | StderrLine | Waiting | Note | LifecycleChanged | AgentIdentified | QueueChanged
-    | CancelStateChanged | SessionOpened
+    ModelChanged
+    | StderrLine
+    | Waiting
+    | Note
+    | LifecycleChanged
+    | AgentIdentified
+    | QueueChanged
+    | CancelStateChanged
+    | SessionOpened
 )
 
 __all__ = [
-    "AgentIdentified", "CancelStateChanged", "ControllerEvent", "LifecycleChanged", "ModelChanged", "Note",
-    "QueueChanged", "SessionOpened", "Severity", "StderrLine", "Waiting",
+    "AgentIdentified",
+    "CancelStateChanged",
+    "ControllerEvent",
+    "LifecycleChanged",
+    "ModelChanged",
+    "Note",
+    "QueueChanged",
+    "SessionOpened",
+    "Severity",
+    "StderrLine",
+    "Waiting",
 ]

@@ -70,6 +70,7 @@ class SessionIntents:
     _auth_env: dict[str, str]
 
     if TYPE_CHECKING:
+
         @property
         def stopped(self) -> bool: ...
 
@@ -247,8 +248,10 @@ class SessionIntents:
             self.note("no earlier session of this agent here: a new one starts")
             return None, False
         if not latest.listed and not session.can_open(True):
-            self.note("this agent cannot open its past sessions; the last one's transcript can be read in the "
-                      "session list", "warning")
+            self.note(
+                "this agent cannot open its past sessions; the last one's transcript can be read in the session list",
+                "warning",
+            )
             return None, False
         return latest.session_id, True
 
@@ -271,8 +274,16 @@ class SessionIntents:
         writer = self.transcript
         if writer is None or session.session_id is None:
             return
-        self.index.record(IndexEntry(writer.path, session.session_id, self.launch.agent_name, session.cwd,
-                                     state_title(session.state), time.time()))
+        self.index.record(
+            IndexEntry(
+                writer.path,
+                session.session_id,
+                self.launch.agent_name,
+                session.cwd,
+                state_title(session.state),
+                time.time(),
+            )
+        )
 
     async def _close_on_quit(self, session: AgentSession) -> None:
         """Quit: the agent frees the session (`session/close`, when offered) before its process is stopped."""
@@ -280,7 +291,7 @@ class SessionIntents:
             return
         try:
             await asyncio.wait_for(session.close_session(), CLOSE_TIMEOUT / 2)
-        except (asyncio.TimeoutError, SessionError, RpcError, ConnectionClosed):
+        except (TimeoutError, SessionError, RpcError, ConnectionClosed):
             pass
 
     # -- internals --------------------------------------------------------------------------------------
@@ -312,7 +323,7 @@ class SessionIntents:
     async def _close_left(self, session: AgentSession, session_id: str) -> None:
         try:
             await asyncio.wait_for(session.close_other(session_id), CLOSE_TIMEOUT)
-        except (asyncio.TimeoutError, SessionError, RpcError, ConnectionClosed) as exc:
+        except (TimeoutError, SessionError, RpcError, ConnectionClosed) as exc:
             if self.transcript is not None:
                 self.transcript.note(f"the session left behind was not closed: {plain(str(exc))}")
 
@@ -324,8 +335,11 @@ class SessionIntents:
 
     def _opened_note(self, method: OpenMethod, history: bool) -> None:
         if method == "resume" and history:
-            self.note("session resumed; this agent does not replay its history (its transcript, if we have one, "
-                      "can be read in the session list)", "warning")
+            self.note(
+                "session resumed; this agent does not replay its history (its transcript, if we have one, "
+                "can be read in the session list)",
+                "warning",
+            )
         elif method == "resume":
             self.note("session resumed: the agent remembers this conversation")
         else:
@@ -375,8 +389,10 @@ class SessionIntents:
             method = await fresh.open_session(session_id, history=history, progress=self._replay_progress)
         except (SpawnError, SessionError, RpcError, ConnectionClosed) as exc:
             await fresh.shutdown()
-            self.note(f"could not open the session in {plain(str(cwd))}: {plain(str(exc))}; this conversation stays",
-                      "warning")
+            self.note(
+                f"could not open the session in {plain(str(cwd))}: {plain(str(exc))}; this conversation stays",
+                "warning",
+            )
             return False
         finally:
             self._end_switch()
@@ -396,7 +412,7 @@ class SessionIntents:
         if left is not None:
             try:
                 await asyncio.wait_for(session.close_other(left), CLOSE_TIMEOUT)
-            except (asyncio.TimeoutError, SessionError, RpcError, ConnectionClosed):
+            except (TimeoutError, SessionError, RpcError, ConnectionClosed):
                 pass
         await session.shutdown()
 

@@ -17,7 +17,7 @@ import os
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -102,8 +102,15 @@ class SessionPaging:
         return SessionPage(rows, cursor)
 
 
-def listing(session_id: str, cwd: str, title: str | None, updated_at: datetime | None, *,
-            listed: bool, transcript: Path | None = None) -> SessionListing:
+def listing(
+    session_id: str,
+    cwd: str,
+    title: str | None,
+    updated_at: datetime | None,
+    *,
+    listed: bool,
+    transcript: Path | None = None,
+) -> SessionListing:
     """A row with its title made safe and its filter text prepared; the id and folder stay as the agent
     sent them (they go back to it), and are sanitised where they are shown."""
     clean_title = _title(title)
@@ -115,8 +122,13 @@ def from_wire(page: methods.ListSessionsResponse, limit: int = MAX_LISTED_SESSIO
     """A `session/list` result as rows (at most `limit`; the rest counted in `dropped`); `nextCursor`
     absent or null ends the list (docs/protocol.md §3)."""
     rows = [
-        listing(info.session_id, info.cwd, info.title if isinstance(info.title, str) else None,
-                parse_time(info.updated_at), listed=True)
+        listing(
+            info.session_id,
+            info.cwd,
+            info.title if isinstance(info.title, str) else None,
+            parse_time(info.updated_at),
+            listed=True,
+        )
         for info in page.sessions[:limit]
     ]
     cursor = page.next_cursor if isinstance(page.next_cursor, str) else None
@@ -131,7 +143,7 @@ def parse_time(value: object) -> datetime | None:
         parsed = datetime.fromisoformat(value.strip())
     except ValueError:
         return None
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=timezone.utc)
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
 def newest_first(rows: Iterable[SessionListing]) -> list[SessionListing]:
@@ -154,9 +166,13 @@ def merge(agent_rows: Iterable[SessionListing], transcript_rows: Iterable[Sessio
     for row in agent_rows:
         ours = by_id.pop(row.session_id, None)
         if ours is not None:
-            row = replace(row, transcript=ours.transcript, title=row.title or ours.title,
-                          updated_at=row.updated_at or ours.updated_at,
-                          haystack=row.haystack if row.title else ours.haystack)
+            row = replace(
+                row,
+                transcript=ours.transcript,
+                title=row.title or ours.title,
+                updated_at=row.updated_at or ours.updated_at,
+                haystack=row.haystack if row.title else ours.haystack,
+            )
         out.append(row)
     out.extend(by_id.values())
     return newest_first(out)
@@ -229,10 +245,17 @@ class SessionIndex:
 
     def record(self, entry: IndexEntry) -> None:
         """Add or update the entry of one transcript."""
-        line = json.dumps({
-            "transcript": str(entry.transcript), "sessionId": entry.session_id, "agent": entry.agent,
-            "cwd": entry.cwd, "title": entry.title, "updatedAt": round(entry.updated_at or time.time(), 3),
-        }, ensure_ascii=True)
+        line = json.dumps(
+            {
+                "transcript": str(entry.transcript),
+                "sessionId": entry.session_id,
+                "agent": entry.agent,
+                "cwd": entry.cwd,
+                "title": entry.title,
+                "updatedAt": round(entry.updated_at or time.time(), 3),
+            },
+            ensure_ascii=True,
+        )
         try:
             paths.ensure_dir(self.path.parent)
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
@@ -265,8 +288,14 @@ class SessionIndex:
             if kept is None or entry.updated_at >= kept.updated_at:
                 newest[entry.session_id] = entry
         return newest_first(
-            listing(e.session_id, e.cwd, e.title, datetime.fromtimestamp(e.updated_at, timezone.utc) if e.updated_at
-                    else None, listed=False, transcript=e.transcript)
+            listing(
+                e.session_id,
+                e.cwd,
+                e.title,
+                datetime.fromtimestamp(e.updated_at, UTC) if e.updated_at else None,
+                listed=False,
+                transcript=e.transcript,
+            )
             for e in newest.values()
         )
 
@@ -283,13 +312,32 @@ def _entry(raw: bytes) -> IndexEntry | None:
         return None
     title = obj.get("title")
     updated = obj.get("updatedAt")
-    return IndexEntry(Path(str(transcript)), str(session_id), str(agent), str(cwd),
-                      title if isinstance(title, str) else None,
-                      float(updated) if isinstance(updated, (int, float)) else 0.0)
+    return IndexEntry(
+        Path(str(transcript)),
+        str(session_id),
+        str(agent),
+        str(cwd),
+        title if isinstance(title, str) else None,
+        float(updated) if isinstance(updated, (int, float)) else 0.0,
+    )
 
 
 __all__ = [
-    "MAX_CURSOR_LENGTH", "MAX_LISTED_SESSIONS", "MAX_LIST_PAGES",
-    "IndexEntry", "SessionIndex", "SessionListing", "SessionPage", "SessionPaging", "from_wire", "index_file", "listing",
-    "matching", "merge", "newest_first", "parse_time", "same_folder", "state_title",
+    "MAX_CURSOR_LENGTH",
+    "MAX_LISTED_SESSIONS",
+    "MAX_LIST_PAGES",
+    "IndexEntry",
+    "SessionIndex",
+    "SessionListing",
+    "SessionPage",
+    "SessionPaging",
+    "from_wire",
+    "index_file",
+    "listing",
+    "matching",
+    "merge",
+    "newest_first",
+    "parse_time",
+    "same_folder",
+    "state_title",
 ]

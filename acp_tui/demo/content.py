@@ -113,9 +113,7 @@ TERMINAL_OUTPUT: Final[tuple[str, ...]] = (
 )
 
 FAILED_FETCH_URL: Final[str] = "https://pypi.invalid/simple/greetings/"
-FAILED_FETCH_ERROR: Final[str] = (
-    "Error: could not resolve host pypi.invalid (the demo agent never uses the network)"
-)
+FAILED_FETCH_ERROR: Final[str] = "Error: could not resolve host pypi.invalid (the demo agent never uses the network)"
 
 PLAN_STEPS: Final[tuple[str, ...]] = (
     "Read src/greet.py",

@@ -151,8 +151,7 @@ class V2Dialect:
             kind=kind,
             status=status,
             content=[self._content(item) for item in items],
-            locations=[v2.ToolCallLocation(path, UNSET if line is None else line) for path, line in locations]
-            or UNSET,
+            locations=[v2.ToolCallLocation(path, UNSET if line is None else line) for path, line in locations] or UNSET,
             raw_input=UNSET if raw_input is None else raw_input,
             capabilities=v2.ToolCallCapabilities(cancel={}) if cancellable else UNSET,
         )
@@ -199,9 +198,7 @@ class V2Dialect:
         return v2.Notice(severity=severity, title=title, description=description)
 
     def compaction(self, compaction_id: str, status: str, error: str | None = None) -> Any:
-        return v2.CompactionUpdate(
-            compaction_id=compaction_id, status=status, error=UNSET if error is None else error
-        )
+        return v2.CompactionUpdate(compaction_id=compaction_id, status=status, error=UNSET if error is None else error)
 
     def compaction_chunk(self, compaction_id: str, text: str) -> Any:
         return v2.CompactionSummaryChunk(compaction_id=compaction_id, content=_text(text))
@@ -279,8 +276,7 @@ class V1Dialect:
             kind=kind,
             status=_v1_status(status),
             content=[self._content(item) for item in items],
-            locations=[v2.ToolCallLocation(path, UNSET if line is None else line) for path, line in locations]
-            or UNSET,
+            locations=[v2.ToolCallLocation(path, UNSET if line is None else line) for path, line in locations] or UNSET,
             raw_input=UNSET if raw_input is None else raw_input,
         )
 
@@ -339,8 +335,22 @@ Dialect = V2Dialect | V1Dialect
 def _config_option_fields() -> list[tuple[str, dict[str, Any]]]:
     """The demo's two (cosmetic) select options, the same in both versions but for the id's key."""
     return [
-        ("mode", {"name": "Mode", "options": _select_options(MODES), "category": "mode",
-                  "description": "How the demo agent behaves (cosmetic)"}),
-        ("model", {"name": "Model", "options": _select_options(MODELS), "category": "model",
-                   "description": "Which imaginary model answers (cosmetic)"}),
+        (
+            "mode",
+            {
+                "name": "Mode",
+                "options": _select_options(MODES),
+                "category": "mode",
+                "description": "How the demo agent behaves (cosmetic)",
+            },
+        ),
+        (
+            "model",
+            {
+                "name": "Model",
+                "options": _select_options(MODELS),
+                "category": "model",
+                "description": "Which imaginary model answers (cosmetic)",
+            },
+        ),
     ]

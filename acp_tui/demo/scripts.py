@@ -178,9 +178,7 @@ async def _edit_with_permission(turn: Turn) -> bool:
         await turn.pace.wait(0.4)
         await turn.finish_tool(tool, "completed", items=[diff])
         return True
-    await turn.finish_tool(
-        tool, "failed", items=[ToolText("Refused by the user: the file was not changed.")]
-    )
+    await turn.finish_tool(tool, "failed", items=[ToolText("Refused by the user: the file was not changed.")])
     return False
 
 
@@ -270,9 +268,14 @@ async def ask(turn: Turn) -> None:
         return
     await turn.say("I need a few details before I set up the project.\n")
     tool = await turn.start_tool("Collect project settings", "other", status="in_progress")
-    answer = await turn.ask_user({
-        "toolCallId": tool, "message": content.ASK_MESSAGE, "mode": "form", "requestedSchema": content.ASK_SCHEMA,
-    })
+    answer = await turn.ask_user(
+        {
+            "toolCallId": tool,
+            "message": content.ASK_MESSAGE,
+            "mode": "form",
+            "requestedSchema": content.ASK_SCHEMA,
+        }
+    )
     action = answer.get("action") if answer else None
     if action == "accept":
         given = answer.get("content") if answer else None
@@ -294,9 +297,14 @@ async def link(turn: Turn) -> None:
         await turn.say(content.ELICITATION_UNSUPPORTED.format(feature="link", mode="url"))
         return
     elicitation_id = turn.session.new_id("login")
-    answer = await turn.ask_user({
-        "message": content.LINK_MESSAGE, "mode": "url", "elicitationId": elicitation_id, "url": content.LINK_URL,
-    })
+    answer = await turn.ask_user(
+        {
+            "message": content.LINK_MESSAGE,
+            "mode": "url",
+            "elicitationId": elicitation_id,
+            "url": content.LINK_URL,
+        }
+    )
     action = answer.get("action") if answer else None
     if action == "accept":
         await turn.say("Waiting for the login to finish…\n")
@@ -366,8 +374,7 @@ async def unknown(turn: Turn) -> None:
         return
     await turn.notify("_demo/sparkle", {"sessionId": turn.session.session_id, **content.SPARKLE})
     await turn.say(
-        "I just sent a `_demo/sparkle` extension notification (v1 has no room for unknown "
-        "session update kinds)."
+        "I just sent a `_demo/sparkle` extension notification (v1 has no room for unknown session update kinds)."
     )
 
 

@@ -396,15 +396,23 @@ class DemoAgent:
         history = self.store.history(stored) if stored is not None else []
         broken = bool(os.environ.get(BREAK_REPLAY_ENV))
         for index, update in enumerate(history[: len(history) // 2] if broken else history):
-            self.out.send(jsonrpc.encode_notification("session/update", wire.SessionNotification(data.session_id, update)))
+            self.out.send(
+                jsonrpc.encode_notification("session/update", wire.SessionNotification(data.session_id, update))
+            )
             if index % 256 == 255:
                 await self.out.flush()
         if broken:
             await self.out.flush()
             raise ReplayBroken("the demo could not read the rest of this session's history")
         if stored is not None and stored.title is not None:
-            self.out.send(jsonrpc.encode_notification("session/update", wire.SessionNotification(
-                data.session_id, v2.SessionInfoUpdate(title=stored.title, updated_at=stored.updated_at))))
+            self.out.send(
+                jsonrpc.encode_notification(
+                    "session/update",
+                    wire.SessionNotification(
+                        data.session_id, v2.SessionInfoUpdate(title=stored.title, updated_at=stored.updated_at)
+                    ),
+                )
+            )
         await self.out.flush()
 
     async def _list_sessions(self, request_id: jsonrpc.RequestId, params: bytes) -> Any:
@@ -414,8 +422,12 @@ class DemoAgent:
         except BadCursor:
             raise BadParams(f"invalid cursor {request.cursor!r}") from None
         return wire.ListSessionsResult(
-            [wire.SessionInfo(s.session_id, s.cwd, title=s.title if s.title is not None else UNSET,
-                              updated_at=s.updated_at) for s in rows],
+            [
+                wire.SessionInfo(
+                    s.session_id, s.cwd, title=s.title if s.title is not None else UNSET, updated_at=s.updated_at
+                )
+                for s in rows
+            ],
             next_cursor=next_cursor if next_cursor is not None else UNSET,
         )
 
@@ -567,8 +579,9 @@ class DemoAgent:
         stored = self.store.get(data.session_id, self.version or 2)
         if stored is not None:  # the first prompt names the session; every turn is activity
             self.store.touched(stored, _title(prompt.blocks))
-            self._send_update(data.session_id, v2.SessionInfoUpdate(title=stored.title or UNSET,
-                                                                     updated_at=stored.updated_at))
+            self._send_update(
+                data.session_id, v2.SessionInfoUpdate(title=stored.title or UNSET, updated_at=stored.updated_at)
+            )
         self._send_update(data.session_id, self.dialect.usage(data.used_tokens, CONTEXT_SIZE, data.cost))
         dialect = self.dialect
         if isinstance(dialect, V2Dialect):

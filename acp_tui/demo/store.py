@@ -16,7 +16,7 @@ import binascii
 import json
 import os
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +28,16 @@ PAGE_SIZE_ENV = "ACP_TUI_DEMO_PAGE_SIZE"
 BREAK_REPLAY_ENV = "ACP_TUI_DEMO_BREAK_REPLAY"
 DEFAULT_PAGE_SIZE = 50
 #: Updates a client shows but does not need replayed (they describe the live session, not its history).
-LIVE_ONLY = frozenset({
-    "state_update", "notice", "available_commands_update", "config_option_update", "current_mode_update",
-    "session_info_update",
-})
+LIVE_ONLY = frozenset(
+    {
+        "state_update",
+        "notice",
+        "available_commands_update",
+        "config_option_update",
+        "current_mode_update",
+        "session_info_update",
+    }
+)
 
 _encoder = msgspec.json.Encoder()
 
@@ -42,7 +48,7 @@ class BadCursor(Exception):
 
 def now_rfc3339() -> str:
     """The time now as RFC 3339 with milliseconds, in UTC."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 @dataclass
@@ -57,8 +63,13 @@ class StoredSession:
     history: list[Any] | None = field(default_factory=list)
 
     def meta(self) -> dict[str, Any]:
-        return {"sessionId": self.session_id, "cwd": self.cwd, "version": self.version, "title": self.title,
-                "updatedAt": self.updated_at}
+        return {
+            "sessionId": self.session_id,
+            "cwd": self.cwd,
+            "version": self.version,
+            "title": self.title,
+            "updatedAt": self.updated_at,
+        }
 
 
 class SessionStore:
@@ -153,8 +164,14 @@ class SessionStore:
             return
         for meta in data if isinstance(data, list) else []:
             try:
-                stored = StoredSession(str(meta["sessionId"]), str(meta["cwd"]), int(meta["version"]),
-                                       meta.get("title"), str(meta["updatedAt"]), history=None)
+                stored = StoredSession(
+                    str(meta["sessionId"]),
+                    str(meta["cwd"]),
+                    int(meta["version"]),
+                    meta.get("title"),
+                    str(meta["updatedAt"]),
+                    history=None,
+                )
             except (KeyError, TypeError, ValueError):
                 continue
             self.sessions[stored.session_id] = stored
@@ -194,8 +211,9 @@ def write_sessions(directory: Path, sessions: list[tuple[StoredSession, list[dic
     directory.mkdir(parents=True, exist_ok=True)
     store = SessionStore(directory)
     for stored, updates in sessions:
-        store.sessions[stored.session_id] = StoredSession(stored.session_id, stored.cwd, stored.version,
-                                                          stored.title, stored.updated_at, history=None)
+        store.sessions[stored.session_id] = StoredSession(
+            stored.session_id, stored.cwd, stored.version, stored.title, stored.updated_at, history=None
+        )
         if updates:
             with store._history_file(stored.session_id).open("wb") as file:
                 file.write(b"\n".join(_encoder.encode(u) for u in updates) + b"\n")
@@ -217,5 +235,14 @@ def _offset(cursor: str) -> int:
     return int(number)
 
 
-__all__ = ["BREAK_REPLAY_ENV", "BadCursor", "LIVE_ONLY", "PAGE_SIZE_ENV", "STORE_ENV", "SessionStore",
-           "StoredSession", "now_rfc3339", "write_sessions"]
+__all__ = [
+    "BREAK_REPLAY_ENV",
+    "BadCursor",
+    "LIVE_ONLY",
+    "PAGE_SIZE_ENV",
+    "STORE_ENV",
+    "SessionStore",
+    "StoredSession",
+    "now_rfc3339",
+    "write_sessions",
+]

@@ -16,7 +16,6 @@ from msgspec import UNSET
 from acp_tui.protocol.common import Patch, WireStruct
 from acp_tui.protocol.methods import PermissionOption
 
-
 # --- sessions ----------------------------------------------------------------------------------
 
 

@@ -42,12 +42,34 @@ from acp_tui.protocol.common import Meta, Patch, WireStruct
 from acp_tui.sanitize import plain
 
 __all__ = [
-    "AUTHENTICATE", "LOGIN", "LOGOUT", "V1_LOGOUT",
-    "MAX_AUTH_DESCRIPTION", "MAX_AUTH_METHODS", "MAX_AUTH_NAME", "MAX_TERMINAL_ARGS", "MAX_TERMINAL_TEXT",
-    "MORE_METHODS", "bound_auth_methods",
-    "AgentLogin", "ApiKeyHint", "AuthMethod", "AuthenticateRequest", "EnvVarLogin", "EnvVariable", "LoginAuthRequest",
-    "LoginVariable", "LogoutRequest", "TerminalLogin", "UnsupportedLogin", "decode_auth_methods",
-    "login_method_name", "login_request", "logout_method", "valid_env_name", "PROVIDER_KEY_VARIABLES",
+    "AUTHENTICATE",
+    "LOGIN",
+    "LOGOUT",
+    "V1_LOGOUT",
+    "MAX_AUTH_DESCRIPTION",
+    "MAX_AUTH_METHODS",
+    "MAX_AUTH_NAME",
+    "MAX_TERMINAL_ARGS",
+    "MAX_TERMINAL_TEXT",
+    "MORE_METHODS",
+    "bound_auth_methods",
+    "AgentLogin",
+    "ApiKeyHint",
+    "AuthMethod",
+    "AuthenticateRequest",
+    "EnvVarLogin",
+    "EnvVariable",
+    "LoginAuthRequest",
+    "LoginVariable",
+    "LogoutRequest",
+    "TerminalLogin",
+    "UnsupportedLogin",
+    "decode_auth_methods",
+    "login_method_name",
+    "login_request",
+    "logout_method",
+    "valid_env_name",
+    "PROVIDER_KEY_VARIABLES",
 ]
 
 #: v1 login request method (an agent method's id).
@@ -297,8 +319,9 @@ def bound_auth_methods(raw: list[Any]) -> list[Any]:
     kept = [_bound_entry(item) for item in raw[:MAX_AUTH_METHODS]]
     more = len(raw) - MAX_AUTH_METHODS
     if more > 0:
-        kept.append({"type": MORE_METHODS, "name": f"… {more:,} more method{'s' if more != 1 else ''} not shown",
-                     "count": more})
+        kept.append(
+            {"type": MORE_METHODS, "name": f"… {more:,} more method{'s' if more != 1 else ''} not shown", "count": more}
+        )
     return kept
 
 
@@ -320,8 +343,9 @@ def _decode_one(item: object, version: int) -> AuthMethod:
     method_id = method_id or _text(raw.get("methodId")) or _text(raw.get("id"))
     description = _text(raw.get("description"))
     if kind == MORE_METHODS:
-        return UnsupportedLogin(None, name, MORE_METHODS,
-                                f"acp-tui lists the first {MAX_AUTH_METHODS} methods the agent offered")
+        return UnsupportedLogin(
+            None, name, MORE_METHODS, f"acp-tui lists the first {MAX_AUTH_METHODS} methods the agent offered"
+        )
     if kind is None or kind == "agent":  # v1 says a missing type is an agent method; tolerated in v2 too
         return _agent(raw, version, name, method_id, description)
     if kind == "terminal":
@@ -329,8 +353,9 @@ def _decode_one(item: object, version: int) -> AuthMethod:
     if kind == "env_var":
         return _env_var(raw, name, method_id, description)
     kind_text = kind if isinstance(kind, str) else repr(kind)
-    return UnsupportedLogin(method_id, name, kind_text, f"acp-tui does not know {plain(kind_text)!r} logins",
-                            description, raw)
+    return UnsupportedLogin(
+        method_id, name, kind_text, f"acp-tui does not know {plain(kind_text)!r} logins", description, raw
+    )
 
 
 def _convert(raw: dict[str, Any], *types: type[WireStruct]) -> WireStruct | str:
@@ -353,7 +378,9 @@ def _agent(raw: dict[str, Any], version: int, name: str, method_id: str | None, 
         case AuthMethodAgentV2(method_id=wire_id) | AuthMethodAgentV1(id=wire_id):
             return AgentLogin(wire_id, name, description, _api_key_hint(raw.get("_meta")))
         case str() as error:
-            return UnsupportedLogin(method_id, name, "agent", f"the agent sent it malformed ({error})", description, raw)
+            return UnsupportedLogin(
+                method_id, name, "agent", f"the agent sent it malformed ({error})", description, raw
+            )
         case _:
             raise AssertionError(decoded)
 
@@ -374,8 +401,9 @@ def _api_key_hint(meta: object) -> ApiKeyHint | None:
     return ApiKeyHint(known, provider)
 
 
-def _terminal(raw: dict[str, Any], version: int, name: str, method_id: str | None,
-              description: str | None) -> AuthMethod:
+def _terminal(
+    raw: dict[str, Any], version: int, name: str, method_id: str | None, description: str | None
+) -> AuthMethod:
     order: tuple[type[WireStruct], ...] = (
         (AuthMethodTerminalV2, AuthMethodTerminalV1) if version >= 2 else (AuthMethodTerminalV1, AuthMethodTerminalV2)
     )
@@ -392,12 +420,15 @@ def _terminal(raw: dict[str, Any], version: int, name: str, method_id: str | Non
             args = decoded.args if isinstance(decoded.args, list) else []
             env = list(decoded.env.items()) if isinstance(decoded.env, dict) else []
         case str() as error:
-            return UnsupportedLogin(method_id, name, "terminal", f"the agent sent it malformed ({error})",
-                                    description, raw)
+            return UnsupportedLogin(
+                method_id, name, "terminal", f"the agent sent it malformed ({error})", description, raw
+            )
         case _:
             raise AssertionError(decoded)
-    if len(args) > MAX_TERMINAL_ARGS or len(env) > MAX_TERMINAL_ARGS or any(
-        len(text) > MAX_TERMINAL_TEXT for text in (*args, *(part for pair in env for part in pair))
+    if (
+        len(args) > MAX_TERMINAL_ARGS
+        or len(env) > MAX_TERMINAL_ARGS
+        or any(len(text) > MAX_TERMINAL_TEXT for text in (*args, *(part for pair in env for part in pair)))
     ):
         why = "its program line is too long to show in full"
         return UnsupportedLogin(wire_id, name, "terminal", why, description, raw)
@@ -420,20 +451,24 @@ def _env_var(raw: dict[str, Any], name: str, method_id: str | None, description:
             if len(decoded.vars) > MAX_TERMINAL_ARGS or any(len(v.name) > MAX_TERMINAL_TEXT for v in decoded.vars):
                 return UnsupportedLogin(wire_id, name, "env_var", "it asks for too many variables", description, raw)
             if not decoded.vars or not all(valid_env_name(v.name) for v in decoded.vars):
-                return UnsupportedLogin(wire_id, name, "env_var", "it names no valid environment variable",
-                                        description, raw)
+                return UnsupportedLogin(
+                    wire_id, name, "env_var", "it names no valid environment variable", description, raw
+                )
             variables = tuple(
                 LoginVariable(
-                    v.name, _cut(v.label, MAX_AUTH_NAME, "label") if isinstance(v.label, str) and v.label else None,
-                    optional=v.optional is True, secret=v.secret is not False,
+                    v.name,
+                    _cut(v.label, MAX_AUTH_NAME, "label") if isinstance(v.label, str) and v.label else None,
+                    optional=v.optional is True,
+                    secret=v.secret is not False,
                 )
                 for v in decoded.vars
             )
             link = decoded.link if isinstance(decoded.link, str) and decoded.link else None
             return EnvVarLogin(wire_id, name, description, variables, link)
         case str() as error:
-            return UnsupportedLogin(method_id, name, "env_var", f"the agent sent it malformed ({error})",
-                                    description, raw)
+            return UnsupportedLogin(
+                method_id, name, "env_var", f"the agent sent it malformed ({error})", description, raw
+            )
         case _:
             raise AssertionError(decoded)
 

@@ -168,8 +168,20 @@ _UPDATE_FIXERS: dict[str, dict[str, Callable[[Any], Any]]] = {
 #: Lists whose invalid items are dropped, not fatal (schema `x-deserialize-skip-invalid-items`, both versions).
 _SKIP_INVALID_ITEMS = frozenset(
     {
-        "content", "locations", "audience", "sizes", "icons", "changes", "options", "configOptions",
-        "availableCommands", "entries", "summary", "authMethods", "sessions", "availableModes",
+        "content",
+        "locations",
+        "audience",
+        "sizes",
+        "icons",
+        "changes",
+        "options",
+        "configOptions",
+        "availableCommands",
+        "entries",
+        "summary",
+        "authMethods",
+        "sessions",
+        "availableModes",
     }
 )
 
@@ -200,8 +212,11 @@ def _struct_fields(cls: type) -> tuple[tuple[str, Any, bool], ...]:
     cached = _FIELD_PLANS.get(cls)
     if cached is None:
         cached = tuple(
-            (field.encode_name, _FIELD_TYPES.get((cls, field.encode_name), field.type),
-             not field.required and (cls, field.encode_name) not in _STRICT_FIELDS)
+            (
+                field.encode_name,
+                _FIELD_TYPES.get((cls, field.encode_name), field.type),
+                not field.required and (cls, field.encode_name) not in _STRICT_FIELDS,
+            )
             for field in msgspec.structs.fields(cls)
         )
         _FIELD_PLANS[cls] = cached
@@ -416,9 +431,7 @@ def _fix_session_result(obj: dict[str, Any]) -> dict[str, Any]:
     if "configOptions" in obj:
         obj["configOptions"] = _fix_config_options(obj["configOptions"])
     if isinstance(obj.get("configOptions"), list):
-        obj["configOptions"] = [
-            option for option in obj["configOptions"] if _converts(option, v2.SessionConfigOption)
-        ]
+        obj["configOptions"] = [option for option in obj["configOptions"] if _converts(option, v2.SessionConfigOption)]
     if isinstance(obj.get("availableCommands"), list):
         obj["availableCommands"] = [
             command for command in obj["availableCommands"] if _converts(command, v2.AvailableCommand)
@@ -517,11 +530,7 @@ def is_v1_prompt_result(result: bytes) -> bool:
 
 def is_v1_shaped(response: methods.InitializeResponse) -> bool:
     """True when an initialize result looks like v1 (`agentCapabilities`, no `info`/`capabilities`)."""
-    return (
-        response.agent_capabilities is not UNSET
-        and response.info is UNSET
-        and response.capabilities is UNSET
-    )
+    return response.agent_capabilities is not UNSET and response.info is UNSET and response.capabilities is UNSET
 
 
 def negotiated_version(result: bytes) -> tuple[int, methods.InitializeResponse]:
@@ -535,9 +544,7 @@ def negotiated_version(result: bytes) -> tuple[int, methods.InitializeResponse]:
     try:
         response = decode_initialize_result(result)
     except MalformedMessage as exc:
-        raise UnsupportedVersion(
-            f"The agent's initialize answer is not valid ACP v2 or v1 ({exc.reason})."
-        ) from exc
+        raise UnsupportedVersion(f"The agent's initialize answer is not valid ACP v2 or v1 ({exc.reason}).") from exc
     if isinstance(response.auth_methods, list):
         # Bounded once, here: nothing downstream sees 10,000 methods or a megabyte name (protocol/auth.py).
         response = msgspec.structs.replace(response, auth_methods=bound_auth_methods(response.auth_methods))
@@ -546,9 +553,7 @@ def negotiated_version(result: bytes) -> tuple[int, methods.InitializeResponse]:
         return 2, response
     if version in (1, 2):
         return 1, response
-    raise UnsupportedVersion(
-        f"The agent answered protocolVersion {version}; acp-tui speaks ACP v2 and v1 only."
-    )
+    raise UnsupportedVersion(f"The agent answered protocolVersion {version}; acp-tui speaks ACP v2 and v1 only.")
 
 
 # --- builders for what the client sends -----------------------------------------------------------
@@ -620,7 +625,9 @@ def resource_block(uri: str, text: str, mime_type: str | None = None) -> v2.Embe
     return v2.EmbeddedResource(resource=resource)
 
 
-def build_prompt(session_id: str, text: str, resources: list[v2.EmbeddedResource] | None = None) -> methods.PromptRequest:
+def build_prompt(
+    session_id: str, text: str, resources: list[v2.EmbeddedResource] | None = None
+) -> methods.PromptRequest:
     """`session/prompt` params: the text block, then any resource blocks."""
     blocks: list[v2.ContentBlock] = [text_block(text)]
     blocks.extend(resources or [])

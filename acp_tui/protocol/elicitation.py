@@ -380,7 +380,7 @@ def _schema(value: Any, version: int, raw: bytes) -> ElicitationSchema:
     kind = value.get("type", "object")
     if kind != "object":
         if version >= 2:
-            raise MalformedMessage(f"requestedSchema: `type` must be \"object\", not {kind!r}", raw)
+            raise MalformedMessage(f'requestedSchema: `type` must be "object", not {kind!r}', raw)
         kind = "object"  # v1: default on error
     properties = value.get("properties", {} if version == 1 else None)
     if not isinstance(properties, dict):

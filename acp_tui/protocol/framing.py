@@ -23,8 +23,7 @@ class LineFramer:
 
     __slots__ = ("_buffer", "_scanned", "_max_line", "_on_oversized", "_head", "_dropped")
 
-    def __init__(self, max_line: int | None = None,
-                 on_oversized: Callable[[bytes, int], None] | None = None) -> None:
+    def __init__(self, max_line: int | None = None, on_oversized: Callable[[bytes, int], None] | None = None) -> None:
         self._buffer = bytearray()
         # Bytes of `_buffer` already known to hold no newline.
         self._scanned = 0

@@ -115,6 +115,13 @@ def meta_tool_call_id(meta: Patch[Meta]) -> str | None:
 
 
 __all__ = [
-    "READ_TEXT_FILE", "WRITE_TEXT_FILE", "ReadTextFileRequest", "ReadTextFileResponse", "WriteTextFileRequest",
-    "WriteTextFileResponse", "decode_read_text_file", "decode_write_text_file", "meta_tool_call_id",
+    "READ_TEXT_FILE",
+    "WRITE_TEXT_FILE",
+    "ReadTextFileRequest",
+    "ReadTextFileResponse",
+    "WriteTextFileRequest",
+    "WriteTextFileResponse",
+    "decode_read_text_file",
+    "decode_write_text_file",
+    "meta_tool_call_id",
 ]

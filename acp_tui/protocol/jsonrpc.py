@@ -10,9 +10,8 @@ ends the request it answers.
 
 from __future__ import annotations
 
-from typing import Any, TypeAlias
-
 import re
+from typing import Any, TypeAlias
 
 import msgspec
 from msgspec import UNSET, UnsetType

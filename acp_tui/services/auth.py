@@ -69,9 +69,26 @@ from acp_tui.services.base import Capabilities, ServiceContext, ServiceHandler
 T = TypeVar("T")
 
 __all__ = [
-    "AUTH_CAPABILITIES", "AgentRequest", "AuthService", "KeyEntry", "LoggedIn", "LoginAsker", "LoginAttempt",
-    "LoginCancelled", "LoginChoice", "LoginInterrupted", "LoginOutcome", "LoginRequest", "LoginStopped", "RestartNeeded",
-    "SecretRequest", "TerminalCommand", "TerminalOutcome", "changes_what_runs", "resolve_program", "variable_named_in",
+    "AUTH_CAPABILITIES",
+    "AgentRequest",
+    "AuthService",
+    "KeyEntry",
+    "LoggedIn",
+    "LoginAsker",
+    "LoginAttempt",
+    "LoginCancelled",
+    "LoginChoice",
+    "LoginInterrupted",
+    "LoginOutcome",
+    "LoginRequest",
+    "LoginStopped",
+    "RestartNeeded",
+    "SecretRequest",
+    "TerminalCommand",
+    "TerminalOutcome",
+    "changes_what_runs",
+    "resolve_program",
+    "variable_named_in",
 ]
 
 #: What the service advertises (each schema's shape: v2 an empty object, v1 a boolean).
@@ -96,13 +113,42 @@ _NAMED_VARIABLE = re.compile(r"\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:API_KEY|KEY|T
 #: git(1) `GIT_*` (`GIT_EXEC_PATH`, `GIT_SSH_COMMAND`, `GIT_CONFIG_*`, …); Lua `LUA_*`; OpenSSL
 #: `OPENSSL_CONF`, `OPENSSL_ENGINES`; and `HOME` / `XDG_*`, which choose the configuration files
 #: (`~/.gitconfig`, `~/.npmrc`, Python's user site-packages) that run code of their own.
-RUN_CHANGING_NAMES: frozenset[str] = frozenset({
-    "PATH", "ENV", "IFS", "BASH_ENV", "SHELLOPTS", "BASHOPTS", "PS4", "GCONV_PATH", "LOCPATH", "NLSPATH",
-    "HOSTALIASES", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH", "OPENSSL_CONF",
-    "OPENSSL_ENGINES", "HOME", "ZDOTDIR", "ELECTRON_RUN_AS_NODE",
-})
+RUN_CHANGING_NAMES: frozenset[str] = frozenset(
+    {
+        "PATH",
+        "ENV",
+        "IFS",
+        "BASH_ENV",
+        "SHELLOPTS",
+        "BASHOPTS",
+        "PS4",
+        "GCONV_PATH",
+        "LOCPATH",
+        "NLSPATH",
+        "HOSTALIASES",
+        "JAVA_TOOL_OPTIONS",
+        "_JAVA_OPTIONS",
+        "JDK_JAVA_OPTIONS",
+        "CLASSPATH",
+        "OPENSSL_CONF",
+        "OPENSSL_ENGINES",
+        "HOME",
+        "ZDOTDIR",
+        "ELECTRON_RUN_AS_NODE",
+    }
+)
 RUN_CHANGING_PREFIXES: tuple[str, ...] = (
-    "LD_", "DYLD_", "PYTHON", "NODE_", "NPM_CONFIG_", "PERL", "RUBY", "GEM_", "GIT_", "BASH_FUNC_", "LUA_",
+    "LD_",
+    "DYLD_",
+    "PYTHON",
+    "NODE_",
+    "NPM_CONFIG_",
+    "PERL",
+    "RUBY",
+    "GEM_",
+    "GIT_",
+    "BASH_FUNC_",
+    "LUA_",
     "XDG_",
 )
 
@@ -426,7 +472,9 @@ class AuthService:
         attempt.progress(f"logging in: {plain(name)}… · ^C cancel")
         try:
             # cancelling the step cancels the request too (`$/cancel_request`)
-            await self._withdrawable(attempt.request(login_method_name(self.version), login_request(self.version, method_id)))
+            await self._withdrawable(
+                attempt.request(login_method_name(self.version), login_request(self.version, method_id))
+            )
         except RpcError as exc:
             return f"{plain(name)}: {plain(exc.message) or 'refused'} ({exc.code})"
         finally:

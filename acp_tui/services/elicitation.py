@@ -469,4 +469,3 @@ class ElicitationService:
                 return
         if elicitation_id not in self._finished:
             context.report(f"elicitation/complete for unknown elicitation id {elicitation_id!r}", raw)
-

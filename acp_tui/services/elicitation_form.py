@@ -29,8 +29,6 @@ from datetime import date, datetime
 from typing import Any, Final, TypeAlias, assert_never
 from urllib.parse import urlsplit
 
-from msgspec import UNSET
-
 from acp_tui.protocol.elicitation import (
     BooleanPropertySchema,
     ElicitationSchema,
@@ -237,9 +235,7 @@ def _field(name: str, prop: object, required: bool) -> FormField | str:
                 if isinstance(choices, str):
                     return f"{name!r}: {choices}"
                 values = {choice.value for choice in choices}
-                return SelectField(
-                    name, label, description, required, choices, default if default in values else None
-                )
+                return SelectField(name, label, description, required, choices, default if default in values else None)
             pattern = prop.pattern if isinstance(prop.pattern, str) else None
             return TextField(
                 name,

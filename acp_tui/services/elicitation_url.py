@@ -107,8 +107,10 @@ def describe_url(url: str) -> UrlView:
     can_open = scheme in _OPENABLE and bool(host) and not hidden and " " not in url
     if secrets.holds_secret(url.encode("utf-8", "surrogatepass")):
         segments = _masked(segments, url)
-        warnings.append(f"It contains a key you typed here (shown as {secrets.REDACTED}): opening it would hand the "
-                        "key to that site, so it can only be copied.")
+        warnings.append(
+            f"It contains a key you typed here (shown as {secrets.REDACTED}): opening it would hand the "
+            "key to that site, so it can only be copied."
+        )
         can_open = False
     return UrlView(url, tuple(segments), scheme, host, host_unicode, tuple(warnings), can_open)
 

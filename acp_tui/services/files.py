@@ -76,8 +76,15 @@ from acp_tui.services.beneath import PathChanged, open_file, open_folder, still_
 from acp_tui.session.events import FileAccessed, FileAccessStatus
 
 __all__ = [
-    "MAX_READ_BYTES", "MAX_DIFF_TEXT", "OutsideWrites", "OutsideReads", "OutsideReason", "OutsideWrite", "OutsideRead",
-    "FileAsker", "FileService",
+    "MAX_READ_BYTES",
+    "MAX_DIFF_TEXT",
+    "OutsideWrites",
+    "OutsideReads",
+    "OutsideReason",
+    "OutsideWrite",
+    "OutsideRead",
+    "FileAsker",
+    "FileService",
 ]
 
 #: The most a read holds in memory (a whole file, or the lines of a range).
@@ -294,7 +301,11 @@ class FileService:
         ranged = line is not None or limit is not None
         detail = "does not exist: read as empty" if result.missing else ""
         self._show_read(
-            params, path, detail=detail, first_line=max(line or 1, 1) if ranged else None, line_count=result.line_count,
+            params,
+            path,
+            detail=detail,
+            first_line=max(line or 1, 1) if ranged else None,
+            line_count=result.line_count,
             outside=outside,
         )
         return ReadTextFileResponse(content=result.text)
@@ -309,8 +320,8 @@ class FileService:
             case "refuse":
                 raise _Refused(
                     INVALID_PARAMS,
-                    f"refused: reading {read.path} {where} is turned off (outside_reads = \"refuse\")",
-                    f"{where}: turned off (outside_reads = \"refuse\")",
+                    f'refused: reading {read.path} {where} is turned off (outside_reads = "refuse")',
+                    f'{where}: turned off (outside_reads = "refuse")',
                     "refused",
                 )
             case "ask":
@@ -319,8 +330,10 @@ class FileService:
                 assert_never(self.outside_reads)
         if self.asker is None:
             raise _Refused(
-                INVALID_PARAMS, f"refused: reading {read.path} {where} needs the user's consent",
-                f"{where}: nobody to ask", "refused",
+                INVALID_PARAMS,
+                f"refused: reading {read.path} {where} needs the user's consent",
+                f"{where}: nobody to ask",
+                "refused",
             )
         async with self._asking_read:
             await self._put(self.asker.confirm_outside_read(read), "reading", read.path, where)
@@ -336,11 +349,20 @@ class FileService:
         line_count: int | None = None,
         outside: bool = False,
     ) -> None:
-        self.context.apply(FileAccessed(
-            kind="read", path=str(path), cwd=str(self.context.cwd), status=status, detail=detail,
-            requested_path=params.path, first_line=first_line, line_count=line_count,
-            tool_call_id=meta_tool_call_id(params.meta), outside=outside,
-        ))
+        self.context.apply(
+            FileAccessed(
+                kind="read",
+                path=str(path),
+                cwd=str(self.context.cwd),
+                status=status,
+                detail=detail,
+                requested_path=params.path,
+                first_line=first_line,
+                line_count=line_count,
+                tool_call_id=meta_tool_call_id(params.meta),
+                outside=outside,
+            )
+        )
 
     # -- fs/write_text_file --------------------------------------------------------------------------
 
@@ -361,7 +383,9 @@ class FileService:
                 data = params.content.encode("utf-8")
             except UnicodeEncodeError:
                 raise _Refused(
-                    INVALID_PARAMS, "Invalid params: the content is not valid Unicode text", "content is not valid Unicode"
+                    INVALID_PARAMS,
+                    "Invalid params: the content is not valid Unicode text",
+                    "content is not valid Unicode",
                 ) from None
             async with self._writing:
                 existing = await asyncio.to_thread(
@@ -373,13 +397,18 @@ class FileService:
                 elif not self._inside(target):
                     reason = "outside"
                 if reason is not None:
-                    await self._confirm(OutsideWrite(
-                        path=target, cwd=self.context.cwd, old_text=existing.old_text, new_text=params.content,
-                        created=existing.created, reason=reason, diff=existing.diff,
-                    ))
-                committing = asyncio.ensure_future(
-                    asyncio.to_thread(_commit, target, data, existing, self.context.cwd)
-                )
+                    await self._confirm(
+                        OutsideWrite(
+                            path=target,
+                            cwd=self.context.cwd,
+                            old_text=existing.old_text,
+                            new_text=params.content,
+                            created=existing.created,
+                            reason=reason,
+                            diff=existing.diff,
+                        )
+                    )
+                committing = asyncio.ensure_future(asyncio.to_thread(_commit, target, data, existing, self.context.cwd))
                 await asyncio.shield(committing)
         except _Refused as exc:
             self._show_write(params, target, existing, status=exc.status, detail=exc.detail)
@@ -413,8 +442,8 @@ class FileService:
             case "refuse":
                 raise _Refused(
                     INVALID_PARAMS,
-                    f"refused: writing {write.path} {where} is turned off (outside_writes = \"refuse\")",
-                    f"{where}: turned off (outside_writes = \"refuse\")",
+                    f'refused: writing {write.path} {where} is turned off (outside_writes = "refuse")',
+                    f'{where}: turned off (outside_writes = "refuse")',
                     "refused",
                 )
             case "ask":
@@ -423,8 +452,10 @@ class FileService:
                 assert_never(self.outside_writes)
         if self.asker is None:
             raise _Refused(
-                INVALID_PARAMS, f"refused: writing {write.path} {where} needs the user's consent",
-                f"{where}: nobody to ask", "refused",
+                INVALID_PARAMS,
+                f"refused: writing {write.path} {where} needs the user's consent",
+                f"{where}: nobody to ask",
+                "refused",
             )
         await self._put(self.asker.confirm_outside_write(write), "writing", write.path, where)
 
@@ -441,13 +472,17 @@ class FileService:
             if current is not None and current.cancelling():
                 raise  # this request was withdrawn by the agent, or the connection closed
             raise _Refused(
-                REQUEST_CANCELLED, f"cancelled: the turn was cancelled before {path} was {done}",
-                "the turn was cancelled", "cancelled",
+                REQUEST_CANCELLED,
+                f"cancelled: the turn was cancelled before {path} was {done}",
+                "the turn was cancelled",
+                "cancelled",
             ) from None
         except Exception as exc:  # noqa: BLE001 - a question that fails refuses the access, never allows it
             raise _Refused(
-                INTERNAL_ERROR, f"refused: could not ask the user about {doing} {path} ({exc})",
-                f"{where}: could not ask you", "refused",
+                INTERNAL_ERROR,
+                f"refused: could not ask the user about {doing} {path} ({exc})",
+                f"{where}: could not ask you",
+                "refused",
             ) from None
         finally:
             self._asks.discard(ask)
@@ -455,7 +490,9 @@ class FileService:
                 ask.cancel()
         if not allowed:
             raise _Refused(
-                INVALID_PARAMS, f"refused: the user declined {doing} {path} {where}", f"{where}: you declined",
+                INVALID_PARAMS,
+                f"refused: the user declined {doing} {path} {where}",
+                f"{where}: you declined",
                 "refused",
             )
 
@@ -482,11 +519,22 @@ class FileService:
                 detail = "too large to show the change"
             elif not existing.created and not existing.added and not existing.removed:
                 detail = "unchanged"
-        self.context.apply(FileAccessed(
-            kind="write", path=str(target), cwd=str(self.context.cwd), status=status, detail=detail,
-            requested_path=params.path, created=existing.created, diff=existing.diff, added=existing.added,
-            removed=existing.removed, tool_call_id=meta_tool_call_id(params.meta), outside=not self._inside(target),
-        ))
+        self.context.apply(
+            FileAccessed(
+                kind="write",
+                path=str(target),
+                cwd=str(self.context.cwd),
+                status=status,
+                detail=detail,
+                requested_path=params.path,
+                created=existing.created,
+                diff=existing.diff,
+                added=existing.added,
+                removed=existing.removed,
+                tool_call_id=meta_tool_call_id(params.meta),
+                outside=not self._inside(target),
+            )
+        )
 
 
 # -- blocking file work (run in a worker thread) ------------------------------------------------------
@@ -506,11 +554,14 @@ def _resolve(requested: Path, doing: str, outcome: str) -> Path:
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise _Refused(
-            INTERNAL_ERROR, f"{requested} changed while {doing} ({reason}); {outcome}", f"changed while {doing}; {outcome}"
+            INTERNAL_ERROR,
+            f"{requested} changed while {doing} ({reason}); {outcome}",
+            f"changed while {doing}; {outcome}",
         ) from None
     if looping:
         raise _Refused(
-            INVALID_PARAMS, f"Invalid params: {requested} is a symbolic link that does not resolve (a loop)",
+            INVALID_PARAMS,
+            f"Invalid params: {requested} is a symbolic link that does not resolve (a loop)",
             "a symbolic link loop",
         )
     return resolved
@@ -557,7 +608,8 @@ def _decode(data: bytes, path: Path) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise _Refused(
-            INVALID_PARAMS, f"Invalid params: {path} is not UTF-8 text (invalid byte at offset {exc.start})",
+            INVALID_PARAMS,
+            f"Invalid params: {path} is not UTF-8 text (invalid byte at offset {exc.start})",
             "not UTF-8 text",
         ) from None
 
@@ -675,8 +727,12 @@ def _inspect_in(folder: int, target: Path, new_text: str, label: str, cwd: Path)
                 old_text = None
             binary = old_text is None
     existing = _Existing(
-        created=False, old_text=old_text, mode=stat.S_IMODE(info.st_mode), owner=(info.st_uid, info.st_gid),
-        binary=binary, identity=_identity(info),
+        created=False,
+        old_text=old_text,
+        mode=stat.S_IMODE(info.st_mode),
+        owner=(info.st_uid, info.st_gid),
+        binary=binary,
+        identity=_identity(info),
     )
     return _with_diff(existing, new_text, label) if old_text is not None else existing
 
@@ -686,12 +742,14 @@ def _with_diff(existing: _Existing, new_text: str, label: str) -> _Existing:
     if len(new_text) > MAX_DIFF_TEXT:
         return existing
     name = label.lstrip("/")
-    lines = list(difflib.unified_diff(
-        (existing.old_text or "").splitlines(keepends=True),
-        new_text.splitlines(keepends=True),
-        fromfile="/dev/null" if existing.created else f"a/{name}",
-        tofile=f"b/{name}",
-    ))
+    lines = list(
+        difflib.unified_diff(
+            (existing.old_text or "").splitlines(keepends=True),
+            new_text.splitlines(keepends=True),
+            fromfile="/dev/null" if existing.created else f"a/{name}",
+            tofile=f"b/{name}",
+        )
+    )
     added = sum(1 for line in lines[2:] if line.startswith("+"))
     removed = sum(1 for line in lines[2:] if line.startswith("-"))
     body = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
@@ -767,7 +825,9 @@ def _temporary(folder: int, target: Path) -> tuple[str, int]:
     for _ in range(100):
         name = f".{stem}.{secrets.token_hex(4)}.acp-tmp"
         try:
-            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=folder)
+            fd = os.open(
+                name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=folder
+            )
         except FileExistsError:
             continue
         except OSError as exc:

@@ -154,6 +154,11 @@ class PermissionService:
 
 
 __all__ = [
-    "AGENT_STOPPED", "AGENT_WITHDREW", "CANCELLED", "PermissionAsker", "PermissionQuestion", "PermissionService",
+    "AGENT_STOPPED",
+    "AGENT_WITHDREW",
+    "CANCELLED",
+    "PermissionAsker",
+    "PermissionQuestion",
+    "PermissionService",
     "TURN_CANCELLED",
 ]

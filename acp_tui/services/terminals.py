@@ -386,7 +386,9 @@ class TerminalService:
             raise RpcError(INVALID_PARAMS, f"Invalid params: outputByteLimit must not be negative ({limit})")
         limit = min(limit, MAX_OUTPUT_LIMIT) if isinstance(limit, int) else self.default_output_limit
         if not params.command or any("\0" in part for part in argv):
-            raise RpcError(INVALID_PARAMS, "Invalid params: the command and its args must be non-empty text without NUL")
+            raise RpcError(
+                INVALID_PARAMS, "Invalid params: the command and its args must be non-empty text without NUL"
+            )
 
         self._count += 1
         command = _Command(self, f"term-{self._prefix}-{self._count}", limit)
@@ -395,9 +397,14 @@ class TerminalService:
         self.apply(TerminalTimed(command.id, started_at=time.monotonic()))
         try:
             await command.loop.subprocess_exec(
-                lambda: _Pipe(command), *argv,
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                cwd=cwd, env=command.lineage.environment(env), start_new_session=True,
+                lambda: _Pipe(command),
+                *argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                cwd=cwd,
+                env=command.lineage.environment(env),
+                start_new_session=True,
             )
         except FileNotFoundError:
             command.fail(f"cannot run {argv[0]!r}: command not found", _NOT_FOUND)

@@ -168,13 +168,44 @@ class AgentGone(_Change, frozen=True):
 
 
 Change: TypeAlias = (
-    EntityAdded | EntityRemoved | TextAppended | ContentAppended | BytesAppended | ContentReplaced | EntityChanged
-    | StateChanged | TurnEnded | UsageChanged | NoticeRaised | CommandsChanged | ConfigChanged | InfoChanged
-    | PermissionsChanged | SubmissionChanged | ProblemAdded | AgentGone
+    EntityAdded
+    | EntityRemoved
+    | TextAppended
+    | ContentAppended
+    | BytesAppended
+    | ContentReplaced
+    | EntityChanged
+    | StateChanged
+    | TurnEnded
+    | UsageChanged
+    | NoticeRaised
+    | CommandsChanged
+    | ConfigChanged
+    | InfoChanged
+    | PermissionsChanged
+    | SubmissionChanged
+    | ProblemAdded
+    | AgentGone
 )
 
 __all__ = [
-    "EntityAdded", "EntityRemoved", "TextAppended", "ContentAppended", "BytesAppended", "ContentReplaced",
-    "EntityChanged", "StateChanged", "TurnEnded", "UsageChanged", "NoticeRaised", "CommandsChanged",
-    "ConfigChanged", "InfoChanged", "PermissionsChanged", "SubmissionChanged", "ProblemAdded", "AgentGone", "Change",
+    "EntityAdded",
+    "EntityRemoved",
+    "TextAppended",
+    "ContentAppended",
+    "BytesAppended",
+    "ContentReplaced",
+    "EntityChanged",
+    "StateChanged",
+    "TurnEnded",
+    "UsageChanged",
+    "NoticeRaised",
+    "CommandsChanged",
+    "ConfigChanged",
+    "InfoChanged",
+    "PermissionsChanged",
+    "SubmissionChanged",
+    "ProblemAdded",
+    "AgentGone",
+    "Change",
 ]

@@ -171,14 +171,39 @@ class TerminalTimed:
 
 
 LocalEvent: TypeAlias = (
-    PromptSubmitted | PromptAccepted | PromptRejected | PromptResent | CancelRequested | PermissionRequested
-    | PermissionResolved | ProtocolProblem | AgentExited | SubmissionDismissed | ToolCallCreated | FileAccessed
-    | TerminalCancelRequested | TerminalCancelFailed | TerminalTimed
+    PromptSubmitted
+    | PromptAccepted
+    | PromptRejected
+    | PromptResent
+    | CancelRequested
+    | PermissionRequested
+    | PermissionResolved
+    | ProtocolProblem
+    | AgentExited
+    | SubmissionDismissed
+    | ToolCallCreated
+    | FileAccessed
+    | TerminalCancelRequested
+    | TerminalCancelFailed
+    | TerminalTimed
 )
 
 __all__ = [
-    "PromptSubmitted", "PromptAccepted", "PromptRejected", "PromptResent", "CancelRequested", "PermissionRequested",
-    "PermissionResolved", "ProtocolProblem", "AgentExited", "SubmissionDismissed", "ToolCallCreated", "FileAccessed",
-    "FileAccessStatus", "LocalEvent",
-    "TerminalCancelRequested", "TerminalCancelFailed", "TerminalTimed",
+    "PromptSubmitted",
+    "PromptAccepted",
+    "PromptRejected",
+    "PromptResent",
+    "CancelRequested",
+    "PermissionRequested",
+    "PermissionResolved",
+    "ProtocolProblem",
+    "AgentExited",
+    "SubmissionDismissed",
+    "ToolCallCreated",
+    "FileAccessed",
+    "FileAccessStatus",
+    "LocalEvent",
+    "TerminalCancelRequested",
+    "TerminalCancelFailed",
+    "TerminalTimed",
 ]

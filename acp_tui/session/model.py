@@ -50,7 +50,14 @@ FILE_ACCESS: Final = "file_access"
 
 #: The timeline entity types (the first element of every `EntityKey`).
 EntityType: TypeAlias = Literal[
-    "user_message", "agent_message", "agent_thought", "tool_call", "terminal", "plan", "compaction", "unknown",
+    "user_message",
+    "agent_message",
+    "agent_thought",
+    "tool_call",
+    "terminal",
+    "plan",
+    "compaction",
+    "unknown",
     "file_access",
 ]
 #: `(entity type, id)`: the only way an entity is ever looked up. Unknown updates get ids `"1"`, `"2"`, ...
@@ -154,8 +161,22 @@ class ToolCall:
     """
 
     __slots__ = (
-        "key", "tool_call_id", "title", "kind", "status", "content", "locations",
-        "raw_input", "raw_output", "name", "meta", "cancelling", "interrupted", "rejected", "turn", "files",
+        "key",
+        "tool_call_id",
+        "title",
+        "kind",
+        "status",
+        "content",
+        "locations",
+        "raw_input",
+        "raw_output",
+        "name",
+        "meta",
+        "cancelling",
+        "interrupted",
+        "rejected",
+        "turn",
+        "files",
     )
 
     def __init__(self, key: EntityKey, turn: int = 0, tool_call_id: str | None = None) -> None:
@@ -204,8 +225,18 @@ class Terminal:
     """
 
     __slots__ = (
-        "key", "command", "cwd", "output", "dropped", "limit", "exit_status", "meta",
-        "capabilities", "cancelling", "started_at", "ended_at",
+        "key",
+        "command",
+        "cwd",
+        "output",
+        "dropped",
+        "limit",
+        "exit_status",
+        "meta",
+        "capabilities",
+        "cancelling",
+        "started_at",
+        "ended_at",
     )
 
     def __init__(self, key: EntityKey, limit: int) -> None:
@@ -294,7 +325,7 @@ class UnknownEntry:
 
 
 def read_range_text(first_line: int | None, line_count: int | None) -> str:
-    """" (lines 10–60)" for a ranged read of a file access; "" for a whole-file read."""
+    """ " (lines 10–60)" for a ranged read of a file access; "" for a whole-file read."""
     if first_line is None:
         return ""
     count = line_count or 0
@@ -313,8 +344,21 @@ class FileAccess:
     """
 
     __slots__ = (
-        "key", "kind", "path", "cwd", "status", "detail", "requested_path", "first_line", "line_count",
-        "created", "diff", "added", "removed", "tool_call_id", "outside",
+        "key",
+        "kind",
+        "path",
+        "cwd",
+        "status",
+        "detail",
+        "requested_path",
+        "first_line",
+        "line_count",
+        "created",
+        "diff",
+        "added",
+        "removed",
+        "tool_call_id",
+        "outside",
     )
 
     def __init__(self, key: EntityKey, kind: str, path: str, cwd: str) -> None:
@@ -444,9 +488,23 @@ class SessionState:
     """Everything known about one session. Mutated only by `reducer.apply`."""
 
     __slots__ = (
-        "entities", "notices", "usage", "commands", "config_options", "info", "foreground",
-        "permissions", "submissions", "problems", "problem_count", "turn", "terminal_limit",
-        "unknown_count", "tool_call_keys", "cancel_requested", "file_access_count",
+        "entities",
+        "notices",
+        "usage",
+        "commands",
+        "config_options",
+        "info",
+        "foreground",
+        "permissions",
+        "submissions",
+        "problems",
+        "problem_count",
+        "turn",
+        "terminal_limit",
+        "unknown_count",
+        "tool_call_keys",
+        "cancel_requested",
+        "file_access_count",
     )
 
     def __init__(
@@ -516,10 +574,37 @@ class SessionState:
 
 
 __all__ = [
-    "USER_MESSAGE", "AGENT_MESSAGE", "AGENT_THOUGHT", "TOOL_CALL", "TERMINAL", "PLAN", "COMPACTION",
-    "UNKNOWN", "EntityType", "EntityKey", "FINISHED_TOOL_STATUSES", "RUNNING", "REQUIRES_ACTION", "IDLE",
-    "ContentBuffer", "Message", "ToolCall", "Terminal", "Plan", "Compaction", "UnknownEntry", "Entity",
-    "FILE_ACCESS", "FileAccess",
-    "Usage", "SessionInfo", "Foreground", "PendingPermission", "SubmissionStatus", "Submission",
-    "Problem", "DEFAULT_TERMINAL_LIMIT", "SessionState",
+    "USER_MESSAGE",
+    "AGENT_MESSAGE",
+    "AGENT_THOUGHT",
+    "TOOL_CALL",
+    "TERMINAL",
+    "PLAN",
+    "COMPACTION",
+    "UNKNOWN",
+    "EntityType",
+    "EntityKey",
+    "FINISHED_TOOL_STATUSES",
+    "RUNNING",
+    "REQUIRES_ACTION",
+    "IDLE",
+    "ContentBuffer",
+    "Message",
+    "ToolCall",
+    "Terminal",
+    "Plan",
+    "Compaction",
+    "UnknownEntry",
+    "Entity",
+    "FILE_ACCESS",
+    "FileAccess",
+    "Usage",
+    "SessionInfo",
+    "Foreground",
+    "PendingPermission",
+    "SubmissionStatus",
+    "Submission",
+    "Problem",
+    "DEFAULT_TERMINAL_LIMIT",
+    "SessionState",
 ]

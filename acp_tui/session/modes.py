@@ -19,8 +19,16 @@ __all__ = ["BYPASS_WORDS", "bypasses_permissions", "mode_option", "value_name"]
 
 #: Words in a mode's id or name that say it bypasses or auto-approves permissions, letters and digits only
 #: (Claude's `bypassPermissions`, Gemini's `yolo`, Codex's "Full Access", `dangerously-skip-permissions`…).
-BYPASS_WORDS: Final = ("bypass", "yolo", "autoapprove", "dangerous", "fullaccess", "skippermission",
-                       "nopermission", "allowall")
+BYPASS_WORDS: Final = (
+    "bypass",
+    "yolo",
+    "autoapprove",
+    "dangerous",
+    "fullaccess",
+    "skippermission",
+    "nopermission",
+    "allowall",
+)
 
 
 def _squashed(label: str) -> str:

@@ -73,12 +73,9 @@ from acp_tui.session.changes import (
     UsageChanged,
 )
 from acp_tui.session.events import (
-    TerminalCancelFailed,
-    TerminalCancelRequested,
-    TerminalTimed,
     AgentExited,
-    FileAccessed,
     CancelRequested,
+    FileAccessed,
     PermissionRequested,
     PermissionResolved,
     PromptAccepted,
@@ -87,6 +84,9 @@ from acp_tui.session.events import (
     PromptSubmitted,
     ProtocolProblem,
     SubmissionDismissed,
+    TerminalCancelFailed,
+    TerminalCancelRequested,
+    TerminalTimed,
     ToolCallCreated,
 )
 from acp_tui.session.model import (
@@ -103,9 +103,9 @@ from acp_tui.session.model import (
     UNKNOWN,
     USER_MESSAGE,
     Compaction,
-    FileAccess,
     Entity,
     EntityKey,
+    FileAccess,
     Message,
     PendingPermission,
     Plan,
@@ -165,8 +165,6 @@ def _decode_b64(data: str) -> bytes | None:
         return base64.b64decode(data, validate=True)
     except (binascii.Error, ValueError):
         return None
-
-
 
 
 # -- messages (Prompt Lifecycle, "Message IDs") -----------------------------------------------------
@@ -243,7 +241,6 @@ def _thought_chunk(state: SessionState, update: AgentThoughtChunk) -> list[Chang
 
 
 # -- tool calls (docs/protocol.md §6.1) ---------------------------------------------------------------
-
 
 
 def _tool_call_key(state: SessionState, tool_call_id: str, creation: bool = False) -> EntityKey:
@@ -325,8 +322,6 @@ def _tool_call_chunk(state: SessionState, update: ToolCallContentChunk) -> list[
 
 
 # -- terminals (docs/protocol.md §6.4) ----------------------------------------------------------------
-
-
 
 
 def _terminal_update(state: SessionState, update: TerminalUpdate) -> list[Change]:
@@ -421,8 +416,6 @@ def _plan_update(state: SessionState, update: PlanUpdate) -> list[Change]:
 
 
 # -- compaction (docs/protocol.md §5.5) ---------------------------------------------------------------
-
-
 
 
 def _compaction_update(state: SessionState, update: CompactionUpdate) -> list[Change]:
@@ -663,7 +656,9 @@ def _rejected(state: SessionState, request: Any, outcome: str) -> list[Change]:
     if option is None or not str(option.kind).startswith("reject"):
         return []
     subject = getattr(request, "subject", None)
-    call_id = getattr(getattr(subject, "tool_call", None), "tool_call_id", None) or getattr(subject, "tool_call_id", None)
+    call_id = getattr(getattr(subject, "tool_call", None), "tool_call_id", None) or getattr(
+        subject, "tool_call_id", None
+    )
     call = state.tool_call(call_id) if isinstance(call_id, str) else None
     if call is None or call.finished or call.rejected:
         return []

@@ -189,14 +189,27 @@ class V1Adapter:
         """Translate one decoded v1 update into zero or more v2 updates."""
         kind = type(update)
         if kind is V1AgentMessageChunk:
-            return [AgentMessageChunk(message_id=self._chunk_id(AGENT_MESSAGE, update.message_id),
-                                      content=update.content, meta=update.meta)]
+            return [
+                AgentMessageChunk(
+                    message_id=self._chunk_id(AGENT_MESSAGE, update.message_id),
+                    content=update.content,
+                    meta=update.meta,
+                )
+            ]
         if kind is V1AgentThoughtChunk:
-            return [AgentThoughtChunk(message_id=self._chunk_id(AGENT_THOUGHT, update.message_id),
-                                      content=update.content, meta=update.meta)]
+            return [
+                AgentThoughtChunk(
+                    message_id=self._chunk_id(AGENT_THOUGHT, update.message_id),
+                    content=update.content,
+                    meta=update.meta,
+                )
+            ]
         if kind is V1UserMessageChunk:
-            return [UserMessageChunk(message_id=self._chunk_id(USER_MESSAGE, update.message_id),
-                                     content=update.content, meta=update.meta)]
+            return [
+                UserMessageChunk(
+                    message_id=self._chunk_id(USER_MESSAGE, update.message_id), content=update.content, meta=update.meta
+                )
+            ]
         if kind is V1ToolCall:
             self._last_kind = "tool_call"
             call, terminal = self._terminal_meta(update, _tool_call(update))
@@ -279,8 +292,11 @@ class V1Adapter:
             return []  # no modes advertised, or config options govern
         option = self._mode_option
         self._mode_option = SessionConfigSelect(
-            name=option.name, current_value=mode_id, options=option.options,
-            config_id=option.config_id, category="mode",
+            name=option.name,
+            current_value=mode_id,
+            options=option.options,
+            config_id=option.config_id,
+            category="mode",
         )
         return [ConfigOptionUpdate(config_options=self._options())]
 
@@ -298,16 +314,21 @@ def _modes_option(modes: Any) -> SessionConfigSelect | None:
             continue
         name = _field(mode, "name", "name")
         description = _field(mode, "description", "description")
-        options.append(SessionConfigSelectOption(
-            value=mode_id,
-            name=name if isinstance(name, str) else mode_id,
-            description=description if isinstance(description, str) else UNSET,
-        ))
+        options.append(
+            SessionConfigSelectOption(
+                value=mode_id,
+                name=name if isinstance(name, str) else mode_id,
+                description=description if isinstance(description, str) else UNSET,
+            )
+        )
     if not options:
         return None
     return SessionConfigSelect(
-        name="Mode", current_value=current if isinstance(current, str) else options[0].value,
-        options=options, config_id=V1_MODE_CONFIG_ID, category="mode",
+        name="Mode",
+        current_value=current if isinstance(current, str) else options[0].value,
+        options=options,
+        config_id=V1_MODE_CONFIG_ID,
+        category="mode",
     )
 
 
@@ -412,8 +433,10 @@ def _diff(item: V1Diff) -> Diff:
     body = "".join(
         line if line.endswith("\n") else line + "\n"
         for line in difflib.unified_diff(
-            old_lines, new_lines,
-            fromfile="/dev/null" if old_text is None else f"a/{path}", tofile=f"b/{path}",
+            old_lines,
+            new_lines,
+            fromfile="/dev/null" if old_text is None else f"a/{path}",
+            tofile=f"b/{path}",
         )
     )
     return Diff(
@@ -444,8 +467,11 @@ def _command(command: AvailableCommand) -> AvailableCommand:
     """v1 command input is untagged `{hint}`: treat it as `{type: "text", hint}` (docs/protocol.md §5.6)."""
     if isinstance(command.input, dict) and "type" not in command.input:
         return AvailableCommand(
-            name=command.name, description=command.description, type=command.type,
-            input={"type": "text", **command.input}, meta=command.meta,
+            name=command.name,
+            description=command.description,
+            type=command.type,
+            input={"type": "text", **command.input},
+            meta=command.meta,
         )
     return command
 

@@ -20,16 +20,16 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 from typing import Any, Final, assert_never
+from urllib.parse import unquote, urlsplit
 
 import msgspec
 from msgspec import UNSET
 
 from acp_tui.path_text import ViewContext
 from acp_tui.sanitize import multiline
-from acp_tui.sizes import human_size
 from acp_tui.session.model import read_range_text
+from acp_tui.sizes import human_size
 from acp_tui.transcript.reader import iter_records
 from acp_tui.transcript.records import (
     AddedRecord,
@@ -80,9 +80,18 @@ _PLAN_MARKS: Final = {"completed": "[x]", "in_progress": "[~]"}
 _ACCESS_ICONS: Final = {"read": "▤", "write": "✎"}
 _ACCESS_STATUS_ICONS: Final = {"refused": "⊘", "failed": "✗", "cancelled": "⊘"}
 _PATCH_FORMATS: Final = frozenset({"git_patch", "unified"})
-_AGENT_SIDE: Final = frozenset({
-    "agent_message", "agent_thought", "tool_call", "terminal", "plan", "compaction", "unknown", "file_access",
-})
+_AGENT_SIDE: Final = frozenset(
+    {
+        "agent_message",
+        "agent_thought",
+        "tool_call",
+        "terminal",
+        "plan",
+        "compaction",
+        "unknown",
+        "file_access",
+    }
+)
 
 
 class _Block:
@@ -162,8 +171,15 @@ class _Replay:
             case SubmissionRecord():
                 self._line(_submission_line(record))
             case (
-                OpenRecord() | StateRecord() | TurnEndRecord() | UsageRecord() | CommandsRecord() | ConfigRecord()
-                | PermissionsRecord() | ProblemRecord() | ExitRecord()
+                OpenRecord()
+                | StateRecord()
+                | TurnEndRecord()
+                | UsageRecord()
+                | CommandsRecord()
+                | ConfigRecord()
+                | PermissionsRecord()
+                | ProblemRecord()
+                | ExitRecord()
             ):
                 pass  # beside the conversation (see the module docstring)
             case _:
@@ -196,8 +212,10 @@ def render_markdown(path: Path) -> str:
     terminals = {(b.epoch, b.entity.id): b for b in blocks if b.entity.type == "terminal"}
     embedded = {
         (b.epoch, item.terminal_id)
-        for b in blocks if b.entity.type == "tool_call"
-        for item in b.items if isinstance(item, TerminalItem)
+        for b in blocks
+        if b.entity.type == "tool_call"
+        for item in b.items
+        if isinstance(item, TerminalItem)
     }
     out: list[str] = []
     speaker: str | None = None
@@ -270,7 +288,7 @@ def _user_text(text: str) -> str:
     words = parts[0].rstrip("\n")
     attached = [
         f"- {_code(_uri_name(uri))} · {human_size(len(content.removesuffix(chr(10)).encode('utf-8', 'replace')))}"
-        for uri, content in zip(parts[1::2], parts[2::2])
+        for uri, content in zip(parts[1::2], parts[2::2], strict=False)
     ]
     return "\n\n".join(part for part in (words, "\n".join(attached)) if part)
 
@@ -303,7 +321,9 @@ def _render_tool_call(block: _Block, terminals: dict[tuple[int, str], _Block]) -
                 parts.append(_render_diff(item))
             case TerminalItem():
                 terminal = terminals.get((block.epoch, item.terminal_id))
-                parts.append(_render_terminal(terminal) if terminal is not None else f"*terminal {_code(item.terminal_id)}*")
+                parts.append(
+                    _render_terminal(terminal) if terminal is not None else f"*terminal {_code(item.terminal_id)}*"
+                )
             case UnknownItem():
                 parts.append(f"*unsupported tool content {_code(item.kind)}*")
             case _:
@@ -342,10 +362,14 @@ def _render_terminal(block: _Block) -> str:
     head = f"**Terminal:** {_code(_text(entity.command) or '?')}"
     exit_status = entity.exit_status
     if not isinstance(exit_status, msgspec.UnsetType) and exit_status is not None:
-        how = " ".join(part for part in (
-            str(exit_status.exit_code) if exit_status.exit_code is not None else "",
-            f"({exit_status.signal})" if exit_status.signal else "",
-        ) if part)
+        how = " ".join(
+            part
+            for part in (
+                str(exit_status.exit_code) if exit_status.exit_code is not None else "",
+                f"({exit_status.signal})" if exit_status.signal else "",
+            )
+            if part
+        )
         head += f" — exited {how}".rstrip()
     text = block.text
     return head + ("\n\n" + _fence(text) if text.strip("\n") else "")
@@ -396,7 +420,9 @@ def access_line(access: FileAccessValue) -> str:
     if access.outside:
         outside = "" if access.detail.startswith("outside the session folder") else "outside the session folder"
         if access.requested_path:
-            outside += f"{' ' if outside else ''}(asked for {_code(ViewContext(access.cwd).path(access.requested_path))})"
+            outside += (
+                f"{' ' if outside else ''}(asked for {_code(ViewContext(access.cwd).path(access.requested_path))})"
+            )
         line += f" — **{outside}**" if outside else ""
     if access.detail:
         line += f"{'; ' if outside else ' — '}{access.detail}"
@@ -473,7 +499,7 @@ def _tool_text(text: str) -> str:
     opening = re.match(r"(`{3,}|~{3,})[^\n`]*\n", stripped)
     if opening is not None:
         fence = opening.group(1)
-        body = stripped[opening.end():]
+        body = stripped[opening.end() :]
         if body.endswith("\n" + fence) and ("\n" + fence) not in body[: -len(fence) - 1]:
             return stripped
     return _fence(text)

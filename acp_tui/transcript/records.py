@@ -23,19 +23,50 @@ that line.
 
 from __future__ import annotations
 
-from typing import Any, Final, TypeAlias, Union
+from typing import Any, Final, TypeAlias
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
 __all__ = [
-    "FORMAT_VERSION", "Record", "EntityRecord",
-    "OpenRecord", "NoteRecord", "AddedRecord", "TextRecord", "ContentRecord", "OutputRecord",
-    "ReplacedRecord", "ChangedRecord", "RemovedRecord", "FileRecord", "StateRecord", "TurnEndRecord",
-    "NoticeRecord", "UsageRecord", "InfoRecord", "CommandsRecord", "ConfigRecord", "PermissionsRecord",
-    "SubmissionRecord", "ProblemRecord", "ExitRecord",
-    "EntityFields", "Location", "ExitStatusValue", "ErrorValue", "CostValue", "PlanValue", "PlanEntryValue",
-    "InfoFields", "ToolItem", "ContentItem", "DiffItem", "DiffFile", "TerminalItem", "UnknownItem",
+    "FORMAT_VERSION",
+    "Record",
+    "EntityRecord",
+    "OpenRecord",
+    "NoteRecord",
+    "AddedRecord",
+    "TextRecord",
+    "ContentRecord",
+    "OutputRecord",
+    "ReplacedRecord",
+    "ChangedRecord",
+    "RemovedRecord",
+    "FileRecord",
+    "StateRecord",
+    "TurnEndRecord",
+    "NoticeRecord",
+    "UsageRecord",
+    "InfoRecord",
+    "CommandsRecord",
+    "ConfigRecord",
+    "PermissionsRecord",
+    "SubmissionRecord",
+    "ProblemRecord",
+    "ExitRecord",
+    "EntityFields",
+    "Location",
+    "ExitStatusValue",
+    "ErrorValue",
+    "CostValue",
+    "PlanValue",
+    "PlanEntryValue",
+    "InfoFields",
+    "ToolItem",
+    "ContentItem",
+    "DiffItem",
+    "DiffFile",
+    "TerminalItem",
+    "UnknownItem",
     "FileAccessValue",
 ]
 
@@ -378,13 +409,37 @@ class ExitRecord(_Record, tag="exit"):
     at: float = 0.0
 
 
-Record: TypeAlias = Union[
-    OpenRecord, NoteRecord, AddedRecord, TextRecord, ContentRecord, OutputRecord, ReplacedRecord, ChangedRecord,
-    RemovedRecord, FileRecord, StateRecord, TurnEndRecord, NoticeRecord, UsageRecord, InfoRecord, CommandsRecord,
-    ConfigRecord, PermissionsRecord, SubmissionRecord, ProblemRecord, ExitRecord,
-]
+Record: TypeAlias = (
+    OpenRecord
+    | NoteRecord
+    | AddedRecord
+    | TextRecord
+    | ContentRecord
+    | OutputRecord
+    | ReplacedRecord
+    | ChangedRecord
+    | RemovedRecord
+    | FileRecord
+    | StateRecord
+    | TurnEndRecord
+    | NoticeRecord
+    | UsageRecord
+    | InfoRecord
+    | CommandsRecord
+    | ConfigRecord
+    | PermissionsRecord
+    | SubmissionRecord
+    | ProblemRecord
+    | ExitRecord
+)
 #: The records that name a timeline entity.
-EntityRecord: TypeAlias = Union[
-    AddedRecord, TextRecord, ContentRecord, OutputRecord, ReplacedRecord, ChangedRecord, RemovedRecord, FileRecord,
-]
-
+EntityRecord: TypeAlias = (
+    AddedRecord
+    | TextRecord
+    | ContentRecord
+    | OutputRecord
+    | ReplacedRecord
+    | ChangedRecord
+    | RemovedRecord
+    | FileRecord
+)

@@ -256,10 +256,12 @@ def _tool_item(item: object) -> ToolItem:
 def _plan_value(plan: PlanItems | UnknownPlan) -> PlanValue:
     match plan:
         case PlanItems():
-            return PlanValue(entries=[
-                PlanEntryValue(content=multiline(e.content), priority=plain(e.priority), status=plain(e.status))
-                for e in plan.entries
-            ])
+            return PlanValue(
+                entries=[
+                    PlanEntryValue(content=multiline(e.content), priority=plain(e.priority), status=plain(e.status))
+                    for e in plan.entries
+                ]
+            )
         case UnknownPlan():
             return PlanValue(unsupported=plain(plan.type), raw=_raw(plan.raw))
         case _:
@@ -279,7 +281,9 @@ def _error_value(error: ErrorObject | None) -> ErrorValue | None:
     if error is None:
         return None
     code = getattr(error, "code", None)
-    return ErrorValue(code=code if isinstance(code, int) else None, message=multiline(str(getattr(error, "message", ""))))
+    return ErrorValue(
+        code=code if isinstance(code, int) else None, message=multiline(str(getattr(error, "message", "")))
+    )
 
 
 def _id_value(request_id: int | str) -> int | str:
@@ -523,57 +527,85 @@ class TranscriptWriter:
                 batch.add(RemovedRecord(type=change.key[0], id=plain(change.key[1])))
             case StateChanged():
                 fg = state.foreground
-                batch.add(StateRecord(
-                    state=plain(fg.state), busy=fg.busy, stop_reason=_opt_plain(fg.stop_reason),
-                    error=_error_value(fg.error),
-                ))
+                batch.add(
+                    StateRecord(
+                        state=plain(fg.state),
+                        busy=fg.busy,
+                        stop_reason=_opt_plain(fg.stop_reason),
+                        error=_error_value(fg.error),
+                    )
+                )
             case TurnEnded():
-                batch.add(TurnEndRecord(
-                    turn=change.turn, stop_reason=_opt_plain(change.stop_reason), error=_error_value(change.error),
-                    cancel_requested=change.cancel_requested,
-                ))
+                batch.add(
+                    TurnEndRecord(
+                        turn=change.turn,
+                        stop_reason=_opt_plain(change.stop_reason),
+                        error=_error_value(change.error),
+                        cancel_requested=change.cancel_requested,
+                    )
+                )
             case NoticeRaised():
                 notice = change.notice
                 description = notice.description if isinstance(notice.description, str) else None
-                batch.add(NoticeRecord(
-                    severity=plain(notice.severity), title=plain(notice.title),
-                    description=multiline(description) if description is not None else None,
-                ))
+                batch.add(
+                    NoticeRecord(
+                        severity=plain(notice.severity),
+                        title=plain(notice.title),
+                        description=multiline(description) if description is not None else None,
+                    )
+                )
             case UsageChanged():
                 usage = state.usage
                 if usage is not None:
                     cost = usage.cost
-                    batch.add(UsageRecord(
-                        used=usage.used, size=usage.size,
-                        cost=CostValue(amount=cost.amount, currency=plain(cost.currency)) if cost is not None else None,
-                    ))
+                    batch.add(
+                        UsageRecord(
+                            used=usage.used,
+                            size=usage.size,
+                            cost=CostValue(amount=cost.amount, currency=plain(cost.currency))
+                            if cost is not None
+                            else None,
+                        )
+                    )
             case InfoChanged():
                 info = state.info
-                fields = {name: _opt_plain(getattr(info, name)) for name in change.fields if name in ("title", "updated_at")}
+                fields = {
+                    name: _opt_plain(getattr(info, name)) for name in change.fields if name in ("title", "updated_at")
+                }
                 if fields:
                     batch.add(InfoRecord(fields=InfoFields(**fields)))
             case CommandsChanged():
                 batch.add(CommandsRecord(names=[plain(c.name) for c in state.commands]))
             case ConfigChanged():
-                batch.add(ConfigRecord(options={
-                    plain(str(getattr(o, "config_id", ""))): _clean(getattr(o, "current_value", None))
-                    for o in state.config_options
-                }))
+                batch.add(
+                    ConfigRecord(
+                        options={
+                            plain(str(getattr(o, "config_id", ""))): _clean(getattr(o, "current_value", None))
+                            for o in state.config_options
+                        }
+                    )
+                )
             case PermissionsChanged():
-                batch.add(PermissionsRecord(
-                    open=[_id_value(rid) for rid in state.permissions],
-                    resolved=[(_id_value(rid), plain(outcome)) for rid, outcome in change.resolved],
-                ))
+                batch.add(
+                    PermissionsRecord(
+                        open=[_id_value(rid) for rid in state.permissions],
+                        resolved=[(_id_value(rid), plain(outcome)) for rid, outcome in change.resolved],
+                    )
+                )
             case SubmissionChanged():
                 rid = _id_value(change.request_id)
                 submission = state.submissions.get(change.request_id)
                 if submission is None:
                     batch.add(SubmissionRecord(request_id=rid, status="settled"))
                 else:
-                    batch.add(SubmissionRecord(
-                        request_id=rid, status=plain(submission.status), text=_blocks_text(submission.blocks),
-                        error=_error_value(submission.error),
-                    ))
+                    batch.add(
+                        SubmissionRecord(
+                            request_id=rid,
+                            status=plain(submission.status),
+                            text=_blocks_text(submission.blocks),
+                            error=_error_value(submission.error),
+                        )
+                    )
             case ProblemAdded():
                 batch.add(ProblemRecord(reason=plain(change.reason), detail=multiline(change.detail)))
             case AgentGone():
@@ -587,13 +619,20 @@ class TranscriptWriter:
         kind, ident = key[0], plain(key[1])
         match entity:
             case Message():
-                return AddedRecord(type=kind, id=ident, text=_blocks_text(entity.content.blocks), local_echo=entity.local_echo,
-                                   resend_of=_opt_plain(entity.resend_of) if entity.resend_of is not None else UNSET)
+                return AddedRecord(
+                    type=kind,
+                    id=ident,
+                    text=_blocks_text(entity.content.blocks),
+                    local_echo=entity.local_echo,
+                    resend_of=_opt_plain(entity.resend_of) if entity.resend_of is not None else UNSET,
+                )
             case ToolCall():
                 files = entity.files
                 self._files_written[key] = len(files)
                 return AddedRecord(
-                    type=kind, id=ident, **_tool_fields(entity, ("kind", "locations", "name", "status", "title")),
+                    type=kind,
+                    id=ident,
+                    **_tool_fields(entity, ("kind", "locations", "name", "status", "title")),
                     content=[_tool_item(item) for item in entity.content],
                     files=[_access_value(access) for access in files] if files else UNSET,
                 )
@@ -601,14 +640,21 @@ class TranscriptWriter:
                 # Continue decoding the live stream from where this snapshot ends.
                 decoder = self._decoders[key] = TerminalDecoder()
                 return AddedRecord(
-                    type=kind, id=ident, command=_opt_plain(entity.command), cwd=_opt_plain(entity.cwd),
-                    exit_status=_exit_value(entity.exit_status), text=_terminal_text(decoder, bytes(entity.output)),
+                    type=kind,
+                    id=ident,
+                    command=_opt_plain(entity.command),
+                    cwd=_opt_plain(entity.cwd),
+                    exit_status=_exit_value(entity.exit_status),
+                    text=_terminal_text(decoder, bytes(entity.output)),
                 )
             case Plan():
                 return AddedRecord(type=kind, id=ident, plan=_plan_value(entity.plan))
             case Compaction():
                 return AddedRecord(
-                    type=kind, id=ident, error=_opt_plain(entity.error), status=plain(entity.status),
+                    type=kind,
+                    id=ident,
+                    error=_opt_plain(entity.error),
+                    status=plain(entity.status),
                     text=_blocks_text(entity.summary.blocks),
                 )
             case UnknownEntry():
@@ -633,7 +679,9 @@ class TranscriptWriter:
                 decoder = self._decoders[key] = TerminalDecoder()  # a snapshot: decoding starts afresh
                 return ReplacedRecord(type=kind, id=ident, text=_terminal_text(decoder, bytes(entity.output)))
             case Plan() | UnknownEntry() | FileAccess():
-                return ReplacedRecord(type=kind, id=ident, text="")  # no content to replace; not reported by the reducer
+                return ReplacedRecord(
+                    type=kind, id=ident, text=""
+                )  # no content to replace; not reported by the reducer
             case _:
                 assert_never(entity)
 

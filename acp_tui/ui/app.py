@@ -28,9 +28,9 @@ from acp_tui.ui.colour_system import colour_system
 from acp_tui.ui.interrupt import FORCE_STOP_AFTER
 from acp_tui.ui.markdown_styles import markdown_theme
 from acp_tui.ui.screens.chat import ChatScreen, ControllerFactory, default_controller
+from acp_tui.ui.screens.help import HelpScreen
 from acp_tui.ui.terminal_title import restore_window_title
 from acp_tui.ui.themes import ansi_terminal_theme, load_shipped_themes
-from acp_tui.ui.screens.help import HelpScreen
 from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
 
 if TYPE_CHECKING:
@@ -45,7 +45,6 @@ QUIT_SIGNALS = (signal.SIGHUP, signal.SIGTERM)
 REAP_EVERY = 5.0
 #: After a quit signal, how long the clean shutdown may take before acp-tui kills what is left and exits.
 SIGNAL_DEADLINE = 15.0
-
 
 
 class AcpApp(App[int]):
@@ -111,8 +110,14 @@ class AcpApp(App[int]):
         self._style_markdown(self.current_theme)
         self.theme_changed_signal.subscribe(self, self._style_markdown)
         self.theme_changed_signal.subscribe(self, self._save_theme)
-        self.push_screen(ChatScreen(self.launch, arm_delay=self.arm_delay, force_stop_after=self.force_stop_after,
-                                    controller=self.controller_factory))
+        self.push_screen(
+            ChatScreen(
+                self.launch,
+                arm_delay=self.arm_delay,
+                force_stop_after=self.force_stop_after,
+                controller=self.controller_factory,
+            )
+        )
         if self._theme_warning:
             self.notify(f"{self._theme_warning}; using {DEFAULT_THEME}", severity="warning", markup=False)
         if self.owns_process:

@@ -52,8 +52,9 @@ class ScreenAsker:
         self._permission: PermissionScreen | None = None
         self._waiting = 0
         #: the elicitation dialogs (forms, links, refusals) keep their own ways of asking
-        self.elicitation = ElicitationDialogs(app, arm_delay=arm_delay, agent_name=agent_name,
-                                              tool_title=tool_title, attention=attention)
+        self.elicitation = ElicitationDialogs(
+            app, arm_delay=arm_delay, agent_name=agent_name, tool_title=tool_title, attention=attention
+        )
 
     @property
     def agent_name(self) -> str:

@@ -162,4 +162,3 @@ def _duration(seconds: float) -> str:
         return f"took {minutes} min {secs} s" if secs else f"took {minutes} min"
     hours, minutes = divmod(minutes, 60)
     return f"took {hours} h {minutes} min"
-

@@ -38,7 +38,10 @@ def tmux_client_features(environ: Mapping[str, str]) -> str:
     try:
         done = subprocess.run(
             [tmux, "display-message", "-p", "#{client_termfeatures}"],
-            capture_output=True, text=True, timeout=1.0, check=False,
+            capture_output=True,
+            text=True,
+            timeout=1.0,
+            check=False,
         )
     except (OSError, subprocess.SubprocessError):
         return ""

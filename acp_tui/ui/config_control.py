@@ -55,16 +55,26 @@ class ConfigControl:
     def set(self, config_id: str, value: str | bool, *, cycling: bool = False) -> None:
         """Ask for `value`; a mode that bypasses permissions is asked about first."""
         option = mode_option(self.options)
-        if (option is not None and option.config_id == config_id and isinstance(value, str)
-                and value != option.current_value and bypasses_permissions(value, value_name(option, value))):
+        if (
+            option is not None
+            and option.config_id == config_id
+            and isinstance(value, str)
+            and value != option.current_value
+            and bypasses_permissions(value, value_name(option, value))
+        ):
+
             def answered(answer: ModeAnswer | None) -> None:
                 if answer == "switch":
                     self._send(config_id, value)
                 elif answer == "skip":
                     self.cycle_mode(after=value)
 
-            screen = ModeConfirmScreen(value_name(option, value), value_name(option, option.current_value),
-                                       cycling=cycling, arm_delay=self.arm_delay)
+            screen = ModeConfirmScreen(
+                value_name(option, value),
+                value_name(option, option.current_value),
+                cycling=cycling,
+                arm_delay=self.arm_delay,
+            )
             self.app.push_screen(screen, callback=answered)
             return
         self._send(config_id, value)
@@ -81,8 +91,12 @@ class ConfigControl:
             await self.controller.set_config(config_id, value)
         except (RpcError, SessionError) as exc:
             reason = exc.message if isinstance(exc, RpcError) else str(exc)
-            self.app.notify(f"could not change {plain(config_id)}: {plain(reason)}", title="session settings",
-                            severity="error", markup=False)
+            self.app.notify(
+                f"could not change {plain(config_id)}: {plain(reason)}",
+                title="session settings",
+                severity="error",
+                markup=False,
+            )
 
 
 __all__ = ["ConfigControl", "mode_option"]

@@ -108,4 +108,3 @@ class ElicitationDialogs:
             if screen in self.app.screen_stack:
                 screen.close_because(WITHDRAWN)
             raise
-

@@ -28,10 +28,10 @@ from acp_tui.controller.events import (
     StderrLine,
     Waiting,
 )
+from acp_tui.path_text import ViewContext
 from acp_tui.session.changes import Change
 from acp_tui.session.coalesce import coalesce
 from acp_tui.session.model import EntityKey
-from acp_tui.path_text import ViewContext
 from acp_tui.ui.history_timeline import open_timeline, show_session_status
 from acp_tui.ui.status import StatusRenderer
 from acp_tui.ui.timeline import TimelineRenderer

@@ -16,9 +16,9 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
+from acp_tui.path_text import display_path
 from acp_tui.session.changes import InfoChanged, PermissionsChanged, StateChanged, UsageChanged
 from acp_tui.session.model import EntityKey, SessionState
-from acp_tui.path_text import display_path
 from acp_tui.ui.status import StatusRenderer
 from acp_tui.ui.timeline import TimelineRenderer
 from acp_tui.ui.widgets.conversation import Conversation
@@ -151,8 +151,12 @@ def open_timeline(conversation: Conversation, state: SessionState, *, replaces: 
 def show_session_status(renderer: StatusRenderer, state: SessionState, cwd: str) -> None:
     """Header, status bar, config chips and commands of the session now shown."""
     renderer.reset(state)
-    for change in (InfoChanged(frozenset({"title", "updated_at"})), UsageChanged(),
-                   StateChanged(state.foreground.state, state.foreground.busy), PermissionsChanged()):
+    for change in (
+        InfoChanged(frozenset({"title", "updated_at"})),
+        UsageChanged(),
+        StateChanged(state.foreground.state, state.foreground.busy),
+        PermissionsChanged(),
+    ):
         renderer.apply(state, change)
     renderer.status.update_values(problems=state.problem_count)
     renderer.header.update_values(cwd=display_path(cwd))

@@ -13,8 +13,15 @@ from typing import Final, Literal
 from acp_tui.protocol.methods import PermissionOption
 
 __all__ = [
-    "KIND_KEYS", "KIND_VARIANTS", "OptionVariant", "MAX_NUMBERED", "first_of_kind", "option_for_kind_key",
-    "option_for_number", "kind_variant", "key_for_option",
+    "KIND_KEYS",
+    "KIND_VARIANTS",
+    "OptionVariant",
+    "MAX_NUMBERED",
+    "first_of_kind",
+    "option_for_kind_key",
+    "option_for_number",
+    "kind_variant",
+    "key_for_option",
 ]
 
 #: Letter key -> the option kind it picks (the first option of that kind).

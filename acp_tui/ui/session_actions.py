@@ -19,8 +19,8 @@ from textual.screen import Screen
 from acp_tui.agent.session import SessionError
 from acp_tui.controller.controller import SessionController
 from acp_tui.controller.sessions import SessionListing
-from acp_tui.sanitize import plain
 from acp_tui.path_text import display_path
+from acp_tui.sanitize import plain
 from acp_tui.ui.screens.sessions import SessionBrowser
 from acp_tui.ui.screens.transcript_view import ExportScreen
 
@@ -64,8 +64,9 @@ class SessionActions:
 
     def _chosen(self, row: SessionListing | None) -> None:
         if row is not None:
-            self.screen.run_worker(self.controller.open_session(row.session_id, cwd=row.cwd),
-                                   group="session-open", exclusive=True)
+            self.screen.run_worker(
+                self.controller.open_session(row.session_id, cwd=row.cwd), group="session-open", exclusive=True
+            )
 
     def new(self) -> None:
         self.screen.run_worker(self.controller.new_session(), group="session-open", exclusive=True)

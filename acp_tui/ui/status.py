@@ -21,8 +21,6 @@ from acp_tui.controller.events import (
     Waiting,
 )
 from acp_tui.sanitize import plain
-from acp_tui.ui.attention import Attention
-from acp_tui.ui.screens.notices import NoticeLog, toast_lines
 from acp_tui.session.changes import (
     AgentGone,
     BytesAppended,
@@ -45,6 +43,8 @@ from acp_tui.session.changes import (
     UsageChanged,
 )
 from acp_tui.session.model import PLAN, SessionState
+from acp_tui.ui.attention import Attention
+from acp_tui.ui.screens.notices import NoticeLog, toast_lines
 from acp_tui.ui.terminal_title import show_window_title
 from acp_tui.ui.widgets.command_menu import CommandMenu
 from acp_tui.ui.widgets.config_bar import ConfigBar
@@ -98,8 +98,16 @@ class StatusRenderer:
         match change:
             case EntityAdded(key=key) | EntityChanged(key=key) if key[0] == PLAN:
                 self._show_plan(state, key[1])  # the timeline shows it too; the panel keeps it in sight
-            case (EntityAdded() | EntityRemoved() | TextAppended() | ContentAppended() | BytesAppended()
-                  | ContentReplaced() | EntityChanged() | SubmissionChanged()):
+            case (
+                EntityAdded()
+                | EntityRemoved()
+                | TextAppended()
+                | ContentAppended()
+                | BytesAppended()
+                | ContentReplaced()
+                | EntityChanged()
+                | SubmissionChanged()
+            ):
                 pass  # the timeline's
             case TurnEnded():
                 # the line saying how it ended comes from the controller; a long turn rings when unfocused
@@ -137,7 +145,9 @@ class StatusRenderer:
             self.status.update_values(state=fg.state, busy=True, stop_reason=None, error_message=None)
         else:
             self.status.update_values(
-                state=fg.state, busy=False, stop_reason=fg.stop_reason,
+                state=fg.state,
+                busy=False,
+                stop_reason=fg.stop_reason,
                 error_message=fg.error.message if fg.error is not None else None,
             )
             self._clear_plan()  # the turn is over: its plan stays in the timeline

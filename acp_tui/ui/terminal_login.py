@@ -41,13 +41,16 @@ def run_foreground(command: TerminalCommand) -> TerminalOutcome:
     """Run `command` attached to our terminal and wait for it (the UI is suspended by the caller)."""
     say = sys.__stderr__
     if say is not None:
-        say.write(f"\nacp-tui: logging in with {plain(command.method.name)}: {plain(escape_controls(shlex.join(command.argv)))}\n"
-                  "acp-tui comes back when this program exits.\n\n")
+        say.write(
+            f"\nacp-tui: logging in with {plain(command.method.name)}: {plain(escape_controls(shlex.join(command.argv)))}\n"
+            "acp-tui comes back when this program exits.\n\n"
+        )
         say.flush()
     with _interrupt_ignored():
         try:
-            code = subprocess.run(list(command.argv), env=dict(command.env), cwd=os.fspath(command.cwd),
-                                  check=False).returncode
+            code = subprocess.run(
+                list(command.argv), env=dict(command.env), cwd=os.fspath(command.cwd), check=False
+            ).returncode
         except OSError as exc:
             outcome = TerminalOutcome(None, f"it could not be run ({exc.strerror or exc})")
         else:

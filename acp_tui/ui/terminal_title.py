@@ -102,6 +102,12 @@ def app_driver(app: object) -> _Driver | None:
 
 
 __all__ = [
-    "TITLE_LIMIT", "WindowTitle", "app_driver", "osc_title", "restore_window_title", "show_window_title", "title_for",
+    "TITLE_LIMIT",
+    "WindowTitle",
+    "app_driver",
+    "osc_title",
+    "restore_window_title",
+    "show_window_title",
+    "title_for",
     "window_title",
 ]

@@ -16,8 +16,17 @@ from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 _COLOUR_KEYS = (
-    "primary", "secondary", "accent", "foreground", "background",
-    "surface", "panel", "success", "warning", "error", "boost",
+    "primary",
+    "secondary",
+    "accent",
+    "foreground",
+    "background",
+    "surface",
+    "panel",
+    "success",
+    "warning",
+    "error",
+    "boost",
 )
 #: The ANSI colour names, in SGR order (30-37); a palette sets each as an `ansi-NAME` variable.
 ANSI_NAMES = ("black", "red", "green", "yellow", "blue", "magenta", "cyan", "white")
@@ -90,4 +99,3 @@ def ansi_terminal_theme(theme: Theme) -> TerminalTheme | None:
     except (KeyError, ColorParseError):
         return None
     return TerminalTheme(background, foreground, colours, colours)
-

@@ -114,7 +114,9 @@ def _capabilities(view: object) -> _Capabilities:
     known = _CAPABILITIES.get(kind)
     if known is None:
         known = _CAPABILITIES[kind] = _Capabilities(
-            isinstance(view, TextView), isinstance(view, ContentView), isinstance(view, FieldsView),
+            isinstance(view, TextView),
+            isinstance(view, ContentView),
+            isinstance(view, FieldsView),
             isinstance(view, StreamingView),
         )
     return known
@@ -185,8 +187,17 @@ class TimelineRenderer:
                 removed = self.views.pop(key, None)
                 if removed is not None:
                     removed.remove()
-            case (UsageChanged() | NoticeRaised() | CommandsChanged() | ConfigChanged() | InfoChanged()
-                  | PermissionsChanged() | ProblemAdded() | AgentGone() | TurnEnded()):
+            case (
+                UsageChanged()
+                | NoticeRaised()
+                | CommandsChanged()
+                | ConfigChanged()
+                | InfoChanged()
+                | PermissionsChanged()
+                | ProblemAdded()
+                | AgentGone()
+                | TurnEnded()
+            ):
                 pass
             case _:
                 assert_never(change)

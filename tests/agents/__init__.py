@@ -21,5 +21,11 @@ def scripted_agent_argv(script: Path, record: Path | None = None) -> list[str]:
 def hostile_agent_argv(scenario: str, version: int = 2, scale: float = 1.0) -> list[str]:
     """Argv that runs the hostile agent's ``scenario`` (``scale`` < 1 shrinks the big ones)."""
     return [
-        sys.executable, str(HOSTILE_AGENT), scenario, "--version", str(version), "--scale", str(scale),
+        sys.executable,
+        str(HOSTILE_AGENT),
+        scenario,
+        "--version",
+        str(version),
+        "--scale",
+        str(scale),
     ]

@@ -87,8 +87,9 @@ class AuthAgent:
         self.write({"jsonrpc": "2.0", "id": request["id"], "error": {"code": code, "message": message}})
 
     def update(self, update: Message) -> None:
-        self.write({"jsonrpc": "2.0", "method": "session/update",
-                    "params": {"sessionId": self.session_id, "update": update}})
+        self.write(
+            {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": self.session_id, "update": update}}
+        )
 
     def auth_required(self, request: Message) -> None:
         self.error(request, -32000, str(self.script.get("message", "Authentication required")))
@@ -135,18 +136,27 @@ class AuthAgent:
 
     def initialize(self) -> Message:
         if self.version >= 2:
-            return {"protocolVersion": 2, "info": {"name": "auth-agent", "title": "Auth Agent", "version": "1.0.0"},
-                    "capabilities": {"session": {}}, "authMethods": self.methods}
+            return {
+                "protocolVersion": 2,
+                "info": {"name": "auth-agent", "title": "Auth Agent", "version": "1.0.0"},
+                "capabilities": {"session": {}},
+                "authMethods": self.methods,
+            }
         caps: Message = {"loadSession": False, "promptCapabilities": {}}
         if self.script.get("logout_capability"):
             caps["auth"] = {"logout": {}}
-        return {"protocolVersion": 1, "agentInfo": {"name": "auth-agent", "version": "1.0.0"},
-                "agentCapabilities": caps, "authMethods": self.methods}
+        return {
+            "protocolVersion": 1,
+            "agentInfo": {"name": "auth-agent", "version": "1.0.0"},
+            "agentCapabilities": caps,
+            "authMethods": self.methods,
+        }
 
     def login(self, request: Message, params: Message) -> None:
         method_id = str(params.get("methodId"))
-        method = next((m for m in self.methods if isinstance(m, dict)
-                       and method_id in (m.get("id"), m.get("methodId"))), None)
+        method = next(
+            (m for m in self.methods if isinstance(m, dict) and method_id in (m.get("id"), m.get("methodId"))), None
+        )
         if method is None:
             self.error(request, -32602, f"unknown auth method {method_id!r}")
             return
@@ -182,20 +192,33 @@ class AuthAgent:
             if not self.logged_in():
                 self.auth_required(request)
                 return
-            self.update({"sessionUpdate": "agent_message_chunk",
-                         "content": {"type": "text", "text": self.answer(text)}})
+            self.update(
+                {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": self.answer(text)}}
+            )
             self.result(request, {"stopReason": "end_turn"})
             return
         self.result(request, {"messageId": message_id})
-        self.update({"sessionUpdate": "user_message", "messageId": message_id,
-                     "content": [{"type": "text", "text": text}]})
+        self.update(
+            {"sessionUpdate": "user_message", "messageId": message_id, "content": [{"type": "text", "text": text}]}
+        )
         self.update({"sessionUpdate": "state_update", "state": "running"})
         if not self.logged_in():
-            self.update({"sessionUpdate": "state_update", "state": "idle", "stopReason": "error",
-                         "error": {"code": -32000, "message": str(self.script.get("message", "Authentication required"))}})
+            self.update(
+                {
+                    "sessionUpdate": "state_update",
+                    "state": "idle",
+                    "stopReason": "error",
+                    "error": {"code": -32000, "message": str(self.script.get("message", "Authentication required"))},
+                }
+            )
             return
-        self.update({"sessionUpdate": "agent_message", "messageId": f"agent-{message_id}",
-                     "content": [{"type": "text", "text": self.answer(text)}]})
+        self.update(
+            {
+                "sessionUpdate": "agent_message",
+                "messageId": f"agent-{message_id}",
+                "content": [{"type": "text", "text": self.answer(text)}],
+            }
+        )
         self.update({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"})
 
     def answer(self, text: str) -> str:
@@ -211,8 +234,11 @@ def terminal_login(script: dict[str, Any], args: list[str]) -> int:
     if wanted is not None:  # an interactive login: it needs the real terminal
         typed = input("auth-agent: enter the code shown in your browser: ")
         code = 0 if typed.strip() == wanted else 1
-    agent.store(terminal_args=args, terminal_env={k: v for k, v in os.environ.items() if k.startswith("AUTH_AGENT_")},
-                terminal_cwd=os.getcwd())
+    agent.store(
+        terminal_args=args,
+        terminal_env={k: v for k, v in os.environ.items() if k.startswith("AUTH_AGENT_")},
+        terminal_cwd=os.getcwd(),
+    )
     if code == 0:
         agent.store(logged_in=True)
     print("auth-agent: logged in" if code == 0 else "auth-agent: login failed")

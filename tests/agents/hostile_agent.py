@@ -41,9 +41,20 @@ HOSTILE_STRINGS: tuple[str, ...] = (
 HOSTILE_TEXT = " | ".join(HOSTILE_STRINGS)
 
 SCENARIOS = (
-    "exit_at_start", "exit_mid_stream", "exit_in_permission", "exit_while_cancelling",
-    "garbage", "huge_message", "huge_tool_output", "stderr_flood", "update_flood",
-    "never_init", "never_new", "never_prompt", "spec_violations", "injection",
+    "exit_at_start",
+    "exit_mid_stream",
+    "exit_in_permission",
+    "exit_while_cancelling",
+    "garbage",
+    "huge_message",
+    "huge_tool_output",
+    "stderr_flood",
+    "update_flood",
+    "never_init",
+    "never_new",
+    "never_prompt",
+    "spec_violations",
+    "injection",
 )
 HUGE_MESSAGE_BYTES = 50 * 1024 * 1024
 HUGE_TOOL_LINES = 100_000
@@ -96,12 +107,12 @@ class HostileAgent:
     # message helpers -------------------------------------------------------------------------
 
     def update(self, update: Message, session_id: str = SESSION_ID) -> None:
-        self.write({"jsonrpc": "2.0", "method": "session/update",
-                    "params": {"sessionId": session_id, "update": update}})
+        self.write(
+            {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session_id, "update": update}}
+        )
 
     def text_chunk(self, text: str, message_id: str = "hostile-agent-msg") -> Message:
-        chunk: Message = {"sessionUpdate": "agent_message_chunk",
-                          "content": {"type": "text", "text": text}}
+        chunk: Message = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
         if self.version >= 2:
             chunk["messageId"] = message_id
         return chunk
@@ -124,8 +135,13 @@ class HostileAgent:
         assert self.prompt is not None
         if self.version >= 2:
             self.respond(self.prompt["id"], {"messageId": self.user_message_id()})
-            self.update({"sessionUpdate": "user_message", "messageId": self.user_message_id(),
-                         "content": self.prompt.get("params", {}).get("prompt", [])})
+            self.update(
+                {
+                    "sessionUpdate": "user_message",
+                    "messageId": self.user_message_id(),
+                    "content": self.prompt.get("params", {}).get("prompt", []),
+                }
+            )
             self.state("running")
 
     def finish_turn(self, stop_reason: str = "end_turn", marker: bool = True) -> None:
@@ -144,13 +160,22 @@ class HostileAgent:
     def permission_params(self, title: str, option_names: list[str]) -> Message:
         options = [
             {"optionId": f"opt-{i}", "name": name, "kind": kind}
-            for i, (name, kind) in enumerate(zip(option_names, ["allow_once", "allow_always", "reject_once"]))
+            for i, (name, kind) in enumerate(
+                zip(option_names, ["allow_once", "allow_always", "reject_once"], strict=False)
+            )
         ]
         if self.version >= 2:
-            return {"sessionId": SESSION_ID, "title": title, "options": options,
-                    "subject": {"type": "tool_call", "toolCall": {"toolCallId": "hostile-tool-1"}}}
-        return {"sessionId": SESSION_ID, "options": options,
-                "toolCall": {"toolCallId": "hostile-tool-1", "title": title}}
+            return {
+                "sessionId": SESSION_ID,
+                "title": title,
+                "options": options,
+                "subject": {"type": "tool_call", "toolCall": {"toolCallId": "hostile-tool-1"}},
+            }
+        return {
+            "sessionId": SESSION_ID,
+            "options": options,
+            "toolCall": {"toolCallId": "hostile-tool-1", "title": title},
+        }
 
     def wait_response(self, msg_id: Any) -> Message | None:
         """Serve stdin until the client answers request ``msg_id`` (or stdin closes)."""
@@ -170,15 +195,19 @@ class HostileAgent:
     def handle_other(self, message: Message) -> None:
         """Answer a request that arrives mid-scenario so the client is never left waiting."""
         if "id" in message and isinstance(message.get("method"), str):
-            self.write({"jsonrpc": "2.0", "id": message["id"],
-                        "error": {"code": -32601, "message": "hostile agent is busy"}})
+            self.write(
+                {"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "hostile agent is busy"}}
+            )
 
     # main loop ---------------------------------------------------------------------------------
 
     def initialize_result(self) -> Message:
         if self.version >= 2:
-            return {"protocolVersion": 2, "info": {"name": "hostile-agent", "version": "6.6.6"},
-                    "capabilities": {"session": {}}}
+            return {
+                "protocolVersion": 2,
+                "info": {"name": "hostile-agent", "version": "6.6.6"},
+                "capabilities": {"session": {}},
+            }
         return {"protocolVersion": 1, "agentCapabilities": {"loadSession": False}, "authMethods": []}
 
     def run(self) -> int:
@@ -223,8 +252,14 @@ class HostileAgent:
 
     def scenario_exit_in_permission(self) -> None:
         self.accept_prompt()
-        self.write({"jsonrpc": "2.0", "id": 0, "method": "session/request_permission",
-                    "params": self.permission_params("Run something?", ["Allow", "Always", "Reject"])})
+        self.write(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "session/request_permission",
+                "params": self.permission_params("Run something?", ["Allow", "Always", "Reject"]),
+            }
+        )
         self.crash()
 
     def scenario_exit_while_cancelling(self) -> None:
@@ -266,10 +301,13 @@ class HostileAgent:
         lines = max(1, int(HUGE_TOOL_LINES * self.scale))
         output = "\n".join(f"output line {i}" for i in range(lines))
         content = [{"type": "content", "content": {"type": "text", "text": output}}]
-        self.update(self.tool_call("huge-tool", "Produce a lot of output", kind="execute",
-                                   status="in_progress"))
-        update = {"sessionUpdate": "tool_call_update", "toolCallId": "huge-tool",
-                  "status": "completed", "content": content}
+        self.update(self.tool_call("huge-tool", "Produce a lot of output", kind="execute", status="in_progress"))
+        update = {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "huge-tool",
+            "status": "completed",
+            "content": content,
+        }
         self.update(update)
         self.finish_turn()
 
@@ -305,19 +343,36 @@ class HostileAgent:
         self.accept_prompt()
         if self.version >= 2:
             self.respond(self.prompt["id"], {"messageId": "second-answer-to-one-request"})
-            self.update({"sessionUpdate": "tool_call_content_chunk", "toolCallId": "never-announced",
-                         "content": {"type": "content", "content": {"type": "text", "text": "orphan"}}})
+            self.update(
+                {
+                    "sessionUpdate": "tool_call_content_chunk",
+                    "toolCallId": "never-announced",
+                    "content": {"type": "content", "content": {"type": "text", "text": "orphan"}},
+                }
+            )
             self.update({"sessionUpdate": "state_update", "state": "exploding"})
-            self.update({"sessionUpdate": "agent_message_chunk",
-                         "content": {"type": "text", "text": "chunk without messageId"}})
+            self.update(
+                {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "chunk without messageId"}}
+            )
         else:
-            self.update({"sessionUpdate": "tool_call_update", "toolCallId": "never-announced",
-                         "status": "completed"})
+            self.update({"sessionUpdate": "tool_call_update", "toolCallId": "never-announced", "status": "completed"})
         self.respond(55555, {"answer": "to a request never made"})
-        self.write({"jsonrpc": "2.0", "id": 0, "method": "session/request_permission",
-                    "params": self.permission_params("Duplicate ids ahead", ["Yes", "Always", "No"])})
-        self.write({"jsonrpc": "2.0", "id": 0, "method": "session/request_permission",
-                    "params": self.permission_params("Same id while pending", ["Yes", "Always", "No"])})
+        self.write(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "session/request_permission",
+                "params": self.permission_params("Duplicate ids ahead", ["Yes", "Always", "No"]),
+            }
+        )
+        self.write(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "session/request_permission",
+                "params": self.permission_params("Same id while pending", ["Yes", "Always", "No"]),
+            }
+        )
         self.wait_response(0)
         if self.version < 2:
             self.respond(self.prompt["id"], {"stopReason": "end_turn"})
@@ -333,26 +388,57 @@ class HostileAgent:
         self.stderr("stderr: " + hostile)
         self.update({"sessionUpdate": "session_info_update", "title": "title " + hostile})
         self.update(self.text_chunk("message " + hostile, "inject-msg"))
-        self.update({"sessionUpdate": "agent_thought_chunk", "content": {"type": "text", "text": hostile},
-                     **({"messageId": "inject-thought"} if self.version >= 2 else {})})
-        self.update(self.tool_call("inject-tool", PERMISSION_BUTTON_IMITATION, kind="edit", status="pending",
-                                   locations=[{"path": s, "line": 1} for s in HOSTILE_STRINGS]))
-        self.update(self.tool_call("inject-tool-2", hostile, kind="execute", status="in_progress",
-                                   content=[{"type": "content", "content": {"type": "text", "text": hostile}}]))
+        self.update(
+            {
+                "sessionUpdate": "agent_thought_chunk",
+                "content": {"type": "text", "text": hostile},
+                **({"messageId": "inject-thought"} if self.version >= 2 else {}),
+            }
+        )
+        self.update(
+            self.tool_call(
+                "inject-tool",
+                PERMISSION_BUTTON_IMITATION,
+                kind="edit",
+                status="pending",
+                locations=[{"path": s, "line": 1} for s in HOSTILE_STRINGS],
+            )
+        )
+        self.update(
+            self.tool_call(
+                "inject-tool-2",
+                hostile,
+                kind="execute",
+                status="in_progress",
+                content=[{"type": "content", "content": {"type": "text", "text": hostile}}],
+            )
+        )
         entries = [{"content": s, "priority": "high", "status": "pending"} for s in HOSTILE_STRINGS]
         if self.version >= 2:
-            self.update({"sessionUpdate": "plan_update",
-                         "plan": {"type": "items", "planId": "inject-plan", "entries": entries}})
-            self.update({"sessionUpdate": "notice", "severity": "warning", "title": hostile,
-                         "description": hostile})
-            self.update({"sessionUpdate": "terminal_update", "terminalId": "inject-term",
-                         "command": hostile, "cwd": "/tmp/" + hostile})
+            self.update(
+                {"sessionUpdate": "plan_update", "plan": {"type": "items", "planId": "inject-plan", "entries": entries}}
+            )
+            self.update({"sessionUpdate": "notice", "severity": "warning", "title": hostile, "description": hostile})
+            self.update(
+                {
+                    "sessionUpdate": "terminal_update",
+                    "terminalId": "inject-term",
+                    "command": hostile,
+                    "cwd": "/tmp/" + hostile,
+                }
+            )
             data = base64.b64encode(hostile.encode("utf-8")).decode("ascii")
             self.update({"sessionUpdate": "terminal_output_chunk", "terminalId": "inject-term", "data": data})
         else:
             self.update({"sessionUpdate": "plan", "entries": entries})
-        self.write({"jsonrpc": "2.0", "id": 0, "method": "session/request_permission",
-                    "params": self.permission_params(hostile, list(HOSTILE_STRINGS[:3]))})
+        self.write(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "session/request_permission",
+                "params": self.permission_params(hostile, list(HOSTILE_STRINGS[:3])),
+            }
+        )
         self.wait_response(0)
         self.finish_turn()
 

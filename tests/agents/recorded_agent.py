@@ -31,7 +31,7 @@ def exchanges(frames: list[tuple[str, dict[str, Any]]]) -> dict[str, list[tuple[
         if direction != "->" or "method" not in message or "id" not in message:
             continue
         before: list[dict[str, Any]] = []
-        for later_direction, later in frames[index + 1:]:
+        for later_direction, later in frames[index + 1 :]:
             if later_direction != "<-":
                 continue
             if "method" not in later and later.get("id") == message["id"]:

@@ -91,7 +91,9 @@ def handle(message: dict[str, Any]) -> None:
             send({"jsonrpc": "2.0", "id": rid, "result": {"answer": wait_response(params["id"])}})
     elif method == "test/answer_raw":
         # Answer this very request with a raw line: `before` + our id + `after`.
-        out.write(base64.b64decode(params["before"]) + json.dumps(rid).encode() + base64.b64decode(params["after"]) + b"\n")
+        out.write(
+            base64.b64decode(params["before"]) + json.dumps(rid).encode() + base64.b64decode(params["after"]) + b"\n"
+        )
         out.flush()
     elif method == "test/batch":
         out.write(json.dumps(params["batch"], separators=(",", ":")).encode() + b"\n")

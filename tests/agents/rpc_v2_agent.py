@@ -39,12 +39,24 @@ def main() -> None:
         if method == "initialize":
             if hang:
                 continue
-            send({"id": msg["id"], "result": {"protocolVersion": 2, "info": {"name": "rpc-v2", "version": "1"},
-                                              "capabilities": {"session": {}}}})
+            send(
+                {
+                    "id": msg["id"],
+                    "result": {
+                        "protocolVersion": 2,
+                        "info": {"name": "rpc-v2", "version": "1"},
+                        "capabilities": {"session": {}},
+                    },
+                }
+            )
         elif method == "session/new":
             # An update racing ahead of the session/new answer must be buffered, not lost.
-            update({"sessionUpdate": "available_commands_update",
-                    "availableCommands": [{"name": "help", "description": "Help"}]})
+            update(
+                {
+                    "sessionUpdate": "available_commands_update",
+                    "availableCommands": [{"name": "help", "description": "Help"}],
+                }
+            )
             send({"id": msg["id"], "result": {"sessionId": SID}})
         elif method == "session/prompt":
             text = params["prompt"][0]["text"]
@@ -57,18 +69,40 @@ def main() -> None:
                 count = 2 if text == "ask twice" else int(words[1]) if len(words) == 2 and words[1].isdigit() else 1
                 for n in range(count):
                     call = f"call-{n}"
-                    update({"sessionUpdate": "tool_call_update", "toolCallId": call, "title": "Write file",
-                            "kind": "edit", "status": "pending"})
+                    update(
+                        {
+                            "sessionUpdate": "tool_call_update",
+                            "toolCallId": call,
+                            "title": "Write file",
+                            "kind": "edit",
+                            "status": "pending",
+                        }
+                    )
                     pending_permissions[n] = call
-                    send({"id": n, "method": "session/request_permission", "params": {
-                        "sessionId": SID, "title": "Allow writing?",
-                        "subject": {"type": "tool_call", "toolCall": {"toolCallId": call}},
-                        "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"},
-                                    {"optionId": "deny", "name": "Deny", "kind": "reject_once"}]}})
+                    send(
+                        {
+                            "id": n,
+                            "method": "session/request_permission",
+                            "params": {
+                                "sessionId": SID,
+                                "title": "Allow writing?",
+                                "subject": {"type": "tool_call", "toolCall": {"toolCallId": call}},
+                                "options": [
+                                    {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
+                                    {"optionId": "deny", "name": "Deny", "kind": "reject_once"},
+                                ],
+                            },
+                        }
+                    )
                 update({"sessionUpdate": "state_update", "state": "requires_action"})
             else:
-                update({"sessionUpdate": "agent_message_chunk", "messageId": "a1",
-                        "content": {"type": "text", "text": "Hello"}})
+                update(
+                    {
+                        "sessionUpdate": "agent_message_chunk",
+                        "messageId": "a1",
+                        "content": {"type": "text", "text": "Hello"},
+                    }
+                )
                 update({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"})
         elif method == "session/resume":
             sid = params["sessionId"]
@@ -76,16 +110,31 @@ def main() -> None:
             lines = []
             for n in range(count):
                 if n % 100 == 0:
-                    body: dict[str, Any] = {"sessionUpdate": "user_message", "messageId": f"r-u{n}",
-                                            "content": [{"type": "text", "text": f"question {n}"}]}
+                    body: dict[str, Any] = {
+                        "sessionUpdate": "user_message",
+                        "messageId": f"r-u{n}",
+                        "content": [{"type": "text", "text": f"question {n}"}],
+                    }
                 elif n % 100 == 50:
-                    body = {"sessionUpdate": "tool_call_update", "toolCallId": f"r-t{n}", "title": f"Read {n}",
-                            "kind": "read", "status": "completed"}
+                    body = {
+                        "sessionUpdate": "tool_call_update",
+                        "toolCallId": f"r-t{n}",
+                        "title": f"Read {n}",
+                        "kind": "read",
+                        "status": "completed",
+                    }
                 else:
-                    body = {"sessionUpdate": "agent_message_chunk", "messageId": f"r-a{n - n % 100}",
-                            "content": {"type": "text", "text": f"chunk {n} "}}
-                lines.append(json.dumps({"jsonrpc": "2.0", "method": "session/update",
-                                         "params": {"sessionId": sid, "update": body}}, separators=(",", ":")))
+                    body = {
+                        "sessionUpdate": "agent_message_chunk",
+                        "messageId": f"r-a{n - n % 100}",
+                        "content": {"type": "text", "text": f"chunk {n} "},
+                    }
+                lines.append(
+                    json.dumps(
+                        {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": sid, "update": body}},
+                        separators=(",", ":"),
+                    )
+                )
                 if len(lines) == 1000:
                     out.write(("\n".join(lines) + "\n").encode())
                     lines = []
@@ -94,8 +143,13 @@ def main() -> None:
             out.flush()
             send({"id": msg["id"], "result": {}})
         elif method == "session/cancel":
-            update({"sessionUpdate": "agent_message_chunk", "messageId": "a2",
-                    "content": {"type": "text", "text": "cancel seen"}})
+            update(
+                {
+                    "sessionUpdate": "agent_message_chunk",
+                    "messageId": "a2",
+                    "content": {"type": "text", "text": "cancel seen"},
+                }
+            )
         elif "method" not in msg and msg.get("id") in pending_permissions:
             call = pending_permissions.pop(msg["id"])
             outcome = msg["result"]["outcome"]

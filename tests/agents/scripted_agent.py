@@ -99,17 +99,24 @@ def default_turn(version: int) -> list[Step]:
             {"op": "respond_prompt"},
             {"op": "user_message"},
             {"op": "state", "state": "running"},
-            {"op": "update", "update": {
-                "sessionUpdate": "agent_message", "messageId": "agent-$MESSAGE_ID",
-                "content": [{"type": "text", "text": "echo: $PROMPT_TEXT"}],
-            }},
+            {
+                "op": "update",
+                "update": {
+                    "sessionUpdate": "agent_message",
+                    "messageId": "agent-$MESSAGE_ID",
+                    "content": [{"type": "text", "text": "echo: $PROMPT_TEXT"}],
+                },
+            },
             {"op": "state", "state": "idle", "stopReason": "end_turn"},
         ]
     return [
-        {"op": "update", "update": {
-            "sessionUpdate": "agent_message_chunk",
-            "content": {"type": "text", "text": "echo: $PROMPT_TEXT"},
-        }},
+        {
+            "op": "update",
+            "update": {
+                "sessionUpdate": "agent_message_chunk",
+                "content": {"type": "text", "text": "echo: $PROMPT_TEXT"},
+            },
+        },
         {"op": "respond_prompt", "stopReason": "end_turn"},
     ]
 
@@ -239,7 +246,8 @@ class ScriptedAgent:
             reply = {"jsonrpc": "2.0", "id": message["id"], "result": result}
         else:
             reply = {
-                "jsonrpc": "2.0", "id": message["id"],
+                "jsonrpc": "2.0",
+                "id": message["id"],
                 "error": {"code": -32601, "message": f"Method not found: {method}"},
             }
         if method == "session/new" and isinstance(reply.get("result"), dict):
@@ -289,9 +297,7 @@ class ScriptedAgent:
             self.send_update(update)
         elif op == "user_message":
             content = self.prompt.get("params", {}).get("prompt", []) if self.prompt else []
-            self.send_update(
-                {"sessionUpdate": "user_message", "messageId": self.message_id(), "content": content}
-            )
+            self.send_update({"sessionUpdate": "user_message", "messageId": self.message_id(), "content": content})
         elif op == "respond_prompt":
             self.respond_prompt(step)
         elif op == "error_prompt":
@@ -325,10 +331,13 @@ class ScriptedAgent:
             self.wait(lambda m: False, 0.02, in_turn, None)
 
     def send_update(self, update: Message) -> None:
-        self.write({
-            "jsonrpc": "2.0", "method": "session/update",
-            "params": {"sessionId": self.session_id, "update": update},
-        })
+        self.write(
+            {
+                "jsonrpc": "2.0",
+                "method": "session/update",
+                "params": {"sessionId": self.session_id, "update": update},
+            }
+        )
 
     def respond_prompt(self, step: Step) -> None:
         if self.prompt is None or self.prompt_answered:
@@ -364,8 +373,8 @@ class ScriptedAgent:
 
     @staticmethod
     def is_response(message: Message, request_id: Any) -> bool:
-        return "method" not in message and message.get("id") == request_id and (
-            "result" in message or "error" in message
+        return (
+            "method" not in message and message.get("id") == request_id and ("result" in message or "error" in message)
         )
 
     def matches_wait(self, step: Step, message: Message) -> bool:

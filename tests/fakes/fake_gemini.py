@@ -62,7 +62,9 @@ def _last_user_text(contents: list[dict[str, Any]]) -> str:
     for content in reversed(contents):
         if content.get("role") != "user":
             continue
-        texts = [p["text"] for p in content.get("parts") or [] if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        texts = [
+            p["text"] for p in content.get("parts") or [] if isinstance(p, dict) and isinstance(p.get("text"), str)
+        ]
         if texts:
             return " ".join(texts)
     return ""
@@ -124,8 +126,14 @@ class Handler(BaseHTTPRequestHandler):
         if not isinstance(request, dict):
             request = {}
         contents = request.get("contents") or []
-        _log({"method": "POST", "path": self.path, "last": contents[-1] if contents else None,
-              "tools": [d.get("name") for d in _declarations(request)]})
+        _log(
+            {
+                "method": "POST",
+                "path": self.path,
+                "last": contents[-1] if contents else None,
+                "tools": [d.get("name") for d in _declarations(request)],
+            }
+        )
         if ":countTokens" in self.path:
             self._json(200, {"totalTokens": 42})
         elif ":embedContent" in self.path or ":batchEmbedContents" in self.path:

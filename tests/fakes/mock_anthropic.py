@@ -154,7 +154,9 @@ class FakeAnthropicHandler(BaseHTTPRequestHandler):
         if record:
             with open(record, "a", encoding="utf-8") as handle:
                 handle.write(json.dumps({"path": self.path, "body": request}) + "\n")
-        self._log(f"stream={request.get('stream')} model={request.get('model')} tools={len(request.get('tools') or [])}")
+        self._log(
+            f"stream={request.get('stream')} model={request.get('model')} tools={len(request.get('tools') or [])}"
+        )
         if self.path.startswith("/v1/messages/count_tokens"):
             self._send_json(200, {"input_tokens": 42})
             return
@@ -169,12 +171,19 @@ class FakeAnthropicHandler(BaseHTTPRequestHandler):
         if request.get("stream"):
             self._stream(blocks, message_id, tool_id, model, stop_reason)
             return
-        self._send_json(200, {
-            "id": message_id, "type": "message", "role": "assistant", "model": model,
-            "content": [_block_json(block, tool_id) for block in blocks],
-            "stop_reason": stop_reason, "stop_sequence": None,
-            "usage": {"input_tokens": 10, "output_tokens": 5},
-        })
+        self._send_json(
+            200,
+            {
+                "id": message_id,
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": [_block_json(block, tool_id) for block in blocks],
+                "stop_reason": stop_reason,
+                "stop_sequence": None,
+                "usage": {"input_tokens": 10, "output_tokens": 5},
+            },
+        )
 
     def _event(self, name: str, data: dict[str, Any]) -> None:
         self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
@@ -186,35 +195,69 @@ class FakeAnthropicHandler(BaseHTTPRequestHandler):
         self.send_header("cache-control", "no-cache")
         self.send_header("connection", "close")
         self.end_headers()
-        self._event("message_start", {"type": "message_start", "message": {
-            "id": message_id, "type": "message", "role": "assistant", "model": model, "content": [],
-            "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 1},
-        }})
+        self._event(
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "id": message_id,
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": 10, "output_tokens": 1},
+                },
+            },
+        )
         for index, block in enumerate(blocks):
             if isinstance(block, Text):
-                self._event("content_block_start", {
-                    "type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""},
-                })
+                self._event(
+                    "content_block_start",
+                    {
+                        "type": "content_block_start",
+                        "index": index,
+                        "content_block": {"type": "text", "text": ""},
+                    },
+                )
                 for position, word in enumerate(block.text.split(" ")):
                     piece = word if position == 0 else " " + word
-                    self._event("content_block_delta", {
-                        "type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": piece},
-                    })
+                    self._event(
+                        "content_block_delta",
+                        {
+                            "type": "content_block_delta",
+                            "index": index,
+                            "delta": {"type": "text_delta", "text": piece},
+                        },
+                    )
                     time.sleep(WORD_DELAY)
             else:
-                self._event("content_block_start", {
-                    "type": "content_block_start", "index": index,
-                    "content_block": {"type": "tool_use", "id": tool_id, "name": block.name, "input": {}},
-                })
-                self._event("content_block_delta", {
-                    "type": "content_block_delta", "index": index,
-                    "delta": {"type": "input_json_delta", "partial_json": json.dumps(block.input)},
-                })
+                self._event(
+                    "content_block_start",
+                    {
+                        "type": "content_block_start",
+                        "index": index,
+                        "content_block": {"type": "tool_use", "id": tool_id, "name": block.name, "input": {}},
+                    },
+                )
+                self._event(
+                    "content_block_delta",
+                    {
+                        "type": "content_block_delta",
+                        "index": index,
+                        "delta": {"type": "input_json_delta", "partial_json": json.dumps(block.input)},
+                    },
+                )
             self._event("content_block_stop", {"type": "content_block_stop", "index": index})
-        self._event("message_delta", {
-            "type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": None},
-            "usage": {"output_tokens": 12},
-        })
+        self._event(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+                "usage": {"output_tokens": 12},
+            },
+        )
         self._event("message_stop", {"type": "message_stop"})
         self.close_connection = True
 

@@ -25,6 +25,7 @@ from acp_tui.controller.controller import SessionController
 from acp_tui.controller.events import ControllerEvent
 from acp_tui.history import PromptHistory
 from acp_tui.launch import Launch
+from acp_tui.path_text import display_path
 from acp_tui.paths import history_file
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.sanitize import plain
@@ -34,21 +35,20 @@ from acp_tui.ui.attention import Attention
 from acp_tui.ui.config_control import ConfigControl
 from acp_tui.ui.event_pump import EventPump
 from acp_tui.ui.interrupt import Interrupt, decide_interrupt
-from acp_tui.path_text import display_path
 from acp_tui.ui.saving import save_full_text
-from acp_tui.ui.session_actions import SessionActions, SessionCommands
 from acp_tui.ui.screens.config_picker import ConfigCommands
 from acp_tui.ui.screens.login import LoginCommands
 from acp_tui.ui.screens.notices import NOTICES_KEY, NoticeCommands, NoticeLog, NoticesScreen
 from acp_tui.ui.screens.problems import ProblemsScreen
+from acp_tui.ui.session_actions import SessionActions, SessionCommands
 from acp_tui.ui.status import StatusRenderer
 from acp_tui.ui.widgets.command_menu import CommandMenu
 from acp_tui.ui.widgets.config_bar import ConfigBar
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.file_picker import FilePicker
+from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.prompt_return import FocusPrompt
-from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.queued_prompts import QueuedPrompts
 from acp_tui.ui.widgets.save_request import MessageSaveRequested
 from acp_tui.ui.widgets.session_header import HeaderValues, SessionHeader
@@ -64,9 +64,14 @@ if TYPE_CHECKING:
 #: The status bar's key hints, in order; a narrow bar drops the lowest priority first (status_bar.KeyHint):
 #: ^Q quit never drops, nor ^C cancel while the agent works, nor ^R restart once it stopped. ^C cancel
 #: shows only while there is work to cancel, ^R restart only once there is an agent to restart.
-KEY_HINTS = (KeyHint("⏎", "send", 60, busy=40), KeyHint("^J", "newline", 50, busy=30),
-             KeyHint("^C", "cancel", 30, busy=PINNED, modes=("busy",)), KeyHint("F2", "stderr", 20),
-             KeyHint("^R", "restart", 10, stopped=PINNED, modes=("stopped",)), KeyHint("^Q", "quit", PINNED))
+KEY_HINTS = (
+    KeyHint("⏎", "send", 60, busy=40),
+    KeyHint("^J", "newline", 50, busy=30),
+    KeyHint("^C", "cancel", 30, busy=PINNED, modes=("busy",)),
+    KeyHint("F2", "stderr", 20),
+    KeyHint("^R", "restart", 10, stopped=PINNED, modes=("stopped",)),
+    KeyHint("^Q", "quit", PINNED),
+)
 
 #: Seconds within which a second Ctrl+R restarts a running agent.
 RESTART_CONFIRM = 5.0
@@ -115,8 +120,12 @@ class ChatScreen(Screen[None]):
         self.history = PromptHistory.load(_history_path(launch))
         self.attention = Attention(self.app, enabled=launch.attention)
         self.asker = ScreenAsker(
-            self.app, arm_delay=arm_delay, cancel_turn=self.action_cancel_turn,
-            closed=lambda text: self.controller.note(text), attention=self.attention, agent_name=launch.agent_name,
+            self.app,
+            arm_delay=arm_delay,
+            cancel_turn=self.action_cancel_turn,
+            closed=lambda text: self.controller.note(text),
+            attention=self.attention,
+            agent_name=launch.agent_name,
             tool_title=lambda tool_call_id: tool_title(self.controller.state, tool_call_id),
         )
         self.notices = NoticeLog()
@@ -151,12 +160,23 @@ class ChatScreen(Screen[None]):
         self.prompt_input = self.query_one(PromptInput)
         self.status = self.query_one(StatusBar)
         renderer = StatusRenderer(
-            self.app, attention=self.attention, notices=self.notices, status=self.status, header=self.query_one(SessionHeader), config=self.query_one(ConfigBar),
-            commands=self.query_one(CommandMenu), queue=self.query_one(QueuedPrompts), plan=self.query_one(PlanPanel),
+            self.app,
+            attention=self.attention,
+            notices=self.notices,
+            status=self.status,
+            header=self.query_one(SessionHeader),
+            config=self.query_one(ConfigBar),
+            commands=self.query_one(CommandMenu),
+            queue=self.query_one(QueuedPrompts),
+            plan=self.query_one(PlanPanel),
         )
-        self.pump.attach(self.controller, conversation=self.conversation, renderer=renderer,
-                         stderr=self.query_one(StderrPanel), transcript_error=lambda error: self.app.notify(
-                             error, title="transcript", severity="warning", markup=False))
+        self.pump.attach(
+            self.controller,
+            conversation=self.conversation,
+            renderer=renderer,
+            stderr=self.query_one(StderrPanel),
+            transcript_error=lambda error: self.app.notify(error, title="transcript", severity="warning", markup=False),
+        )
         self.status.update_values(hints=KEY_HINTS)
         self.prompt_input.focus()
         for warning in self.launch.warnings:
@@ -178,8 +198,11 @@ class ChatScreen(Screen[None]):
         self.prompt_input.load_text("")
         self.conversation.follow()
         if not self.controller.submit(event.submission) and self.controller.stopped:
-            self.app.notify("The agent is not running; press Ctrl-R to restart it. Your prompt is queued.",
-                            severity="warning", markup=False)
+            self.app.notify(
+                "The agent is not running; press Ctrl-R to restart it. Your prompt is queued.",
+                severity="warning",
+                markup=False,
+            )
 
     @on(CommandMenu.Chosen)
     def _command_chosen(self, event: CommandMenu.Chosen) -> None:
@@ -200,8 +223,12 @@ class ChatScreen(Screen[None]):
         controller = self.controller
         busy = not controller.stopped and (controller.busy or controller.waiting_for_user or self.asker.dialog_open)
         action = decide_interrupt(
-            now=time.monotonic(), busy=busy, cancel_sent_at=controller.cancel_sent_at, prompt_text=prompt.text,
-            has_selection=not prompt.selection.is_empty, quit_armed_at=self._quit_armed_at,
+            now=time.monotonic(),
+            busy=busy,
+            cancel_sent_at=controller.cancel_sent_at,
+            prompt_text=prompt.text,
+            has_selection=not prompt.selection.is_empty,
+            quit_armed_at=self._quit_armed_at,
             force_stop_after=controller.force_stop_after,
         )
         match action:
@@ -237,8 +264,11 @@ class ChatScreen(Screen[None]):
         running, armed, self._restart_armed_at = not self.controller.stopped, self._restart_armed_at, None
         if running and (armed is None or time.monotonic() - armed > RESTART_CONFIRM):
             self._restart_armed_at = time.monotonic()
-            self.controller.note("the agent is running: press Ctrl-R again to stop it and start it afresh "
-                                 "(the session is resumed where the agent can)", "warning")
+            self.controller.note(
+                "the agent is running: press Ctrl-R again to stop it and start it afresh "
+                "(the session is resumed where the agent can)",
+                "warning",
+            )
             return
         self.run_worker(self.controller.restart(stop_first=True), group="agent-start", exclusive=True)
 
@@ -274,6 +304,7 @@ class ChatScreen(Screen[None]):
     @on(TerminalView.CancelRequested)
     def _cancel_in_card(self, event: ToolCallCard.CancelRequested | TerminalView.CancelRequested) -> None:
         """Stop one tool call (v2 `tool_call/cancel`) or the command in one terminal; a refusal is a toast."""
+
         async def cancel() -> None:
             try:
                 if isinstance(event, TerminalView.CancelRequested):

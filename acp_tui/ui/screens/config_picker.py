@@ -131,25 +131,44 @@ class ConfigPickerScreen(ModalScreen[ConfigChoice | None]):
                 for group_index, (group_name, values) in enumerate(groups):
                     indent = 2
                     if group_name is not None:
-                        rows.append(Option(Content(_PAD * 2 + plain(group_name)), id=f"g{index}-{group_index}",
-                                           disabled=True))
+                        rows.append(
+                            Option(Content(_PAD * 2 + plain(group_name)), id=f"g{index}-{group_index}", disabled=True)
+                        )
                         indent = 4
                     for choice in values:
                         description = choice.description if isinstance(choice.description, str) else ""
-                        self._add_value(rows, option, f"v{index}-{counter}", choice.name, choice.value,
-                                        choice.value == option.current_value, indent, description)
+                        self._add_value(
+                            rows,
+                            option,
+                            f"v{index}-{counter}",
+                            choice.name,
+                            choice.value,
+                            choice.value == option.current_value,
+                            indent,
+                            description,
+                        )
                         counter += 1
             if focus_here:
                 self._initial = next(
-                    (row_id for row_id, c in self._choices.items()
-                     if c.config_id == option.config_id and self._is_current(option, c.value)),
+                    (
+                        row_id
+                        for row_id, c in self._choices.items()
+                        if c.config_id == option.config_id and self._is_current(option, c.value)
+                    ),
                     None,
                 )
         return rows
 
     def _add_value(
-        self, rows: list[Option], option: Shown, row_id: str, name: str, value: str | bool,
-        current: bool, indent: int, description: str,
+        self,
+        rows: list[Option],
+        option: Shown,
+        row_id: str,
+        name: str,
+        value: str | bool,
+        current: bool,
+        indent: int,
+        description: str,
     ) -> None:
         self._choices[row_id] = ConfigChoice(option.config_id, value)
         rows.append(Option(_value_line(name, current, indent, description), id=row_id))

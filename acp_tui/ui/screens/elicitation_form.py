@@ -27,8 +27,8 @@ from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.content import Content
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Input, Select, SelectionList, Static
 
@@ -290,8 +290,13 @@ class ElicitationFormScreen(GuardedDialog[FormOutcome]):
             count = self.dropped_keys
             where = f"“{self.rows[0].field.label}”" if self.rows else "the form"
             self._dropped_note = True
-            self._hint.update(Text(f"⚠ {count} key{'s' if count != 1 else ''} typed before the form was ready "
-                                   f"went nowhere; type again in {where}", "bold"))
+            self._hint.update(
+                Text(
+                    f"⚠ {count} key{'s' if count != 1 else ''} typed before the form was ready "
+                    f"went nowhere; type again in {where}",
+                    "bold",
+                )
+            )
 
     def _clear_dropped_note(self) -> None:
         if self._dropped_note:

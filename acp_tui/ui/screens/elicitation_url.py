@@ -29,8 +29,8 @@ from rich.text import Text
 from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.content import Content
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
@@ -130,9 +130,18 @@ class ElicitationUrlScreen(GuardedDialog[UrlOutcome]):
         self._dialog = Vertical(id="dialog")
         self._buttons = [
             # no Open button at all for a URL that cannot be opened: a disabled one reads as the default
-            *([Button("Open in browser  o", id="open", variant="primary", compact=True, disabled=True)]
-              if question.view.can_open else []),
-            Button("Copy  c", id="copy", compact=True, disabled=True, variant="default" if question.view.can_open else "primary"),
+            *(
+                [Button("Open in browser  o", id="open", variant="primary", compact=True, disabled=True)]
+                if question.view.can_open
+                else []
+            ),
+            Button(
+                "Copy  c",
+                id="copy",
+                compact=True,
+                disabled=True,
+                variant="default" if question.view.can_open else "primary",
+            ),
             Button("Decline  d", id="decline", compact=True, disabled=True),
             Button("Cancel  esc", id="cancel", compact=True, disabled=True),
         ]
@@ -247,4 +256,6 @@ def _opened(app: App[Any], url: str, done: asyncio.Future[bool]) -> None:
     if not app.is_running:
         return
     app.copy_to_clipboard(url)
-    app.notify("No browser could be opened; the link was copied to the clipboard instead.", severity="warning", markup=False)
+    app.notify(
+        "No browser could be opened; the link was copied to the clipboard instead.", severity="warning", markup=False
+    )

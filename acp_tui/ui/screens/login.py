@@ -36,14 +36,30 @@ from textual.widget import Widget
 from textual.widgets import Button, Input, Static
 
 from acp_tui import secrets
-from acp_tui.protocol.auth import AgentLogin, ApiKeyHint, EnvVarLogin, LoginVariable, TerminalLogin, UnsupportedLogin, valid_env_name
+from acp_tui.path_text import display_path
+from acp_tui.protocol.auth import (
+    AgentLogin,
+    ApiKeyHint,
+    EnvVarLogin,
+    LoginVariable,
+    TerminalLogin,
+    UnsupportedLogin,
+    valid_env_name,
+)
 from acp_tui.sanitize import escape_controls, plain
 from acp_tui.services.auth import KeyEntry, LoginChoice, LoginRequest, SecretRequest, TerminalCommand
-from acp_tui.path_text import display_path
 from acp_tui.ui.screens.guarded import GuardedDialog
 from acp_tui.ui.screens.permission import ARM_DELAY
 
-__all__ = ["GuardedDialog", "LoginCommands", "LoginScreen", "SecretScreen", "TerminalLoginScreen", "method_label", "method_how"]
+__all__ = [
+    "GuardedDialog",
+    "LoginCommands",
+    "LoginScreen",
+    "SecretScreen",
+    "TerminalLoginScreen",
+    "method_label",
+    "method_how",
+]
 
 #: Methods reachable with a number key.
 MAX_NUMBERED: Final = 9
@@ -122,13 +138,17 @@ class MethodButton(Button):
 class LoginScreen(GuardedDialog[LoginChoice]):
     """Choose how to log in (see the module docstring); dismissed with the choice, or None for "not now"."""
 
-    DEFAULT_CSS = "LoginScreen {" + _DIALOG_CSS + """
+    DEFAULT_CSS = (
+        "LoginScreen {"
+        + _DIALOG_CSS
+        + """
         #body > MethodButton { width: auto; min-width: 24; max-width: 100%; text-align: left;
                                content-align: left middle; padding: 0 1; margin-top: 1; }
         #body > MethodButton.-first { margin-top: 0; }
         #body > .description { height: auto; color: $text-muted; padding-left: 4; }
         #body > .unsupported { height: auto; color: $text-muted; text-style: italic; margin-top: 1; }
     }"""
+    )
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *(Binding(str(n), f"choose_number({n})", show=False) for n in range(1, MAX_NUMBERED + 1)),
@@ -156,8 +176,11 @@ class LoginScreen(GuardedDialog[LoginChoice]):
         """The line under a method: how it works (italic), then the agent's description."""
         about = Text()
         about.append(method_how(choice), "italic")
-        description = plain(choice.description or "").strip() if not isinstance(choice, KeyEntry) else (
-            "a variable such as OPENAI_API_KEY, typed in a masked field; never written to disk")
+        description = (
+            plain(choice.description or "").strip()
+            if not isinstance(choice, KeyEntry)
+            else ("a variable such as OPENAI_API_KEY, typed in a masked field; never written to disk")
+        )
         if description:
             about.append(f" · {description}")
         return about
@@ -268,12 +291,16 @@ def refused_line(command: TerminalCommand) -> str:
 class TerminalLoginScreen(GuardedDialog[bool]):
     """Confirm running a terminal method's program; True to run it."""
 
-    DEFAULT_CSS = "TerminalLoginScreen {" + _DIALOG_CSS + """
+    DEFAULT_CSS = (
+        "TerminalLoginScreen {"
+        + _DIALOG_CSS
+        + """
         #body > #refused { height: auto; color: $text-warning; text-style: bold; margin-bottom: 1; }
         #body > #command { height: auto; color: $text; background: $boost; padding: 0 1; }
         #body > #env { height: auto; color: $text; background: $boost; padding: 0 1; }
         #body > .muted { height: auto; color: $text-muted; }
     }"""
+    )
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "decide(True)", show=False),
@@ -302,8 +329,9 @@ class TerminalLoginScreen(GuardedDialog[bool]):
         command = self.command
         self._dialog.border_title = "Log in: run a program"
         with self._dialog:
-            yield Static(Text(f"To log in with “{plain(command.method.name)}”, acp-tui runs this in the terminal:"),
-                         id="title")
+            yield Static(
+                Text(f"To log in with “{plain(command.method.name)}”, acp-tui runs this in the terminal:"), id="title"
+            )
             with self._body:
                 if command.refused_env:
                     yield Static(Text(refused_line(command)), id="refused")
@@ -312,8 +340,13 @@ class TerminalLoginScreen(GuardedDialog[bool]):
                     lines = "\n".join(f"{shown(name)}={shown(value)}" for name, value in command.added_env)
                     yield Static(Text(f"with the agent's variables:\n{lines}"), id="env")
                 yield Static(Text(f"in {shown(display_path(os.fspath(command.cwd)))}"), classes="muted")
-                yield Static(Text("acp-tui steps aside while it runs and comes back when it exits; "
-                                  "after a successful login the agent restarts."), classes="muted")
+                yield Static(
+                    Text(
+                        "acp-tui steps aside while it runs and comes back when it exits; "
+                        "after a successful login the agent restarts."
+                    ),
+                    classes="muted",
+                )
             with self._footer:
                 yield from self._buttons
             yield self._hint
@@ -371,13 +404,17 @@ class TerminalLoginScreen(GuardedDialog[bool]):
 class SecretScreen(GuardedDialog[dict[str, str]]):
     """Ask for variables in masked fields; dismissed with name → value, or None to go back."""
 
-    DEFAULT_CSS = "SecretScreen {" + _DIALOG_CSS + """
+    DEFAULT_CSS = (
+        "SecretScreen {"
+        + _DIALOG_CSS
+        + """
         #dialog > #fields { height: auto; margin-top: 1; }
         #fields > .field { height: auto; }
         .field > .label { width: 24; height: 1; padding-top: 0; color: $text; }
         .field > Input { width: 1fr; }
         #dialog > #error { height: auto; color: $error; }
     }"""
+    )
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", show=False),
@@ -392,12 +429,17 @@ class SecretScreen(GuardedDialog[dict[str, str]]):
         self._values: list[tuple[LoginVariable | None, Input]] = []
         if request.variables:
             for variable in request.variables:
-                field = Input(password=variable.secret, placeholder="optional" if variable.optional else "",
-                              compact=True, disabled=True)
+                field = Input(
+                    password=variable.secret,
+                    placeholder="optional" if variable.optional else "",
+                    compact=True,
+                    disabled=True,
+                )
                 self._values.append((variable, field))
         else:
-            self._name_field = Input(value=request.suggested or "", placeholder="e.g. OPENAI_API_KEY", compact=True,
-                               disabled=True, id="name")
+            self._name_field = Input(
+                value=request.suggested or "", placeholder="e.g. OPENAI_API_KEY", compact=True, disabled=True, id="name"
+            )
             self._values.append((None, Input(password=True, compact=True, disabled=True, id="value")))
 
     def _controls(self) -> list[Widget]:
@@ -408,8 +450,10 @@ class SecretScreen(GuardedDialog[dict[str, str]]):
         request = self.request
         self._dialog.border_title = f"Log in: {plain(request.title)}" if request.variables else "Log in: API key"
         with self._dialog:
-            yield Static(Text("Set for the agent's process only (the agent restarts with it); "
-                              "never written to disk or shown."), id="title")
+            yield Static(
+                Text("Set for the agent's process only (the agent restarts with it); never written to disk or shown."),
+                id="title",
+            )
             if request.link:
                 yield Static(Text(f"Get one at {plain(request.link)}"), classes="muted")
             with Vertical(id="fields"):
@@ -484,11 +528,14 @@ LOGIN_COMMANDS: Final = (
 
 
 class LoginCommands(Provider):
-    """"Log in" and "Log out" in the command palette, on screens with `log_in` / `log_out` actions."""
+    """ "Log in" and "Log out" in the command palette, on screens with `log_in` / `log_out` actions."""
 
     def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
-        return [(name, partial(self.screen.run_action, action), help_text)
-                for name, action, help_text in LOGIN_COMMANDS if hasattr(self.screen, f"action_{action}")]
+        return [
+            (name, partial(self.screen.run_action, action), help_text)
+            for name, action, help_text in LOGIN_COMMANDS
+            if hasattr(self.screen, f"action_{action}")
+        ]
 
     async def discover(self) -> Hits:
         for name, command, help_text in self._commands():

@@ -50,10 +50,12 @@ class ModeConfirmScreen(GuardedDialog[ModeAnswer]):
     def __init__(self, mode: str, current: str, *, cycling: bool, arm_delay: float) -> None:
         super().__init__(arm_delay=arm_delay)
         self.mode, self.current, self.cycling = plain(mode), plain(current), cycling
-        self._switch = Button(_label("y", f"Switch to {self.mode}"), variant="error", compact=True, disabled=True,
-                              id="switch")
-        self._keep = Button(_label("n", f"Keep {self.current}"), variant="success", compact=True, disabled=True,
-                            id="keep")
+        self._switch = Button(
+            _label("y", f"Switch to {self.mode}"), variant="error", compact=True, disabled=True, id="switch"
+        )
+        self._keep = Button(
+            _label("n", f"Keep {self.current}"), variant="success", compact=True, disabled=True, id="keep"
+        )
         self._buttons = [self._switch, self._keep]
 
     def compose(self) -> ComposeResult:
@@ -63,8 +65,10 @@ class ModeConfirmScreen(GuardedDialog[ModeAnswer]):
             yield Static(Text(f"Switch the agent to {self.mode}?"), id="title")
             with Horizontal(id="where"):
                 yield Static(Text(f"{GLYPHS['attention']} permissions"), id="marker")
-                yield Static(Text("This mode's name says the agent will act without asking you first "
-                                  "(edits, commands…)."), id="why")
+                yield Static(
+                    Text("This mode's name says the agent will act without asking you first (edits, commands…)."),
+                    id="why",
+                )
             with Horizontal(id="buttons"):
                 yield from self._buttons
             yield self._hint

@@ -27,7 +27,13 @@ from acp_tui.protocol.v2 import Notice
 from acp_tui.sanitize import multiline, plain
 
 __all__ = [
-    "MAX_NOTICES", "NOTICES_KEY", "NoticeCommands", "NoticeEntry", "NoticeLog", "NoticesScreen", "severity_glyph",
+    "MAX_NOTICES",
+    "NOTICES_KEY",
+    "NoticeCommands",
+    "NoticeEntry",
+    "NoticeLog",
+    "NoticesScreen",
+    "severity_glyph",
     "toast_lines",
 ]
 

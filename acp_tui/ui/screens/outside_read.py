@@ -46,8 +46,9 @@ class OutsideReadScreen(GuardedDialog[bool]):
 
     CSS_PATH = "outside_read.tcss"
 
-    def __init__(self, read: OutsideRead, *, arm_delay: float = ARM_DELAY, name: str | None = None,
-                 id: str | None = None) -> None:
+    def __init__(
+        self, read: OutsideRead, *, arm_delay: float = ARM_DELAY, name: str | None = None, id: str | None = None
+    ) -> None:
         super().__init__(arm_delay=arm_delay, name=name, id=id)
         self.read = read
         self._allow = Button(_label("y", "Read the file"), variant="success", compact=True, disabled=True, id="allow")

@@ -29,9 +29,9 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
+from acp_tui.path_text import display_path
 from acp_tui.sanitize import escape_controls, plain
 from acp_tui.services.files import OutsideRead, OutsideWrite
-from acp_tui.path_text import display_path
 from acp_tui.ui.screens.guarded import GuardedDialog, key_hints
 from acp_tui.ui.screens.permission import ARM_DELAY
 from acp_tui.ui.widgets.diff_view import DiffView
@@ -80,8 +80,9 @@ class OutsideWriteScreen(GuardedDialog[bool]):
 
     CSS_PATH = "outside_write.tcss"
 
-    def __init__(self, write: OutsideWrite, *, arm_delay: float = ARM_DELAY, name: str | None = None,
-                 id: str | None = None) -> None:
+    def __init__(
+        self, write: OutsideWrite, *, arm_delay: float = ARM_DELAY, name: str | None = None, id: str | None = None
+    ) -> None:
         super().__init__(arm_delay=arm_delay, name=name, id=id)
         self.write = write
         # The permission dialog's option rows: the key in bold, the choice coloured by what it does.
@@ -101,7 +102,9 @@ class OutsideWriteScreen(GuardedDialog[bool]):
 
     def compose(self) -> ComposeResult:
         write = self.write
-        self._dialog.border_title = "Write outside the session folder" if write.reason == "outside" else "Unoffered write"
+        self._dialog.border_title = (
+            "Write outside the session folder" if write.reason == "outside" else "Unoffered write"
+        )
         with self._dialog:
             yield from self._head
             with self._body:

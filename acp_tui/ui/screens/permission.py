@@ -31,6 +31,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
+from acp_tui.path_text import NO_CONTEXT, ViewContext
 from acp_tui.protocol.methods import (
     CommandPermissionSubject,
     PermissionOption,
@@ -48,7 +49,6 @@ from acp_tui.protocol.v2 import (
     UnknownToolContent,
 )
 from acp_tui.sanitize import multiline, plain
-from acp_tui.path_text import NO_CONTEXT, ViewContext
 from acp_tui.ui.permission_keys import (
     MAX_NUMBERED,
     first_of_kind,
@@ -111,14 +111,12 @@ def _bounded(text: str, classes: str = "") -> Static:
 
 
 def _location_text(location: ToolCallLocation, context: ViewContext = NO_CONTEXT) -> str:
-    """"↳ path:line" for follow-along (the line only when given; the path relative to the session folder)."""
+    """ "↳ path:line" for follow-along (the line only when given; the path relative to the session folder)."""
     line = f":{location.line}" if isinstance(location.line, int) else ""
     return f"↳ {context.path(location.path)}{line}"
 
 
-def _tool_call_widgets(
-    tool_call: ToolCallUpdate, dialog_title: str, context: ViewContext = NO_CONTEXT
-) -> list[Widget]:
+def _tool_call_widgets(tool_call: ToolCallUpdate, dialog_title: str, context: ViewContext = NO_CONTEXT) -> list[Widget]:
     """What a tool call would do: kind and title, content (text, diffs), locations, else raw input.
     Each path shows once (a diff's file is not listed again as a location)."""
     widgets: list[Widget] = []
@@ -141,8 +139,14 @@ def _tool_call_widgets(
                 widgets.append(ContentChip(item.content))
         elif isinstance(item, Diff):
             named = [c.path for c in item.changes if context.path(c.path) in f"{title} {dialog_title}"]
-            widgets.append(DiffView(item, max_lines=MAX_DIFF_LINES, context=context,
-                                    hide_path=named[0] if len(item.changes) == 1 and named else None))
+            widgets.append(
+                DiffView(
+                    item,
+                    max_lines=MAX_DIFF_LINES,
+                    context=context,
+                    hide_path=named[0] if len(item.changes) == 1 and named else None,
+                )
+            )
         elif isinstance(item, TerminalRef):
             widgets.append(Static(Text(f"terminal {plain(item.terminal_id)}"), classes="subject-note"))
         elif isinstance(item, UnknownToolContent):
@@ -207,7 +211,7 @@ class PermissionScreen(GuardedDialog[PermissionChoice]):
     CSS_PATH = "permission.tcss"
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        *(Binding(key, "choose_kind('{}')".format(key), show=False) for key in ("a", "A", "r", "R")),
+        *(Binding(key, f"choose_kind('{key}')", show=False) for key in ("a", "A", "r", "R")),
         *(Binding(str(n), f"choose_number({n})", show=False) for n in range(1, MAX_NUMBERED + 1)),
         Binding("escape", "escape", "Reject / cancel", show=False),
         Binding("up,left,shift+tab", "move(-1)", show=False),
@@ -237,8 +241,7 @@ class PermissionScreen(GuardedDialog[PermissionChoice]):
         self._total = total
         self._title = request_title(request)
         self._buttons = [
-            OptionButton(option, _option_label(self.options, index), index)
-            for index, option in enumerate(self.options)
+            OptionButton(option, _option_label(self.options, index), index) for index, option in enumerate(self.options)
         ]
         self._dialog = Vertical(id="dialog")
         self._title_widget = Static(Text(self._title), id="title")

@@ -24,8 +24,8 @@ from textual.widgets import Input, Static
 from acp_tui.agent.dialect import SessionAbilities
 from acp_tui.agent.session import SessionError
 from acp_tui.controller.sessions import SessionListing, SessionPage, SessionPaging, matching, merge
-from acp_tui.sanitize import plain
 from acp_tui.path_text import display_path
+from acp_tui.sanitize import plain
 from acp_tui.ui.screens.transcript_view import TranscriptScreen
 from acp_tui.ui.widgets.session_list import SessionList
 
@@ -97,8 +97,13 @@ class SessionBrowser(ModalScreen[SessionListing | None]):
     class Listed(Message):
         """What the agent answered (the workers post it; the screen shows it)."""
 
-        def __init__(self, generation: int, abilities: SessionAbilities | None = None,
-                     page: SessionPage | None = None, problem: str | None = None) -> None:
+        def __init__(
+            self,
+            generation: int,
+            abilities: SessionAbilities | None = None,
+            page: SessionPage | None = None,
+            problem: str | None = None,
+        ) -> None:
             super().__init__()
             self.generation = generation
             self.abilities = abilities
@@ -338,8 +343,9 @@ class SessionBrowser(ModalScreen[SessionListing | None]):
             if action == "open":
                 self.dismiss(row)
 
-        self.app.push_screen(TranscriptScreen(row.transcript, row.title, can_open=openable,
-                                              export_dir=Path(self.here)), closed)
+        self.app.push_screen(
+            TranscriptScreen(row.transcript, row.title, can_open=openable, export_dir=Path(self.here)), closed
+        )
 
     def action_delete(self) -> None:
         row = self.list_view.selected
@@ -349,12 +355,18 @@ class SessionBrowser(ModalScreen[SessionListing | None]):
             self.app.notify("this agent does not offer deleting sessions", severity="warning", markup=False)
             return
         if not row.listed:
-            self.app.notify("the agent does not list this session; only our transcript of it is here",
-                            severity="warning", markup=False)
+            self.app.notify(
+                "the agent does not list this session; only our transcript of it is here",
+                severity="warning",
+                markup=False,
+            )
             return
         if row.session_id == self.source.current_session_id:
-            self.app.notify("this is the open session; start a new one (Ctrl-N) before deleting it",
-                            severity="warning", markup=False)
+            self.app.notify(
+                "this is the open session; start a new one (Ctrl-N) before deleting it",
+                severity="warning",
+                markup=False,
+            )
             return
 
         def answered(delete: bool | None) -> None:

@@ -20,9 +20,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Markdown, Static, TextArea
 
+from acp_tui.path_text import display_path
 from acp_tui.sanitize import plain
 from acp_tui.transcript import render_markdown
-from acp_tui.path_text import display_path
 
 #: Larger renderings are shown as plain text (the Markdown widget builds one widget per block).
 MARKDOWN_LIMIT = 200_000
@@ -101,8 +101,9 @@ class TranscriptScreen(ModalScreen[TranscriptAction | None]):
         Binding("o", "open", "Open with the agent"),
     ]
 
-    def __init__(self, path: Path, title: str | None = None, *, can_open: bool = False,
-                 export_dir: Path | None = None) -> None:
+    def __init__(
+        self, path: Path, title: str | None = None, *, can_open: bool = False, export_dir: Path | None = None
+    ) -> None:
         super().__init__()
         self.path = path
         self.heading = plain(title) if title else path.name

@@ -19,7 +19,6 @@ from acp_tui.ui.widgets.markdown_stream import MarkdownStream, sanitize
 from acp_tui.ui.widgets.save_request import MessageSaveRequested
 
 
-
 class AgentMessageView(Vertical):
     """Text goes to one `MarkdownStream` (cheap appends); images, links and resources become chips."""
 

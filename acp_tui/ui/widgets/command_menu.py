@@ -9,6 +9,7 @@ on uninterrupted. Names, descriptions and hints are agent data: sanitized and ne
 from __future__ import annotations
 
 from collections.abc import Sequence
+
 from rich.cells import cell_len
 from textual import on
 from textual.content import Content

@@ -21,7 +21,6 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from acp_tui.sizes import human_size
 from acp_tui.context.blocks import Attachment, describe_block
 from acp_tui.protocol.v2 import (
     AudioContent,
@@ -34,11 +33,24 @@ from acp_tui.protocol.v2 import (
     UnknownContent,
 )
 from acp_tui.sanitize import multiline, plain
+from acp_tui.sizes import human_size
 
 __all__ = [
-    "MAX_JSON_LINES", "human_size", "base64_size", "head_lines", "pretty_json", "more_lines_text",
-    "block_chip", "to_content", "TextStatic", "ContentChip", "EmbeddedResourceView", "block_widget",
-    "attachment_text", "AttachmentChip", "attachment_widget",
+    "MAX_JSON_LINES",
+    "human_size",
+    "base64_size",
+    "head_lines",
+    "pretty_json",
+    "more_lines_text",
+    "block_chip",
+    "to_content",
+    "TextStatic",
+    "ContentChip",
+    "EmbeddedResourceView",
+    "block_widget",
+    "attachment_text",
+    "AttachmentChip",
+    "attachment_widget",
 ]
 
 #: Lines of raw JSON shown before "… N more lines".
@@ -82,7 +94,7 @@ def more_lines_text(count: int, hint: str = "") -> Text:
 
 
 def _subtype(mime_type: str) -> str:
-    """"image/png" -> "png" (sanitized; the whole value when it has no slash)."""
+    """ "image/png" -> "png" (sanitized; the whole value when it has no slash)."""
     return plain(mime_type.rpartition("/")[2] or mime_type)
 
 

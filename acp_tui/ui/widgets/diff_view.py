@@ -38,9 +38,9 @@ from textual.color import Color
 from textual.geometry import Size
 from textual.widget import Widget
 
+from acp_tui.path_text import NO_CONTEXT, ViewContext
 from acp_tui.protocol.v2 import Diff, DiffChange, DiffPatch
 from acp_tui.sanitize import multiline, plain
-from acp_tui.path_text import NO_CONTEXT, ViewContext
 from acp_tui.ui.themes import theme_colour
 from acp_tui.ui.widgets.markdown_stream import code_theme_for
 
@@ -132,7 +132,7 @@ class Row:
 def _patch_path(line: str) -> str:
     """The path of a `+++ b/x`, `--- a/x` or `diff --git a/x b/y` header (the new side)."""
     if line.startswith("diff --git "):
-        rest = line[len("diff --git "):]
+        rest = line[len("diff --git ") :]
         parts = rest.split(" ")
         candidate = parts[-1] if parts else rest
     else:
@@ -163,7 +163,9 @@ def diff_rows(
     changes = list(item.changes)
     lines = [_change_line(change, patch is not None, context) for change in changes]
     hidden = (
-        hide_path is not None and len(changes) == 1 and _same_file(changes[0].path, hide_path)
+        hide_path is not None
+        and len(changes) == 1
+        and _same_file(changes[0].path, hide_path)
         and (said or not lines[0][2])
     )
 
@@ -275,9 +277,13 @@ def _lexer_for(name: str) -> Lexer | None:
 def _strip_background(text: Text) -> Text:
     """Token colours only: the row's tint is the background."""
     text.spans = [
-        span._replace(style=Style(color=span.style.color, bold=span.style.bold, italic=span.style.italic,
-                                  underline=span.style.underline))
-        if isinstance(span.style, Style) and span.style.bgcolor is not None else span
+        span._replace(
+            style=Style(
+                color=span.style.color, bold=span.style.bold, italic=span.style.italic, underline=span.style.underline
+            )
+        )
+        if isinstance(span.style, Style) and span.style.bgcolor is not None
+        else span
         for span in text.spans
     ]
     text.style = ""
@@ -347,8 +353,12 @@ def _readable_code(code: Text, row: Style) -> Text:
     spans = []
     for span in code.spans:
         style = span.style
-        if isinstance(style, Style) and style.color is not None and style.color.triplet is not None \
-                and not _readable(style.color.triplet.hex, under):
+        if (
+            isinstance(style, Style)
+            and style.color is not None
+            and style.color.triplet is not None
+            and not _readable(style.color.triplet.hex, under)
+        ):
             span = span._replace(style=style + Style(color=fallback))
         spans.append(span)
     code.spans = spans
@@ -377,10 +387,16 @@ def _palette(variables: dict[str, str], background: Color) -> _Palette:
     foreground = theme_colour(variables.get("foreground", "#c0caf5"), background)
     muted = theme_colour(variables.get("text-muted", "auto 60%"), background)
     # A palette may name its row tints; any other theme gets its diff colours at `TINT`.
-    added = (theme_colour(variables["diff-added-background"], background) if "diff-added-background" in variables
-             else theme_colour(variables.get("diff-added", "#9ece6a"), background, TINT))
-    removed = (theme_colour(variables["diff-removed-background"], background) if "diff-removed-background" in variables
-               else theme_colour(variables.get("diff-removed", "#f7768e"), background, TINT))
+    added = (
+        theme_colour(variables["diff-added-background"], background)
+        if "diff-added-background" in variables
+        else theme_colour(variables.get("diff-added", "#9ece6a"), background, TINT)
+    )
+    removed = (
+        theme_colour(variables["diff-removed-background"], background)
+        if "diff-removed-background" in variables
+        else theme_colour(variables.get("diff-removed", "#f7768e"), background, TINT)
+    )
     added_fg = theme_colour(variables.get("diff-added", "#9ece6a"), added)
     removed_fg = theme_colour(variables.get("diff-removed", "#f7768e"), removed)
     return _Palette(
@@ -540,7 +556,9 @@ class DiffView(Widget):
             head.append(f"{row.new if row.new is not None else '':>{digits}} ", number_style)
             head.append(f"{sign} ", sign_style)
             body = Text(style=style)
-            body.append_text(_readable_code(code[index].copy(), style) if index in code else Text(row.text.expandtabs(4)))
+            body.append_text(
+                _readable_code(code[index].copy(), style) if index in code else Text(row.text.expandtabs(4))
+            )
             pieces = body.wrap(console, max(width - gutter, 4), overflow="fold") if body.plain else [Text()]
             for position, piece in enumerate(pieces):
                 line = Text(style=style)

@@ -23,8 +23,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widget import Widget
 
-from acp_tui.protocol.v2 import Diff
 from acp_tui.path_text import ViewContext
+from acp_tui.protocol.v2 import Diff
 from acp_tui.sanitize import escape_controls, plain
 from acp_tui.session.model import FileAccess, read_range_text
 from acp_tui.ui.widgets.content_blocks import TextStatic
@@ -123,7 +123,9 @@ class FileAccessView(Vertical, can_focus=True):
         item = access_diff(access) if show_diff else None
         # The line names the file: the diff starts with its rows.
         self.diff: DiffView | None = (
-            DiffView(item, context=ViewContext(access.cwd), hide_path=access.path, said=True) if item is not None else None
+            DiffView(item, context=ViewContext(access.cwd), hide_path=access.path, said=True)
+            if item is not None
+            else None
         )
         self._text = access_line(access)
         self._line = TextStatic(self._text, classes="file-access--line")

@@ -69,7 +69,7 @@ def picker_row(match: Match, width: int = MAX_ROW, *, selected: bool = False) ->
         parts: list[tuple[str, str]] = []
         for offset, char in enumerate(path):
             shown = escape_char(char)
-            if shown != char and char not in "\\\"":
+            if shown != char and char not in '\\"':
                 style = "italic" if selected else "$text-warning italic"
             elif offset in hits:
                 style = hit
@@ -82,7 +82,7 @@ def picker_row(match: Match, width: int = MAX_ROW, *, selected: bool = False) ->
     if total > width > 8:
         tail = max(width // 2, min(width - 4, base_cells))
         head = max(1, width - 1 - tail)
-        content = Content.assemble(content[:head], ("…", muted), content[total - tail:])
+        content = Content.assemble(content[:head], ("…", muted), content[total - tail :])
     return content
 
 
@@ -264,11 +264,15 @@ class FilePicker(OptionList):
         super().watch_highlighted(highlighted)
         drawn, self._drawn_selected = self._drawn_selected, highlighted
         for index, selected in ((drawn, False), (highlighted, True)):
-            if index is None or not 0 <= index < min(len(self._shown), self.option_count) or (
-                index == highlighted and not selected
+            if (
+                index is None
+                or not 0 <= index < min(len(self._shown), self.option_count)
+                or (index == highlighted and not selected)
             ):
                 continue
-            self.replace_option_prompt_at_index(index, picker_row(self._shown[index], self._row_width, selected=selected))
+            self.replace_option_prompt_at_index(
+                index, picker_row(self._shown[index], self._row_width, selected=selected)
+            )
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         """A click on a row: the prompt completes it."""

@@ -16,26 +16,35 @@ from typing import Final, NamedTuple
 from acp_tui.sanitize import plain
 
 __all__ = [
-    "EXTRA_THEME_VARIABLES", "GLYPHS", "KIND_ICONS", "GENERIC_ICON", "Pill", "kind_icon", "status_pill",
-    "plan_status_glyph", "priority_variant", "operation_badge", "leading_glyph",
+    "EXTRA_THEME_VARIABLES",
+    "GLYPHS",
+    "KIND_ICONS",
+    "GENERIC_ICON",
+    "Pill",
+    "kind_icon",
+    "status_pill",
+    "plan_status_glyph",
+    "priority_variant",
+    "operation_badge",
+    "leading_glyph",
 ]
 
 #: One glyph per meaning (all single-cell text symbols, never emoji). The status bar animates
 #: "running" as a spinner; everything else is drawn as listed.
 GLYPHS: Final[dict[str, str]] = {
-    "done": "✓",        # a tool call or plan entry completed; a compaction finished
-    "failed": "✗",      # a tool call, a turn, a compaction or a client action failed
-    "cancelled": "⊘",   # cancelled, interrupted or refused by the user
-    "running": "◐",     # a tool call or plan entry in progress
-    "pending": "○",     # not started yet (a tool call, a plan entry, a queued prompt)
-    "paused": "‖",      # a tool call the agent paused
-    "attention": "⚠",   # needs you, or a warning (a permission waits; a turn stopped early)
-    "ready": "●",       # the agent is idle and ready for a prompt
-    "stopped": "■",     # the agent process is not running
-    "note": "·",        # a line from acp-tui itself
-    "problem": "⚑",     # the agent broke the protocol (F3 lists the problems)
-    "closed": "▸",      # a block that opens (Enter or a click)
-    "open": "▾",        # an open block
+    "done": "✓",  # a tool call or plan entry completed; a compaction finished
+    "failed": "✗",  # a tool call, a turn, a compaction or a client action failed
+    "cancelled": "⊘",  # cancelled, interrupted or refused by the user
+    "running": "◐",  # a tool call or plan entry in progress
+    "pending": "○",  # not started yet (a tool call, a plan entry, a queued prompt)
+    "paused": "‖",  # a tool call the agent paused
+    "attention": "⚠",  # needs you, or a warning (a permission waits; a turn stopped early)
+    "ready": "●",  # the agent is idle and ready for a prompt
+    "stopped": "■",  # the agent process is not running
+    "note": "·",  # a line from acp-tui itself
+    "problem": "⚑",  # the agent broke the protocol (F3 lists the problems)
+    "closed": "▸",  # a block that opens (Enter or a click)
+    "open": "▾",  # an open block
 }
 
 #: Fallbacks for our extra palette variables (a theme's own `[variables]` override them).
@@ -120,9 +129,21 @@ def plan_status_glyph(status: str) -> tuple[str, str | None]:
     return "?", plain(status)
 
 
-_STATUS_GLYPHS: Final = frozenset(GLYPHS[name] for name in (
-    "done", "failed", "cancelled", "running", "pending", "paused", "attention", "ready", "stopped", "problem",
-))
+_STATUS_GLYPHS: Final = frozenset(
+    GLYPHS[name]
+    for name in (
+        "done",
+        "failed",
+        "cancelled",
+        "running",
+        "pending",
+        "paused",
+        "attention",
+        "ready",
+        "stopped",
+        "problem",
+    )
+)
 
 
 def leading_glyph(text: str) -> tuple[str | None, str]:

@@ -190,7 +190,9 @@ def parse_source(parser: MarkdownIt, source: str, continues: bool) -> list[Token
         if token.type == "inline" and token.children is not None:
             children = token.children
             children[0].content = children[0].content.removeprefix(_SENTINEL).lstrip()
-            while children and (children[0].type in _BREAKS or (children[0].type == "text" and not children[0].content)):
+            while children and (
+                children[0].type in _BREAKS or (children[0].type == "text" and not children[0].content)
+            ):
                 children.pop(0)
             token.content = token.content.removeprefix(_SENTINEL).lstrip()
             break

@@ -36,8 +36,14 @@ from acp_tui.ui.widgets.icons import plan_status_glyph, priority_variant
 __all__ = ["PlanView", "PlanEntries", "plan_lines", "plan_progress"]
 
 _COMPONENTS = (
-    "plan--high", "plan--medium", "plan--low", "plan--unknown", "plan--done",
-    "plan--glyph-done", "plan--glyph-running", "plan--glyph-pending",
+    "plan--high",
+    "plan--medium",
+    "plan--low",
+    "plan--unknown",
+    "plan--done",
+    "plan--glyph-done",
+    "plan--glyph-running",
+    "plan--glyph-pending",
 )
 _GLYPH_VARIANTS = {"completed": 0, "in_progress": 1}
 
@@ -97,8 +103,15 @@ class PlanEntries(Widget):
         return self._cache[1]
 
     def _build(
-        self, high: Style, medium: Style, low: Style, unknown: Style, done: Style,
-        glyph_done: Style, glyph_running: Style, glyph_pending: Style,
+        self,
+        high: Style,
+        medium: Style,
+        low: Style,
+        unknown: Style,
+        done: Style,
+        glyph_done: Style,
+        glyph_running: Style,
+        glyph_pending: Style,
     ) -> Text:
         text = Text(end="")
         glyph_styles = (glyph_done, glyph_running)

@@ -105,7 +105,7 @@ class PromptContext:
             self._close()
             return
         line = self.prompt.document.get_line(row)
-        if self._dismissed_at == (row, query.start) or line[query.start:column] in self.units:
+        if self._dismissed_at == (row, query.start) or line[query.start : column] in self.units:
             self._close()
             return
         self._dismissed_at = None
@@ -149,7 +149,7 @@ class PromptContext:
             return None
         row, query = self._active
         column = self.prompt.selection.end[1]
-        return self.prompt.document.get_line(row)[query.start:column]
+        return self.prompt.document.get_line(row)[query.start : column]
 
     def _chosen(self, match: Match) -> None:
         """A row was clicked."""

@@ -20,10 +20,10 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import TextArea
 
+from acp_tui.context.mentions import PromptSubmission
 from acp_tui.history import PromptHistory
 from acp_tui.protocol.v2 import AvailableCommand
 from acp_tui.sanitize import plain
-from acp_tui.context.mentions import PromptSubmission
 from acp_tui.ui.widgets.command_menu import CommandMenu
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.file_picker import FilePicker
@@ -170,7 +170,7 @@ class PromptInput(TextArea):
         if target is None:
             chain = self.screen.focus_chain
             at = chain.index(self) if self in chain else -1
-            others = [widget for widget in chain[at + 1:] + chain[:at] if widget is not timeline]
+            others = [widget for widget in chain[at + 1 :] + chain[:at] if widget is not timeline]
             target = others[0] if others else None
         if target is not None:
             target.focus()

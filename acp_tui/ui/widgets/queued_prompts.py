@@ -104,7 +104,7 @@ class QueuedPrompts(ReturnsToPrompt, Vertical):
                 if item.has_focus:
                     focus_index = len(kept)
                 item.remove()
-        added = [QueuedPrompt(text) for text in wanted[len(kept):]]
+        added = [QueuedPrompt(text) for text in wanted[len(kept) :]]
         self._items = kept + added
         if added:
             self.mount_all(added)

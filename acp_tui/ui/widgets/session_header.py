@@ -119,7 +119,7 @@ def tail(path: str, room: int) -> str:
     project; the start is usually the same home directory)."""
     if cell_len(path) <= room:
         return path
-    kept = path[-(room - 1):] if room > 1 else ""
+    kept = path[-(room - 1) :] if room > 1 else ""
     while kept and cell_len(kept) > room - 1:
         kept = kept[1:]
     return "…" + kept

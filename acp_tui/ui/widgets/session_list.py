@@ -8,7 +8,7 @@ re-filtering it on every keystroke costs what the screen shows, not what the lis
 from __future__ import annotations
 
 import os
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import ClassVar
 
 from rich.cells import cell_len, set_cell_size
@@ -22,8 +22,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from acp_tui.controller.sessions import SessionListing, same_folder
-from acp_tui.sanitize import plain
 from acp_tui.path_text import display_path
+from acp_tui.sanitize import plain
 
 AGE_WIDTH = 11
 #: The folder column takes at most this share of the width.
@@ -36,7 +36,7 @@ def age_text(when: datetime | None, now: datetime | None = None) -> str:
     """`just now`, `5 min ago`, `3 h ago`, `yesterday`, `Mon 14:02` (this week), `2026-11-02` (older)."""
     if when is None:
         return ""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     delta = now - when
     if delta < timedelta(minutes=1):
         return "just now"
@@ -82,8 +82,14 @@ class SessionList(ScrollView, can_focus=True):
     """A cursor over session rows; Enter or a double click chooses one."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "session-list--cursor", "session-list--title", "session-list--untitled", "session-list--age",
-        "session-list--cwd", "session-list--tag", "session-list--current", "session-list--pointer",
+        "session-list--cursor",
+        "session-list--title",
+        "session-list--untitled",
+        "session-list--age",
+        "session-list--cwd",
+        "session-list--tag",
+        "session-list--current",
+        "session-list--pointer",
     }
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "choose", "Open", show=False),
@@ -114,14 +120,14 @@ class SessionList(ScrollView, can_focus=True):
         self.shown: list[int] = []
         self.cursor = 0
         self._keys_of_list = {"d", "v"}
-        self._now = datetime.now(timezone.utc)
+        self._now = datetime.now(UTC)
 
     # -- content -------------------------------------------------------------------------------------
 
     def show(self, rows: list[SessionListing], shown: list[int], *, keep: str | None = None) -> None:
         """New rows and which of them pass the filter; the cursor stays on `keep` (a session id) if shown."""
         self.rows, self.shown = rows, shown
-        self._now = datetime.now(timezone.utc)
+        self._now = datetime.now(UTC)
         position = 0
         if keep is not None:
             position = next((i for i, r in enumerate(shown) if rows[r].session_id == keep), 0)
@@ -208,7 +214,9 @@ class SessionList(ScrollView, can_focus=True):
         current = row.session_id == self.current
         tag = " open" if current else (" transcript" if row.transcript_only else "")
         cwd_width = min(40, max(8, width // CWD_SHARE))
-        title_width = max(4, width - 3 - AGE_WIDTH - 2 - cwd_width - TAG_WIDTH)  # one width for every row: columns align
+        title_width = max(
+            4, width - 3 - AGE_WIDTH - 2 - cwd_width - TAG_WIDTH
+        )  # one width for every row: columns align
         if row.title:
             title, title_style = row.title, style("session-list--title")
         else:

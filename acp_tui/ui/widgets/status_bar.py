@@ -156,8 +156,9 @@ def fit_hints(hints: str | Sequence[KeyHint], room: int, mode: HintMode = "idle"
     `mode` first, except the pinned ones (`^Q quit`), which stay even when they do not fit (the status
     bar reserves their room before anything else)."""
     shown = [hint for hint in (parse_hints(hints) if isinstance(hints, str) else hints) if mode in hint.modes]
-    droppable = sorted((hint for hint in shown if not hint.pinned(mode)),
-                       key=lambda hint: (hint.rank(mode), -shown.index(hint)))
+    droppable = sorted(
+        (hint for hint in shown if not hint.pinned(mode)), key=lambda hint: (hint.rank(mode), -shown.index(hint))
+    )
     while droppable and cell_len(HINT_SEPARATOR.join(hint.text for hint in shown)) > room:
         shown.remove(droppable.pop(0))
     return HINT_SEPARATOR.join(hint.text for hint in shown)

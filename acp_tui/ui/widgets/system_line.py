@@ -21,13 +21,24 @@ from acp_tui.ui.themes import theme_colour
 from acp_tui.ui.widgets.icons import GLYPHS, leading_glyph
 
 #: The glyph of a line that does not name its own, by severity.
-SEVERITY_GLYPHS: Final[dict[str, str]] = {"info": GLYPHS["note"], "warning": GLYPHS["attention"], "error": GLYPHS["failed"]}
+SEVERITY_GLYPHS: Final[dict[str, str]] = {
+    "info": GLYPHS["note"],
+    "warning": GLYPHS["attention"],
+    "error": GLYPHS["failed"],
+}
 #: The theme colour of each glyph (by its meaning, whatever the line's severity).
 GLYPH_COLOURS: Final[dict[str, str]] = {
-    GLYPHS["done"]: "success", GLYPHS["failed"]: "error", GLYPHS["cancelled"]: "text-muted",
-    GLYPHS["running"]: "warning", GLYPHS["pending"]: "text-muted", GLYPHS["paused"]: "text-muted",
-    GLYPHS["attention"]: "warning", GLYPHS["ready"]: "success", GLYPHS["stopped"]: "error",
-    GLYPHS["note"]: "text-muted", GLYPHS["problem"]: "warning",
+    GLYPHS["done"]: "success",
+    GLYPHS["failed"]: "error",
+    GLYPHS["cancelled"]: "text-muted",
+    GLYPHS["running"]: "warning",
+    GLYPHS["pending"]: "text-muted",
+    GLYPHS["paused"]: "text-muted",
+    GLYPHS["attention"]: "warning",
+    GLYPHS["ready"]: "success",
+    GLYPHS["stopped"]: "error",
+    GLYPHS["note"]: "text-muted",
+    GLYPHS["problem"]: "warning",
 }
 
 

@@ -31,8 +31,8 @@ from textual.strip import Strip
 from textual.timer import Timer
 
 from acp_tui.ansi import PLAIN, Segment, TerminalDecoder
-from acp_tui.sanitize import multiline, plain
 from acp_tui.path_text import NO_CONTEXT, ViewContext
+from acp_tui.sanitize import multiline, plain
 from acp_tui.session.model import Terminal
 from acp_tui.ui.ansi_text import rich_style
 from acp_tui.ui.widgets.content_blocks import TextStatic

@@ -17,7 +17,6 @@ from textual.widgets import Static
 
 from acp_tui.ui.widgets.markdown_stream import MarkdownStream
 
-
 SUMMARY_SCAN_LIMIT = 1024 * 1024
 """Above this many characters the summary's line count is a plain newline count (no per-line objects)."""
 

@@ -32,16 +32,16 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.color import Color, ColorParseError
+from textual.color import Color
 from textual.containers import Vertical
 from textual.geometry import Size
 from textual.message import Message
 from textual.widget import Widget
 
+from acp_tui.path_text import NO_CONTEXT, ViewContext
 from acp_tui.protocol.v2 import Diff, TerminalRef, TextContent, ToolContent, UnknownToolContent
 from acp_tui.sanitize import multiline, plain
 from acp_tui.session.model import ToolCall
-from acp_tui.path_text import NO_CONTEXT, ViewContext
 from acp_tui.ui.themes import theme_colour
 from acp_tui.ui.widgets.content_blocks import (
     MAX_JSON_LINES,
@@ -495,7 +495,8 @@ class ToolCallCard(Widget, can_focus=True):
     def _content_text(self) -> str:
         """The call's text content items, joined (a command's output, a read tool's file)."""
         return "".join(
-            item.content.text for item in self.call.content
+            item.content.text
+            for item in self.call.content
             if isinstance(item, ToolContent) and isinstance(item.content, TextContent)
         )
 

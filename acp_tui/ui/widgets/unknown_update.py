@@ -28,7 +28,7 @@ __all__ = ["UnknownUpdateView", "unknown_label"]
 
 
 def unknown_label(kind: str) -> Text:
-    """"the agent sent `kind`, which this client does not understand" with the kind quoted."""
+    """ "the agent sent `kind`, which this client does not understand" with the kind quoted."""
     text = Text("the agent sent ")
     text.append(f"`{plain(kind)}`", style="bold")
     text.append(", which this client does not understand")

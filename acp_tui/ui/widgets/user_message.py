@@ -17,8 +17,8 @@ from urllib.parse import unquote, urlsplit
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.content import Content
 from textual.containers import HorizontalGroup, Vertical
+from textual.content import Content
 
 from acp_tui.context.blocks import describe_block
 from acp_tui.context.mentions import find_tokens
