@@ -18,7 +18,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TextIO
 
-from acp_tui import __version__, paths
+from acp_tui import __version__, paths, typeahead
 from acp_tui.config import NamedAgent, Settings, load_settings, resolve_env
 from acp_tui.launch import Launch, Protocol
 
@@ -451,6 +451,12 @@ def main(argv: Sequence[str] | None = None, *, runner: Callable[[Launch], int] |
         print(f"acp-tui: {exc}", file=sys.stderr)
         return exc.code
     try:
-        return (runner or _default_runner())(launch)
+        if runner is not None:
+            return runner(launch)
+        typeahead.hold_enter()  # before the UI is imported: Enter typed meanwhile stays Enter
+        try:
+            return _default_runner()(launch)
+        finally:
+            typeahead.restore()
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

@@ -70,6 +70,7 @@ LAYERS: tuple[Layer, ...] = (
             "acp_tui.secrets",
             "acp_tui.path_text",
             "acp_tui.sizes",
+            "acp_tui.typeahead",
         ),
         "stdlib-only helpers (paths, settings, text hygiene, paths as shown, sizes, secrets, process groups) that any "
         "layer may use",

@@ -21,7 +21,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.theme import Theme
 
-from acp_tui import lineage
+from acp_tui import lineage, typeahead
 from acp_tui.config import save_theme
 from acp_tui.paths import config_file
 from acp_tui.ui.colour_system import colour_system
@@ -210,6 +210,7 @@ def last_resort(code: int) -> None:
     """Kill every lineage (acp_tui/lineage.py) and exit now: the clean shutdown did not finish in time,
     or the terminal is gone and there is nothing left to restore."""
     lineage.kill_everything()
+    typeahead.restore()  # the terminal as acp-tui found it (Textual's own restore is skipped)
     os._exit(code)
 
 

@@ -1,0 +1,66 @@
+"""Enter typed while acp-tui starts is Enter, not a new line.
+
+Until Textual puts the terminal in raw mode, the terminal's line discipline translates a typed Enter
+(CR) into a line feed (`ICRNL`), and Textual then reads that line feed as Ctrl+J: a prompt typed ahead
+and sent with Enter during start-up became a prompt with an empty second line, never sent. So before
+the UI is imported, `hold_enter()` turns that one translation off on the controlling terminal, and
+`restore()` puts the terminal's settings back exactly as they were when acp-tui is done (Textual
+restores what it found at its own start, which is ours).
+
+Stdlib only; a no-op where stdin is not a terminal or there is no termios (Windows).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from typing import Any
+
+__all__ = ["hold_enter", "restore"]
+
+#: (fd, the settings as acp-tui found them) while Enter is held
+_saved: tuple[int, list[Any]] | None = None
+
+
+def hold_enter(fd: int | None = None) -> bool:
+    """Stop the terminal on `fd` (default stdin) translating CR to LF; True if it was changed."""
+    global _saved
+    try:
+        import termios
+    except ImportError:
+        return False
+    if fd is None:
+        try:
+            fd = sys.stdin.fileno()
+        except (AttributeError, ValueError, OSError):
+            return False
+    try:
+        if not os.isatty(fd):
+            return False
+        before = termios.tcgetattr(fd)
+    except (OSError, termios.error):
+        return False
+    if not before[0] & termios.ICRNL:
+        return False
+    changed = list(before)
+    changed[0] = before[0] & ~termios.ICRNL
+    try:
+        termios.tcsetattr(fd, termios.TCSANOW, changed)
+    except (OSError, termios.error):
+        return False
+    _saved = (fd, before)
+    return True
+
+
+def restore() -> None:
+    """The terminal's settings as `hold_enter` found them (nothing if it changed nothing). Idempotent."""
+    global _saved
+    if _saved is None:
+        return
+    fd, before = _saved
+    _saved = None
+    import termios
+
+    with contextlib.suppress(OSError, termios.error):
+        termios.tcsetattr(fd, termios.TCSANOW, before)
