@@ -94,6 +94,8 @@ def send_and_wait(prompt: str, *, record: Path) -> Callable[[Pilot[Any]], Awaita
     async def run_before(pilot: Pilot[Any]) -> None:
         run = AppRun(pilot.app, pilot, record)  # type: ignore[arg-type]
         await run.ready()
+        # A blinking cursor would make the picture depend on the time it is taken (it failed under load).
+        run.chat.prompt_input.cursor_blink = False
         await run.wait(
             lambda: run.chat.query_one("#header", SessionHeader).values.session_title is not None, "the title"
         )
