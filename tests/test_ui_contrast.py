@@ -508,7 +508,9 @@ async def test_every_text_cell_has_readable_contrast(tmp_path: Path, theme: str)
         app.clear_notifications()
         await run.send("dialog")
         await run.wait(lambda: run.chat.status.values.busy, "the agent to work")
-        await run.send("a queued prompt")
+        # Queued through the controller: typed, it raced the permission dialog, which took the Enter when it
+        # came first (under load), and nothing was queued.
+        run.chat.controller.submit("a queued prompt")
         await run.wait(lambda: bool(run.chat.query(QueuedPrompt)), "the queued prompt")
         await run.wait(lambda: run.chat.query_one(PlanPanel).shown, "the plan panel")
         await pilot.pause()
