@@ -1,0 +1,307 @@
+"""Print mode (`acp-tui -p`, issue 25) run as a real process: the prompt in, the answer on stdout, the rest on
+stderr, the `--approve` policy answering the agent, signals cancelling per spec, exit codes by how the turn
+ended. Against the built-in demo agent and the scripted agent (tests/agents/scripted_agent.py), v1 and v2;
+everything the client sent validates against the negotiated version's schema (tests/schema_check.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.paths import REPO
+from tests.scripted_app import STANDARD_OPTIONS, ScriptedRun, permission_request, v1_turn, v2_turn
+
+pytestmark = pytest.mark.timeout(90)
+
+
+def env_for(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ACP_TUI_")}
+    for name in ("DATA", "STATE", "CONFIG"):
+        folder = tmp_path / f"user-{name.lower()}"
+        folder.mkdir(exist_ok=True)
+        env[f"ACP_TUI_{name}_DIR"] = str(folder)
+    env["ACP_TUI_DEMO_SPEED"] = "0.02"
+    env["PYTHONPATH"] = str(REPO)
+    env.pop("NO_COLOR", None)
+    return env
+
+
+def acp(tmp_path: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "acp_tui", *args],
+        cwd=tmp_path,
+        env=env_for(tmp_path),
+        input=stdin if stdin is not None else "",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def update(body: dict[str, Any]) -> dict[str, Any]:
+    return {"op": "update", "update": body}
+
+
+def chunk(text: str, version: int, message_id: str = "answer-1") -> dict[str, Any]:
+    body: dict[str, Any] = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
+    if version == 2:
+        body["messageId"] = message_id
+    return update(body)
+
+
+def turn(version: int, *steps: dict[str, Any], stop_reason: str | None = "end_turn") -> list[dict[str, Any]]:
+    return v2_turn(*steps, stop_reason=stop_reason) if version == 2 else v1_turn(*steps, stop_reason=stop_reason)
+
+
+def scripted(tmp_path: Path, version: int, steps: list[dict[str, Any]], **more: Any) -> ScriptedRun:
+    return ScriptedRun(tmp_path, {"version": version, "turns": [{"steps": steps}], **more})
+
+
+def run_scripted(run: ScriptedRun, *args: str) -> subprocess.CompletedProcess[str]:
+    return acp(run.script_path.parent, "-p", "go", *args, "--", *run.launch.agent_argv)
+
+
+# -- the demo agent ----------------------------------------------------------------------------------
+
+
+def test_the_demo_answers_in_plain_text_by_default_and_in_markdown_on_request(tmp_path: Path) -> None:
+    plain = acp(tmp_path, "-p", "markdown")
+    assert plain.returncode == 0, plain.stderr
+    assert "Greeting people, politely" in plain.stdout
+    assert "#" not in plain.stdout.splitlines()[0] and "```" not in plain.stdout and "**" not in plain.stdout
+    assert plain.stdout.endswith("\n")
+    markdown = acp(tmp_path, "-p", "markdown", "--output", "markdown")
+    assert markdown.returncode == 0, markdown.stderr
+    assert "```" in markdown.stdout and markdown.stdout.lstrip().startswith("#")
+
+
+def test_the_prompt_from_stdin_and_thoughts_and_tools_on_stderr_only(tmp_path: Path) -> None:
+    result = acp(tmp_path, "-p", "-", stdin="think tools")
+    assert result.returncode == 0, result.stderr
+    assert "I thought about it" in result.stdout  # the message's first chunk too
+    assert "thinking: The user wants" in result.stderr and "tool: Read src/greet.py [done]" in result.stderr
+    assert "thinking:" not in result.stdout and "tool:" not in result.stdout
+    quiet = acp(tmp_path, "-p", "-", "--quiet", stdin="think tools")
+    assert quiet.returncode == 0 and quiet.stderr == "" and "I thought about it" in quiet.stdout
+
+
+def test_jsonl_is_one_object_per_model_change_and_an_end(tmp_path: Path) -> None:
+    result = acp(tmp_path, "-p", "think", "--output", "jsonl", "--quiet")
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    assert records[-1] == {"event": "end", "exitCode": 0, "stopReason": "end_turn"}
+    text = "".join(
+        r.get("text", "")
+        for r in records
+        if r.get("change") in ("EntityAdded", "TextAppended") and "agent_message" in r["key"]
+    )
+    assert text.startswith("I thought about it")
+    assert any(r.get("change") == "TurnEnded" for r in records)
+
+
+def test_the_demo_edit_is_rejected_by_default_and_allowed_with_always(tmp_path: Path) -> None:
+    never = acp(tmp_path, "-p", "edit")
+    assert never.returncode == 0, never.stderr
+    assert "permission rejected (--approve never)" in never.stderr
+    assert "refused the edit" in never.stdout
+    always = acp(tmp_path, "-p", "edit", "--approve", "always")
+    assert always.returncode == 0, always.stderr
+    assert "permission allowed (--approve always)" in always.stderr
+    assert "refused the edit" not in always.stdout
+
+
+def test_a_closed_pipe_ends_the_run_quietly(tmp_path: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "acp_tui", "-p", "slow"],
+        cwd=tmp_path,
+        env=env_for(tmp_path),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline()  # it streams; then the reader goes away (`| head -1`)
+    proc.stdout.close()
+    proc.wait(timeout=30)
+    stderr = proc.stderr.read()
+    assert proc.returncode == 141, stderr
+    assert "Traceback" not in stderr and "BrokenPipe" not in stderr
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_cancels_the_turn_per_spec_and_stops_the_agent(tmp_path: Path, sig: signal.Signals, code: int) -> None:
+    pid_file = tmp_path / "agent.pid"
+    steps = turn(
+        2,
+        {"op": "stderr", "text": "working"},
+        chunk("started\n", 2),
+        {"op": "wait_for", "method": "session/cancel", "timeout": 30},
+        chunk("cancelled now\n", 2),
+        stop_reason="cancelled",
+    )
+    run = scripted(tmp_path, 2, steps)
+    argv = [sys.executable, "-c", _WRITE_PID.format(pid_file=str(pid_file)), *run.launch.agent_argv[1:]]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "acp_tui", "-p", "go", "--", *argv],
+        cwd=tmp_path,
+        env=env_for(tmp_path),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "started\n"
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == code, err
+    assert "cancelled now" in out  # the agent ended its turn itself after `session/cancel`
+    assert "session/cancel" in run.methods()
+    run.validate_all()
+    agent_pid = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(agent_pid, 0)
+
+
+#: run the scripted agent in this process after writing its pid (so a test can see it gone)
+_WRITE_PID = (
+    "import os, runpy, sys; open({pid_file!r}, 'w').write(str(os.getpid())); "
+    "sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')"
+)
+
+
+def test_the_timeout_cancels_the_turn(tmp_path: Path) -> None:
+    steps = turn(2, chunk("slowly\n", 2), {"op": "wait_for", "method": "session/cancel", "timeout": 30})
+    run = scripted(tmp_path, 2, steps)
+    result = run_scripted(run, "--timeout", "1")
+    assert result.returncode == 124, result.stderr
+    assert "timed out after 1 s" in result.stderr
+    assert "session/cancel" in run.methods()
+    run.validate_all()
+
+
+# -- exit codes ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize(
+    ("stop_reason", "code"),
+    [("end_turn", 0), ("refusal", 3), ("max_tokens", 4), ("max_turn_requests", 5), ("cancelled", 6)],
+)
+def test_the_exit_code_says_how_the_turn_ended(tmp_path: Path, version: int, stop_reason: str, code: int) -> None:
+    run = scripted(tmp_path, version, turn(version, chunk("the answer", version), stop_reason=stop_reason))
+    result = run_scripted(run)
+    assert result.returncode == code, result.stderr
+    assert result.stdout == "the answer\n"
+    run.validate_all()
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_a_failed_prompt_exits_1_and_a_login_demand_exits_8(tmp_path: Path, version: int) -> None:
+    failed = scripted(tmp_path, version, [{"op": "error_prompt", "code": -32603, "message": "model exploded"}])
+    result = run_scripted(failed)
+    assert result.returncode == 1, result.stderr
+    auth = tmp_path / "auth"
+    auth.mkdir()
+    needs_login = scripted(auth, version, [{"op": "error_prompt", "code": -32000, "message": "log in first"}])
+    result = run_scripted(needs_login)
+    assert result.returncode == 8, result.stderr
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_an_agent_that_dies_in_the_turn_exits_7(tmp_path: Path, version: int) -> None:
+    steps = turn(
+        version, chunk("about to", version), {"op": "stderr", "text": "fatal: oops"}, {"op": "exit", "code": 3}
+    )
+    result = run_scripted(scripted(tmp_path, version, steps))
+    assert result.returncode == 7, result.stderr
+    assert "agent stderr: fatal: oops" in result.stderr
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    assert acp(tmp_path, "--quiet").returncode == 2
+    assert acp(tmp_path, "--approve", "always").returncode == 2
+    assert acp(tmp_path, "-p", "  ").returncode == 2
+    assert acp(tmp_path, "-p", "-", stdin="").returncode == 2
+    assert acp(tmp_path, "-p", "x", "--resume").returncode == 2
+    assert acp(tmp_path, "-p", "x", "--approve", "sometimes").returncode == 2
+
+
+# -- agent requests answered by the policy --------------------------------------------------------
+
+
+def _read_request(request_id: int, version: int) -> dict[str, Any]:
+    step = permission_request(request_id, STANDARD_OPTIONS, title="Read notes.txt", version=version)
+    call = step["params"]["subject"]["toolCall"] if version == 2 else step["params"]["toolCall"]
+    call["kind"] = "read"
+    return step
+
+
+@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize(
+    ("approve", "read_answer", "edit_answer"),
+    [
+        ("never", "reject-once", "reject-once"),
+        ("reads", "allow-once", "reject-once"),
+        ("always", "allow-once", "allow-once"),
+    ],
+)
+def test_permissions_are_answered_by_the_policy(
+    tmp_path: Path, version: int, approve: str, read_answer: str, edit_answer: str
+) -> None:
+    steps = turn(
+        version,
+        _read_request(50, version),
+        permission_request(51, STANDARD_OPTIONS, version=version),
+        chunk("done", version),
+    )
+    run = scripted(tmp_path, version, steps)
+    args = () if approve == "never" else ("--approve", approve)
+    result = run_scripted(run, *args)
+    assert result.returncode == 0, result.stderr
+    answers = {i: run.answer_to(i) for i in (50, 51)}
+    assert [a["result"]["outcome"]["optionId"] for a in answers.values() if a] == [read_answer, edit_answer]
+    run.validate_all({50: "session/request_permission", 51: "session/request_permission"})
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_without_a_reject_option_the_request_is_cancelled(tmp_path: Path, version: int) -> None:
+    only_allow = [o for o in STANDARD_OPTIONS if o["kind"].startswith("allow")]
+    run = scripted(tmp_path, version, turn(version, permission_request(60, only_allow, version=version)))
+    result = run_scripted(run)
+    assert result.returncode == 0, result.stderr
+    answer = run.answer_to(60)
+    assert answer is not None and answer["result"]["outcome"] == {"outcome": "cancelled"}
+    run.validate_all({60: "session/request_permission"})
+
+
+def test_print_mode_offers_no_terminals_unless_always(tmp_path: Path) -> None:
+    run = scripted(tmp_path, 1, turn(1, chunk("hi", 1)))
+    assert run_scripted(run).returncode == 0
+    init = next(m for m in run.records() if m.get("method") == "initialize")
+    assert init["params"]["clientCapabilities"].get("terminal") is False
+    run.validate_all()
+
+
+# -- agent text is data ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "jsonl"])
+def test_escape_sequences_from_the_agent_never_reach_the_terminal(tmp_path: Path, fmt: str) -> None:
+    hostile = "safe \x1b]52;c;ZXZpbA==\x07\x1b[31mred\x1b[0m \x9b2J\x07 end"
+    run = scripted(tmp_path, 2, turn(2, chunk(hostile, 2)))
+    result = run_scripted(run, "--output", fmt)
+    assert result.returncode == 0, result.stderr
+    for char in ("\x1b", "\x9b", "\x07"):
+        assert char not in result.stdout and char not in result.stderr
+    if fmt != "jsonl":
+        assert "safe" in result.stdout and "red" in result.stdout and "52;" not in result.stdout
