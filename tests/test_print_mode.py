@@ -305,3 +305,61 @@ def test_escape_sequences_from_the_agent_never_reach_the_terminal(tmp_path: Path
         assert char not in result.stdout and char not in result.stderr
     if fmt != "jsonl":
         assert "safe" in result.stdout and "red" in result.stdout and "52;" not in result.stdout
+
+
+# -- more of the demo, and what the run starts from ------------------------------------------------
+
+
+@pytest.mark.parametrize("protocol", ["1", "2"])
+def test_only_the_answer_to_the_prompt_is_printed(tmp_path: Path, protocol: str) -> None:
+    """The demo greets after `session/new` on its own: that is not the answer (and races the prompt)."""
+    result = acp(tmp_path, "-p", "think", "--protocol", protocol, "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("I thought about it") and "Welcome" not in result.stdout
+
+
+def test_a_form_is_declined(tmp_path: Path) -> None:
+    result = acp(tmp_path, "-p", "ask")
+    assert result.returncode == 0, result.stderr
+    assert "form: declined" in result.stderr and "You declined" in result.stdout
+
+
+def test_continue_runs_the_turn_in_the_last_session_without_printing_its_history(tmp_path: Path) -> None:
+    assert acp(tmp_path, "-p", "think", "--quiet").returncode == 0
+    result = acp(tmp_path, "-p", "markdown", "--continue", "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert "I thought about it" not in result.stdout and "Greeting people, politely" in result.stdout
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_an_agent_that_requires_a_login_exits_8(tmp_path: Path, version: int) -> None:
+    script = tmp_path / "auth.json"
+    method = {"id": "agent-login", "name": "Log in", "description": "with the agent"}
+    script.write_text(json.dumps({"version": version, "auth_methods": [method], "require": "session_new"}))
+    result = acp(tmp_path, "-p", "hello", "--", sys.executable, str(AUTH_AGENT), str(script))
+    assert result.returncode == 8, result.stderr
+    assert "not logged in" in result.stderr
+
+
+AUTH_AGENT = REPO / "tests" / "agents" / "auth_agent.py"
+
+
+# -- the pieces ----------------------------------------------------------------------------------
+
+
+def test_markdown_becomes_plain_text_a_line_at_a_time() -> None:
+    from acp_tui.headless.output import PlainMarkdown
+
+    plain = PlainMarkdown()
+    out = plain.feed("# Title\nSome **bold**, *em* and `code`, a [link](https://x.y).\n```py\n# not a heading\n")
+    out += plain.feed("```\n> quoted\nsnake_case_name and 2*3*4")
+    assert out + plain.finish() == (
+        "Title\nSome bold, em and code, a link (https://x.y).\n# not a heading\nquoted\nsnake_case_name and 2*3*4"
+    )
+
+
+def test_json_lines_escape_c1_controls_and_line_separators() -> None:
+    from acp_tui.headless.output import json_line
+
+    line = json_line({"text": "a\x1b[31m\x9b2J\u2028b"})
+    assert line == '{"text":"a\\u001b[31m\\u009b2J\\u2028b"}\n' and json.loads(line)["text"] == "a\x1b[31m\x9b2J\u2028b"

@@ -15,12 +15,20 @@ from typing import Any, Literal, TextIO, TypeAlias
 import msgspec
 
 from acp_tui.sanitize import multiline, plain
-from acp_tui.session.changes import Change, ContentReplaced, EntityAdded, EntityChanged, TextAppended
+from acp_tui.session.changes import (
+    Change,
+    ContentReplaced,
+    EntityAdded,
+    EntityChanged,
+    StateChanged,
+    TextAppended,
+)
 from acp_tui.session.model import (
     AGENT_MESSAGE,
     AGENT_THOUGHT,
     FINISHED_TOOL_STATUSES,
     TOOL_CALL,
+    USER_MESSAGE,
     EntityKey,
     Message,
     SessionState,
@@ -99,16 +107,17 @@ class PlainMarkdown:
     def feed(self, text: str) -> str:
         self._pending += text
         *lines, self._pending = self._pending.split("\n")
-        return "".join(self._line(line) + "\n" for line in lines)
+        return "".join(plain + "\n" for plain in map(self._line, lines) if plain is not None)
 
     def finish(self) -> str:
         rest, self._pending = self._pending, ""
-        return self._line(rest) if rest else ""
+        return (self._line(rest) or "") if rest else ""
 
-    def _line(self, line: str) -> str:
+    def _line(self, line: str) -> str | None:
+        """The line as plain text; None for a fence line, which is left out whole."""
         if _FENCE.match(line):
             self._in_code = not self._in_code
-            return ""
+            return None
         if self._in_code:
             return line
         line = _HEADING.sub("", line)
@@ -136,11 +145,22 @@ class AnswerWriter:
         self._last_key: EntityKey | None = None
         self._ends_with_newline = True
         self._wrote = False
+        #: our prompt is in the timeline: messages from now on answer it (one the agent sent on its own
+        #: before, such as a welcome after `session/new`, is not the answer and is never written)
+        self._prompted = False
+        self._ignored: set[EntityKey] = set()
 
     def changes(self, changes: list[Change], state: SessionState) -> None:
         stale: EntityKey | None = None  # a message to read whole from the model before the next change
         for change in changes:
+            if (isinstance(change, EntityAdded) and change.key[0] == USER_MESSAGE) or (
+                isinstance(change, StateChanged) and change.busy and state.submissions
+            ):
+                self._prompted = True  # the prompt was accepted, or the agent works while it is pending
             if not isinstance(change, (EntityAdded, ContentReplaced, TextAppended)) or change.key[0] != AGENT_MESSAGE:
+                continue
+            if change.key in self._ignored or (not self._prompted and change.key not in self._written):
+                self._ignored.add(change.key)
                 continue
             if stale is not None and stale != change.key:
                 self._catch_up(stale, state)
