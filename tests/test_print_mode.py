@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 
 from tests.paths import REPO
+from tests.peers import TsSdkPeers
+from tests.schema_check import validate_client_message
 from tests.scripted_app import STANDARD_OPTIONS, ScriptedRun, permission_request, v1_turn, v2_turn
 
 pytestmark = pytest.mark.timeout(90)
@@ -34,11 +36,13 @@ def env_for(tmp_path: Path) -> dict[str, str]:
     return env
 
 
-def acp(tmp_path: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def acp(
+    tmp_path: Path, *args: str, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "acp_tui", *args],
         cwd=tmp_path,
-        env=env_for(tmp_path),
+        env={**env_for(tmp_path), **(env or {})},
         input=stdin if stdin is not None else "",
         capture_output=True,
         text=True,
@@ -342,6 +346,48 @@ def test_an_agent_that_requires_a_login_exits_8(tmp_path: Path, version: int) ->
 
 
 AUTH_AGENT = REPO / "tests" / "agents" / "auth_agent.py"
+
+
+# -- the TypeScript SDK's example agents ------------------------------------------------------------
+
+
+def sent(trace: Path) -> list[dict[str, Any]]:
+    """Every JSON frame the client sent, from the `--log` trace."""
+    frames = [json.loads(line) for line in trace.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [f["msg"] for f in frames if f.get("dir") == "->" and isinstance(f.get("msg"), dict)]
+
+
+@pytest.mark.parametrize(("approve", "kind"), [("never", "reject_once"), ("always", "allow_once")])
+def test_the_sdk_agent_v1_turn_with_its_permission_answered_by_the_policy(
+    tmp_path: Path, ts_sdk_peers: TsSdkPeers, peer_home_env: dict[str, str], approve: str, kind: str
+) -> None:
+    trace = tmp_path / "wire.jsonl"
+    args = ("-p", "Hello, who are you?", "--approve", approve, "--log", str(trace), "--", *ts_sdk_peers.agent)
+    result = acp(tmp_path, *args, env=peer_home_env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip()
+    messages = sent(trace)
+    answer = next(m for m in messages if "method" not in m)
+    assert answer["result"]["outcome"]["outcome"] == "selected"
+    assert answer["result"]["outcome"]["optionId"].startswith(kind.split("_")[0])
+    for message in messages:
+        validate_client_message(message, 1, answering=None if "method" in message else "session/request_permission")
+
+
+def test_the_sdk_dual_version_agent_answers_over_v2(
+    tmp_path: Path, ts_sdk_peers: TsSdkPeers, peer_home_env: dict[str, str]
+) -> None:
+    trace = tmp_path / "wire.jsonl"
+    args = ("-p", "Hello", "--output", "jsonl", "--log", str(trace), "--", *ts_sdk_peers.dual_version_agent)
+    result = acp(tmp_path, *args, env=peer_home_env)
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    assert records[-1]["event"] == "end" and records[-1]["exitCode"] == 0
+    messages = sent(trace)
+    version = next(m for m in messages if m.get("method") == "initialize")["params"]["protocolVersion"]
+    assert version == 2
+    for message in messages:
+        validate_client_message(message, 2, answering=None if "method" in message else "session/request_permission")
 
 
 # -- the pieces ----------------------------------------------------------------------------------
