@@ -56,6 +56,7 @@ examples:
   acp-tui --resume=ID claude                open session ID (its history shown)
   acp-tui export TRANSCRIPT [-o FILE]       a transcript (file or session id) as Markdown
   acp-tui -p "fix the tests" claude         print mode: one turn, the answer on stdout (-p - reads stdin)
+  acp-tui check [-- AGENT...]               a short scripted conversation, and where the agent broke a rule
 
 Named agents, the default agent, theme and init_timeout live in config.toml (see --paths):
   default_agent = "claude"
@@ -476,6 +477,10 @@ def main(argv: Sequence[str] | None = None, *, runner: Callable[[Launch], int] |
         for warning in warnings if settings.broken is None else ():
             print(f"acp-tui: warning: {warning}", file=sys.stderr)
         return _print_agents(settings, sys.stdout)
+    checking = agent[:1] == ["check"]  # `acp-tui check [-- AGENT...]` (acp_tui/headless/check.py)
+    if checking:
+        agent = agent[2:] if agent[1:2] == ["--"] else agent[1:]
+        agent = agent or demo_argv()  # no agent: the built-in demo (which must pass), not default_agent
     try:
         launch = build_launch(options, agent, settings, warnings)
     except LaunchError as exc:
@@ -486,6 +491,10 @@ def main(argv: Sequence[str] | None = None, *, runner: Callable[[Launch], int] |
     try:
         if options.print_prompt is not None:
             return _print_mode(options, launch)
+        if checking:
+            from acp_tui.headless.check import run_check
+
+            return run_check(launch, sys.stdout)
         return (runner or _default_runner())(launch)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

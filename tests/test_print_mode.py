@@ -409,3 +409,34 @@ def test_json_lines_escape_c1_controls_and_line_separators() -> None:
 
     line = json_line({"text": "a\x1b[31m\x9b2J\u2028b"})
     assert line == '{"text":"a\\u001b[31m\\u009b2J\\u2028b"}\n' and json.loads(line)["text"] == "a\x1b[31m\x9b2J\u2028b"
+
+
+# -- acp-tui check (issue 25: the agent check, without schema validation yet) --------------------------
+
+
+@pytest.mark.parametrize("protocol", ["1", "2"])
+def test_check_passes_the_demo(tmp_path: Path, protocol: str) -> None:
+    result = acp(tmp_path, "--protocol", protocol, "check")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"protocol: v{protocol}" in result.stdout and "cancel: ended cancelled" in result.stdout
+    assert result.stdout.endswith("0 violations\n")
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_check_reports_each_violation_with_the_offending_value(tmp_path: Path, version: int) -> None:
+    bad_frame = {"op": "raw", "line": "this is not json"}
+    first = turn(version, bad_frame, chunk("hi", version))
+    # the cancelled turn ends "end_turn": against docs/protocol.md §9.3
+    cancelled = turn(version, {"op": "wait_for", "method": "session/cancel", "timeout": 20}, stop_reason="end_turn")
+    if version == 1:
+        cancelled = [{"op": "sleep", "seconds": 0.2}, *cancelled]
+    on_cancel = turn(version, stop_reason="end_turn")[-1:]
+    run = ScriptedRun(
+        tmp_path, {"version": version, "turns": [{"steps": first}, {"steps": cancelled}], "on_cancel": on_cancel}
+    )
+    result = acp(tmp_path, "check", "--", *run.launch.agent_argv)
+    assert result.returncode == 1, result.stdout + result.stderr
+    violations = [line for line in result.stdout.splitlines() if line.startswith("violation: ")]
+    assert any("this is not json" in line for line in violations), result.stdout
+    assert any('stop reason "end_turn", not "cancelled"' in line for line in violations), result.stdout
+    run.validate_all()
