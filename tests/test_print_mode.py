@@ -440,3 +440,13 @@ def test_check_reports_each_violation_with_the_offending_value(tmp_path: Path, v
     assert any("this is not json" in line for line in violations), result.stdout
     assert any('stop reason "end_turn", not "cancelled"' in line for line in violations), result.stdout
     run.validate_all()
+
+
+@pytest.mark.parametrize("which", ["agent", "dual_version_agent"])
+def test_check_finds_the_sdk_agents_clean(
+    tmp_path: Path, ts_sdk_peers: TsSdkPeers, peer_home_env: dict[str, str], which: str
+) -> None:
+    argv = getattr(ts_sdk_peers, which)
+    result = acp(tmp_path, "check", "--", *argv, env=peer_home_env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "cancel: ended cancelled" in result.stdout and result.stdout.endswith("0 violations\n")
