@@ -450,3 +450,45 @@ def test_check_finds_the_sdk_agents_clean(
     result = acp(tmp_path, "check", "--", *argv, env=peer_home_env)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "cancel: ended cancelled" in result.stdout and result.stdout.endswith("0 violations\n")
+
+
+def test_an_agent_that_ignores_the_cancel_is_stopped_after_the_grace(tmp_path: Path) -> None:
+    pid_file = tmp_path / "agent.pid"
+    steps = turn(2, chunk("started\n", 2), {"op": "sleep", "seconds": 60})
+    run = ScriptedRun(
+        tmp_path, {"version": 2, "turns": [{"steps": steps}], "on_cancel": [{"op": "sleep", "seconds": 60}]}
+    )
+    argv = [sys.executable, "-c", _WRITE_PID.format(pid_file=str(pid_file)), *run.launch.agent_argv[1:]]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "acp_tui", "-p", "go", "--", *argv],
+        cwd=tmp_path,
+        env=env_for(tmp_path),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "started\n"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid_file.read_text()), 0)
+
+
+@pytest.mark.parametrize(("approve", "allowed"), [("never", False), ("reads", True)])
+def test_a_read_outside_the_folder_follows_the_policy(tmp_path: Path, approve: str, allowed: bool) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("secret-ish\n")
+    folder = tmp_path / "project"
+    folder.mkdir()
+    params = {"sessionId": "$SESSION", "path": str(outside)}
+    read = {"op": "request", "method": "fs/read_text_file", "params": params, "id": 70, "wait": True}
+    run = ScriptedRun(folder, {"version": 1, "turns": [{"steps": turn(1, read, chunk("read", 1))}]})
+    result = run_scripted(run, "--approve", approve)
+    assert result.returncode == 0, result.stderr
+    answer = run.answer_to(70)
+    assert answer is not None
+    assert ("result" in answer and answer["result"]["content"] == "secret-ish\n") == allowed, answer
+    run.validate_all({70: "fs/read_text_file"})
