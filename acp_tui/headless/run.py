@@ -93,6 +93,7 @@ class PrintRun:
         self._code: int | None = None
         self._interrupted: int | None = None  # the exit code of the signal or timeout that ended the run
         self._notes: list[Note] = []
+        self._stopping: asyncio.Task[None] | None = None
 
     # -- the controller's events -----------------------------------------------------------------
 
@@ -152,7 +153,7 @@ class PrintRun:
     def _interrupt(self, code: int) -> None:
         """Ctrl-C, SIGTERM, the timeout or a closed stdout: cancel the turn; a second one stops the agent."""
         if self._interrupted is not None:
-            asyncio.get_running_loop().create_task(self.controller.stop())
+            self._stopping = asyncio.get_running_loop().create_task(self.controller.stop())  # held: not collected
             return
         self._interrupted = code
         if code == EXIT_TIMEOUT:
