@@ -55,6 +55,8 @@ examples:
   acp-tui --resume claude                   pick one of claude's sessions from a list
   acp-tui --resume=ID claude                open session ID (its history shown)
   acp-tui export TRANSCRIPT [-o FILE]       a transcript (file or session id) as Markdown
+  acp-tui -p "fix the tests" claude         print mode: one turn, the answer on stdout (-p - reads stdin)
+  acp-tui check [-- AGENT...]               a short scripted conversation, and where the agent broke a rule
 
 Named agents, the default agent, theme and init_timeout live in config.toml (see --paths):
   default_agent = "claude"
@@ -204,8 +206,36 @@ def _parser() -> optparse.OptionParser:
         default=False,
         help="open the most recent session of this agent in this folder, with its history",
     )
+    _print_options(add)
     parser.set_defaults(resume_id=None)
     return parser
+
+
+def _print_options(add: Callable[..., object]) -> None:
+    """Print mode's options (acp_tui/headless, README "Print mode")."""
+    add(
+        "-p",
+        "--print",
+        dest="print_prompt",
+        metavar="PROMPT",
+        help="print mode: run one turn without the TUI (- reads stdin)",
+    )
+    add(
+        "--output",
+        type="choice",
+        choices=("text", "markdown", "jsonl"),
+        metavar="text|markdown|jsonl",
+        help="with -p: the answer as plain text (default), as markdown, or one JSON object per model change",
+    )
+    add("--quiet", action="store_true", default=False, help="with -p: no thoughts, tool calls or notes on stderr")
+    add(
+        "--approve",
+        type="choice",
+        choices=("never", "reads", "always"),
+        metavar="never|reads|always",
+        help="with -p: which permission requests are allowed (default: never; the rest are rejected)",
+    )
+    add("--timeout", type="seconds", metavar="SECONDS", help="with -p: cancel the turn after this long (exit 124)")
 
 
 def parse_argv(argv: Sequence[str]) -> tuple[optparse.Values, list[str]]:
@@ -438,11 +468,19 @@ def main(argv: Sequence[str] | None = None, *, runner: Callable[[Launch], int] |
         return 0
     if agent[:1] == ["export"]:
         return _export(agent[1:])
+    usage = _print_usage(options)
+    if usage is not None:
+        print(f"acp-tui: {usage}", file=sys.stderr)
+        return EXIT_USAGE
     settings, warnings = load_settings(paths.config_file())
     if options.list_agents:
         for warning in warnings if settings.broken is None else ():
             print(f"acp-tui: warning: {warning}", file=sys.stderr)
         return _print_agents(settings, sys.stdout)
+    checking = agent[:1] == ["check"]  # `acp-tui check [-- AGENT...]` (acp_tui/headless/check.py)
+    if checking:
+        agent = agent[2:] if agent[1:2] == ["--"] else agent[1:]
+        agent = agent or demo_argv()  # no agent: the built-in demo (which must pass), not default_agent
     try:
         launch = build_launch(options, agent, settings, warnings)
     except LaunchError as exc:
@@ -451,6 +489,12 @@ def main(argv: Sequence[str] | None = None, *, runner: Callable[[Launch], int] |
         print(f"acp-tui: {exc}", file=sys.stderr)
         return exc.code
     try:
+        if options.print_prompt is not None:
+            return _print_mode(options, launch)
+        if checking:
+            from acp_tui.headless.check import run_check
+
+            return run_check(launch, sys.stdout)
         if runner is not None:
             return runner(launch)
         typeahead.hold_enter()  # before the UI is imported: Enter typed meanwhile stays Enter
@@ -460,3 +504,41 @@ def main(argv: Sequence[str] | None = None, *, runner: Callable[[Launch], int] |
             typeahead.restore()
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+
+
+def _print_usage(options: optparse.Values) -> str | None:
+    """Why these options cannot run (print mode's options without -p, or a choice -p cannot make)."""
+    if options.print_prompt is None:
+        used = [
+            flag
+            for flag, value in (
+                ("--output", options.output),
+                ("--approve", options.approve),
+                ("--timeout", options.timeout),
+            )
+            if value is not None
+        ] + (["--quiet"] if options.quiet else [])
+        return f"{used[0]} needs -p (print mode)" if used else None
+    if options.resume and options.resume_id is None:
+        return "-p cannot pick a session from a list: use --resume=ID or --continue"
+    return None
+
+
+def _print_mode(options: optparse.Values, launch: Launch) -> int:
+    """`acp-tui -p PROMPT`: one turn through the session controller, no Textual (acp_tui/headless)."""
+    from acp_tui.headless.run import PrintOptions, run_print
+
+    prompt = sys.stdin.read() if options.print_prompt == "-" else options.print_prompt
+    if not prompt.strip():
+        print("acp-tui: -p needs a prompt (an argument, or - and the prompt on stdin)", file=sys.stderr)
+        return EXIT_USAGE
+    for warning in launch.warnings:
+        print(f"acp-tui: warning: {warning}", file=sys.stderr)
+    print_options = PrintOptions(
+        prompt,
+        output=options.output or "text",
+        quiet=options.quiet,
+        approve=options.approve or "never",
+        timeout=options.timeout,
+    )
+    return run_print(launch, print_options)

@@ -95,6 +95,7 @@ LAYERS: tuple[Layer, ...] = (
         "one agent's life and turns, UI-free, so print mode and tests share it",
     ),
     Layer(6, "ui", ("acp_tui.ui",), "Textual: renders changes and turns keys into intents; the only Textual/Rich user"),
+    Layer(6, "headless", ("acp_tui.headless",), "print mode: the controller without Textual, one turn to stdout"),
     Layer(
         7,
         "entry",
