@@ -19,8 +19,9 @@ from types import MappingProxyType
 from typing import TextIO
 
 from acp_tui import __version__, paths
-from acp_tui.config import NamedAgent, Settings, load_settings, resolve_env
+from acp_tui.config import NamedAgent, Settings, load_settings, resolve_env, resolve_mcp_servers
 from acp_tui.launch import Launch, Protocol
+from acp_tui.mcp_servers import McpServer
 
 __all__ = ["Launch", "LaunchError", "main", "parse_argv", "build_launch", "demo_argv"]
 
@@ -204,6 +205,20 @@ def _parser() -> optparse.OptionParser:
         default=False,
         help="open the most recent session of this agent in this folder, with its history",
     )
+    add(
+        "--mcp",
+        action="append",
+        metavar="NAME",
+        help="give the agent only this [mcp_servers] entry (repeatable; default: all, or the agent's mcp_servers)",
+    )
+    add("--no-mcp", action="store_true", default=False, help="give the agent no MCP servers this run")
+    add(
+        "--add-dir",
+        dest="add_dir",
+        action="append",
+        metavar="DIR",
+        help="an extra folder for the session (repeatable; ACP additionalDirectories, where the agent takes them)",
+    )
     parser.set_defaults(resume_id=None)
     return parser
 
@@ -317,6 +332,9 @@ def build_launch(
         env, env_warnings = resolve_env(named, name=name or "agent")
         warnings = [*warnings, *env_warnings]
 
+    servers, folders, tool_warnings = _session_tools(options, settings, named, name, here, {**environ, **env})
+    warnings = [*warnings, *tool_warnings]
+
     if options.resume and options.continue_last:
         raise LaunchError("--resume and --continue cannot be used together", EXIT_USAGE)
     log_value = options.log or environ.get("ACP_TUI_LOG") or None
@@ -341,7 +359,46 @@ def build_launch(
         resume_id=options.resume_id,
         continue_last=options.continue_last,
         pick_session=options.resume and options.resume_id is None,
+        mcp_servers=servers,
+        add_dirs=folders,
     )
+
+
+def _session_tools(
+    options: optparse.Values,
+    settings: Settings,
+    named: NamedAgent | None,
+    name: str | None,
+    here: Path,
+    env: Mapping[str, str],
+) -> tuple[tuple[McpServer, ...], tuple[Path, ...], list[str]]:
+    """The MCP servers (resolved: their commands run now, values kept as secrets) and extra folders for the
+    agent's sessions: `--no-mcp`, else `--mcp NAME...`, else the agent's `mcp_servers`, else every server."""
+    chosen: list[str]
+    mcp: list[str] | None = getattr(options, "mcp", None)
+    if getattr(options, "no_mcp", False):
+        if mcp:
+            raise LaunchError("--mcp and --no-mcp cannot be used together", EXIT_USAGE)
+        chosen = []
+    elif mcp:
+        unknown = [server for server in mcp if server not in settings.mcp_servers]
+        if unknown:
+            known = ", ".join(settings.mcp_servers) or "none are configured"
+            raise LaunchError(f"--mcp {unknown[0]}: no such [mcp_servers] entry ({known})", EXIT_USAGE)
+        chosen = list(dict.fromkeys(mcp))
+    elif named is not None and named.mcp_servers is not None:
+        chosen = list(named.mcp_servers)
+    else:
+        chosen = list(settings.mcp_servers)
+    configs = {server: settings.mcp_servers[server] for server in chosen if server in settings.mcp_servers}
+    servers, warnings = resolve_mcp_servers(configs, search_path=env.get("PATH", os.defpath))
+    folders: list[Path] = []
+    for value in [*(named.add_dirs if named is not None else ()), *(getattr(options, "add_dir", None) or ())]:
+        what = "--add-dir" if value in (getattr(options, "add_dir", None) or ()) else f"add_dirs of agent '{name}'"
+        folder = _directory(value, what, here)
+        if folder not in folders:
+            folders.append(folder)
+    return tuple(servers), tuple(folders), warnings
 
 
 def _print_paths(out: TextIO) -> None:
