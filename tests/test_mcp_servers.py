@@ -304,3 +304,46 @@ async def test_the_conversation_says_what_was_given_and_what_not(
     saved = transcript.read_text()
     assert "not given to the agent" in saved and "env-secret-value-42" not in saved  # ... the transcript never
     secrets.clear()
+
+
+# -- the file guards: an extra folder the agent was given is inside the session ------------------------
+
+
+async def test_an_extra_folder_given_is_inside_for_the_file_guards(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from acp_tui.services.files import FileService
+    from tests.test_service_files import Context, ScriptedAsker, read, rpc_error, write
+
+    (tmp_path / "project").mkdir()
+    extra = tmp_path / "lib"
+    extra.mkdir()
+    (extra / "a.txt").write_text("lib text\n")
+    asker = ScriptedAsker()  # asked nothing: a question would fail the test (empty script)
+    service = FileService(asker=asker, outside_writes="refuse", outside_reads="refuse")
+    context = Context(tmp_path / "project")
+    service.bind(replace(context.context(), roots=(extra.resolve(),)))
+    assert await read(service, extra / "a.txt") == "lib text\n"
+    await write(service, extra / "b.txt", "new\n")
+    assert (extra / "b.txt").read_text() == "new\n"
+    assert [access.outside for access in context.accesses] == [False, False]
+    # a folder beside it is still outside: refused by the settings, never written
+    error = await rpc_error(write(service, tmp_path / "other.txt", "x"))
+    assert 'outside_writes = "refuse"' in error.message and not (tmp_path / "other.txt").exists()
+
+
+async def test_only_folders_the_agent_takes_widen_the_guards(tmp_path: Path) -> None:
+    extra = tmp_path / "lib"
+    extra.mkdir()
+    for initialize, expected in ((V1_ALL, (extra.resolve(),)), (V1_STDIO_ONLY, ())):
+        argv, _ = _run_script(tmp_path, 1, initialize)
+        from acp_tui.services.files import FileService
+
+        service = FileService()
+        session = AgentSession(argv, cwd=tmp_path, additional_directories=[extra], services=[service])
+        try:
+            await session.connect()
+            await session.initialize()
+            assert service.context.roots == expected
+        finally:
+            await session.shutdown()

@@ -195,6 +195,7 @@ class AgentSession:
             agent_capabilities=agent_caps if isinstance(agent_caps, dict) else {},
             dialect=_CurrentDialect(self),  # each session has its own dialect; services follow the current one
             connection_closed=lambda: self.connection.closed,
+            roots=tuple(Path(folder).resolve() for folder in self.tools.additional_directories),
         )
         for service in self.services:
             service.bind(context)
