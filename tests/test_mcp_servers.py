@@ -347,3 +347,48 @@ async def test_only_folders_the_agent_takes_widen_the_guards(tmp_path: Path) -> 
             assert service.context.roots == expected
         finally:
             await session.shutdown()
+
+
+# -- the catalogue of well-known agents --------------------------------------------------------------
+
+
+def test_list_agents_shows_the_catalogue_marked_installed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from acp_tui.catalogue import CATALOGUE, CHECKED
+    from acp_tui.cli import _print_agents
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "codex-acp").write_text("#!/bin/sh\n")
+    (bin_dir / "codex-acp").chmod(0o755)
+    settings, _ = parse_settings('[agents.gemini]\ncommand = "gemini --acp"\n', "config.toml")
+    assert _print_agents(settings, sys.stdout, search_path=str(bin_dir)) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert f"Well-known ACP agents (acp-tui NAME runs one; commands checked {CHECKED}):" in out
+    rows = {line.split()[0]: line for line in out if line.startswith("  ")}
+    assert set(rows) == {agent.name for agent in CATALOGUE}
+    assert rows["codex"].endswith("  installed")
+    assert rows["claude"].endswith("install: npm install -g @agentclientprotocol/claude-agent-acp")
+    assert rows["gemini"].endswith("(the named agent above wins)")
+
+
+def test_a_catalogue_name_runs_its_command_unless_config_or_the_user_says_otherwise(tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for program in ("claude-agent-acp", "gemini"):
+        (bin_dir / program).write_text("#!/bin/sh\n")
+        (bin_dir / program).chmod(0o755)
+    environ = {"PATH": str(bin_dir)}
+    settings, _ = parse_settings("", "config.toml")
+
+    def launch(*argv: str, config: Any = settings) -> Any:
+        options, agent = parse_argv(list(argv))
+        return build_launch(options, agent, config, [], environ)
+
+    claude = launch("claude", "--flag")
+    assert claude.agent_argv == ("claude-agent-acp", "--flag") and claude.agent_name == "claude"
+    assert launch("gemini").agent_argv == ("gemini", "--acp")
+    assert launch("gemini", "--acp").agent_argv == ("gemini", "--acp")  # spelled out: the user's own command
+    named, _ = parse_settings('[agents.claude]\ncommand = "gemini --acp"\n', "config.toml")
+    assert launch("claude", config=named).agent_argv == ("gemini", "--acp")
+    with pytest.raises(LaunchError, match=r"command not found \(OpenAI Codex .*npm install -g @zed-industries"):
+        launch("codex")
