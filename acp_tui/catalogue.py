@@ -11,10 +11,12 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass
 
-__all__ = ["CATALOGUE", "CHECKED", "CatalogueAgent", "catalogue_agent", "installed"]
+__all__ = ["CATALOGUE", "CHECKED", "DEMO_AGENTS_ENV", "CatalogueAgent", "catalogue_agent", "installed"]
 
 #: When the commands below were last checked.
 CHECKED = "2026-12-03"
+#: Set for the demo agent when acp-tui falls back to it: the installed agents' short names, comma-separated.
+DEMO_AGENTS_ENV = "ACP_TUI_DEMO_AGENTS"
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ from types import MappingProxyType
 from typing import TextIO
 
 from acp_tui import __version__, paths
-from acp_tui.catalogue import CATALOGUE, CHECKED, catalogue_agent, installed
+from acp_tui.catalogue import CATALOGUE, CHECKED, DEMO_AGENTS_ENV, catalogue_agent, installed
 from acp_tui.config import NamedAgent, Settings, load_settings, resolve_env, resolve_mcp_servers
 from acp_tui.launch import Launch, Protocol
 from acp_tui.mcp_servers import McpServer
@@ -327,6 +327,12 @@ def build_launch(
         is_demo = True
 
     env: dict[str, str] = dict(named.env) if named is not None else {}
+    if is_demo:
+        # the demo's welcome names the well-known agents installed here (acp_tui.demo.content.welcome)
+        search_path = environ.get("PATH", os.defpath)
+        found = [agent.name for agent in CATALOGUE if installed(agent, search_path)]
+        if found:
+            env[DEMO_AGENTS_ENV] = ",".join(found)
     if options.cwd is not None:
         cwd = _directory(options.cwd, "--cwd", here)
     elif named is not None and named.cwd is not None:

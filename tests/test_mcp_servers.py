@@ -392,3 +392,21 @@ def test_a_catalogue_name_runs_its_command_unless_config_or_the_user_says_otherw
     assert launch("claude", config=named).agent_argv == ("gemini", "--acp")
     with pytest.raises(LaunchError, match=r"command not found \(OpenAI Codex .*npm install -g @zed-industries"):
         launch("codex")
+
+
+def test_the_demo_welcome_names_the_installed_agents(tmp_path: Path) -> None:
+    from acp_tui.catalogue import DEMO_AGENTS_ENV
+    from acp_tui.demo.content import WELCOME, welcome
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "claude-agent-acp").write_text("#!/bin/sh\n")
+    (bin_dir / "claude-agent-acp").chmod(0o755)
+    settings, _ = parse_settings("", "config.toml")
+    options, agent = parse_argv([])
+    demo = build_launch(options, agent, settings, [], {"PATH": str(bin_dir)})
+    assert demo.is_demo and demo.env[DEMO_AGENTS_ENV] == "claude"
+    assert DEMO_AGENTS_ENV not in build_launch(options, agent, settings, [], {"PATH": str(tmp_path)}).env
+    text = welcome(demo.env[DEMO_AGENTS_ENV])
+    assert text.startswith(WELCOME) and "ACP agents installed here: `claude`; run one with `acp-tui NAME`" in text
+    assert welcome("") == WELCOME and welcome("[x](javascript:1),`rm`") == WELCOME  # only plain names
