@@ -1,4 +1,5 @@
-"""Claude's ACP adapter (loopback model) started by its catalogue command, given a stdio MCP server (issue 26).
+"""Real agents started by their catalogue commands and given a stdio MCP server (issue 26): Claude's ACP adapter
+(loopback model) and Gemini CLI.
 
 The adapter's own MCP client starts the server we hand it in `session/new`; the probe server's record shows
 it was started and asked for its tools. Every frame we send validates against the negotiated schema.
@@ -94,3 +95,44 @@ async def test_claude_adapter_starts_the_stdio_server_it_is_given(
     new = next(frame for frame in sent.frames if frame.get("method") == "session/new")
     validate_client_message(new, protocol)
     assert new["params"]["mcpServers"][0]["name"] == "probe"
+
+
+@pytest.mark.timeout(180)
+async def test_gemini_cli_started_by_its_catalogue_command_is_sent_the_stdio_server(tmp_path: Path) -> None:
+    """Gemini CLI 0.61 takes the server in session/new; it did not start it within a minute here without a
+    prompt, so only what we send is checked (not that it ran the server)."""
+    from tests.peer_gemini import GEMINI_DIR, ensure_gemini_cli, gemini_env
+    from tests.peers import PeerUnavailable
+
+    try:
+        ensure_gemini_cli()
+    except PeerUnavailable as exc:
+        pytest.fail(f"Gemini CLI is unavailable: {exc}")
+    node = shutil.which("node")
+    assert node is not None
+    home = tmp_path / "home"
+    home.mkdir()
+    env = gemini_env(home, 9)  # no model is asked: nothing listens there
+    env["PATH"] = f"{GEMINI_DIR / 'node_modules' / '.bin'}{os.pathsep}{Path(node).parent}{os.pathsep}{env['PATH']}"
+    settings, _ = parse_settings("", "config.toml")
+    options, agent = parse_argv(["gemini"])
+    launch = build_launch(options, agent, settings, [], env)
+    assert launch.agent_argv == ("gemini", "--acp")  # the catalogue's command
+    record = tmp_path / "probe.jsonl"
+    probe = McpServer("probe", "stdio", command=sys.executable, args=(str(PROBE), str(record)))
+    project = tmp_path / "project"
+    project.mkdir()
+    sent = Sent()
+    session = AgentSession(
+        launch.agent_argv, cwd=project, env={**os.environ, **env}, handshake_timeout=60, trace=sent, mcp_servers=[probe]
+    )
+    try:
+        await session.start()
+        assert session.version == 1 and session.tools.mcp_servers == (probe,) and session.tools.refused == ()
+    finally:
+        await session.shutdown()
+    new = next(frame for frame in sent.frames if frame.get("method") == "session/new")
+    validate_client_message(new, 1)
+    assert new["params"]["mcpServers"] == [
+        {"name": "probe", "command": sys.executable, "args": [str(PROBE), str(record)], "env": []}
+    ]
