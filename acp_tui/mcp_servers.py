@@ -22,6 +22,7 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
+from urllib.parse import urlsplit
 
 __all__ = ["McpServer", "McpServerConfig", "Transport", "parse_mcp_servers"]
 
@@ -124,6 +125,10 @@ def parse_mcp_servers(
         url, transport = entry["url"], entry.get("transport", "http")
         if not isinstance(url, str) or not url:
             bad(f"{key}.url", "a non-empty string", url)
+            continue
+        parsed = urlsplit(url)
+        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            warnings.append(f"{source}: '{key}.url' must be an http:// or https:// URL, not {url!r}; server ignored")
             continue
         if transport not in ("http", "sse"):
             bad(f"{key}.transport", '"http" or "sse"', transport)

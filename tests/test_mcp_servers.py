@@ -237,6 +237,8 @@ url = "https://x"
 [mcp_servers.bad]
 url = "https://x"
 transport = "websocket"
+[mcp_servers.nourl]
+url = "mcp.example.com/mcp"
 """
     settings, warnings = parse_settings(text, "config.toml")
     assert list(settings.mcp_servers) == []
@@ -245,6 +247,7 @@ transport = "websocket"
     assert "'agents.a.mcp_servers' names no [mcp_servers] ghost" in joined
     assert "'mcp_servers.both' needs either 'command' (stdio) or 'url'" in joined
     assert "'mcp_servers.bad.transport' must be" in joined
+    assert "'mcp_servers.nourl.url' must be an http:// or https:// URL" in joined
 
 
 def test_a_missing_program_leaves_the_server_out_with_a_warning() -> None:
