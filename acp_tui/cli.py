@@ -19,8 +19,10 @@ from types import MappingProxyType
 from typing import TextIO
 
 from acp_tui import __version__, paths, typeahead
-from acp_tui.config import NamedAgent, Settings, load_settings, resolve_env
+from acp_tui.catalogue import CATALOGUE, CHECKED, DEMO_AGENTS_ENV, catalogue_agent, installed
+from acp_tui.config import NamedAgent, Settings, load_settings, resolve_env, resolve_mcp_servers
 from acp_tui.launch import Launch, Protocol
+from acp_tui.mcp_servers import McpServer
 
 __all__ = ["Launch", "LaunchError", "main", "parse_argv", "build_launch", "demo_argv"]
 
@@ -50,7 +52,8 @@ examples:
   acp-tui opencode acp                      opencode
   acp-tui --cwd ~/src/app -- npx @agentclientprotocol/claude-agent-acp --foo
                                             everything after -- is the agent command
-  acp-tui claude                            a named agent from config.toml
+  acp-tui claude                            a named agent from config.toml, else the well-known one
+                                            (see --list-agents)
   acp-tui --continue claude                 the last session of claude in this folder, its history shown
   acp-tui --resume claude                   pick one of claude's sessions from a list
   acp-tui --resume=ID claude                open session ID (its history shown)
@@ -182,7 +185,12 @@ def _parser() -> optparse.OptionParser:
         metavar="SECONDS",
         help="how long to wait for the agent to answer initialize (default: 30)",
     )
-    add("--list-agents", action="store_true", default=False, help="list the named agents from config.toml")
+    add(
+        "--list-agents",
+        action="store_true",
+        default=False,
+        help="list the named agents from config.toml, then the well-known ACP agents (installed or how to get them)",
+    )
     add("--paths", action="store_true", default=False, help="print the config, data and state paths")
     add("--version", action="store_true", default=False, help="print the version and exit")
     add(
@@ -205,6 +213,20 @@ def _parser() -> optparse.OptionParser:
         action="store_true",
         default=False,
         help="open the most recent session of this agent in this folder, with its history",
+    )
+    add(
+        "--mcp",
+        action="append",
+        metavar="NAME",
+        help="give the agent only this [mcp_servers] entry (repeatable; default: all, or the agent's mcp_servers)",
+    )
+    add("--no-mcp", action="store_true", default=False, help="give the agent no MCP servers this run")
+    add(
+        "--add-dir",
+        dest="add_dir",
+        action="append",
+        metavar="DIR",
+        help="an extra folder for the session (repeatable; ACP additionalDirectories, where the agent takes them)",
     )
     _print_options(add)
     parser.set_defaults(resume_id=None)
@@ -314,10 +336,15 @@ def build_launch(
     name: str | None = None
     is_demo = False
     if agent:
+        known = catalogue_agent(agent[0])
         if agent[0] in settings.agents:
             name = agent[0]
             named = settings.agents[name]
             argv = [*named.command, *agent[1:]]
+        elif known is not None and (len(agent) == 1 or known.command[0] != agent[0]):
+            # a catalogue agent by its short name; `gemini --acp` spelled out stays the user's own command
+            name = known.name
+            argv = [*known.command, *agent[1:]]
         else:
             argv = list(agent)
     elif settings.default_agent is not None and settings.default_agent in settings.agents:
@@ -330,6 +357,12 @@ def build_launch(
         is_demo = True
 
     env: dict[str, str] = dict(named.env) if named is not None else {}
+    if is_demo:
+        # the demo's welcome names the well-known agents installed here (acp_tui.demo.content.welcome)
+        search_path = environ.get("PATH", os.defpath)
+        found = [agent.name for agent in CATALOGUE if installed(agent, search_path)]
+        if found:
+            env[DEMO_AGENTS_ENV] = ",".join(found)
     if options.cwd is not None:
         cwd = _directory(options.cwd, "--cwd", here)
     elif named is not None and named.cwd is not None:
@@ -341,11 +374,20 @@ def build_launch(
     if os.sep in program or (os.altsep is not None and os.altsep in program):
         program = str(Path(os.path.normpath(here / Path(program).expanduser())))
         argv[0] = program
-    _check_executable(program, {**environ, **env})
+    try:
+        _check_executable(program, {**environ, **env})
+    except LaunchError as exc:
+        known = catalogue_agent(name) if named is None and name is not None else None
+        if known is None or exc.code != EXIT_NOT_FOUND:
+            raise
+        raise LaunchError(f"{exc} ({known.title}; install it with: {known.install})", exc.code) from None
     if named is not None:
         # `env` values that name a command are resolved now, before the UI, and kept as secrets (docs/protocol.md §2.4)
         env, env_warnings = resolve_env(named, name=name or "agent")
         warnings = [*warnings, *env_warnings]
+
+    servers, folders, tool_warnings = _session_tools(options, settings, named, name, here, {**environ, **env})
+    warnings = [*warnings, *tool_warnings]
 
     if options.resume and options.continue_last:
         raise LaunchError("--resume and --continue cannot be used together", EXIT_USAGE)
@@ -371,7 +413,46 @@ def build_launch(
         resume_id=options.resume_id,
         continue_last=options.continue_last,
         pick_session=options.resume and options.resume_id is None,
+        mcp_servers=servers,
+        add_dirs=folders,
     )
+
+
+def _session_tools(
+    options: optparse.Values,
+    settings: Settings,
+    named: NamedAgent | None,
+    name: str | None,
+    here: Path,
+    env: Mapping[str, str],
+) -> tuple[tuple[McpServer, ...], tuple[Path, ...], list[str]]:
+    """The MCP servers (resolved: their commands run now, values kept as secrets) and extra folders for the
+    agent's sessions: `--no-mcp`, else `--mcp NAME...`, else the agent's `mcp_servers`, else every server."""
+    chosen: list[str]
+    mcp: list[str] | None = getattr(options, "mcp", None)
+    if getattr(options, "no_mcp", False):
+        if mcp:
+            raise LaunchError("--mcp and --no-mcp cannot be used together", EXIT_USAGE)
+        chosen = []
+    elif mcp:
+        unknown = [server for server in mcp if server not in settings.mcp_servers]
+        if unknown:
+            known = ", ".join(settings.mcp_servers) or "none are configured"
+            raise LaunchError(f"--mcp {unknown[0]}: no such [mcp_servers] entry ({known})", EXIT_USAGE)
+        chosen = list(dict.fromkeys(mcp))
+    elif named is not None and named.mcp_servers is not None:
+        chosen = list(named.mcp_servers)
+    else:
+        chosen = list(settings.mcp_servers)
+    configs = {server: settings.mcp_servers[server] for server in chosen if server in settings.mcp_servers}
+    servers, warnings = resolve_mcp_servers(configs, search_path=env.get("PATH", os.defpath))
+    folders: list[Path] = []
+    for value in [*(named.add_dirs if named is not None else ()), *(getattr(options, "add_dir", None) or ())]:
+        what = "--add-dir" if value in (getattr(options, "add_dir", None) or ()) else f"add_dirs of agent '{name}'"
+        folder = _directory(value, what, here)
+        if folder not in folders:
+            folders.append(folder)
+    return tuple(servers), tuple(folders), warnings
 
 
 def _print_paths(out: TextIO) -> None:
@@ -385,15 +466,36 @@ def _print_paths(out: TextIO) -> None:
         print(f"{label:<7} {path}", file=out)
 
 
-def _print_agents(settings: Settings, out: TextIO) -> int:
-    """The named agents, one a line; a config that could not be read is said so (not "no named agents")."""
+def _print_agents(settings: Settings, out: TextIO, search_path: str | None = None) -> int:
+    """The named agents, one a line, then the catalogue; a config that could not be read is said so (not "no
+    named agents")."""
     if settings.broken is not None:
         print(f"acp-tui: cannot list the named agents: the config is broken: {settings.broken}", file=sys.stderr)
         return 1
     if not settings.agents:
         print(f"No named agents. Define them in {paths.config_file()}, for example:", file=out)
         print('  [agents.claude]\n  command = ["npx", "@agentclientprotocol/claude-agent-acp"]', file=out)
-        return 0
+    else:
+        _print_named(settings, out)
+    _print_catalogue(settings, out, search_path)
+    return 0
+
+
+def _print_catalogue(settings: Settings, out: TextIO, search_path: str | None) -> None:
+    """The well-known agents (`acp_tui.catalogue`): `acp-tui NAME` runs one unless a named agent has its name."""
+    print(f"\nWell-known ACP agents (acp-tui NAME runs one; commands checked {CHECKED}):", file=out)
+    width = max(len(agent.name) for agent in CATALOGUE)
+    command_width = max(len(shlex.join(agent.command)) for agent in CATALOGUE)
+    for agent in CATALOGUE:
+        command = shlex.join(agent.command)
+        state = "installed" if installed(agent, search_path) else f"install: {agent.install}"
+        if agent.name in settings.agents:
+            state = "(the named agent above wins)"
+        print(f"  {agent.name:<{width}}  {command:<{command_width}}  {state}", file=out)
+
+
+def _print_named(settings: Settings, out: TextIO) -> None:
+    """The config's agents (`*` the default) and the MCP servers every one of them gets unless it narrows them."""
     width = max(len(name) for name in settings.agents)
     for name, agent in settings.agents.items():
         details = shlex.join(agent.command)
@@ -405,7 +507,8 @@ def _print_agents(settings: Settings, out: TextIO) -> int:
         print(f"{marker} {name:<{width}}  {details}", file=out)
     if settings.default_agent is not None:
         print("(* = default_agent)", file=out)
-    return 0
+    if settings.mcp_servers:
+        print(f"MCP servers: {', '.join(settings.mcp_servers)}", file=out)
 
 
 def _export(args: Sequence[str]) -> int:

@@ -22,6 +22,11 @@ Example::
 
     [agents.gemini]
     command = "gemini --acp"     # a string is split like a shell would (no shell is run)
+    mcp_servers = ["files"]      # only these of the [mcp_servers] below ([] for none; absent: all)
+    add_dirs = ["~/src/lib"]     # extra folders for the session (ACP `additionalDirectories`)
+
+    [mcp_servers.files]          # given to every agent in session/new, load and resume (acp_tui.mcp_servers)
+    command = ["npx", "-y", "@modelcontextprotocol/server-filesystem", "~/src"]
 
 A TOML syntax error discards the whole file (the message names the file, line and column). A value of
 the wrong type discards only that key (the message names the file and the key). Unknown keys are
@@ -43,6 +48,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import tempfile
 import tomllib
@@ -53,14 +59,15 @@ from types import MappingProxyType
 from typing import Literal
 
 from acp_tui import secrets
+from acp_tui.mcp_servers import McpServer, McpServerConfig, command_argv, parse_mcp_servers
 
 __all__ = ["NamedAgent", "Settings", "load_settings", "parse_settings", "save_theme", "with_theme"]
-__all__ += ["ENV_COMMAND_TIMEOUT", "resolve_env"]
+__all__ += ["ENV_COMMAND_TIMEOUT", "resolve_env", "resolve_mcp_servers"]
 
 #: How long an `env` command may take (it may ask for a passphrase on the terminal).
 ENV_COMMAND_TIMEOUT = 120.0
-#: Variable names whose literal values are treated as secrets.
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+#: Variable (and header) names whose literal values are treated as secrets.
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTHORIZATION|COOKIE", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +79,10 @@ class NamedAgent:
     cwd: str | None = None
     #: variables whose value is the first line a command prints (`env = { K = { command = [...] } }`)
     env_commands: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: the `[mcp_servers]` this agent gets, by name (None: all of them; empty: none)
+    mcp_servers: tuple[str, ...] | None = None
+    #: extra folders for its sessions (ACP `additionalDirectories`), as written (`~` and relative allowed)
+    add_dirs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +103,8 @@ class Settings:
     outside_reads: Literal["allow", "ask", "refuse"] = "allow"
     #: ring the bell and post a desktop notification when the agent waits for the user in an unfocused window
     attention: bool = True
+    #: MCP servers handed to agents in their session setup (`[mcp_servers.NAME]`), in file order
+    mcp_servers: Mapping[str, McpServerConfig] = field(default_factory=lambda: MappingProxyType({}))
     #: why the file could not be used at all (where and what, e.g. its TOML error), so everything above is a
     #: default; None when it was read (or there is none)
     broken: str | None = None
@@ -107,8 +120,9 @@ _TOP_KEYS = (
     "outside_writes",
     "outside_reads",
     "attention",
+    "mcp_servers",
 )
-_AGENT_KEYS = ("command", "env", "cwd")
+_AGENT_KEYS = ("command", "env", "cwd", "mcp_servers", "add_dirs")
 _POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 _AT_END = "(at end of document)"
 
@@ -233,6 +247,14 @@ def parse_settings(text: str, source: str) -> tuple[Settings, list[str]]:
         if agent is not None:
             agents[name] = agent
 
+    mcp_servers = parse_mcp_servers(data.get("mcp_servers", {}), bad, warnings, source)
+    for name, agent in list(agents.items()):
+        unknown = [server for server in agent.mcp_servers or () if server not in mcp_servers]
+        if unknown:
+            warnings.append(f"{source}: 'agents.{name}.mcp_servers' names no [mcp_servers] {', '.join(unknown)}")
+            kept = tuple(server for server in agent.mcp_servers or () if server in mcp_servers)
+            agents[name] = NamedAgent(agent.command, agent.env, agent.cwd, agent.env_commands, kept, agent.add_dirs)
+
     if default_agent is not None and default_agent not in agents:
         warnings.append(f"{source}: default_agent '{default_agent}' is not defined under [agents]")
         default_agent = None
@@ -247,6 +269,7 @@ def parse_settings(text: str, source: str) -> tuple[Settings, list[str]]:
         outside_writes=outside_writes,
         outside_reads=outside_reads,
         attention=attention,
+        mcp_servers=MappingProxyType(mcp_servers),
     )
     return settings, warnings
 
@@ -307,19 +330,24 @@ def _parse_agent(
     if cwd is not None and not isinstance(cwd, str):
         bad(f"{key}.cwd", "a string", cwd)
         cwd = None
-    return NamedAgent(command=argv, env=env, cwd=cwd, env_commands=env_commands)
+    servers: tuple[str, ...] | None = None
+    value = entry.get("mcp_servers")
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        servers = tuple(value)
+    elif value is not None:
+        bad(f"{key}.mcp_servers", "a list of server names", value)
+    add_dirs: tuple[str, ...] = ()
+    value = entry.get("add_dirs")
+    if isinstance(value, list) and all(isinstance(item, str) and item for item in value):
+        add_dirs = tuple(value)
+    elif value is not None:
+        bad(f"{key}.add_dirs", "a list of folders", value)
+    return NamedAgent(command=argv, env=env, cwd=cwd, env_commands=env_commands, mcp_servers=servers, add_dirs=add_dirs)
 
 
 def _env_command(value: object) -> tuple[str, ...] | None:
     """The argv of an `env` command: a non-empty list of strings, or a string split like a shell would."""
-    if isinstance(value, str):
-        try:
-            value = shlex.split(value)
-        except ValueError:
-            return None
-    if isinstance(value, list) and value and all(isinstance(part, str) for part in value) and value[0]:
-        return tuple(value)
-    return None
+    return command_argv(value)
 
 
 def resolve_env(agent: NamedAgent, *, name: str = "agent") -> tuple[dict[str, str], list[str]]:
@@ -335,24 +363,71 @@ def resolve_env(agent: NamedAgent, *, name: str = "agent") -> tuple[dict[str, st
         if _SECRET_NAME.search(variable):
             secrets.register(value)
     for variable, argv in agent.env_commands.items():
-        where = f"agents.{name}.env.{variable}"
-        try:
-            done = subprocess.run(list(argv), stdout=subprocess.PIPE, timeout=ENV_COMMAND_TIMEOUT, check=False)
-        except subprocess.TimeoutExpired:
-            warnings.append(f"{where}: `{shlex.join(argv)}` took longer than {ENV_COMMAND_TIMEOUT:g} s; not set")
-            continue
-        except OSError as exc:
-            warnings.append(f"{where}: `{shlex.join(argv)}` could not run ({exc.strerror or exc}); not set")
-            continue
-        lines = done.stdout.decode("utf-8", "replace").splitlines()
-        value = lines[0].strip() if lines else ""
-        if done.returncode != 0 or not value:
-            why = f"exited with status {done.returncode}" if done.returncode != 0 else "printed nothing"
-            warnings.append(f"{where}: `{shlex.join(argv)}` {why}; not set")
-            continue
-        secrets.register(value)
-        env[variable] = value
+        fetched = _command_value(argv, f"agents.{name}.env.{variable}", warnings)
+        if fetched is not None:
+            env[variable] = fetched
     return env, warnings
+
+
+def _command_value(argv: tuple[str, ...], where: str, warnings: list[str]) -> str | None:
+    """The first line `argv` prints, registered as a secret; None (and a warning) when it gives none."""
+    try:
+        done = subprocess.run(list(argv), stdout=subprocess.PIPE, timeout=ENV_COMMAND_TIMEOUT, check=False)
+    except subprocess.TimeoutExpired:
+        warnings.append(f"{where}: `{shlex.join(argv)}` took longer than {ENV_COMMAND_TIMEOUT:g} s; not set")
+        return None
+    except OSError as exc:
+        warnings.append(f"{where}: `{shlex.join(argv)}` could not run ({exc.strerror or exc}); not set")
+        return None
+    lines = done.stdout.decode("utf-8", "replace").splitlines()
+    value = lines[0].strip() if lines else ""
+    if done.returncode != 0 or not value:
+        why = f"exited with status {done.returncode}" if done.returncode != 0 else "printed nothing"
+        warnings.append(f"{where}: `{shlex.join(argv)}` {why}; not set")
+        return None
+    secrets.register(value)
+    return value
+
+
+def resolve_mcp_servers(
+    servers: Mapping[str, McpServerConfig], *, search_path: str | None = None
+) -> tuple[list[McpServer], list[str]]:
+    """The servers ready for the wire, plus warnings: each command run now (its output a secret, as for agent
+    `env`), a stdio program found on `search_path` (the wire wants an absolute path), `~` in its arguments
+    expanded. A server whose program is not found is left out with a warning; a value that could not be
+    fetched is left unset (the server still goes)."""
+    resolved: list[McpServer] = []
+    warnings: list[str] = []
+    for name, config in servers.items():
+        where = f"mcp_servers.{name}"
+        if config.transport == "stdio":
+            program = os.path.expanduser(config.command[0])
+            found = shutil.which(program, path=search_path) if not os.path.isabs(program) else program
+            if found is None or not os.access(found, os.X_OK):
+                warnings.append(f"{where}: cannot run '{config.command[0]}' (not found or not executable); not given")
+                continue
+            env = _resolved_values(config.env, config.env_commands, f"{where}.env", warnings)
+            args = tuple(os.path.expanduser(arg) if arg.startswith("~") else arg for arg in config.command[1:])
+            resolved.append(McpServer(name, "stdio", command=os.path.abspath(found), args=args, env=env))
+        else:
+            headers = _resolved_values(config.headers, config.header_commands, f"{where}.headers", warnings)
+            resolved.append(McpServer(name, config.transport, url=config.url, headers=headers))
+    return resolved, warnings
+
+
+def _resolved_values(
+    literal: Mapping[str, str], commands: Mapping[str, tuple[str, ...]], where: str, warnings: list[str]
+) -> tuple[tuple[str, str], ...]:
+    """Env or header pairs: literals (secret when the name says so) and each command's output (a secret)."""
+    out = dict(literal)
+    for key, value in literal.items():
+        if _SECRET_NAME.search(key):
+            secrets.register(value)
+    for key, argv in commands.items():
+        fetched = _command_value(argv, f"{where}.{key}", warnings)
+        if fetched is not None:
+            out[key] = fetched
+    return tuple(out.items())
 
 
 _HEADER = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(?:#.*)?$")

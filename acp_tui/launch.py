@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from acp_tui.mcp_servers import McpServer
+
 Protocol = Literal["auto", 1, 2]
 
 
@@ -40,6 +42,10 @@ class Launch:
     continue_last: bool = False
     #: show the session list at start (`--resume` without an id)
     pick_session: bool = False
+    #: MCP servers for the agent's sessions (config `[mcp_servers]`, narrowed per agent, `--mcp`/`--no-mcp`)
+    mcp_servers: tuple[McpServer, ...] = ()
+    #: extra folders for its sessions, absolute (`--add-dir`, an agent's `add_dirs`): ACP `additionalDirectories`
+    add_dirs: tuple[Path, ...] = ()
 
 
 __all__ = ["Launch", "Protocol"]

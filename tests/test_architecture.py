@@ -61,6 +61,8 @@ LAYERS: tuple[Layer, ...] = (
             "acp_tui",
             "acp_tui.paths",
             "acp_tui.config",
+            "acp_tui.mcp_servers",
+            "acp_tui.catalogue",
             "acp_tui.launch",
             "acp_tui.sanitize",
             "acp_tui.ansi",

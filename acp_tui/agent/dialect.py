@@ -9,11 +9,13 @@ branches on the version. v1 details (the implicit turn, synthetic modes, whole-f
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from msgspec import UNSET
 
+from acp_tui.mcp_servers import McpServer, Transport
 from acp_tui.protocol import codec, methods
 from acp_tui.protocol.common import ErrorObject
 from acp_tui.protocol.methods import RequestPermissionRequest, V1RequestPermissionRequest
@@ -44,6 +46,25 @@ class SessionAbilities:
         return self.load or self.resume
 
 
+@dataclass(frozen=True, slots=True)
+class SessionTools:
+    """What a session's setup hands the agent: the MCP servers and extra folders it advertised it takes, and a
+    line for each one it cannot (said in the conversation, never dropped silently)."""
+
+    mcp_servers: tuple[McpServer, ...] = ()
+    additional_directories: tuple[str, ...] = ()
+    refused: tuple[str, ...] = ()
+
+    def given(self) -> str:
+        """A line naming what the agent is given ("" for nothing): server names and folders, never a value."""
+        parts = []
+        if self.mcp_servers:
+            parts.append(f"MCP servers {', '.join(server.name for server in self.mcp_servers)}")
+        if self.additional_directories:
+            parts.append(f"extra folders {', '.join(self.additional_directories)}")
+        return f"the agent is given {' and '.join(parts)}" if parts else ""
+
+
 class Dialect:
     """One protocol version's client rules; subclasses fill in what differs."""
 
@@ -72,8 +93,41 @@ class Dialect:
             return "load"
         return "resume" if abilities.resume else None
 
-    def resume_params(self, session_id: str, cwd: str, replay: bool) -> methods.ResumeSessionRequest:
-        return codec.build_resume_session(session_id, cwd, self.version, replay)
+    def resume_params(
+        self, session_id: str, cwd: str, replay: bool, tools: SessionTools | None = None
+    ) -> methods.ResumeSessionRequest:
+        tools = tools or SessionTools()
+        return codec.build_resume_session(
+            session_id, cwd, self.version, replay, tools.mcp_servers, tools.additional_directories
+        )
+
+    def new_params(self, cwd: str, tools: SessionTools) -> methods.NewSessionRequest:
+        return codec.build_new_session(cwd, tools.mcp_servers, tools.additional_directories, self.version)
+
+    def mcp_transports(self) -> frozenset[Transport]:
+        """The MCP server transports the agent advertised (docs/protocol.md §3)."""
+        raise NotImplementedError
+
+    def takes_additional_directories(self) -> bool:
+        """Did the agent advertise `additionalDirectories` on session setup requests?"""
+        raise NotImplementedError
+
+    def session_tools(self, servers: Sequence[McpServer], folders: Sequence[str]) -> SessionTools:
+        """The servers and folders this agent may be given, and why the others are not (schema `McpServer`:
+        a transport is sent only where the agent advertises it; `additionalDirectories` likewise)."""
+        transports = self.mcp_transports()
+        given = tuple(server for server in servers if server.transport in transports)
+        refused = [
+            f"MCP server '{server.name}' not given to the agent: it does not accept {server.transport} servers"
+            for server in servers
+            if server.transport not in transports
+        ]
+        dirs = tuple(folders) if self.takes_additional_directories() else ()
+        if folders and not dirs:
+            refused.append(
+                f"extra folders not given to the agent: it does not accept additional directories ({', '.join(folders)})"
+            )
+        return SessionTools(given, dirs, tuple(refused))
 
     def session_ready(self, result: SessionSetup) -> list[object]:
         """The updates a setup result implies (config options, commands), to apply before anything else."""
@@ -148,6 +202,26 @@ class V2Dialect(Dialect):
         if not isinstance(session, dict):
             return SessionAbilities()
         return SessionAbilities(list=True, resume=True, close=True, delete=isinstance(session.get("delete"), dict))
+
+    def _session_caps(self) -> dict[str, Any]:
+        caps = self.init.capabilities if self.init is not None else None
+        session = caps.get("session") if isinstance(caps, dict) else None
+        return session if isinstance(session, dict) else {}
+
+    def mcp_transports(self) -> frozenset[Transport]:
+        # v2 `session.mcp.stdio` / `.http`: `{}` advertises one; v2 has no SSE (schema `McpCapabilities`)
+        mcp = self._session_caps().get("mcp")
+        if not isinstance(mcp, dict):
+            return frozenset()
+        found: set[Transport] = set()
+        if isinstance(mcp.get("stdio"), dict):
+            found.add("stdio")
+        if isinstance(mcp.get("http"), dict):
+            found.add("http")
+        return frozenset(found)
+
+    def takes_additional_directories(self) -> bool:
+        return isinstance(self._session_caps().get("additionalDirectories"), dict)
 
     def open_method(self, history: bool) -> OpenMethod | None:
         if not self.abilities().resume:
@@ -224,6 +298,18 @@ class V1Dialect(Dialect):
 
     def config_result(self, update: ConfigOptionUpdate) -> list[object]:
         return self.adapter.update(update)
+
+    def mcp_transports(self) -> frozenset[Transport]:
+        # v1: every agent takes stdio; `mcpCapabilities.http` / `.sse` are booleans (schema `McpCapabilities`)
+        node: Any = self.init.agent_capabilities if self.init else None
+        mcp = node.get("mcpCapabilities") if isinstance(node, dict) else None
+        found: set[Transport] = {"stdio"}
+        if isinstance(mcp, dict):
+            found.update(transport for transport in ("http", "sse") if mcp.get(transport) is True)
+        return frozenset(found)
+
+    def takes_additional_directories(self) -> bool:
+        return self._capability("sessionCapabilities", "additionalDirectories")
 
     def _capability(self, *path: str) -> bool:
         node: Any = self.init.agent_capabilities if self.init else None

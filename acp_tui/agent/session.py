@@ -21,10 +21,11 @@ from typing import Any
 import msgspec
 
 from acp_tui.agent.connection import Connection, ConnectionClosed, NotAnAgent, WireProblem
-from acp_tui.agent.dialect import Dialect, OpenMethod, SessionAbilities, V1Dialect, dialect_for
+from acp_tui.agent.dialect import Dialect, OpenMethod, SessionAbilities, SessionTools, V1Dialect, dialect_for
 from acp_tui.agent.events import ModelChanged, SessionEvent, SessionSwitched, StderrLine
 from acp_tui.agent.process import AgentProcess, ExitInfo
 from acp_tui.agent.trace import TraceSink, WireTrace
+from acp_tui.mcp_servers import McpServer
 from acp_tui.protocol import codec, methods
 from acp_tui.protocol.codec import MalformedMessage, UnsupportedVersion
 from acp_tui.protocol.jsonrpc import AUTH_REQUIRED, REQUEST_CANCELLED, RpcError
@@ -88,6 +89,8 @@ class AgentSession:
         trace: TraceSink | None = None,
         emit: Callable[[SessionEvent], None] | None = None,
         services: Sequence[ClientService] = (),
+        mcp_servers: Sequence[McpServer] = (),
+        additional_directories: Sequence[str | os.PathLike[str]] = (),
     ) -> None:
         if protocol not in (None, 1, 2):
             raise SessionError(f"unsupported --protocol {protocol}; acp-tui speaks ACP v2 and v1")
@@ -110,6 +113,11 @@ class AgentSession:
         #: the client services installed for this connection (permissions, files, terminals, ...): their
         #: methods are answered and their capabilities advertised; nothing else is (docs/protocol.md §2.3)
         self.services: list[ClientService] = list(services)
+        #: what the user configured for every session (config `[mcp_servers]`, `--add-dir`); `tools` is what of it
+        #: the agent takes, settled once `initialize` is answered
+        self.mcp_servers: tuple[McpServer, ...] = tuple(mcp_servers)
+        self.additional_directories = tuple(os.path.abspath(folder) for folder in additional_directories)
+        self.tools = SessionTools()
         self._buffered: list[tuple[str, Any]] = []
         self._cancelled = False
         self._turns: set[asyncio.Task[None]] = set()
@@ -164,6 +172,7 @@ class AgentSession:
             )
         self.init = response
         self.dialect = dialect_for(version, response)
+        self.tools = self.dialect.session_tools(self.mcp_servers, self.additional_directories)
         if version == 1 and response.protocol_version == 2:
             # e.g. the Python SDK's echo agent echoes the version it was offered, then speaks v1
             self._report(
@@ -186,17 +195,18 @@ class AgentSession:
             agent_capabilities=agent_caps if isinstance(agent_caps, dict) else {},
             dialect=_CurrentDialect(self),  # each session has its own dialect; services follow the current one
             connection_closed=lambda: self.connection.closed,
+            roots=tuple(Path(folder).resolve() for folder in self.tools.additional_directories),
         )
         for service in self.services:
             service.bind(context)
 
     async def new_session(self) -> str:
-        """`session/new` in the session directory with no MCP servers.
+        """`session/new` in the session directory with the MCP servers and folders the agent takes (`tools`).
 
         The connection's first session fills `state` as it comes; a later one is set up beside the current
         session and replaces it only once the agent answered (`SessionSwitched`).
         """
-        params = codec.build_new_session(self.cwd)
+        params = self._dialect().new_params(self.cwd, self.tools)
         if self.session_id is None and self._opening is None:
             raw = await self._handshake("session/new", params)
             result = self._decode(codec.decode_new_session_result, raw, "session/new result")
@@ -243,16 +253,19 @@ class AgentSession:
         opening = self._begin(session_id, progress)
         try:
             if method == "load":
-                raw = await self._handshake("session/load", codec.build_load_session(session_id, self.cwd), opening)
+                raw = await self._handshake("session/load", self._load_params(session_id), opening)
                 result = self._decode(codec.decode_load_session_result, raw, "session/load result")
             else:
-                params = opening.dialect.resume_params(session_id, self.cwd, method == "resume_replay")
+                params = opening.dialect.resume_params(session_id, self.cwd, method == "resume_replay", self.tools)
                 raw = await self._handshake("session/resume", params, opening)
                 result = self._decode(codec.decode_resume_session_result, raw, "session/resume result")
             self._switch(opening, result, replayed=method != "resume")
         finally:
             self._end(opening)
         return method
+
+    def _load_params(self, session_id: str) -> methods.LoadSessionRequest:
+        return codec.build_load_session(session_id, self.cwd, self.tools.mcp_servers, self.tools.additional_directories)
 
     async def list_sessions(self, cursor: str | None = None, cwd: str | None = None) -> methods.ListSessionsResponse:
         """One page of `session/list` (only when advertised): `cwd` filters (None: every folder)."""
@@ -320,7 +333,9 @@ class AgentSession:
             raise SessionError("this agent does not support resuming sessions")
         previous, self.session_id = self.session_id, session_id
         try:
-            raw = await self._handshake("session/resume", dialect.resume_params(session_id, self.cwd, replay))
+            raw = await self._handshake(
+                "session/resume", dialect.resume_params(session_id, self.cwd, replay, self.tools)
+            )
             result = self._decode(codec.decode_resume_session_result, raw, "session/resume result")
         except BaseException:
             self.session_id = previous  # refused: a new session may follow on this connection

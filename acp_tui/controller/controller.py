@@ -218,6 +218,10 @@ class SessionController(SessionIntents):
             return await self._restart_for_login(session, resume_id)
         self._emit(Waiting(None))
         self._open_transcript(session)
+        if given := session.tools.given():
+            self.note(given)
+        for line in session.tools.refused:  # what the agent cannot take is said, never dropped silently
+            self.note(line, "warning")
         self._set_phase("ready")
         if not self._resend_after_login():
             self._send_next()

@@ -370,6 +370,8 @@ class SessionIntents:
             log_path=launch.log_path,
             emit=lambda event: self._on_session_event(session, event),
             services=self._services_factory(launch, self.asker),
+            mcp_servers=launch.mcp_servers,
+            additional_directories=launch.add_dirs,
         )
         return session
 

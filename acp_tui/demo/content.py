@@ -7,6 +7,7 @@ texts can change without touching the flow. Everything here is plain data.
 from __future__ import annotations
 
 import difflib
+import re
 from typing import Final
 
 #: Every behaviour, in the order the welcome text and the slash-command list show them.
@@ -35,6 +36,17 @@ WELCOME: Final[str] = (
     "`slow` (30 s, try Ctrl-C), `error`, `unknown`, `everything`, or `context` with an @-mentioned file. "
     "Anything else gets an echo."
 )
+
+
+def welcome(installed: str = "") -> str:
+    """The welcome text; `installed` (comma-separated short names, from acp-tui's catalogue) adds a line
+    saying which real agents could be run instead. Only plain names are shown (it is an environment value)."""
+    names = [name for name in installed.split(",") if re.fullmatch(r"[a-z0-9][a-z0-9-]{0,30}", name)]
+    if not names:
+        return WELCOME
+    listed = ", ".join(f"`{name}`" for name in names)
+    return f"{WELCOME}\n\nACP agents installed here: {listed}; run one with `acp-tui NAME` (`acp-tui --list-agents` lists more)."
+
 
 MARKDOWN_ANSWER: Final[str] = """\
 ## Greeting people, politely

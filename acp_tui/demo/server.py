@@ -24,6 +24,7 @@ from typing import IO, Any
 import msgspec
 from msgspec import UNSET
 
+from acp_tui.catalogue import DEMO_AGENTS_ENV
 from acp_tui.demo import content, scripts, wire
 from acp_tui.demo.dialect import MODELS, MODES, Dialect, V1Dialect, V2Dialect
 from acp_tui.demo.store import BREAK_REPLAY_ENV, BadCursor, SessionStore, StoredSession
@@ -37,6 +38,11 @@ CONTEXT_SIZE = 200_000
 READ_SIZE = 1 << 16
 TOKENS_PER_TURN = 3100
 COST_PER_TURN = 0.0123  # USD, imaginary
+
+
+def _welcome() -> str:
+    """The welcome, naming the real agents installed here when acp-tui fell back to the demo (`DEMO_AGENTS_ENV`)."""
+    return content.welcome(os.environ.get(DEMO_AGENTS_ENV, ""))
 
 
 class BadParams(Exception):
@@ -338,7 +344,7 @@ class DemoAgent:
         )
         data = session.data
         self._send_update(data.session_id, self.dialect.commands(content.BEHAVIOURS))
-        self._send_update(data.session_id, self.dialect.message(data.new_id("msg-agent"), content.WELCOME))
+        self._send_update(data.session_id, self.dialect.message(data.new_id("msg-agent"), _welcome()))
         await self.out.flush()
 
     async def _resume_session(self, request_id: jsonrpc.RequestId, params: bytes) -> None:

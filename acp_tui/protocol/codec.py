@@ -17,7 +17,7 @@ reports as a protocol error.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from types import UnionType
 from typing import Any, Literal, TypeVar, Union, get_args, get_origin, overload
 
@@ -25,6 +25,7 @@ import msgspec
 from msgspec import UNSET
 
 import acp_tui
+from acp_tui.mcp_servers import McpServer
 from acp_tui.protocol import methods, terminal, v1, v2
 from acp_tui.protocol.auth import bound_auth_methods
 from acp_tui.protocol.common import ErrorObject
@@ -586,20 +587,62 @@ def build_initialize(
     )
 
 
-def build_new_session(cwd: str) -> methods.NewSessionRequest:
-    """`session/new` params for an absolute `cwd`, no MCP servers."""
-    return methods.NewSessionRequest(cwd=cwd, mcp_servers=[])
+def build_new_session(
+    cwd: str, mcp_servers: Sequence[McpServer] = (), additional_directories: Sequence[str] = (), version: int = 2
+) -> methods.NewSessionRequest:
+    """`session/new` params for an absolute `cwd`: the servers and folders the agent may take (see the dialect)."""
+    return methods.NewSessionRequest(
+        cwd=cwd,
+        mcp_servers=[mcp_server_params(server, version) for server in mcp_servers],
+        additional_directories=list(additional_directories) if additional_directories else UNSET,
+    )
 
 
-def build_resume_session(session_id: str, cwd: str, version: int, replay: bool = True) -> methods.ResumeSessionRequest:
-    """`session/resume` params; in v2, `replay` asks for history from the start."""
+def build_resume_session(
+    session_id: str,
+    cwd: str,
+    version: int,
+    replay: bool = True,
+    mcp_servers: Sequence[McpServer] = (),
+    additional_directories: Sequence[str] = (),
+) -> methods.ResumeSessionRequest:
+    """`session/resume` params; in v2, `replay` asks for history from the start. Servers and folders are sent
+    again in full: the agent does not restore them from earlier requests (schema `ResumeSessionRequest`)."""
     replay_from: Any = {"type": "start"} if replay and version >= 2 else UNSET
-    return methods.ResumeSessionRequest(session_id=session_id, cwd=cwd, mcp_servers=[], replay_from=replay_from)
+    return methods.ResumeSessionRequest(
+        session_id=session_id,
+        cwd=cwd,
+        mcp_servers=[mcp_server_params(server, version) for server in mcp_servers],
+        replay_from=replay_from,
+        additional_directories=list(additional_directories) if additional_directories else UNSET,
+    )
 
 
-def build_load_session(session_id: str, cwd: str) -> methods.LoadSessionRequest:
-    """v1 `session/load` params: the session's own absolute `cwd`, no MCP servers."""
-    return methods.LoadSessionRequest(session_id=session_id, cwd=cwd, mcp_servers=[])
+def build_load_session(
+    session_id: str, cwd: str, mcp_servers: Sequence[McpServer] = (), additional_directories: Sequence[str] = ()
+) -> methods.LoadSessionRequest:
+    """v1 `session/load` params: the session's own absolute `cwd`, the servers and folders the agent may take."""
+    return methods.LoadSessionRequest(
+        session_id=session_id,
+        cwd=cwd,
+        mcp_servers=[mcp_server_params(server, 1) for server in mcp_servers],
+        additional_directories=list(additional_directories) if additional_directories else UNSET,
+    )
+
+
+def mcp_server_params(server: McpServer, version: int) -> dict[str, Any]:
+    """One schema `McpServer`: stdio `{name, command, args, env}` (v2 tags it `type: "stdio"`, v1 has no tag),
+    http and sse `{type, name, url, headers}`; env and headers as `{name, value}` lists."""
+    if server.transport == "stdio":
+        stdio: dict[str, Any] = {
+            "name": server.name,
+            "command": server.command,
+            "args": list(server.args),
+            "env": [{"name": name, "value": value} for name, value in server.env],
+        }
+        return {"type": "stdio", **stdio} if version >= 2 else stdio
+    headers = [{"name": name, "value": value} for name, value in server.headers]
+    return {"type": server.transport, "name": server.name, "url": server.url, "headers": headers}
 
 
 def build_list_sessions(cwd: str | None = None, cursor: str | None = None) -> methods.ListSessionsRequest:

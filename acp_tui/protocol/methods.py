@@ -153,6 +153,7 @@ class LoadSessionRequest(WireStruct):
     session_id: str
     cwd: str
     mcp_servers: list[dict[str, Any]]
+    additional_directories: Patch[list[str]] = UNSET
     meta: Patch[Meta] = _meta()
 
 

@@ -86,6 +86,9 @@ class ServiceContext:
     dialect: SessionDialect | None = None
     #: True once the agent's side of the connection has ended (its requests are then cancelled)
     connection_closed: Callable[[], bool] = lambda: False
+    #: the session's extra folders the agent was given (ACP `additionalDirectories`): absolute, symlinks
+    #: resolved; inside them is inside the session, as in `cwd`
+    roots: tuple[Path, ...] = ()
 
 
 class ClientService(Protocol):

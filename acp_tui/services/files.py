@@ -267,8 +267,8 @@ class FileService:
         return Path(requested)
 
     def _inside(self, path: Path) -> bool:
-        cwd = self.context.cwd
-        return path == cwd or path.is_relative_to(cwd)
+        """In the session folder or one of the extra folders the agent was given (`additionalDirectories`)."""
+        return any(path == root or path.is_relative_to(root) for root in (self.context.cwd, *self.context.roots))
 
     # -- fs/read_text_file ---------------------------------------------------------------------------
 
