@@ -11,7 +11,6 @@ keys into intents (docs/architecture.md).
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import Callable, Coroutine
 from datetime import datetime
@@ -39,25 +38,19 @@ from acp_tui.controller.events import (
     Severity,
     Waiting,
 )
+from acp_tui.controller.login import LoginFlow, Resend
 from acp_tui.controller.mode_watch import ModeWatch
 from acp_tui.controller.prompt_queue import PromptQueue
 from acp_tui.controller.session_intents import SessionIntents
 from acp_tui.controller.wiring import ServicesFactory, UserAsker, default_services
 from acp_tui.launch import Launch
 from acp_tui.protocol import codec
-from acp_tui.protocol.auth import AgentLogin, EnvVarLogin
 from acp_tui.protocol.jsonrpc import AUTH_REQUIRED, RpcError
 from acp_tui.protocol.v2 import ContentBlock
 from acp_tui.sanitize import plain
 from acp_tui.services.auth import (
-    AgentRequest,
-    AuthService,
     LoggedIn,
-    LoginAttempt,
     LoginCancelled,
-    LoginInterrupted,
-    LoginOutcome,
-    LoginStopped,
     RestartNeeded,
 )
 from acp_tui.session.changes import AgentGone, Change, ConfigChanged, InfoChanged, StateChanged, TurnEnded
@@ -120,18 +113,11 @@ class SessionController(SessionIntents):
         self._slow_cancel: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[object]] = set()
         self._closed = False
-        # Logging in (docs/protocol.md §2.4): variables the user gave for the agent's process only (kept
-        # across restarts, never written anywhere), the agent method to log in with after the restart they
-        # need, the prompt to send again once logged in, and whether a login holds the queue. The prompt's first
-        # try is shown once (docs/protocol.md §2.4): the user message the agent inserted (the resend is marked
-        # as its repeat) or the refused submission (dismissed when the prompt goes again).
-        self._auth_env: dict[str, str] = {}
-        self._login_after_restart: str | None = None
+        # Logging in (docs/protocol.md §2.4, login.py): the prompt in flight (sent again if the agent wants a
+        # login first) and the one a login interrupted, to send once logged in.
+        self.login_flow = LoginFlow(self)
         self._last_prompt: PromptSubmission | None = None
-        self._resend: PromptSubmission | None = None
-        self._resend_of: str | None = None
-        self._refused: int | str | None = None
-        self._logging_in = False
+        self._resend: Resend | None = None
         self._init_sessions()
 
     # -- what the UI reads -------------------------------------------------------------------------
@@ -151,15 +137,14 @@ class SessionController(SessionIntents):
         if self.session is None or self.stopped:
             return False
         state = self.session.state
-        if state.foreground.busy or self._sending or self._logging_in or self.opening or self.login_pending:
+        if state.foreground.busy or self._sending or self.login_flow.active or self.opening or self.login_pending:
             return True
         return any(sub.status == "pending" for sub in state.submissions.values())
 
     @property
     def login_pending(self) -> bool:
         """Is a login step in flight (a login dialog, or `authenticate` / `auth/login` awaiting its answer)? Ctrl-C withdraws it."""
-        auth = self._auth_service(self.session) if self.session is not None else None
-        return auth is not None and auth.request_pending
+        return self.login_flow.pending(self.session)
 
     @property
     def waiting_for_user(self) -> bool:
@@ -305,17 +290,12 @@ class SessionController(SessionIntents):
         session = self.session
         if session is None or self.stopped:
             return await (self.restart() if session is not None else self.start())
-        if self._logging_in or self.phase == "starting":
+        if self.login_flow.active or self.phase == "starting":
             return False  # a login is already being asked (start-up asks by itself when the agent needs one)
         if self.busy:
             self.note("the agent is working; log in once it is done (or cancel the turn first)", "warning")
             return False
-        self._logging_in = True
-        try:
-            outcome = await self._log_in(session, None, asked=True)
-        finally:
-            self._logging_in = False
-        match outcome:
+        match await self.login_flow.log_in(session, None, asked=True, hold=True):
             case None:
                 self.note("this agent lists no login methods; log in with its own command", "warning")
                 return False
@@ -331,31 +311,8 @@ class SessionController(SessionIntents):
                 return False
 
     async def logout(self) -> bool:
-        """Log out (command palette): v2 `auth/logout` / v1 `logout` when the agent allows it; never without
-        listed methods. Variables the user gave are forgotten either way (not set for the next start)."""
-        forgotten = ", ".join(sorted(self._auth_env))
-        self._auth_env.clear()
-        self._login_after_restart = None
-        also = f"; {forgotten} will not be set when the agent restarts" if forgotten else ""
-        session = self.session
-        auth = self._auth_service(session) if session is not None else None
-        if session is None or self.stopped or session.init is None or auth is None:
-            self.note(f"the agent is not running: nothing to log out of{also}", "warning")
-            return False
-        raw_methods = session.init.auth_methods
-        if auth.logout_method(raw_methods) is None:
-            self.note(f"this agent offers no way to log out{also}", "warning")
-            return False
-        try:
-            await auth.log_out(self._agent_request(session), raw_methods)
-        except RpcError as exc:
-            self.note(f"the agent did not log out: {plain(exc.message)} ({exc.code}){also}", "warning")
-            return False
-        except LoginInterrupted as exc:
-            self.note(f"not logged out: {plain(str(exc))}{also}", "warning")
-            return False
-        self.note(f"logged out; the agent will ask you to log in again{also}")
-        return True
+        """Log out (command palette): the agent's own logout when it allows it; the login's variables are forgotten."""
+        return await self.login_flow.log_out(None if self.stopped else self.session)
 
     async def _open_or_log_in(self, session: AgentSession, resume_id: str | None) -> bool:
         """Open (or resume) the session, logging in and retrying while the agent requires it.
@@ -368,7 +325,7 @@ class SessionController(SessionIntents):
                 await self._open_session(session, resume_id)
                 return True
             except AuthRequired as exc:
-                match await self._log_in(session, str(exc)):
+                match await self.login_flow.log_in(session, str(exc)):
                     case LoggedIn(how=how):
                         self.note(how)
                     case RestartNeeded(how=how):
@@ -377,96 +334,36 @@ class SessionController(SessionIntents):
                     case LoginCancelled() | None:
                         raise
 
-    async def _log_in(self, session: AgentSession, reason: str | None, *, asked: bool = False) -> LoginOutcome | None:
-        """Resolve "authentication required" with the user; None when there is nothing to offer.
-
-        After a restart for an `env_var` method, its id is tried first without asking (the fresh agent may
-        still want `authenticate`/`auth/login`). `asked`: the user opened the dialog themselves.
-        """
-        auth = self._auth_service(session)
-        if auth is None or session.init is None:
-            return None
-        methods = auth.decode(session.init.auth_methods)
-        if not (asked or auth.can_help(methods, reason)):
-            return None
-        attempt = LoginAttempt(
-            reason,
-            methods,
-            self._agent_request(session),
-            {**os.environ, **self.launch.env, **self._auth_env},
-            progress=lambda text: self._emit(Waiting(text)),
-            note=self.note,
-        )
-        pending, self._login_after_restart = self._login_after_restart, None
-        outcome: LoginOutcome
-        try:
-            known = next(
-                (m for m in methods if isinstance(m, (AgentLogin, EnvVarLogin)) and m.method_id == pending), None
-            )
-            if known is not None:
-                try:
-                    failure = await auth.authenticate(attempt, known.method_id, known.name)
-                except LoginStopped:
-                    return self._login_cancelled()
-                if failure is None:
-                    return LoggedIn(f"logged in: {plain(known.name)}")
-                self.note(f"login failed — {failure}", "warning")
-            self._emit(Waiting("waiting for you to log in"))
-            outcome = await auth.log_in(attempt)
-        except LoginInterrupted as exc:
-            outcome = LoginCancelled(str(exc))
-        finally:
-            self._emit(Waiting(None))
-        match outcome:
-            case RestartNeeded(env=env, then_login=then_login):
-                self._auth_env.update(env)
-                self._login_after_restart = then_login
-            case LoginCancelled(stopped=True):
-                return self._login_cancelled()
-            case LoginCancelled(why=why) if why:
-                self.note(f"not logged in: {plain(why)}", "warning")
-            case LoggedIn() | LoginCancelled():
-                pass
-        return outcome
-
-    def _login_cancelled(self) -> LoginCancelled:
-        """The user withdrew the login (Ctrl-C at its dialog or its request): say so; the caller says how to try again."""
-        self.note("⊘ login cancelled", "warning")
-        return LoginCancelled(stopped=True)
-
     def _auth_failed(self, session: AgentSession, reason: str, *, inserted: str | None = None) -> None:
         """A prompt (or its turn) failed with -32000: log in, then send the prompt again; the queue waits.
 
         `inserted`: the user message the failed turn began with (the agent inserted the prompt); without it the
         prompt was refused before insertion and its failed submission is the first try.
         """
-        if self._logging_in or self._closed or session is not self.session:
+        if self.login_flow.active or self._closed or session is not self.session:
             return
-        self._logging_in = True  # before anything queued can go out
+        self.login_flow.active = True  # before anything queued can go out
         prompt, self._last_prompt = self._last_prompt, None
-        self._resend_of, self._refused = inserted, None if inserted is not None else _refused_submission(session.state)
-        self._spawn(self._log_in_and_resend(session, prompt, reason))
+        refused = None if inserted is not None else _refused_submission(session.state)
+        resend = Resend(prompt, inserted, refused) if prompt is not None else None
+        self._spawn(self._log_in_and_resend(session, resend, reason))
 
-    async def _log_in_and_resend(self, session: AgentSession, prompt: PromptSubmission | None, reason: str) -> None:
-        try:
-            outcome = await self._log_in(session, reason)
-        finally:
-            self._logging_in = False
-        match outcome:
+    async def _log_in_and_resend(self, session: AgentSession, resend: Resend | None, reason: str) -> None:
+        match await self.login_flow.log_in(session, reason, hold=True):
             case LoggedIn(how=how):
                 self.note(how)
-                self._resend = prompt
+                self._resend = resend
                 if not self._resend_after_login():
                     self._send_next()
             case RestartNeeded(how=how):
                 self.note(how)
-                self._resend = prompt
+                self._resend = resend
                 if not await self._restart_for_login(session, session.session_id) and self._resend is not None:
-                    self._requeue(self._resend)
+                    self._requeue(self._resend.prompt)
                     self._resend = None
             case LoginCancelled() | None:
-                if prompt is not None:
-                    self._requeue(prompt)
+                if resend is not None:
+                    self._requeue(resend.prompt)
                     self.note(
                         "not logged in: your prompt waits in the queue; log in from the command palette, "
                         "then send it with Enter",
@@ -476,18 +373,17 @@ class SessionController(SessionIntents):
 
     def _resend_after_login(self) -> bool:
         """Send the prompt a login interrupted (nothing the user typed is lost); True when one was sent."""
-        prompt, self._resend = self._resend, None
-        of, refused, self._resend_of, self._refused = self._resend_of, self._refused, None, None
-        if prompt is None:
+        resend, self._resend = self._resend, None
+        if resend is None:
             return False
         session = self.session
         if session is None or session.session_id is None or self.stopped or self.busy:
-            self._requeue(prompt)
+            self._requeue(resend.prompt)
             return False
         self.note("sending your prompt again")
-        if refused is not None:
-            session.dismiss_submission(refused)  # the refused try goes; the words show once, as sent now
-        self._send(prompt, resend_of=of)
+        if resend.refused is not None:
+            session.dismiss_submission(resend.refused)  # the refused try goes; the words show once, as sent now
+        self._send(resend.prompt, resend_of=resend.of)
         return True
 
     def _requeue(self, submission: PromptSubmission) -> None:
@@ -502,21 +398,6 @@ class SessionController(SessionIntents):
         self._stopped_by_user = True
         await session.shutdown()
         return await self.start(resume_id)
-
-    def _agent_request(self, session: AgentSession) -> AgentRequest:
-        """The login requests' way to the agent: its exit becomes `LoginInterrupted`."""
-
-        async def request(method: str, params: object) -> object:
-            try:
-                return await session.connection.request(method, params)
-            except ConnectionClosed as exc:
-                raise LoginInterrupted(str(exc)) from None
-
-        return request
-
-    @staticmethod
-    def _auth_service(session: AgentSession) -> AuthService | None:
-        return next((s for s in session.services if isinstance(s, AuthService)), None)
 
     # -- prompts -----------------------------------------------------------------------------------
 
@@ -623,8 +504,7 @@ class SessionController(SessionIntents):
         """Cancel the turn (answers open questions `cancelled`), or withdraw the agent's login request while one
         awaits its answer (the login ends "cancelled"); False when there is nothing to cancel."""
         session = self.session
-        auth = self._auth_service(session) if session is not None else None
-        if auth is not None and auth.stop_login():
+        if self.login_flow.withdraw(session):
             return True  # not a turn: no `session/cancel`, the queue keeps what it holds
         if session is None or self.stopped or self.cancel_sent_at is not None:
             return False
@@ -804,15 +684,17 @@ class SessionController(SessionIntents):
             name = agent.title or agent.name or name
             version = agent.version
         self.agent_name = name
-        auth = self._auth_service(session)
-        if auth is not None:
-            auth.agent_name = name  # the login dialogs name the agent as it calls itself
+        self.login_flow.identified(session, name)
         self._emit(AgentIdentified(name, version, session.version or 0))
 
     def _set_phase(self, phase: Lifecycle) -> None:
         if phase != self.phase:
             self.phase = phase
             self._emit(LifecycleChanged(phase))
+
+    def waiting(self, what: str | None) -> None:
+        """Show (or, None, clear) what the client waits for in the status line."""
+        self._emit(Waiting(what))
 
     def _queue_changed(self) -> None:
         self._emit(QueueChanged(self.queue.items, self.queue.paused and bool(len(self.queue))))

@@ -47,6 +47,7 @@ from acp_tui.transcript import TranscriptWriter, render_markdown, transcript_pat
 
 if TYPE_CHECKING:
     from acp_tui.controller.events import Lifecycle
+    from acp_tui.controller.login import LoginFlow
     from acp_tui.controller.wiring import ServicesFactory, UserAsker
 
 #: Replay progress is reported at most this often (the status line, not one event per update).
@@ -67,7 +68,7 @@ class SessionIntents:
     _emit: Callable[[ControllerEvent], None]
     _transcripts: bool
     _services_factory: ServicesFactory
-    _auth_env: dict[str, str]
+    login_flow: LoginFlow
 
     if TYPE_CHECKING:
 
@@ -364,7 +365,7 @@ class SessionIntents:
         session = AgentSession(
             launch.agent_argv,
             cwd=launch.cwd,
-            env={**os.environ, **launch.env, **self._auth_env},
+            env={**os.environ, **launch.env, **self.login_flow.env},
             protocol=None if launch.protocol == "auto" else int(launch.protocol),
             handshake_timeout=launch.init_timeout,
             log_path=launch.log_path,
