@@ -11,12 +11,15 @@ keys into intents (docs/architecture.md).
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Callable, Coroutine
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from acp_tui.agent.connection import ConnectionClosed
+from acp_tui.agent.dialect import SessionAbilities
 from acp_tui.agent.events import ModelChanged, SessionEvent, SessionSwitched
 from acp_tui.agent.process import SpawnError
 from acp_tui.agent.session import AgentSession, AuthRequired, SessionError
@@ -41,7 +44,8 @@ from acp_tui.controller.events import (
 from acp_tui.controller.login import LoginFlow, Resend
 from acp_tui.controller.mode_watch import ModeWatch
 from acp_tui.controller.prompt_queue import PromptQueue
-from acp_tui.controller.session_intents import SessionIntents
+from acp_tui.controller.session_switcher import SessionSwitcher
+from acp_tui.controller.sessions import SessionListing, SessionPage
 from acp_tui.controller.wiring import ServicesFactory, UserAsker, default_services
 from acp_tui.launch import Launch
 from acp_tui.protocol import codec
@@ -70,10 +74,11 @@ TURN_END_TEXT: dict[str, str] = {
 }
 
 
-class SessionController(SessionIntents):
+class SessionController:
     """Owns one agent (across restarts) and its session; the UI renders what it reports.
 
-    Listing, opening, starting anew and deleting sessions are `SessionIntents` (session_intents.py).
+    Listing, opening, starting anew and deleting sessions are its `SessionSwitcher`'s (session_switcher.py);
+    logging in and out its `LoginFlow`'s (login.py).
     """
 
     def __init__(
@@ -118,7 +123,7 @@ class SessionController(SessionIntents):
         self.login_flow = LoginFlow(self)
         self._last_prompt: PromptSubmission | None = None
         self._resend: Resend | None = None
-        self._init_sessions()
+        self.sessions = SessionSwitcher(self, emit=emit, transcripts=transcripts)
 
     # -- what the UI reads -------------------------------------------------------------------------
 
@@ -137,7 +142,13 @@ class SessionController(SessionIntents):
         if self.session is None or self.stopped:
             return False
         state = self.session.state
-        if state.foreground.busy or self._sending or self.login_flow.active or self.opening or self.login_pending:
+        if (
+            state.foreground.busy
+            or self._sending
+            or self.login_flow.active
+            or self.sessions.opening
+            or self.login_pending
+        ):
             return True
         return any(sub.status == "pending" for sub in state.submissions.values())
 
@@ -155,6 +166,33 @@ class SessionController(SessionIntents):
             return ""
         return "\n".join(self.session.process.stderr_tail(4000).splitlines()[-lines:])
 
+    # -- sessions: what the UI asks of them (the switcher does it; `SessionSource` for the browser) ----------
+
+    @property
+    def current_session_id(self) -> str | None:
+        return self.sessions.current_session_id
+
+    def transcript_sessions(self, *, all_dirs: bool = False) -> list[SessionListing]:
+        return self.sessions.transcript_sessions(all_dirs=all_dirs)
+
+    async def session_abilities(self) -> SessionAbilities:
+        return await self.sessions.session_abilities()
+
+    async def list_sessions(self, cursor: str | None = None, *, all_dirs: bool = False) -> SessionPage:
+        return await self.sessions.list_sessions(cursor, all_dirs=all_dirs)
+
+    async def delete_session(self, session_id: str) -> None:
+        await self.sessions.delete_session(session_id)
+
+    async def open_session(self, session_id: str, *, cwd: str | None = None, history: bool = True) -> bool:
+        return await self.sessions.open_session(session_id, cwd=cwd, history=history)
+
+    async def new_session(self) -> bool:
+        return await self.sessions.new_session()
+
+    def export_markdown(self) -> tuple[str, Path]:
+        return self.sessions.export_markdown()
+
     # -- the agent's life --------------------------------------------------------------------------
 
     async def start(self, resume_id: str | None = None) -> bool:
@@ -162,7 +200,7 @@ class SessionController(SessionIntents):
 
         Failures become a `Note` and the `stopped` phase, never an exception.
         """
-        session = self._agent_session(self.launch)
+        session = self.new_agent(self.launch)
         self.session = session
         self._stopped_by_user = False
         self._stderr_lines = 0
@@ -175,7 +213,7 @@ class SessionController(SessionIntents):
             await session.connect()
             self._emit(Waiting("waiting for the agent to initialize"))
             await session.initialize()
-            self._identify(session)
+            self.identify(session)
             restart_for_login = not await self._open_or_log_in(session, resume_id)
         except SpawnError as exc:
             self._unavailable(f"could not start the agent: {exc}")
@@ -205,8 +243,22 @@ class SessionController(SessionIntents):
         self._open_transcript(session)
         self._set_phase("ready")
         if not self._resend_after_login():
-            self._send_next()
+            self.send_queued()
         return True
+
+    def new_agent(self, launch: Launch) -> AgentSession:
+        """A new connection for `launch` (not started), its events routed like every other's."""
+        session = AgentSession(
+            launch.agent_argv,
+            cwd=launch.cwd,
+            env={**os.environ, **launch.env, **self.login_flow.env},
+            protocol=None if launch.protocol == "auto" else int(launch.protocol),
+            handshake_timeout=launch.init_timeout,
+            log_path=launch.log_path,
+            emit=lambda event: self._on_session_event(session, event),
+            services=self._services_factory(launch, self.asker),
+        )
+        return session
 
     async def _open_session(self, session: AgentSession, resume_id: str | None) -> None:
         """Resume `resume_id` where the agent can, else open a new session; `AuthRequired` goes to the caller.
@@ -216,12 +268,12 @@ class SessionController(SessionIntents):
         """
         resumed = False
         history = False
-        if resume_id is None and not self._had_session:
-            resume_id, history = await self._session_asked_for(session)
+        if resume_id is None and not self.sessions.had_session:
+            resume_id, history = await self.sessions.asked_for(session)
         if resume_id is not None and session.can_open(history):
             self._emit(Waiting("opening the session" if history else "resuming the session"))
             try:
-                method = await session.open_session(resume_id, history=history, progress=self._replay_progress)
+                method = await session.open_session(resume_id, history=history, progress=self.sessions.replay_progress)
                 resumed = True
             except AuthRequired:
                 raise  # log in, then resume (docs/protocol.md §2.4)
@@ -233,7 +285,7 @@ class SessionController(SessionIntents):
             if resume_id is not None:
                 self.note("a new session was started: the agent's memory of this conversation starts fresh", "warning")
         else:
-            self._opened_note(method, history)
+            self.sessions.opened_note(method, history)
 
     async def restart(self, *, stop_first: bool = False) -> bool:
         """Start a fresh agent after it stopped, resuming the previous session where the agent can;
@@ -271,12 +323,12 @@ class SessionController(SessionIntents):
                     await asyncio.wait_for(session.cancel(), timeout=1.0)
                 except (TimeoutError, ConnectionClosed):
                     pass
-            await self._close_on_quit(session)
+            await self.sessions.close_on_quit(session)
             self._stopped_by_user = True
             await session.shutdown()
         for task in list(self._tasks):
             task.cancel()
-        self._flush_transcript()
+        self.flush_transcript()
         if self.transcript is not None:
             self.transcript.close()
 
@@ -346,7 +398,7 @@ class SessionController(SessionIntents):
         prompt, self._last_prompt = self._last_prompt, None
         refused = None if inserted is not None else _refused_submission(session.state)
         resend = Resend(prompt, inserted, refused) if prompt is not None else None
-        self._spawn(self._log_in_and_resend(session, resend, reason))
+        self.spawn(self._log_in_and_resend(session, resend, reason))
 
     async def _log_in_and_resend(self, session: AgentSession, resend: Resend | None, reason: str) -> None:
         match await self.login_flow.log_in(session, reason, hold=True):
@@ -354,7 +406,7 @@ class SessionController(SessionIntents):
                 self.note(how)
                 self._resend = resend
                 if not self._resend_after_login():
-                    self._send_next()
+                    self.send_queued()
             case RestartNeeded(how=how):
                 self.note(how)
                 self._resend = resend
@@ -369,7 +421,7 @@ class SessionController(SessionIntents):
                         "then send it with Enter",
                         "warning",
                     )
-                self._send_next()
+                self.send_queued()
 
     def _resend_after_login(self) -> bool:
         """Send the prompt a login interrupted (nothing the user typed is lost); True when one was sent."""
@@ -421,7 +473,7 @@ class SessionController(SessionIntents):
     def send_next(self) -> bool:
         """Send the oldest queued prompt now (also when the queue is paused); True when one was sent."""
         self.queue.paused = False
-        sent = self._send_next()
+        sent = self.send_queued()
         self._queue_changed()
         return sent
 
@@ -433,7 +485,7 @@ class SessionController(SessionIntents):
         self._queue_changed()
         return submission
 
-    def _send_next(self) -> bool:
+    def send_queued(self) -> bool:
         session = self.session
         if self.queue.paused or self.busy or self.stopped or session is None or session.session_id is None:
             return False
@@ -449,7 +501,7 @@ class SessionController(SessionIntents):
     def _send(self, submission: PromptSubmission, *, resend_of: str | None = None) -> None:
         self._sending = True
         self._emit(Waiting("waiting for the agent to take the prompt"))
-        self._spawn(self._prompt(submission, resend_of))
+        self.spawn(self._prompt(submission, resend_of))
 
     async def _prompt(self, submission: PromptSubmission, resend_of: str | None = None) -> None:
         """Build the blocks now (files are read fresh, as the agent's capabilities allow), then send.
@@ -510,7 +562,7 @@ class SessionController(SessionIntents):
             return False
         self._set_cancel(time.monotonic())
         self._slow_cancel = asyncio.get_running_loop().call_later(self.force_stop_after, self._cancel_is_slow)
-        self._spawn(session.cancel())
+        self.spawn(session.cancel())
         return True
 
     async def cancel_tool_call(self, tool_call_id: str) -> None:
@@ -586,12 +638,12 @@ class SessionController(SessionIntents):
                     if line is not None:
                         self.note(line.text, "warning" if line.warning else "info")
             if indexed:
-                self._index_session(session)  # the session list shows its title and last activity
+                self.sessions.index_session(session)  # the session list shows its title and last activity
             if moved:
                 self._turn_progress()  # after the turn's end is marked (and the queue maybe paused)
         elif isinstance(event, SessionSwitched):
             self._modes.seen((session, session.session_id), session.state.config_options)  # the new one's start
-            self._switched(session, event)
+            self.sessions.switched(session, event)
         else:
             self._stderr_lines += 1
             self._emit(event)
@@ -619,7 +671,7 @@ class SessionController(SessionIntents):
             return
         self._set_cancel(None)
         if not self.stopped:
-            self._send_next()
+            self.send_queued()
 
     def _mark_turn_end(self, stop_reason: str | None, error_message: str | None) -> None:
         """A turn that did not simply end gets a line in the conversation, so the history says so."""
@@ -665,7 +717,7 @@ class SessionController(SessionIntents):
 
     def note(self, text: str, severity: Severity = "info", *, detail: str = "") -> None:
         """A client line in the conversation and the transcript."""
-        self._flush_transcript()  # keep the transcript in conversation order
+        self.flush_transcript()  # keep the transcript in conversation order
         if self.transcript is not None:
             self.transcript.note(text)
         self._emit(Note(text, severity, detail))
@@ -676,7 +728,7 @@ class SessionController(SessionIntents):
         self._set_phase("stopped")
         self.note(message, "error", detail=self.stderr_tail())
 
-    def _identify(self, session: AgentSession) -> None:
+    def identify(self, session: AgentSession) -> None:
         agent = session.init.agent if session.init is not None else None
         name = self.launch.agent_name
         version = None
@@ -700,8 +752,8 @@ class SessionController(SessionIntents):
         self._emit(QueueChanged(self.queue.items, self.queue.paused and bool(len(self.queue))))
 
     def _open_transcript(self, session: AgentSession) -> None:
-        fresh, self._fresh_transcript = self._fresh_transcript, False
-        self._session_shown()
+        fresh, self.sessions.fresh_transcript = self.sessions.fresh_transcript, False
+        self.sessions.session_shown()
         if not self._transcripts or fresh:
             return  # a session switch opened it (with the history it replayed)
         if self.transcript is not None:
@@ -710,7 +762,7 @@ class SessionController(SessionIntents):
         label = session.session_id or "session"
         self.transcript = TranscriptWriter(transcript_path(label, datetime.now()), label=label)
         self.transcript.note(f"agent {self.launch.agent_name}; session {session.session_id}; cwd {self.launch.cwd}")
-        self._index_session(session)
+        self.sessions.index_session(session)
 
     @property
     def transcript_error(self) -> str | None:
@@ -718,9 +770,9 @@ class SessionController(SessionIntents):
 
     def _schedule_transcript(self) -> None:
         if self._transcript_flush is None:
-            self._transcript_flush = asyncio.get_running_loop().call_later(TRANSCRIPT_FRAME, self._flush_transcript)
+            self._transcript_flush = asyncio.get_running_loop().call_later(TRANSCRIPT_FRAME, self.flush_transcript)
 
-    def _flush_transcript(self, state: SessionState | None = None) -> None:
+    def flush_transcript(self, state: SessionState | None = None) -> None:
         """Write the pending changes; `state` is the model they belong to (the current one by default)."""
         if self._transcript_flush is not None:
             self._transcript_flush.cancel()
@@ -731,7 +783,7 @@ class SessionController(SessionIntents):
         if changes and self.transcript is not None and state is not None:
             self.transcript.write_changes(state, coalesce(changes))
 
-    def _spawn(self, coro: Coroutine[Any, Any, object]) -> None:
+    def spawn(self, coro: Coroutine[Any, Any, object]) -> None:
         task: asyncio.Task[object] = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
