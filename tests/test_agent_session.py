@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from acp_tui.agent.events import ModelChanged, SessionEvent
 from acp_tui.agent.session import AgentSession, HandshakeTimeout, SessionError
+from acp_tui.agent.session_events import ModelChanged, SessionEvent
 from acp_tui.agent.trace import Direction
 from acp_tui.protocol.v2 import TextContent
 from acp_tui.services.permission import PermissionQuestion, PermissionService

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from acp_tui.agent.events import SessionEvent
 from acp_tui.agent.session import AgentSession, SessionError
+from acp_tui.agent.session_events import SessionEvent
 from acp_tui.agent.trace import Direction
 from acp_tui.protocol.v2 import TerminalRef, TextContent
 from acp_tui.services.terminals import TerminalService

@@ -22,8 +22,8 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
-from acp_tui.agent.events import SessionEvent
 from acp_tui.agent.session import AgentSession
+from acp_tui.agent.session_events import SessionEvent
 from acp_tui.agent.trace import Direction
 from acp_tui.context.blocks import PromptBlocks, build_prompt_blocks, disallowed_blocks
 from acp_tui.context.capabilities import PromptCapabilities

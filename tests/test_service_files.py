@@ -33,7 +33,7 @@ from acp_tui.protocol.jsonrpc import (
 from acp_tui.protocol.v2 import DiffPatch
 from acp_tui.services.base import ServiceContext, merge_capabilities
 from acp_tui.services.files import MAX_READ_BYTES, FileService, OutsideRead, OutsideWrite
-from acp_tui.session.events import FileAccessed
+from acp_tui.session.local_events import FileAccessed
 
 SESSION = "sess-1"
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from acp_tui.agent.connection import RpcError
-from acp_tui.agent.events import ModelChanged, SessionEvent
 from acp_tui.agent.session import AgentSession, SessionError
+from acp_tui.agent.session_events import ModelChanged, SessionEvent
 from acp_tui.agent.trace import Direction
 from acp_tui.protocol.v2 import SessionConfigBoolean, SessionConfigSelect
 from acp_tui.session.changes import ConfigChanged

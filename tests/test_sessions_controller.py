@@ -20,7 +20,7 @@ import pytest
 from acp_tui.agent.session import SessionError
 from acp_tui.cli import demo_argv
 from acp_tui.controller.controller import SessionController
-from acp_tui.controller.events import ControllerEvent, Note, SessionOpened
+from acp_tui.controller.controller_events import ControllerEvent, Note, SessionOpened
 from acp_tui.controller.sessions import SessionIndex, matching, merge
 from acp_tui.demo.store import StoredSession, write_sessions
 from acp_tui.launch import Launch
@@ -148,7 +148,12 @@ async def test_new_session_list_and_open_with_history(tmp_path: Path, runs: list
     await run.turn("hello there")
     await run.turn("and a second prompt")
     first_state = ctl.state
-    assert ctl.sessions.abilities.list and ctl.sessions.abilities.close and ctl.sessions.abilities.delete and ctl.sessions.abilities.can_open
+    assert (
+        ctl.sessions.abilities.list
+        and ctl.sessions.abilities.close
+        and ctl.sessions.abilities.delete
+        and ctl.sessions.abilities.can_open
+    )
 
     assert await ctl.new_session()
     assert ctl.session is not None and ctl.session.session_id != first

@@ -19,7 +19,7 @@ from acp_tui.protocol.common import ErrorObject
 from acp_tui.protocol.methods import RequestPermissionRequest, V1RequestPermissionRequest
 from acp_tui.protocol.v1 import V1CurrentModeUpdate
 from acp_tui.protocol.v2 import AvailableCommandsUpdate, ConfigOptionUpdate, ToolCallUpdate
-from acp_tui.session import events as local
+from acp_tui.session import local_events as local
 from acp_tui.session.v1_adapter import V1_MODE_CONFIG_ID, V1Adapter, v2_permission_request
 
 SessionSetup = methods.NewSessionResponse | methods.ResumeSessionResponse

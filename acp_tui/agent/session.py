@@ -22,8 +22,8 @@ import msgspec
 
 from acp_tui.agent.connection import Connection, ConnectionClosed, NotAnAgent, WireProblem
 from acp_tui.agent.dialect import Dialect, OpenMethod, SessionAbilities, V1Dialect, dialect_for
-from acp_tui.agent.events import ModelChanged, SessionEvent, SessionSwitched, StderrLine
 from acp_tui.agent.process import AgentProcess, ExitInfo
+from acp_tui.agent.session_events import ModelChanged, SessionEvent, SessionSwitched, StderrLine
 from acp_tui.agent.trace import TraceSink, WireTrace
 from acp_tui.protocol import codec, methods
 from acp_tui.protocol.codec import MalformedMessage, UnsupportedVersion
@@ -31,7 +31,7 @@ from acp_tui.protocol.jsonrpc import AUTH_REQUIRED, REQUEST_CANCELLED, RpcError
 from acp_tui.protocol.terminal import CANCEL_TERMINAL_METHOD, CancelTerminalRequest
 from acp_tui.protocol.v2 import ConfigOptionUpdate, ContentBlock, SessionConfigBoolean, SessionConfigSelect
 from acp_tui.services.base import ClientService, ServiceContext, merge_capabilities, service_notifications
-from acp_tui.session import events as local
+from acp_tui.session import local_events as local
 from acp_tui.session.model import SessionState
 from acp_tui.session.reducer import apply
 

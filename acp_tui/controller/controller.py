@@ -20,9 +20,9 @@ from typing import Any
 
 from acp_tui.agent.connection import ConnectionClosed
 from acp_tui.agent.dialect import SessionAbilities
-from acp_tui.agent.events import ModelChanged, SessionEvent, SessionSwitched
 from acp_tui.agent.process import SpawnError
 from acp_tui.agent.session import AgentSession, AuthRequired, SessionError
+from acp_tui.agent.session_events import ModelChanged, SessionEvent, SessionSwitched
 from acp_tui.context import (
     PromptBlockError,
     PromptCapabilities,
@@ -30,7 +30,7 @@ from acp_tui.context import (
     build_prompt_blocks,
     mentions_in_text,
 )
-from acp_tui.controller.events import (
+from acp_tui.controller.controller_events import (
     AgentIdentified,
     CancelStateChanged,
     ControllerEvent,

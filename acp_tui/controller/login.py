@@ -16,7 +16,7 @@ from typing import Protocol
 from acp_tui.agent.connection import ConnectionClosed
 from acp_tui.agent.session import AgentSession
 from acp_tui.context import PromptSubmission
-from acp_tui.controller.events import Severity
+from acp_tui.controller.controller_events import Severity
 from acp_tui.launch import Launch
 from acp_tui.protocol.auth import AgentLogin, EnvVarLogin
 from acp_tui.protocol.jsonrpc import RpcError

@@ -23,10 +23,10 @@ from typing import Any, Protocol
 
 from acp_tui.agent.connection import ConnectionClosed
 from acp_tui.agent.dialect import OpenMethod, SessionAbilities
-from acp_tui.agent.events import SessionSwitched
 from acp_tui.agent.process import SpawnError
 from acp_tui.agent.session import AgentSession, SessionError
-from acp_tui.controller.events import ControllerEvent, Lifecycle, SessionOpened, Severity
+from acp_tui.agent.session_events import SessionSwitched
+from acp_tui.controller.controller_events import ControllerEvent, Lifecycle, SessionOpened, Severity
 from acp_tui.controller.sessions import (
     IndexEntry,
     SessionIndex,

@@ -75,7 +75,7 @@ class ServiceContext:
     cwd: Path
     #: the current session id (None before `session/new` answers)
     session_id: Callable[[], str | None]
-    #: feed a v2 session update or a local event (`acp_tui.session.events`) to the reducer; the UI
+    #: feed a v2 session update or a local event (`acp_tui.session.local_events`) to the reducer; the UI
     #: renders the model changes it produces. Synchronous, same event loop.
     apply: Callable[[object], None]
     #: record a protocol problem: what the agent sent that could not be used, and the raw bytes

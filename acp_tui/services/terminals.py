@@ -82,7 +82,7 @@ from acp_tui.protocol.terminal import (
 )
 from acp_tui.protocol.v2 import TerminalExitStatus, TerminalOutputChunk, TerminalUpdate
 from acp_tui.services.base import Capabilities, ServiceContext, ServiceHandler
-from acp_tui.session.events import TerminalTimed
+from acp_tui.session.local_events import TerminalTimed
 
 __all__ = ["TerminalService", "DEFAULT_OUTPUT_LIMIT", "MAX_OUTPUT_LIMIT", "MAX_TERMINALS"]
 

@@ -72,7 +72,7 @@ from acp_tui.session.changes import (
     TurnEnded,
     UsageChanged,
 )
-from acp_tui.session.events import (
+from acp_tui.session.local_events import (
     AgentExited,
     CancelRequested,
     FileAccessed,
