@@ -33,7 +33,7 @@ from acp_tui.protocol.v2 import ConfigOptionUpdate, ContentBlock, SessionConfigB
 from acp_tui.services.base import ClientService, ServiceContext, merge_capabilities, service_notifications
 from acp_tui.session import local_events as local
 from acp_tui.session.model import SessionState
-from acp_tui.session.reducer import apply
+from acp_tui.session.reducer import ModelInput, apply
 
 #: how long `cancel` waits for the answers it settled to be handed to the writer
 ANSWER_GRACE = 1.0
@@ -616,7 +616,7 @@ class AgentSession:
 
     # -- helpers ---------------------------------------------------------------------------------
 
-    def _apply(self, item: object) -> None:
+    def _apply(self, item: ModelInput) -> None:
         changes = apply(self.state, item)
         if changes:
             self._emit(ModelChanged(changes))
@@ -648,10 +648,10 @@ class _CurrentDialect:
     def permission_request(self, params: bytes) -> methods.RequestPermissionRequest:
         return self._session._dialect().permission_request(params)
 
-    def permission_opened(self, request_id: int | str, request: methods.RequestPermissionRequest) -> list[object]:
+    def permission_opened(self, request_id: int | str, request: methods.RequestPermissionRequest) -> list[ModelInput]:
         return self._session._dialect().permission_opened(request_id, request)
 
-    def permission_closed(self, request_id: int | str, outcome: str) -> list[object]:
+    def permission_closed(self, request_id: int | str, outcome: str) -> list[ModelInput]:
         return self._session._dialect().permission_closed(request_id, outcome)
 
     def __getattr__(self, name: str) -> Any:
