@@ -41,7 +41,7 @@ class Wire:
         if direction in ("->", "<-"):
             (self.sent if direction == "->" else self.received).append(json.loads(bytes(payload)))
 
-    def emit(self, event: SessionEvent) -> None:
+    def session_event(self, session: AgentSession, event: SessionEvent) -> None:
         self.changed.set()
 
     async def until(self, condition: Callable[[], bool], timeout: float = 20) -> None:
@@ -84,7 +84,7 @@ async def start(
     path = tmp_path / "script.json"
     path.write_text(json.dumps(script))
     terminals = TerminalService(id_prefix="t", kill_grace=0.3, **service)
-    session = AgentSession([PY, SCRIPTED, str(path)], cwd=tmp_path, trace=wire, emit=wire.emit, services=[terminals])
+    session = AgentSession([PY, SCRIPTED, str(path)], cwd=tmp_path, trace=wire, listener=wire, services=[terminals])
     await session.start()
     return session, terminals
 

@@ -35,7 +35,7 @@ class Recorder:
         if direction == "->":
             self.sent.append(json.loads(bytes(payload)))
 
-    def emit(self, event: SessionEvent) -> None:
+    def session_event(self, session: AgentSession, event: SessionEvent) -> None:
         self.events.append(event)
 
     def requests(self, method: str) -> list[dict[str, Any]]:
@@ -61,7 +61,7 @@ def current(session: AgentSession, config_id: str) -> Any:
 
 
 async def open_session(argv: list[str], tmp_path: Path, recorder: Recorder, **kwargs: Any) -> AgentSession:
-    session = AgentSession(argv, cwd=tmp_path, trace=recorder, emit=recorder.emit, handshake_timeout=15, **kwargs)
+    session = AgentSession(argv, cwd=tmp_path, trace=recorder, listener=recorder, handshake_timeout=15, **kwargs)
     await session.start()
     return session
 

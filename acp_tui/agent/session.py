@@ -15,8 +15,9 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable, Coroutine, Mapping, Sequence
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 
@@ -73,6 +74,13 @@ class _Opening:
         self.progress = progress
 
 
+class SessionListener(Protocol):
+    """Who hears an `AgentSession` (the session controller): each event, in order, synchronously, with the
+    session it came from (so a replaced connection's late news is told apart)."""
+
+    def session_event(self, session: AgentSession, event: SessionEvent) -> None: ...
+
+
 class AgentSession:
     """Starts an agent, negotiates v2 or v1, and runs one session with it at a time."""
 
@@ -86,7 +94,7 @@ class AgentSession:
         handshake_timeout: float = 30.0,
         log_path: str | os.PathLike[str] | None = None,
         trace: TraceSink | None = None,
-        emit: Callable[[SessionEvent], None] | None = None,
+        listener: SessionListener | None = None,
         services: Sequence[ClientService] = (),
     ) -> None:
         if protocol not in (None, 1, 2):
@@ -95,9 +103,11 @@ class AgentSession:
         self.forced_protocol = protocol
         self.handshake_timeout = handshake_timeout
         self.state = SessionState()
-        #: events for a consumer that prefers a queue to a callback (used when `emit` is None)
+        #: events for a consumer that prefers a queue to a listener (used when `listener` is None)
         self.events: asyncio.Queue[SessionEvent] = asyncio.Queue()
-        self._emit = emit if emit is not None else self.events.put_nowait
+        self._emit: Callable[[SessionEvent], None] = (
+            partial(listener.session_event, self) if listener is not None else self.events.put_nowait
+        )
         self._own_trace = trace is None
         self.trace: TraceSink | None = trace if trace is not None else WireTrace.from_env(log_path)
         self.process = AgentProcess(argv, cwd=self.cwd, env=env, on_stderr=self._on_stderr)
@@ -658,4 +668,4 @@ class _CurrentDialect:
         return getattr(self._session._dialect(), name)
 
 
-__all__ = ["AgentSession", "AuthRequired", "HandshakeTimeout", "SessionError"]
+__all__ = ["AgentSession", "AuthRequired", "HandshakeTimeout", "SessionError", "SessionListener"]

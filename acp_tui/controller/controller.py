@@ -255,7 +255,7 @@ class SessionController:
             protocol=None if launch.protocol == "auto" else int(launch.protocol),
             handshake_timeout=launch.init_timeout,
             log_path=launch.log_path,
-            emit=lambda event: self._on_session_event(session, event),
+            listener=self,
             services=self._services_factory(launch, self.asker),
         )
         return session
@@ -614,7 +614,8 @@ class SessionController:
 
     # -- session events ------------------------------------------------------------------------------
 
-    def _on_session_event(self, session: AgentSession, event: SessionEvent) -> None:
+    def session_event(self, session: AgentSession, event: SessionEvent) -> None:
+        """What the agent session reports (`SessionListener`): fed to the transcript, the UI and the turn."""
         if session is not self.session or self._closed:
             return  # a replaced connection's late news
         if isinstance(event, ModelChanged):
