@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from acp_tui.agent.events import ModelChanged, SessionEvent
 from acp_tui.agent.session import AgentSession, HandshakeTimeout, SessionError
+from acp_tui.agent.session_events import ModelChanged, SessionEvent
 from acp_tui.agent.trace import Direction
 from acp_tui.protocol.v2 import TextContent
 from acp_tui.services.permission import PermissionQuestion, PermissionService
@@ -73,7 +73,7 @@ class Recorder:
         if direction == "->":
             self.sent.append(bytes(payload))
 
-    def emit(self, event: SessionEvent) -> None:
+    def session_event(self, session: AgentSession, event: SessionEvent) -> None:
         self.events.append(event)
         self._changed.set()
 
@@ -113,7 +113,7 @@ async def recorder() -> Recorder:
 
 def make_session(argv: list[str], recorder: Recorder, tmp_path: Path, **kwargs: Any) -> AgentSession:
     return AgentSession(
-        argv, cwd=tmp_path, trace=recorder, emit=recorder.emit, services=[PermissionService(recorder)], **kwargs
+        argv, cwd=tmp_path, trace=recorder, listener=recorder, services=[PermissionService(recorder)], **kwargs
     )
 
 

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from acp_tui.agent.events import SessionEvent
 from acp_tui.agent.session import AgentSession, SessionError
+from acp_tui.agent.session_events import SessionEvent
 from acp_tui.agent.trace import Direction
 from acp_tui.protocol.v2 import TerminalRef, TextContent
 from acp_tui.services.terminals import TerminalService
@@ -41,7 +41,7 @@ class Wire:
         if direction in ("->", "<-"):
             (self.sent if direction == "->" else self.received).append(json.loads(bytes(payload)))
 
-    def emit(self, event: SessionEvent) -> None:
+    def session_event(self, session: AgentSession, event: SessionEvent) -> None:
         self.changed.set()
 
     async def until(self, condition: Callable[[], bool], timeout: float = 20) -> None:
@@ -84,7 +84,7 @@ async def start(
     path = tmp_path / "script.json"
     path.write_text(json.dumps(script))
     terminals = TerminalService(id_prefix="t", kill_grace=0.3, **service)
-    session = AgentSession([PY, SCRIPTED, str(path)], cwd=tmp_path, trace=wire, emit=wire.emit, services=[terminals])
+    session = AgentSession([PY, SCRIPTED, str(path)], cwd=tmp_path, trace=wire, listener=wire, services=[terminals])
     await session.start()
     return session, terminals
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from acp_tui.controller.controller import SessionController
-from acp_tui.controller.events import ControllerEvent
+from acp_tui.controller.controller_events import ControllerEvent
 from acp_tui.controller.wiring import UserAsker
 from acp_tui.launch import Launch
 from acp_tui.protocol.v2 import TerminalRef

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from acp_tui.controller.controller import SessionController
-from acp_tui.controller.events import ControllerEvent
+from acp_tui.controller.controller_events import ControllerEvent
 from acp_tui.controller.wiring import UserAsker
 from acp_tui.launch import Launch
 from acp_tui.services.permission import PermissionService

@@ -22,8 +22,8 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
-from acp_tui.agent.events import SessionEvent
 from acp_tui.agent.session import AgentSession
+from acp_tui.agent.session_events import SessionEvent
 from acp_tui.agent.trace import Direction
 from acp_tui.context.blocks import PromptBlocks, build_prompt_blocks, disallowed_blocks
 from acp_tui.context.capabilities import PromptCapabilities
@@ -366,7 +366,7 @@ class Recorder:
         if direction == "->":
             self.sent.append(json.loads(bytes(payload)))
 
-    def emit(self, event: SessionEvent) -> None:
+    def session_event(self, session: AgentSession, event: SessionEvent) -> None:
         self.events.append(event)
         self._changed.set()
 
@@ -422,7 +422,7 @@ async def test_the_typescript_sdk_agent_receives_links_within_its_baseline(
         cwd=root,
         env=peer_home_env,
         trace=recorder,
-        emit=recorder.emit,
+        listener=recorder,
         protocol=version,
     )
     try:
@@ -459,7 +459,7 @@ async def test_the_demo_agent_receives_embedded_files_and_images_and_says_so(tmp
         [sys.executable, "-m", "acp_tui.demo", "--speed", "0"],
         cwd=root,
         trace=recorder,
-        emit=recorder.emit,
+        listener=recorder,
         protocol=version,
     )
     try:

@@ -22,7 +22,7 @@ import pytest
 
 from acp_tui import secrets
 from acp_tui.controller.controller import SessionController
-from acp_tui.controller.events import ControllerEvent, Note, Waiting
+from acp_tui.controller.controller_events import ControllerEvent, Note, Waiting
 from acp_tui.launch import Launch
 from acp_tui.protocol.auth import AgentLogin, EnvVarLogin, TerminalLogin, UnsupportedLogin
 from acp_tui.services.auth import KeyEntry, LoginChoice, LoginRequest, SecretRequest, TerminalCommand, TerminalOutcome

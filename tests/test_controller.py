@@ -19,7 +19,7 @@ import pytest
 
 from acp_tui.cli import demo_argv
 from acp_tui.controller.controller import SessionController
-from acp_tui.controller.events import ControllerEvent, LifecycleChanged, ModelChanged, Note, QueueChanged
+from acp_tui.controller.controller_events import ControllerEvent, LifecycleChanged, ModelChanged, Note, QueueChanged
 from acp_tui.launch import Launch
 from acp_tui.services.auth import LoginChoice, LoginRequest, SecretRequest, TerminalCommand, TerminalOutcome
 from acp_tui.services.files import OutsideRead, OutsideWrite
@@ -229,7 +229,7 @@ async def test_a_hundred_thousand_replayed_updates_open_through_the_controller(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 21: a 100,000-update history is replayed, recorded and reported without a per-update event."""
-    from acp_tui.controller.events import SessionOpened
+    from acp_tui.controller.controller_events import SessionOpened
 
     monkeypatch.setenv("ACP_TUI_DATA_DIR", str(tmp_path / "data"))
     agent = Path(__file__).parent / "agents" / "rpc_v2_agent.py"

@@ -40,7 +40,7 @@ async def test_demo_messages_stay_apart(tmp_path: Path, version: int) -> None:
         env={**os.environ, "ACP_TUI_DEMO_SPEED": "0"},
         protocol=version,
         trace=recorder,
-        emit=recorder.emit,
+        listener=recorder,
     )
     try:
         await session.start()

@@ -280,7 +280,7 @@ async def test_the_conversation_says_what_was_given_and_what_not(
     from dataclasses import replace
 
     from acp_tui.controller.controller import SessionController
-    from acp_tui.controller.events import ControllerEvent, Note
+    from acp_tui.controller.controller_events import ControllerEvent, Note
     from tests.scripted_app import make_launch
     from tests.test_controller import ScriptedUser
 

@@ -41,7 +41,7 @@ from acp_tui.protocol.v2 import (
     UserMessage,
     UserMessageChunk,
 )
-from acp_tui.session.events import (
+from acp_tui.session.local_events import (
     AgentExited,
     CancelRequested,
     PermissionRequested,

@@ -61,7 +61,7 @@ from acp_tui.session.changes import (
     TextAppended,
     TurnEnded,
 )
-from acp_tui.session.events import (
+from acp_tui.session.local_events import (
     AgentExited,
     CancelRequested,
     PermissionRequested,

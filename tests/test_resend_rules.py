@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from acp_tui.protocol.v2 import TextContent, UserMessage
 from acp_tui.session.changes import EntityChanged, SubmissionChanged
-from acp_tui.session.events import PromptAccepted, PromptResent, PromptSubmitted
+from acp_tui.session.local_events import PromptAccepted, PromptResent, PromptSubmitted
 from acp_tui.session.model import USER_MESSAGE, Message, SessionState
 from acp_tui.session.reducer import apply
 

@@ -21,6 +21,7 @@ import pytest
 from acp_tui.agent.connection import Connection
 from acp_tui.agent.process import ExitInfo
 from acp_tui.agent.session import AgentSession
+from acp_tui.agent.session_events import ModelChanged, SessionEvent
 from acp_tui.protocol import codec
 from acp_tui.protocol.jsonrpc import CANCEL_REQUEST_METHOD
 from acp_tui.services.base import ServiceContext, merge_capabilities
@@ -37,6 +38,7 @@ from acp_tui.services.elicitation import (
     UrlQuestion,
 )
 from acp_tui.services.elicitation_form import RawValue, check_form
+from acp_tui.session.changes import ProblemAdded
 from tests.schema_check import validate_client_message
 from tests.test_elicitation_form import EVERY_TYPE, form_params
 
@@ -515,6 +517,17 @@ async def test_hostile_urls_are_described_safely_and_kept_exact(agent: Agent, ur
 # --- wired into AgentSession ------------------------------------------------------------------------------
 
 
+class Problems:
+    """A `SessionListener` keeping the protocol problems the session reports (`ProblemAdded`)."""
+
+    def __init__(self) -> None:
+        self.reasons: list[str] = []
+
+    def session_event(self, session: AgentSession, event: SessionEvent) -> None:
+        if isinstance(event, ModelChanged):
+            self.reasons.extend(change.reason for change in event.changes if isinstance(change, ProblemAdded))
+
+
 @pytest.mark.parametrize("version", [2, 1])
 async def test_agent_session_advertises_answers_and_follows_complete(version: int, tmp_path: Path) -> None:
     """End to end with the scripted agent: capabilities in `initialize`, a form, a URL and its completion."""
@@ -548,12 +561,12 @@ async def test_agent_session_advertises_answers_and_follows_complete(version: in
     asker.form_scripts.append(fill())
     asker.url_scripts.append(answer(UrlAccepted("open")))
     service = ElicitationService(asker)
-    problems: list[str] = []
+    problems = Problems()
     session = AgentSession(
         [sys.executable, str(SCRIPTED_AGENT), str(tmp_path / "script.json"), "--record", str(record)],
         cwd=tmp_path,
         services=[service],
-        emit=lambda event: problems.append(getattr(event, "reason", "")) if "Problem" in type(event).__name__ else None,
+        listener=problems,
     )
     try:
         await asyncio.wait_for(session.start(), 20)
@@ -571,7 +584,7 @@ async def test_agent_session_advertises_answers_and_follows_complete(version: in
     assert asker.urls[0].completed
     for msg in answers.values():
         validate_client_message(msg, version, answering="elicitation/create")
-    assert not [p for p in problems if p], problems
+    assert problems.reasons == []
 
 
 async def _until(condition: Callable[[], bool]) -> None:

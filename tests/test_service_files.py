@@ -33,7 +33,7 @@ from acp_tui.protocol.jsonrpc import (
 from acp_tui.protocol.v2 import DiffPatch
 from acp_tui.services.base import ServiceContext, merge_capabilities
 from acp_tui.services.files import MAX_READ_BYTES, FileService, OutsideRead, OutsideWrite
-from acp_tui.session.events import FileAccessed
+from acp_tui.session.local_events import FileAccessed
 
 SESSION = "sess-1"
 
@@ -556,7 +556,6 @@ async def test_a_scripted_v1_agent_reads_and_writes_through_the_session(tmp_path
         [sys.executable, str(SCRIPTED_AGENT), str(script)],
         cwd=project,
         trace=wire,
-        emit=lambda event: None,
         services=[FileService(asker)],
     )
     try:
@@ -670,7 +669,6 @@ async def test_gemini_cli_creates_a_file_through_our_fs_write(
         cwd=project,
         env=gemini_env(tmp_path / "home", port),
         trace=wire,
-        emit=lambda event: None,
         handshake_timeout=60,
         services=[PermissionService(permissions), files],
     )

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from acp_tui.agent.connection import RpcError
-from acp_tui.agent.events import ModelChanged, SessionEvent
 from acp_tui.agent.session import AgentSession, SessionError
+from acp_tui.agent.session_events import ModelChanged, SessionEvent
 from acp_tui.agent.trace import Direction
 from acp_tui.protocol.v2 import SessionConfigBoolean, SessionConfigSelect
 from acp_tui.session.changes import ConfigChanged
@@ -35,7 +35,7 @@ class Recorder:
         if direction == "->":
             self.sent.append(json.loads(bytes(payload)))
 
-    def emit(self, event: SessionEvent) -> None:
+    def session_event(self, session: AgentSession, event: SessionEvent) -> None:
         self.events.append(event)
 
     def requests(self, method: str) -> list[dict[str, Any]]:
@@ -61,7 +61,7 @@ def current(session: AgentSession, config_id: str) -> Any:
 
 
 async def open_session(argv: list[str], tmp_path: Path, recorder: Recorder, **kwargs: Any) -> AgentSession:
-    session = AgentSession(argv, cwd=tmp_path, trace=recorder, emit=recorder.emit, handshake_timeout=15, **kwargs)
+    session = AgentSession(argv, cwd=tmp_path, trace=recorder, listener=recorder, handshake_timeout=15, **kwargs)
     await session.start()
     return session
 

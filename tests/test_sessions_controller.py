@@ -20,7 +20,7 @@ import pytest
 from acp_tui.agent.session import SessionError
 from acp_tui.cli import demo_argv
 from acp_tui.controller.controller import SessionController
-from acp_tui.controller.events import ControllerEvent, Note, SessionOpened
+from acp_tui.controller.controller_events import ControllerEvent, Note, SessionOpened
 from acp_tui.controller.sessions import SessionIndex, matching, merge
 from acp_tui.demo.store import StoredSession, write_sessions
 from acp_tui.launch import Launch
@@ -148,7 +148,12 @@ async def test_new_session_list_and_open_with_history(tmp_path: Path, runs: list
     await run.turn("hello there")
     await run.turn("and a second prompt")
     first_state = ctl.state
-    assert ctl.abilities.list and ctl.abilities.close and ctl.abilities.delete and ctl.abilities.can_open
+    assert (
+        ctl.sessions.abilities.list
+        and ctl.sessions.abilities.close
+        and ctl.sessions.abilities.delete
+        and ctl.sessions.abilities.can_open
+    )
 
     assert await ctl.new_session()
     assert ctl.session is not None and ctl.session.session_id != first
@@ -422,7 +427,7 @@ async def test_recorded_claude_v2_resume_traffic_lists_and_opens_with_history(tm
     run = start(runs, launch_for(argv, tmp_path, 2, trace, name="claude"))
     ctl = run.controller
     assert await ctl.start()
-    assert ctl.abilities.delete and ctl.abilities.list and not ctl.abilities.load
+    assert ctl.sessions.abilities.delete and ctl.sessions.abilities.list and not ctl.sessions.abilities.load
     page = await ctl.list_sessions()
     titles = {row.session_id: row.title for row in page.sessions}
     assert titles["0fc11f28-7c41-4bc9-b9e1-906896eaa52e"] == "Please WRITEFILE now"

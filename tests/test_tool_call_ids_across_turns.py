@@ -21,7 +21,7 @@ from acp_tui.protocol import codec
 from acp_tui.protocol.methods import PermissionOption, RequestPermissionRequest, ToolCallPermissionSubject
 from acp_tui.protocol.v2 import StateUpdate, TextContent, ToolCallContentChunk, ToolCallUpdate, ToolContent
 from acp_tui.session.changes import ContentAppended, EntityAdded, EntityChanged
-from acp_tui.session.events import PermissionRequested, PromptSubmitted
+from acp_tui.session.local_events import PermissionRequested, PromptSubmitted
 from acp_tui.session.model import TOOL_CALL, SessionState, ToolCall
 from acp_tui.session.reducer import apply
 from acp_tui.session.v1_adapter import V1Adapter

@@ -17,7 +17,7 @@ from acp_tui.protocol import codec
 from acp_tui.protocol.common import ErrorObject
 from acp_tui.protocol.v2 import ContentBlock
 from acp_tui.session.changes import EntityChanged, PermissionsChanged
-from acp_tui.session.events import (
+from acp_tui.session.local_events import (
     CancelRequested,
     PermissionRequested,
     PermissionResolved,

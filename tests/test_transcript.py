@@ -24,7 +24,7 @@ from acp_tui.protocol.common import ErrorObject
 from acp_tui.protocol.v2 import Diff, DiffChange, DiffPatch, TextContent
 from acp_tui.session.changes import Change
 from acp_tui.session.coalesce import coalesce
-from acp_tui.session.events import (
+from acp_tui.session.local_events import (
     AgentExited,
     CancelRequested,
     FileAccessed,

@@ -21,7 +21,7 @@ from acp_tui.session.changes import (
     TurnEnded,
 )
 from acp_tui.session.coalesce import coalesce
-from acp_tui.session.events import AgentExited, CancelRequested, PromptAccepted, PromptSubmitted
+from acp_tui.session.local_events import AgentExited, CancelRequested, PromptAccepted, PromptSubmitted
 from acp_tui.session.model import SessionState
 from acp_tui.session.reducer import apply
 from acp_tui.session.v1_adapter import V1Adapter

@@ -19,7 +19,7 @@ from textual.widgets import Button, Static
 
 from acp_tui.protocol.v2 import Diff, DiffChange, DiffPatch, StateUpdate, ToolCallLocation, ToolCallUpdate
 from acp_tui.services.files import OutsideWrite
-from acp_tui.session.events import FileAccessed
+from acp_tui.session.local_events import FileAccessed
 from acp_tui.session.model import FILE_ACCESS, FileAccess, SessionState
 from acp_tui.session.reducer import apply
 from acp_tui.ui.screens.outside_write import OutsideWriteScreen, shown_path

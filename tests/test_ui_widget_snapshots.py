@@ -35,7 +35,7 @@ from acp_tui.protocol.v2 import (
     ToolCallLocation,
     ToolCallUpdate,
 )
-from acp_tui.session.events import AgentExited
+from acp_tui.session.local_events import AgentExited
 from acp_tui.session.model import SessionState
 from acp_tui.session.reducer import apply
 from acp_tui.ui.screens.permission import PermissionScreen

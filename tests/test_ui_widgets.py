@@ -57,7 +57,7 @@ from acp_tui.session.changes import (
     EntityChanged,
     TextAppended,
 )
-from acp_tui.session.events import AgentExited, CancelRequested
+from acp_tui.session.local_events import AgentExited, CancelRequested
 from acp_tui.session.model import SessionState, Submission, UnknownEntry
 from acp_tui.session.reducer import apply
 from acp_tui.session.v1_adapter import V1Adapter

@@ -10,7 +10,7 @@ from msgspec import UNSET
 from acp_tui.protocol import codec
 from acp_tui.protocol.common import ErrorObject
 from acp_tui.protocol.v2 import Diff, SessionConfigBoolean, StateUpdate, TextContent
-from acp_tui.session.events import PromptSubmitted
+from acp_tui.session.local_events import PromptSubmitted
 from acp_tui.session.model import AGENT_MESSAGE, AGENT_THOUGHT, USER_MESSAGE, Message, SessionState, ToolCall
 from acp_tui.session.reducer import apply
 from acp_tui.session.v1_adapter import V1_MODE_CONFIG_ID, V1Adapter

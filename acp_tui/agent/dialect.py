@@ -21,7 +21,8 @@ from acp_tui.protocol.common import ErrorObject
 from acp_tui.protocol.methods import RequestPermissionRequest, V1RequestPermissionRequest
 from acp_tui.protocol.v1 import V1CurrentModeUpdate
 from acp_tui.protocol.v2 import AvailableCommandsUpdate, ConfigOptionUpdate, ToolCallUpdate
-from acp_tui.session import events as local
+from acp_tui.session import local_events as local
+from acp_tui.session.reducer import ModelInput
 from acp_tui.session.v1_adapter import V1_MODE_CONFIG_ID, V1Adapter, v2_permission_request
 
 SessionSetup = methods.NewSessionResponse | methods.ResumeSessionResponse
@@ -129,13 +130,13 @@ class Dialect:
             )
         return SessionTools(given, dirs, tuple(refused))
 
-    def session_ready(self, result: SessionSetup) -> list[object]:
+    def session_ready(self, result: SessionSetup) -> list[ModelInput]:
         """The updates a setup result implies (config options, commands), to apply before anything else."""
         raise NotImplementedError
 
     # -- updates and requests --------------------------------------------------------------------
 
-    def update(self, update: Any) -> list[object]:
+    def update(self, update: Any) -> list[ModelInput]:
         """One decoded update as the v2 updates the reducer applies."""
         raise NotImplementedError
 
@@ -146,29 +147,29 @@ class Dialect:
             return v2_permission_request(decoded)
         return decoded
 
-    def permission_opened(self, request_id: int | str, request: RequestPermissionRequest) -> list[object]:
+    def permission_opened(self, request_id: int | str, request: RequestPermissionRequest) -> list[ModelInput]:
         """What to apply when a permission request arrives."""
         return [local.PermissionRequested(request_id, request)]
 
-    def permission_closed(self, request_id: int | str, outcome: str) -> list[object]:
+    def permission_closed(self, request_id: int | str, outcome: str) -> list[ModelInput]:
         """What to apply once it is answered."""
         return [local.PermissionResolved(request_id, outcome)]
 
     # -- turns -----------------------------------------------------------------------------------
 
-    def turn_started(self, request_id: int) -> list[object]:
+    def turn_started(self, request_id: int) -> list[ModelInput]:
         """A prompt was sent (v1: the turn starts now; v2: the agent says when)."""
         return []
 
-    def turn_ended(self, stop_reason: Any) -> list[object]:
+    def turn_ended(self, stop_reason: Any) -> list[ModelInput]:
         """The prompt request was answered (v1: the turn is over)."""
         return []
 
-    def turn_failed(self, error: ErrorObject | None, after_cancel: bool) -> list[object]:
+    def turn_failed(self, error: ErrorObject | None, after_cancel: bool) -> list[ModelInput]:
         """The prompt request failed (v1: the turn is over)."""
         return []
 
-    def message_accepted(self, items: list[object]) -> str:
+    def message_accepted(self, items: list[ModelInput]) -> str:
         """The local user-message id among `turn_started`'s items ("" when the agent names it)."""
         return next((item.message_id for item in items if isinstance(item, local.PromptAccepted)), "")
 
@@ -178,10 +179,10 @@ class Dialect:
         """True when `config_id` stands for v1 modes and is changed with `session/set_mode`."""
         return False
 
-    def mode_changed(self, value: str) -> list[object]:
+    def mode_changed(self, value: str) -> list[ModelInput]:
         return []
 
-    def config_result(self, update: ConfigOptionUpdate) -> list[object]:
+    def config_result(self, update: ConfigOptionUpdate) -> list[ModelInput]:
         return [update]
 
 
@@ -228,15 +229,15 @@ class V2Dialect(Dialect):
             return None
         return "resume_replay" if history else "resume"
 
-    def session_ready(self, result: SessionSetup) -> list[object]:
-        out: list[object] = []
+    def session_ready(self, result: SessionSetup) -> list[ModelInput]:
+        out: list[ModelInput] = []
         if isinstance(result.config_options, list):
             out.append(ConfigOptionUpdate(config_options=result.config_options))
         if isinstance(result.available_commands, list):
             out.append(AvailableCommandsUpdate(available_commands=result.available_commands))
         return out
 
-    def update(self, update: Any) -> list[object]:
+    def update(self, update: Any) -> list[ModelInput]:
         if type(update) is ToolCallUpdate and update.capabilities not in (UNSET, None):
             if update.capabilities.cancel not in (UNSET, None):
                 self.cancellable_tools.add(update.tool_call_id)
@@ -265,38 +266,38 @@ class V1Dialect(Dialect):
             delete=self._capability("sessionCapabilities", "delete"),
         )
 
-    def session_ready(self, result: SessionSetup) -> list[object]:
+    def session_ready(self, result: SessionSetup) -> list[ModelInput]:
         options = result.config_options if isinstance(result.config_options, list) else None
         modes = result.modes if result.modes not in (UNSET, None) else None
         self.adapter.configure(modes=modes, config_options=options)  # a load's replay went through it already
         return self.adapter.initial_updates()
 
-    def update(self, update: Any) -> list[object]:
+    def update(self, update: Any) -> list[ModelInput]:
         return self.adapter.update(update)
 
-    def permission_opened(self, request_id: int | str, request: RequestPermissionRequest) -> list[object]:
+    def permission_opened(self, request_id: int | str, request: RequestPermissionRequest) -> list[ModelInput]:
         # The v2-shaped subject patches the tool call; v1 has no states, so the adapter synthesises one.
         return [local.PermissionRequested(request_id, request), *self.adapter.permission_requested(None)]
 
-    def permission_closed(self, request_id: int | str, outcome: str) -> list[object]:
+    def permission_closed(self, request_id: int | str, outcome: str) -> list[ModelInput]:
         return [local.PermissionResolved(request_id, outcome), *self.adapter.permission_resolved()]
 
-    def turn_started(self, request_id: int) -> list[object]:
+    def turn_started(self, request_id: int) -> list[ModelInput]:
         return self.adapter.turn_started(request_id)
 
-    def turn_ended(self, stop_reason: Any) -> list[object]:
+    def turn_ended(self, stop_reason: Any) -> list[ModelInput]:
         return self.adapter.turn_ended(stop_reason)
 
-    def turn_failed(self, error: ErrorObject | None, after_cancel: bool) -> list[object]:
+    def turn_failed(self, error: ErrorObject | None, after_cancel: bool) -> list[ModelInput]:
         return self.adapter.turn_failed(error, after_cancel=after_cancel)
 
     def mode_request(self, config_id: str) -> bool:
         return self.adapter.synthetic_modes and config_id == V1_MODE_CONFIG_ID
 
-    def mode_changed(self, value: str) -> list[object]:
+    def mode_changed(self, value: str) -> list[ModelInput]:
         return self.adapter.update(V1CurrentModeUpdate(current_mode_id=value))
 
-    def config_result(self, update: ConfigOptionUpdate) -> list[object]:
+    def config_result(self, update: ConfigOptionUpdate) -> list[ModelInput]:
         return self.adapter.update(update)
 
     def mcp_transports(self) -> frozenset[Transport]:

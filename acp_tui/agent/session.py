@@ -15,15 +15,16 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable, Coroutine, Mapping, Sequence
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 
 from acp_tui.agent.connection import Connection, ConnectionClosed, NotAnAgent, WireProblem
 from acp_tui.agent.dialect import Dialect, OpenMethod, SessionAbilities, SessionTools, V1Dialect, dialect_for
-from acp_tui.agent.events import ModelChanged, SessionEvent, SessionSwitched, StderrLine
 from acp_tui.agent.process import AgentProcess, ExitInfo
+from acp_tui.agent.session_events import ModelChanged, SessionEvent, SessionSwitched, StderrLine
 from acp_tui.agent.trace import TraceSink, WireTrace
 from acp_tui.mcp_servers import McpServer
 from acp_tui.protocol import codec, methods
@@ -32,9 +33,9 @@ from acp_tui.protocol.jsonrpc import AUTH_REQUIRED, REQUEST_CANCELLED, RpcError
 from acp_tui.protocol.terminal import CANCEL_TERMINAL_METHOD, CancelTerminalRequest
 from acp_tui.protocol.v2 import ConfigOptionUpdate, ContentBlock, SessionConfigBoolean, SessionConfigSelect
 from acp_tui.services.base import ClientService, ServiceContext, merge_capabilities, service_notifications
-from acp_tui.session import events as local
+from acp_tui.session import local_events as local
 from acp_tui.session.model import SessionState
-from acp_tui.session.reducer import apply
+from acp_tui.session.reducer import ModelInput, apply
 
 #: how long `cancel` waits for the answers it settled to be handed to the writer
 ANSWER_GRACE = 1.0
@@ -74,6 +75,13 @@ class _Opening:
         self.progress = progress
 
 
+class SessionListener(Protocol):
+    """Who hears an `AgentSession` (the session controller): each event, in order, synchronously, with the
+    session it came from (so a replaced connection's late news is told apart)."""
+
+    def session_event(self, session: AgentSession, event: SessionEvent) -> None: ...
+
+
 class AgentSession:
     """Starts an agent, negotiates v2 or v1, and runs one session with it at a time."""
 
@@ -87,7 +95,7 @@ class AgentSession:
         handshake_timeout: float = 30.0,
         log_path: str | os.PathLike[str] | None = None,
         trace: TraceSink | None = None,
-        emit: Callable[[SessionEvent], None] | None = None,
+        listener: SessionListener | None = None,
         services: Sequence[ClientService] = (),
         mcp_servers: Sequence[McpServer] = (),
         additional_directories: Sequence[str | os.PathLike[str]] = (),
@@ -98,9 +106,11 @@ class AgentSession:
         self.forced_protocol = protocol
         self.handshake_timeout = handshake_timeout
         self.state = SessionState()
-        #: events for a consumer that prefers a queue to a callback (used when `emit` is None)
+        #: events for a consumer that prefers a queue to a listener (used when `listener` is None)
         self.events: asyncio.Queue[SessionEvent] = asyncio.Queue()
-        self._emit = emit if emit is not None else self.events.put_nowait
+        self._emit: Callable[[SessionEvent], None] = (
+            partial(listener.session_event, self) if listener is not None else self.events.put_nowait
+        )
         self._own_trace = trace is None
         self.trace: TraceSink | None = trace if trace is not None else WireTrace.from_env(log_path)
         self.process = AgentProcess(argv, cwd=self.cwd, env=env, on_stderr=self._on_stderr)
@@ -631,7 +641,7 @@ class AgentSession:
 
     # -- helpers ---------------------------------------------------------------------------------
 
-    def _apply(self, item: object) -> None:
+    def _apply(self, item: ModelInput) -> None:
         changes = apply(self.state, item)
         if changes:
             self._emit(ModelChanged(changes))
@@ -663,14 +673,14 @@ class _CurrentDialect:
     def permission_request(self, params: bytes) -> methods.RequestPermissionRequest:
         return self._session._dialect().permission_request(params)
 
-    def permission_opened(self, request_id: int | str, request: methods.RequestPermissionRequest) -> list[object]:
+    def permission_opened(self, request_id: int | str, request: methods.RequestPermissionRequest) -> list[ModelInput]:
         return self._session._dialect().permission_opened(request_id, request)
 
-    def permission_closed(self, request_id: int | str, outcome: str) -> list[object]:
+    def permission_closed(self, request_id: int | str, outcome: str) -> list[ModelInput]:
         return self._session._dialect().permission_closed(request_id, outcome)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._session._dialect(), name)
 
 
-__all__ = ["AgentSession", "AuthRequired", "HandshakeTimeout", "SessionError"]
+__all__ = ["AgentSession", "AuthRequired", "HandshakeTimeout", "SessionError", "SessionListener"]

@@ -15,12 +15,14 @@ import os
 import time
 from collections.abc import Callable, Coroutine
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from acp_tui.agent.connection import ConnectionClosed
-from acp_tui.agent.events import ModelChanged, SessionEvent, SessionSwitched
+from acp_tui.agent.dialect import SessionAbilities
 from acp_tui.agent.process import SpawnError
 from acp_tui.agent.session import AgentSession, AuthRequired, SessionError
+from acp_tui.agent.session_events import ModelChanged, SessionEvent, SessionSwitched
 from acp_tui.context import (
     PromptBlockError,
     PromptCapabilities,
@@ -28,7 +30,7 @@ from acp_tui.context import (
     build_prompt_blocks,
     mentions_in_text,
 )
-from acp_tui.controller.events import (
+from acp_tui.controller.controller_events import (
     AgentIdentified,
     CancelStateChanged,
     ControllerEvent,
@@ -39,25 +41,20 @@ from acp_tui.controller.events import (
     Severity,
     Waiting,
 )
+from acp_tui.controller.login import LoginFlow, Resend
 from acp_tui.controller.mode_watch import ModeWatch
 from acp_tui.controller.prompt_queue import PromptQueue
-from acp_tui.controller.session_intents import SessionIntents
+from acp_tui.controller.session_switcher import SessionSwitcher
+from acp_tui.controller.sessions import SessionListing, SessionPage
 from acp_tui.controller.wiring import ServicesFactory, UserAsker, default_services
 from acp_tui.launch import Launch
 from acp_tui.protocol import codec
-from acp_tui.protocol.auth import AgentLogin, EnvVarLogin
 from acp_tui.protocol.jsonrpc import AUTH_REQUIRED, RpcError
 from acp_tui.protocol.v2 import ContentBlock
 from acp_tui.sanitize import plain
 from acp_tui.services.auth import (
-    AgentRequest,
-    AuthService,
     LoggedIn,
-    LoginAttempt,
     LoginCancelled,
-    LoginInterrupted,
-    LoginOutcome,
-    LoginStopped,
     RestartNeeded,
 )
 from acp_tui.session.changes import AgentGone, Change, ConfigChanged, InfoChanged, StateChanged, TurnEnded
@@ -77,10 +74,11 @@ TURN_END_TEXT: dict[str, str] = {
 }
 
 
-class SessionController(SessionIntents):
+class SessionController:
     """Owns one agent (across restarts) and its session; the UI renders what it reports.
 
-    Listing, opening, starting anew and deleting sessions are `SessionIntents` (session_intents.py).
+    Listing, opening, starting anew and deleting sessions are its `SessionSwitcher`'s (session_switcher.py);
+    logging in and out its `LoginFlow`'s (login.py).
     """
 
     def __init__(
@@ -120,19 +118,12 @@ class SessionController(SessionIntents):
         self._slow_cancel: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[object]] = set()
         self._closed = False
-        # Logging in (docs/protocol.md §2.4): variables the user gave for the agent's process only (kept
-        # across restarts, never written anywhere), the agent method to log in with after the restart they
-        # need, the prompt to send again once logged in, and whether a login holds the queue. The prompt's first
-        # try is shown once (docs/protocol.md §2.4): the user message the agent inserted (the resend is marked
-        # as its repeat) or the refused submission (dismissed when the prompt goes again).
-        self._auth_env: dict[str, str] = {}
-        self._login_after_restart: str | None = None
+        # Logging in (docs/protocol.md §2.4, login.py): the prompt in flight (sent again if the agent wants a
+        # login first) and the one a login interrupted, to send once logged in.
+        self.login_flow = LoginFlow(self)
         self._last_prompt: PromptSubmission | None = None
-        self._resend: PromptSubmission | None = None
-        self._resend_of: str | None = None
-        self._refused: int | str | None = None
-        self._logging_in = False
-        self._init_sessions()
+        self._resend: Resend | None = None
+        self.sessions = SessionSwitcher(self, emit=emit, transcripts=transcripts)
 
     # -- what the UI reads -------------------------------------------------------------------------
 
@@ -151,15 +142,20 @@ class SessionController(SessionIntents):
         if self.session is None or self.stopped:
             return False
         state = self.session.state
-        if state.foreground.busy or self._sending or self._logging_in or self.opening or self.login_pending:
+        if (
+            state.foreground.busy
+            or self._sending
+            or self.login_flow.active
+            or self.sessions.opening
+            or self.login_pending
+        ):
             return True
         return any(sub.status == "pending" for sub in state.submissions.values())
 
     @property
     def login_pending(self) -> bool:
         """Is a login step in flight (a login dialog, or `authenticate` / `auth/login` awaiting its answer)? Ctrl-C withdraws it."""
-        auth = self._auth_service(self.session) if self.session is not None else None
-        return auth is not None and auth.request_pending
+        return self.login_flow.pending(self.session)
 
     @property
     def waiting_for_user(self) -> bool:
@@ -170,6 +166,33 @@ class SessionController(SessionIntents):
             return ""
         return "\n".join(self.session.process.stderr_tail(4000).splitlines()[-lines:])
 
+    # -- sessions: what the UI asks of them (the switcher does it; `SessionSource` for the browser) ----------
+
+    @property
+    def current_session_id(self) -> str | None:
+        return self.sessions.current_session_id
+
+    def transcript_sessions(self, *, all_dirs: bool = False) -> list[SessionListing]:
+        return self.sessions.transcript_sessions(all_dirs=all_dirs)
+
+    async def session_abilities(self) -> SessionAbilities:
+        return await self.sessions.session_abilities()
+
+    async def list_sessions(self, cursor: str | None = None, *, all_dirs: bool = False) -> SessionPage:
+        return await self.sessions.list_sessions(cursor, all_dirs=all_dirs)
+
+    async def delete_session(self, session_id: str) -> None:
+        await self.sessions.delete_session(session_id)
+
+    async def open_session(self, session_id: str, *, cwd: str | None = None, history: bool = True) -> bool:
+        return await self.sessions.open_session(session_id, cwd=cwd, history=history)
+
+    async def new_session(self) -> bool:
+        return await self.sessions.new_session()
+
+    def export_markdown(self) -> tuple[str, Path]:
+        return self.sessions.export_markdown()
+
     # -- the agent's life --------------------------------------------------------------------------
 
     async def start(self, resume_id: str | None = None) -> bool:
@@ -177,7 +200,7 @@ class SessionController(SessionIntents):
 
         Failures become a `Note` and the `stopped` phase, never an exception.
         """
-        session = self._agent_session(self.launch)
+        session = self.new_agent(self.launch)
         self.session = session
         self._stopped_by_user = False
         self._stderr_lines = 0
@@ -190,7 +213,7 @@ class SessionController(SessionIntents):
             await session.connect()
             self._emit(Waiting("waiting for the agent to initialize"))
             await session.initialize()
-            self._identify(session)
+            self.identify(session)
             restart_for_login = not await self._open_or_log_in(session, resume_id)
         except SpawnError as exc:
             self._unavailable(f"could not start the agent: {exc}")
@@ -224,8 +247,24 @@ class SessionController(SessionIntents):
             self.note(line, "warning")
         self._set_phase("ready")
         if not self._resend_after_login():
-            self._send_next()
+            self.send_queued()
         return True
+
+    def new_agent(self, launch: Launch) -> AgentSession:
+        """A new connection for `launch` (not started), its events routed like every other's."""
+        session = AgentSession(
+            launch.agent_argv,
+            cwd=launch.cwd,
+            env={**os.environ, **launch.env, **self.login_flow.env},
+            protocol=None if launch.protocol == "auto" else int(launch.protocol),
+            handshake_timeout=launch.init_timeout,
+            log_path=launch.log_path,
+            listener=self,
+            services=self._services_factory(launch, self.asker),
+            mcp_servers=launch.mcp_servers,
+            additional_directories=launch.add_dirs,
+        )
+        return session
 
     async def _open_session(self, session: AgentSession, resume_id: str | None) -> None:
         """Resume `resume_id` where the agent can, else open a new session; `AuthRequired` goes to the caller.
@@ -235,12 +274,12 @@ class SessionController(SessionIntents):
         """
         resumed = False
         history = False
-        if resume_id is None and not self._had_session:
-            resume_id, history = await self._session_asked_for(session)
+        if resume_id is None and not self.sessions.had_session:
+            resume_id, history = await self.sessions.asked_for(session)
         if resume_id is not None and session.can_open(history):
             self._emit(Waiting("opening the session" if history else "resuming the session"))
             try:
-                method = await session.open_session(resume_id, history=history, progress=self._replay_progress)
+                method = await session.open_session(resume_id, history=history, progress=self.sessions.replay_progress)
                 resumed = True
             except AuthRequired:
                 raise  # log in, then resume (docs/protocol.md §2.4)
@@ -252,7 +291,7 @@ class SessionController(SessionIntents):
             if resume_id is not None:
                 self.note("a new session was started: the agent's memory of this conversation starts fresh", "warning")
         else:
-            self._opened_note(method, history)
+            self.sessions.opened_note(method, history)
 
     async def restart(self, *, stop_first: bool = False) -> bool:
         """Start a fresh agent after it stopped, resuming the previous session where the agent can;
@@ -290,12 +329,12 @@ class SessionController(SessionIntents):
                     await asyncio.wait_for(session.cancel(), timeout=1.0)
                 except (TimeoutError, ConnectionClosed):
                     pass
-            await self._close_on_quit(session)
+            await self.sessions.close_on_quit(session)
             self._stopped_by_user = True
             await session.shutdown()
         for task in list(self._tasks):
             task.cancel()
-        self._flush_transcript()
+        self.flush_transcript()
         if self.transcript is not None:
             self.transcript.close()
 
@@ -309,17 +348,12 @@ class SessionController(SessionIntents):
         session = self.session
         if session is None or self.stopped:
             return await (self.restart() if session is not None else self.start())
-        if self._logging_in or self.phase == "starting":
+        if self.login_flow.active or self.phase == "starting":
             return False  # a login is already being asked (start-up asks by itself when the agent needs one)
         if self.busy:
             self.note("the agent is working; log in once it is done (or cancel the turn first)", "warning")
             return False
-        self._logging_in = True
-        try:
-            outcome = await self._log_in(session, None, asked=True)
-        finally:
-            self._logging_in = False
-        match outcome:
+        match await self.login_flow.log_in(session, None, asked=True, hold=True):
             case None:
                 self.note("this agent lists no login methods; log in with its own command", "warning")
                 return False
@@ -335,31 +369,8 @@ class SessionController(SessionIntents):
                 return False
 
     async def logout(self) -> bool:
-        """Log out (command palette): v2 `auth/logout` / v1 `logout` when the agent allows it; never without
-        listed methods. Variables the user gave are forgotten either way (not set for the next start)."""
-        forgotten = ", ".join(sorted(self._auth_env))
-        self._auth_env.clear()
-        self._login_after_restart = None
-        also = f"; {forgotten} will not be set when the agent restarts" if forgotten else ""
-        session = self.session
-        auth = self._auth_service(session) if session is not None else None
-        if session is None or self.stopped or session.init is None or auth is None:
-            self.note(f"the agent is not running: nothing to log out of{also}", "warning")
-            return False
-        raw_methods = session.init.auth_methods
-        if auth.logout_method(raw_methods) is None:
-            self.note(f"this agent offers no way to log out{also}", "warning")
-            return False
-        try:
-            await auth.log_out(self._agent_request(session), raw_methods)
-        except RpcError as exc:
-            self.note(f"the agent did not log out: {plain(exc.message)} ({exc.code}){also}", "warning")
-            return False
-        except LoginInterrupted as exc:
-            self.note(f"not logged out: {plain(str(exc))}{also}", "warning")
-            return False
-        self.note(f"logged out; the agent will ask you to log in again{also}")
-        return True
+        """Log out (command palette): the agent's own logout when it allows it; the login's variables are forgotten."""
+        return await self.login_flow.log_out(None if self.stopped else self.session)
 
     async def _open_or_log_in(self, session: AgentSession, resume_id: str | None) -> bool:
         """Open (or resume) the session, logging in and retrying while the agent requires it.
@@ -372,7 +383,7 @@ class SessionController(SessionIntents):
                 await self._open_session(session, resume_id)
                 return True
             except AuthRequired as exc:
-                match await self._log_in(session, str(exc)):
+                match await self.login_flow.log_in(session, str(exc)):
                     case LoggedIn(how=how):
                         self.note(how)
                     case RestartNeeded(how=how):
@@ -381,117 +392,56 @@ class SessionController(SessionIntents):
                     case LoginCancelled() | None:
                         raise
 
-    async def _log_in(self, session: AgentSession, reason: str | None, *, asked: bool = False) -> LoginOutcome | None:
-        """Resolve "authentication required" with the user; None when there is nothing to offer.
-
-        After a restart for an `env_var` method, its id is tried first without asking (the fresh agent may
-        still want `authenticate`/`auth/login`). `asked`: the user opened the dialog themselves.
-        """
-        auth = self._auth_service(session)
-        if auth is None or session.init is None:
-            return None
-        methods = auth.decode(session.init.auth_methods)
-        if not (asked or auth.can_help(methods, reason)):
-            return None
-        attempt = LoginAttempt(
-            reason,
-            methods,
-            self._agent_request(session),
-            {**os.environ, **self.launch.env, **self._auth_env},
-            progress=lambda text: self._emit(Waiting(text)),
-            note=self.note,
-        )
-        pending, self._login_after_restart = self._login_after_restart, None
-        outcome: LoginOutcome
-        try:
-            known = next(
-                (m for m in methods if isinstance(m, (AgentLogin, EnvVarLogin)) and m.method_id == pending), None
-            )
-            if known is not None:
-                try:
-                    failure = await auth.authenticate(attempt, known.method_id, known.name)
-                except LoginStopped:
-                    return self._login_cancelled()
-                if failure is None:
-                    return LoggedIn(f"logged in: {plain(known.name)}")
-                self.note(f"login failed — {failure}", "warning")
-            self._emit(Waiting("waiting for you to log in"))
-            outcome = await auth.log_in(attempt)
-        except LoginInterrupted as exc:
-            outcome = LoginCancelled(str(exc))
-        finally:
-            self._emit(Waiting(None))
-        match outcome:
-            case RestartNeeded(env=env, then_login=then_login):
-                self._auth_env.update(env)
-                self._login_after_restart = then_login
-            case LoginCancelled(stopped=True):
-                return self._login_cancelled()
-            case LoginCancelled(why=why) if why:
-                self.note(f"not logged in: {plain(why)}", "warning")
-            case LoggedIn() | LoginCancelled():
-                pass
-        return outcome
-
-    def _login_cancelled(self) -> LoginCancelled:
-        """The user withdrew the login (Ctrl-C at its dialog or its request): say so; the caller says how to try again."""
-        self.note("⊘ login cancelled", "warning")
-        return LoginCancelled(stopped=True)
-
     def _auth_failed(self, session: AgentSession, reason: str, *, inserted: str | None = None) -> None:
         """A prompt (or its turn) failed with -32000: log in, then send the prompt again; the queue waits.
 
         `inserted`: the user message the failed turn began with (the agent inserted the prompt); without it the
         prompt was refused before insertion and its failed submission is the first try.
         """
-        if self._logging_in or self._closed or session is not self.session:
+        if self.login_flow.active or self._closed or session is not self.session:
             return
-        self._logging_in = True  # before anything queued can go out
+        self.login_flow.active = True  # before anything queued can go out
         prompt, self._last_prompt = self._last_prompt, None
-        self._resend_of, self._refused = inserted, None if inserted is not None else _refused_submission(session.state)
-        self._spawn(self._log_in_and_resend(session, prompt, reason))
+        refused = None if inserted is not None else _refused_submission(session.state)
+        resend = Resend(prompt, inserted, refused) if prompt is not None else None
+        self.spawn(self._log_in_and_resend(session, resend, reason))
 
-    async def _log_in_and_resend(self, session: AgentSession, prompt: PromptSubmission | None, reason: str) -> None:
-        try:
-            outcome = await self._log_in(session, reason)
-        finally:
-            self._logging_in = False
-        match outcome:
+    async def _log_in_and_resend(self, session: AgentSession, resend: Resend | None, reason: str) -> None:
+        match await self.login_flow.log_in(session, reason, hold=True):
             case LoggedIn(how=how):
                 self.note(how)
-                self._resend = prompt
+                self._resend = resend
                 if not self._resend_after_login():
-                    self._send_next()
+                    self.send_queued()
             case RestartNeeded(how=how):
                 self.note(how)
-                self._resend = prompt
+                self._resend = resend
                 if not await self._restart_for_login(session, session.session_id) and self._resend is not None:
-                    self._requeue(self._resend)
+                    self._requeue(self._resend.prompt)
                     self._resend = None
             case LoginCancelled() | None:
-                if prompt is not None:
-                    self._requeue(prompt)
+                if resend is not None:
+                    self._requeue(resend.prompt)
                     self.note(
                         "not logged in: your prompt waits in the queue; log in from the command palette, "
                         "then send it with Enter",
                         "warning",
                     )
-                self._send_next()
+                self.send_queued()
 
     def _resend_after_login(self) -> bool:
         """Send the prompt a login interrupted (nothing the user typed is lost); True when one was sent."""
-        prompt, self._resend = self._resend, None
-        of, refused, self._resend_of, self._refused = self._resend_of, self._refused, None, None
-        if prompt is None:
+        resend, self._resend = self._resend, None
+        if resend is None:
             return False
         session = self.session
         if session is None or session.session_id is None or self.stopped or self.busy:
-            self._requeue(prompt)
+            self._requeue(resend.prompt)
             return False
         self.note("sending your prompt again")
-        if refused is not None:
-            session.dismiss_submission(refused)  # the refused try goes; the words show once, as sent now
-        self._send(prompt, resend_of=of)
+        if resend.refused is not None:
+            session.dismiss_submission(resend.refused)  # the refused try goes; the words show once, as sent now
+        self._send(resend.prompt, resend_of=resend.of)
         return True
 
     def _requeue(self, submission: PromptSubmission) -> None:
@@ -506,21 +456,6 @@ class SessionController(SessionIntents):
         self._stopped_by_user = True
         await session.shutdown()
         return await self.start(resume_id)
-
-    def _agent_request(self, session: AgentSession) -> AgentRequest:
-        """The login requests' way to the agent: its exit becomes `LoginInterrupted`."""
-
-        async def request(method: str, params: object) -> object:
-            try:
-                return await session.connection.request(method, params)
-            except ConnectionClosed as exc:
-                raise LoginInterrupted(str(exc)) from None
-
-        return request
-
-    @staticmethod
-    def _auth_service(session: AgentSession) -> AuthService | None:
-        return next((s for s in session.services if isinstance(s, AuthService)), None)
 
     # -- prompts -----------------------------------------------------------------------------------
 
@@ -544,7 +479,7 @@ class SessionController(SessionIntents):
     def send_next(self) -> bool:
         """Send the oldest queued prompt now (also when the queue is paused); True when one was sent."""
         self.queue.paused = False
-        sent = self._send_next()
+        sent = self.send_queued()
         self._queue_changed()
         return sent
 
@@ -556,7 +491,7 @@ class SessionController(SessionIntents):
         self._queue_changed()
         return submission
 
-    def _send_next(self) -> bool:
+    def send_queued(self) -> bool:
         session = self.session
         if self.queue.paused or self.busy or self.stopped or session is None or session.session_id is None:
             return False
@@ -572,7 +507,7 @@ class SessionController(SessionIntents):
     def _send(self, submission: PromptSubmission, *, resend_of: str | None = None) -> None:
         self._sending = True
         self._emit(Waiting("waiting for the agent to take the prompt"))
-        self._spawn(self._prompt(submission, resend_of))
+        self.spawn(self._prompt(submission, resend_of))
 
     async def _prompt(self, submission: PromptSubmission, resend_of: str | None = None) -> None:
         """Build the blocks now (files are read fresh, as the agent's capabilities allow), then send.
@@ -627,14 +562,13 @@ class SessionController(SessionIntents):
         """Cancel the turn (answers open questions `cancelled`), or withdraw the agent's login request while one
         awaits its answer (the login ends "cancelled"); False when there is nothing to cancel."""
         session = self.session
-        auth = self._auth_service(session) if session is not None else None
-        if auth is not None and auth.stop_login():
+        if self.login_flow.withdraw(session):
             return True  # not a turn: no `session/cancel`, the queue keeps what it holds
         if session is None or self.stopped or self.cancel_sent_at is not None:
             return False
         self._set_cancel(time.monotonic())
         self._slow_cancel = asyncio.get_running_loop().call_later(self.force_stop_after, self._cancel_is_slow)
-        self._spawn(session.cancel())
+        self.spawn(session.cancel())
         return True
 
     async def cancel_tool_call(self, tool_call_id: str) -> None:
@@ -686,7 +620,8 @@ class SessionController(SessionIntents):
 
     # -- session events ------------------------------------------------------------------------------
 
-    def _on_session_event(self, session: AgentSession, event: SessionEvent) -> None:
+    def session_event(self, session: AgentSession, event: SessionEvent) -> None:
+        """What the agent session reports (`SessionListener`): fed to the transcript, the UI and the turn."""
         if session is not self.session or self._closed:
             return  # a replaced connection's late news
         if isinstance(event, ModelChanged):
@@ -710,12 +645,12 @@ class SessionController(SessionIntents):
                     if line is not None:
                         self.note(line.text, "warning" if line.warning else "info")
             if indexed:
-                self._index_session(session)  # the session list shows its title and last activity
+                self.sessions.index_session(session)  # the session list shows its title and last activity
             if moved:
                 self._turn_progress()  # after the turn's end is marked (and the queue maybe paused)
         elif isinstance(event, SessionSwitched):
             self._modes.seen((session, session.session_id), session.state.config_options)  # the new one's start
-            self._switched(session, event)
+            self.sessions.switched(session, event)
         else:
             self._stderr_lines += 1
             self._emit(event)
@@ -743,7 +678,7 @@ class SessionController(SessionIntents):
             return
         self._set_cancel(None)
         if not self.stopped:
-            self._send_next()
+            self.send_queued()
 
     def _mark_turn_end(self, stop_reason: str | None, error_message: str | None) -> None:
         """A turn that did not simply end gets a line in the conversation, so the history says so."""
@@ -789,7 +724,7 @@ class SessionController(SessionIntents):
 
     def note(self, text: str, severity: Severity = "info", *, detail: str = "") -> None:
         """A client line in the conversation and the transcript."""
-        self._flush_transcript()  # keep the transcript in conversation order
+        self.flush_transcript()  # keep the transcript in conversation order
         if self.transcript is not None:
             self.transcript.note(text)
         self._emit(Note(text, severity, detail))
@@ -800,7 +735,7 @@ class SessionController(SessionIntents):
         self._set_phase("stopped")
         self.note(message, "error", detail=self.stderr_tail())
 
-    def _identify(self, session: AgentSession) -> None:
+    def identify(self, session: AgentSession) -> None:
         agent = session.init.agent if session.init is not None else None
         name = self.launch.agent_name
         version = None
@@ -808,9 +743,7 @@ class SessionController(SessionIntents):
             name = agent.title or agent.name or name
             version = agent.version
         self.agent_name = name
-        auth = self._auth_service(session)
-        if auth is not None:
-            auth.agent_name = name  # the login dialogs name the agent as it calls itself
+        self.login_flow.identified(session, name)
         self._emit(AgentIdentified(name, version, session.version or 0))
 
     def _set_phase(self, phase: Lifecycle) -> None:
@@ -818,12 +751,16 @@ class SessionController(SessionIntents):
             self.phase = phase
             self._emit(LifecycleChanged(phase))
 
+    def waiting(self, what: str | None) -> None:
+        """Show (or, None, clear) what the client waits for in the status line."""
+        self._emit(Waiting(what))
+
     def _queue_changed(self) -> None:
         self._emit(QueueChanged(self.queue.items, self.queue.paused and bool(len(self.queue))))
 
     def _open_transcript(self, session: AgentSession) -> None:
-        fresh, self._fresh_transcript = self._fresh_transcript, False
-        self._session_shown()
+        fresh, self.sessions.fresh_transcript = self.sessions.fresh_transcript, False
+        self.sessions.session_shown()
         if not self._transcripts or fresh:
             return  # a session switch opened it (with the history it replayed)
         if self.transcript is not None:
@@ -832,7 +769,7 @@ class SessionController(SessionIntents):
         label = session.session_id or "session"
         self.transcript = TranscriptWriter(transcript_path(label, datetime.now()), label=label)
         self.transcript.note(f"agent {self.launch.agent_name}; session {session.session_id}; cwd {self.launch.cwd}")
-        self._index_session(session)
+        self.sessions.index_session(session)
 
     @property
     def transcript_error(self) -> str | None:
@@ -840,9 +777,9 @@ class SessionController(SessionIntents):
 
     def _schedule_transcript(self) -> None:
         if self._transcript_flush is None:
-            self._transcript_flush = asyncio.get_running_loop().call_later(TRANSCRIPT_FRAME, self._flush_transcript)
+            self._transcript_flush = asyncio.get_running_loop().call_later(TRANSCRIPT_FRAME, self.flush_transcript)
 
-    def _flush_transcript(self, state: SessionState | None = None) -> None:
+    def flush_transcript(self, state: SessionState | None = None) -> None:
         """Write the pending changes; `state` is the model they belong to (the current one by default)."""
         if self._transcript_flush is not None:
             self._transcript_flush.cancel()
@@ -853,7 +790,7 @@ class SessionController(SessionIntents):
         if changes and self.transcript is not None and state is not None:
             self.transcript.write_changes(state, coalesce(changes))
 
-    def _spawn(self, coro: Coroutine[Any, Any, object]) -> None:
+    def spawn(self, coro: Coroutine[Any, Any, object]) -> None:
         task: asyncio.Task[object] = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)

@@ -14,9 +14,9 @@ import json
 from collections.abc import Callable
 from typing import TextIO
 
-from acp_tui.agent.events import ModelChanged
+from acp_tui.agent.session_events import ModelChanged
 from acp_tui.controller.controller import SessionController
-from acp_tui.controller.events import AgentIdentified, ControllerEvent, Note
+from acp_tui.controller.controller_events import AgentIdentified, ControllerEvent, Note
 from acp_tui.headless.policy import PolicyAsker, launch_for
 from acp_tui.launch import Launch
 from acp_tui.sanitize import plain

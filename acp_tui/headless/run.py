@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from acp_tui import lineage
-from acp_tui.agent.events import ModelChanged
+from acp_tui.agent.session_events import ModelChanged
 from acp_tui.controller.controller import SessionController
-from acp_tui.controller.events import ControllerEvent, Note
+from acp_tui.controller.controller_events import ControllerEvent, Note
 from acp_tui.headless.output import AnswerWriter, Commentary, JsonLinesWriter, OutputFormat, Sink, colour_allowed
 from acp_tui.headless.policy import Approve, PolicyAsker, launch_for
 from acp_tui.launch import Launch

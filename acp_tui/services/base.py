@@ -25,6 +25,7 @@ import msgspec
 
 from acp_tui.protocol.jsonrpc import Request
 from acp_tui.protocol.methods import RequestPermissionRequest
+from acp_tui.session.reducer import ModelInput
 
 #: Answers one agent→client request: returns the result (a msgspec Struct, a dict, or pre-encoded
 #: bytes) or raises `acp_tui.agent.connection.RpcError`. Runs in its own task; if that task is
@@ -56,11 +57,11 @@ class SessionDialect(Protocol):
         """Decode `session/request_permission` params into the v2 shape (raises `MalformedMessage`)."""
         ...
 
-    def permission_opened(self, request_id: int | str, request: RequestPermissionRequest) -> list[object]:
+    def permission_opened(self, request_id: int | str, request: RequestPermissionRequest) -> list[ModelInput]:
         """The model events for a permission request that arrived."""
         ...
 
-    def permission_closed(self, request_id: int | str, outcome: str) -> list[object]:
+    def permission_closed(self, request_id: int | str, outcome: str) -> list[ModelInput]:
         """The model events for its answer."""
         ...
 
@@ -75,9 +76,9 @@ class ServiceContext:
     cwd: Path
     #: the current session id (None before `session/new` answers)
     session_id: Callable[[], str | None]
-    #: feed a v2 session update or a local event (`acp_tui.session.events`) to the reducer; the UI
+    #: feed a v2 session update or a local event (`acp_tui.session.local_events`) to the reducer; the UI
     #: renders the model changes it produces. Synchronous, same event loop.
-    apply: Callable[[object], None]
+    apply: Callable[[ModelInput], None]
     #: record a protocol problem: what the agent sent that could not be used, and the raw bytes
     report: Callable[[str, bytes], None]
     #: the negotiated `initialize` result's agent capabilities, as sent (for gating)

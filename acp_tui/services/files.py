@@ -29,7 +29,7 @@ removed on every failure. A file made, removed or changed since it was looked at
 open, say) is not replaced: the change shown would not be the change made. An agent swapping a folder for a symlink meanwhile gets a clear error ("the
 folder race changed while writing; nothing was written"), never a write or read elsewhere (issue 21).
 
-Every access shows in the timeline (`acp_tui.session.events.FileAccessed`): a read as one line, a write
+Every access shows in the timeline (`acp_tui.session.local_events.FileAccessed`): a read as one line, a write
 with its diff; in the tool call it belongs to when that is certain. Errors: -32602 for what the request
 asks that cannot be served as text (relative path, directory, binary, too large, refused), -32002 for
 a missing file outside the folder, -32603 for an operating-system failure (or a question that could
@@ -73,7 +73,7 @@ from acp_tui.protocol.jsonrpc import (
 from acp_tui.protocol.v2 import Diff, DiffChange, DiffPatch
 from acp_tui.services.base import Capabilities, ServiceContext, ServiceHandler
 from acp_tui.services.beneath import PathChanged, open_file, open_folder, still_at
-from acp_tui.session.events import FileAccessed, FileAccessStatus
+from acp_tui.session.local_events import FileAccessed, FileAccessStatus
 
 __all__ = [
     "MAX_READ_BYTES",

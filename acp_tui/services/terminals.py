@@ -82,7 +82,8 @@ from acp_tui.protocol.terminal import (
 )
 from acp_tui.protocol.v2 import TerminalExitStatus, TerminalOutputChunk, TerminalUpdate
 from acp_tui.services.base import Capabilities, ServiceContext, ServiceHandler
-from acp_tui.session.events import TerminalTimed
+from acp_tui.session.local_events import TerminalTimed
+from acp_tui.session.reducer import ModelInput
 
 __all__ = ["TerminalService", "DEFAULT_OUTPUT_LIMIT", "MAX_OUTPUT_LIMIT", "MAX_TERMINALS"]
 
@@ -366,7 +367,7 @@ class TerminalService:
         await command.kill(self.kill_grace)
         return True
 
-    def apply(self, item: object) -> None:
+    def apply(self, item: ModelInput) -> None:
         """Feed one update or local event to the session model (nothing once the connection is gone)."""
         if self._context is not None:
             self._context.apply(item)

@@ -340,7 +340,7 @@ class FileAccess:
     """A file the client read or wrote for the agent (v1 `fs/*`, docs/protocol.md §10.2), or refused to.
 
     A line in the timeline, or an entry of `ToolCall.files` when it belongs to a tool call (then
-    `tool_call_id` names it). Fields as in `acp_tui.session.events.FileAccessed`; never changes once made.
+    `tool_call_id` names it). Fields as in `acp_tui.session.local_events.FileAccessed`; never changes once made.
     """
 
     __slots__ = (

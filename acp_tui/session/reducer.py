@@ -24,7 +24,7 @@ import base64
 import binascii
 import posixpath
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
 from msgspec import UNSET
 
@@ -41,6 +41,7 @@ from acp_tui.protocol.v2 import (
     Notice,
     PlanUpdate,
     SessionInfoUpdate,
+    SessionUpdate,
     StateUpdate,
     TerminalOutputChunk,
     TerminalUpdate,
@@ -72,10 +73,11 @@ from acp_tui.session.changes import (
     TurnEnded,
     UsageChanged,
 )
-from acp_tui.session.events import (
+from acp_tui.session.local_events import (
     AgentExited,
     CancelRequested,
     FileAccessed,
+    LocalEvent,
     PermissionRequested,
     PermissionResolved,
     PromptAccepted,
@@ -125,8 +127,16 @@ _Handler = Callable[[SessionState, Any], list[Change]]
 _E = TypeVar("_E", Message, ToolCall, Terminal, Compaction)
 
 
-def apply(state: SessionState, item: object) -> list[Change]:
-    """Apply one decoded v2 update or local event to `state`; return what changed, in order."""
+#: What the reducer applies: a decoded v2 update (v1's translated by its adapter) or a local event.
+ModelInput: TypeAlias = SessionUpdate | LocalEvent
+
+
+def apply(state: SessionState, item: ModelInput | object) -> list[Change]:
+    """Apply one decoded v2 update or local event to `state`; return what changed, in order.
+
+    Callers hand it a `ModelInput`; it takes anything else too, on purpose: a foreign object is recorded as
+    a problem ("unsupported update"), never a crash (docs/protocol.md §11).
+    """
     handler = _HANDLERS.get(type(item))
     if handler is None:
         return _problem(state, "unsupported update", type(item).__name__)

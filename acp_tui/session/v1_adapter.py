@@ -68,7 +68,7 @@ from acp_tui.protocol.v2 import (
     UnknownUpdate,
     UserMessageChunk,
 )
-from acp_tui.session.events import PromptAccepted, ToolCallCreated
+from acp_tui.session.local_events import PromptAccepted, ToolCallCreated
 from acp_tui.session.model import AGENT_MESSAGE, AGENT_THOUGHT, USER_MESSAGE
 
 #: The `configId` of the select option that stands for v1 modes (set it with `session/set_mode`).

@@ -16,7 +16,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from acp_tui.controller.controller import SessionController
-from acp_tui.controller.events import (
+from acp_tui.controller.controller_events import (
     AgentIdentified,
     CancelStateChanged,
     ControllerEvent,

@@ -13,7 +13,7 @@ from typing import assert_never
 from textual.app import App
 from textual.timer import Timer
 
-from acp_tui.controller.events import (
+from acp_tui.controller.controller_events import (
     AgentIdentified,
     CancelStateChanged,
     LifecycleChanged,

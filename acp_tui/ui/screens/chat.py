@@ -22,7 +22,7 @@ from textual.screen import Screen
 from acp_tui.agent.connection import ConnectionClosed
 from acp_tui.agent.session import SessionError
 from acp_tui.controller.controller import SessionController
-from acp_tui.controller.events import ControllerEvent
+from acp_tui.controller.controller_events import ControllerEvent
 from acp_tui.history import PromptHistory
 from acp_tui.launch import Launch
 from acp_tui.path_text import display_path

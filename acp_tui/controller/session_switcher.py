@@ -1,7 +1,7 @@
-"""The controller's session intents: list, open, start anew, delete and close (docs/protocol.md §3).
+"""The controller's session switcher: list, open, start anew, delete and close (docs/protocol.md §3).
 
-`SessionController` inherits these; they live here so the agent's life (start, restart, turns, login) and
-the moves between sessions read apart. Every method is called only when the agent advertised it
+`SessionController` owns one (`controller.sessions`) and is its `SwitcherHost`; it lives here so the agent's
+life (start, restart, turns, login) and the moves between sessions read apart. Every method is called only when the agent advertised it
 (`SessionAbilities`); an unexpected answer (an unknown id, a bad cursor, a load that fails halfway)
 becomes a clear `Note` or `SessionError`, and the conversation on screen stays what it was.
 
@@ -14,20 +14,19 @@ services guard the right directory; the first process goes once the second has t
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from acp_tui.agent.connection import ConnectionClosed
 from acp_tui.agent.dialect import OpenMethod, SessionAbilities
-from acp_tui.agent.events import SessionSwitched
 from acp_tui.agent.process import SpawnError
 from acp_tui.agent.session import AgentSession, SessionError
-from acp_tui.controller.events import ControllerEvent, SessionOpened, Severity, Waiting
+from acp_tui.agent.session_events import SessionSwitched
+from acp_tui.controller.controller_events import ControllerEvent, Lifecycle, SessionOpened, Severity
 from acp_tui.controller.sessions import (
     IndexEntry,
     SessionIndex,
@@ -45,59 +44,64 @@ from acp_tui.session.changes import Change, EntityAdded, InfoChanged
 from acp_tui.session.model import SessionState
 from acp_tui.transcript import TranscriptWriter, render_markdown, transcript_path
 
-if TYPE_CHECKING:
-    from acp_tui.controller.events import Lifecycle
-    from acp_tui.controller.wiring import ServicesFactory, UserAsker
-
 #: Replay progress is reported at most this often (the status line, not one event per update).
 PROGRESS_EVERY = 0.1
 #: How long a `session/close` may take before we go on without its answer (quit, switch).
 CLOSE_TIMEOUT = 2.0
 
 
-class SessionIntents:
-    """Mixed into `SessionController`: what the user can do with sessions besides talking in one."""
+class SwitcherHost(Protocol):
+    """What the switcher needs of its controller: the agent, its launch and transcript, and its conversation."""
 
-    # What the controller provides (declared for the type checker; set by `SessionController.__init__`).
     launch: Launch
     session: AgentSession | None
-    phase: Lifecycle
-    asker: UserAsker
     transcript: TranscriptWriter | None
-    _emit: Callable[[ControllerEvent], None]
-    _transcripts: bool
-    _services_factory: ServicesFactory
-    _auth_env: dict[str, str]
 
-    if TYPE_CHECKING:
+    @property
+    def phase(self) -> Lifecycle: ...
 
-        @property
-        def stopped(self) -> bool: ...
+    @property
+    def stopped(self) -> bool: ...
 
-        @property
-        def busy(self) -> bool: ...
+    @property
+    def busy(self) -> bool: ...
 
-        def note(self, text: str, severity: Severity = "info", *, detail: str = "") -> None: ...
+    def note(self, text: str, severity: Severity = "info", *, detail: str = "") -> None: ...
 
-        def _spawn(self, coro: Coroutine[Any, Any, object]) -> None: ...
+    def waiting(self, what: str | None) -> None: ...
 
-        def _send_next(self) -> bool: ...
+    def spawn(self, coro: Coroutine[Any, Any, object]) -> None:
+        """Run `coro` as the controller's task (cancelled when it shuts down)."""
+        ...
 
-        def _identify(self, session: AgentSession) -> None: ...
+    def send_queued(self) -> bool:
+        """Send the next queued prompt if the agent can take it now."""
+        ...
 
-        def _flush_transcript(self, state: SessionState | None = None) -> None: ...
+    def identify(self, session: AgentSession) -> None: ...
 
-        def _on_session_event(self, session: AgentSession, event: Any) -> None: ...
+    def flush_transcript(self, state: SessionState | None = None) -> None: ...
 
-        async def start(self, resume_id: str | None = None) -> bool: ...
+    def new_agent(self, launch: Launch) -> AgentSession:
+        """A new connection for `launch` (not started), its events routed like every other's."""
+        ...
 
-    def _init_sessions(self) -> None:
+    async def start(self, resume_id: str | None = None) -> bool: ...
+
+
+class SessionSwitcher:
+    """What the user can do with sessions besides talking in one; composed into `SessionController`."""
+
+    def __init__(self, host: SwitcherHost, *, emit: Callable[[ControllerEvent], None], transcripts: bool) -> None:
+        self._host = host
+        self._emit = emit
+        self._transcripts = transcripts
         #: a session is being opened (prompts typed meanwhile wait in the queue for it)
         self.opening = False
         #: a session was shown in this controller's life (a later one replaces it on screen)
-        self._had_session = False
+        self.had_session = False
         #: the transcript was opened by a session switch (start() must not note a restart in it)
-        self._fresh_transcript = False
+        self.fresh_transcript = False
         self._progress_at = 0.0
         self.index = SessionIndex()
 
@@ -106,9 +110,9 @@ class SessionIntents:
     @property
     def abilities(self) -> SessionAbilities:
         """The session methods the running agent advertised (none while it is stopped)."""
-        if self.session is None or self.stopped:
+        if self._host.session is None or self._host.stopped:
             return SessionAbilities()
-        return self.session.abilities()
+        return self._host.session.abilities()
 
     async def session_abilities(self) -> SessionAbilities:
         """The session methods the agent advertised, once it has started (none if it is not running)."""
@@ -120,11 +124,11 @@ class SessionIntents:
 
     @property
     def current_session_id(self) -> str | None:
-        return self.session.session_id if self.session is not None else None
+        return self._host.session.session_id if self._host.session is not None else None
 
     def transcript_sessions(self, *, all_dirs: bool = False) -> list[SessionListing]:
         """The sessions of this agent we have transcripts of, in this folder (or every folder), newest first."""
-        return self.index.sessions(self.launch.agent_name, None if all_dirs else self.launch.cwd)
+        return self.index.sessions(self._host.launch.agent_name, None if all_dirs else self._host.launch.cwd)
 
     # -- intents ---------------------------------------------------------------------------------------
 
@@ -143,48 +147,48 @@ class SessionIntents:
         `cwd` is the session's own folder (from the list); another folder than the current one is opened by an
         agent started there. A stopped agent is started for it.
         """
-        session = self.session
-        if session is None or self.stopped:
-            if self.phase == "starting":
-                self.note("the agent is still starting; open the session once it is ready", "warning")
+        session = self._host.session
+        if session is None or self._host.stopped:
+            if self._host.phase == "starting":
+                self._host.note("the agent is still starting; open the session once it is ready", "warning")
                 return False
-            if cwd is not None and not same_folder(cwd, self.launch.cwd):
-                self.launch = replace(self.launch, cwd=Path(cwd))
-            self.launch = replace(self.launch, resume_id=session_id)
-            self._had_session = False  # the fresh agent's first session: nothing of it is shown yet
-            return await self.start()
+            if cwd is not None and not same_folder(cwd, self._host.launch.cwd):
+                self._host.launch = replace(self._host.launch, cwd=Path(cwd))
+            self._host.launch = replace(self._host.launch, resume_id=session_id)
+            self.had_session = False  # the fresh agent's first session: nothing of it is shown yet
+            return await self._host.start()
         if session.session_id == session_id:
-            self.note("this session is already open")
+            self._host.note("this session is already open")
             return True
         if not self._may_switch():
             return False
         if cwd is not None and not same_folder(cwd, session.cwd):
             return await self._open_elsewhere(session_id, Path(cwd), history)
         if not session.can_open(history):
-            self.note("this agent cannot open past sessions; their transcripts can still be read", "warning")
+            self._host.note("this agent cannot open past sessions; their transcripts can still be read", "warning")
             return False
         left = session.session_id
         self._begin_switch("opening the session")
         try:
-            method = await session.open_session(session_id, history=history, progress=self._replay_progress)
+            method = await session.open_session(session_id, history=history, progress=self.replay_progress)
         except (SessionError, RpcError, ConnectionClosed) as exc:
-            self.note(f"could not open the session: {plain(str(exc))}; this conversation stays", "warning")
+            self._host.note(f"could not open the session: {plain(str(exc))}; this conversation stays", "warning")
             return False
         finally:
             self._end_switch()
-        self._opened_note(method, history)
+        self.opened_note(method, history)
         self._after_switch(session, left)
         return True
 
     async def new_session(self) -> bool:
         """A new session with the same agent, no restart; the one left is closed (`session/close`, if offered)."""
-        session = self.session
-        if session is None or self.stopped:
-            if self.phase == "starting":
+        session = self._host.session
+        if session is None or self._host.stopped:
+            if self._host.phase == "starting":
                 return False
-            self._had_session = False
-            self.launch = replace(self.launch, resume_id=None, continue_last=False)
-            return await self.start()
+            self.had_session = False
+            self._host.launch = replace(self._host.launch, resume_id=None, continue_last=False)
+            return await self._host.start()
         if not self._may_switch():
             return False
         left = session.session_id
@@ -192,7 +196,7 @@ class SessionIntents:
         try:
             await session.new_session()
         except (SessionError, RpcError, ConnectionClosed) as exc:
-            self.note(f"could not start a new session: {plain(str(exc))}; this conversation stays", "warning")
+            self._host.note(f"could not start a new session: {plain(str(exc))}; this conversation stays", "warning")
             return False
         finally:
             self._end_switch()
@@ -212,7 +216,7 @@ class SessionIntents:
     async def latest_session(self) -> SessionListing | None:
         """The most recent session of this agent in this folder: from its list (first page) or our transcripts."""
         rows: list[SessionListing] = []
-        session = self.session
+        session = self._host.session
         if session is not None and session.abilities().list:
             try:
                 page = await session.list_sessions(None, str(session.cwd))
@@ -225,10 +229,10 @@ class SessionIntents:
 
     def export_markdown(self) -> tuple[str, Path]:
         """The conversation so far as Markdown (a chat log, from our transcript) and the transcript it came from."""
-        writer = self.transcript
+        writer = self._host.transcript
         if writer is None:
             raise SessionError("there is no transcript of this conversation to export")
-        self._flush_transcript()
+        self._host.flush_transcript()
         try:
             return render_markdown(writer.path), writer.path
         except OSError as exc:
@@ -236,58 +240,58 @@ class SessionIntents:
 
     # -- hooks the controller calls ---------------------------------------------------------------------
 
-    async def _session_asked_for(self, session: AgentSession) -> tuple[str | None, bool]:
+    async def asked_for(self, session: AgentSession) -> tuple[str | None, bool]:
         """The session the command line asked for (`--resume ID`, `--continue`), to open with its history."""
-        launch = self.launch
+        launch = self._host.launch
         if launch.resume_id is not None:
             return launch.resume_id, True
         if not launch.continue_last:
             return None, False
         latest = await self.latest_session()
         if latest is None:
-            self.note("no earlier session of this agent here: a new one starts")
+            self._host.note("no earlier session of this agent here: a new one starts")
             return None, False
         if not latest.listed and not session.can_open(True):
-            self.note(
+            self._host.note(
                 "this agent cannot open its past sessions; the last one's transcript can be read in the session list",
                 "warning",
             )
             return None, False
         return latest.session_id, True
 
-    def _switched(self, session: AgentSession, event: SessionSwitched) -> None:
+    def switched(self, session: AgentSession, event: SessionSwitched) -> None:
         """The agent session now holds another session's model: a transcript of its own, then show it whole."""
-        self._flush_transcript(event.previous)  # what was left of the session shown so far
+        self._host.flush_transcript(event.previous)  # what was left of the session shown so far
         self._new_transcript(session)
-        replaces = self._had_session
-        self._session_shown()
+        replaces = self.had_session
+        self.session_shown()
         self._emit(SessionOpened(event.session_id, session.cwd, replaces))
 
-    def _session_shown(self) -> None:
+    def session_shown(self) -> None:
         """A session is on screen: what the command line asked for is done (a restart resumes this one)."""
-        self._had_session = True
-        if self.launch.resume_id is not None or self.launch.continue_last:
-            self.launch = replace(self.launch, resume_id=None, continue_last=False)
+        self.had_session = True
+        if self._host.launch.resume_id is not None or self._host.launch.continue_last:
+            self._host.launch = replace(self._host.launch, resume_id=None, continue_last=False)
 
-    def _index_session(self, session: AgentSession) -> None:
+    def index_session(self, session: AgentSession) -> None:
         """Keep the index entry of this session's transcript current (title, last activity)."""
-        writer = self.transcript
+        writer = self._host.transcript
         if writer is None or session.session_id is None:
             return
         self.index.record(
             IndexEntry(
                 writer.path,
                 session.session_id,
-                self.launch.agent_name,
+                self._host.launch.agent_name,
                 session.cwd,
                 state_title(session.state),
                 time.time(),
             )
         )
 
-    async def _close_on_quit(self, session: AgentSession) -> None:
+    async def close_on_quit(self, session: AgentSession) -> None:
         """Quit: the agent frees the session (`session/close`, when offered) before its process is stopped."""
-        if self.stopped or session.session_id is None or session.connection.exit_info is not None:
+        if self._host.stopped or session.session_id is None or session.connection.exit_info is not None:
             return
         try:
             await asyncio.wait_for(session.close_session(), CLOSE_TIMEOUT / 2)
@@ -298,100 +302,84 @@ class SessionIntents:
 
     def _may_switch(self) -> bool:
         if self.opening:
-            self.note("a session is being opened already", "warning")
+            self._host.note("a session is being opened already", "warning")
             return False
-        if self.busy:
-            self.note("the agent is working; let it finish or cancel the turn (Ctrl-C) first", "warning")
+        if self._host.busy:
+            self._host.note("the agent is working; let it finish or cancel the turn (Ctrl-C) first", "warning")
             return False
         return True
 
     def _begin_switch(self, what: str) -> None:
         self.opening = True
         self._progress_at = 0.0
-        self._emit(Waiting(what))
+        self._host.waiting(what)
 
     def _end_switch(self) -> None:
         self.opening = False
-        self._emit(Waiting(None))
+        self._host.waiting(None)
 
     def _after_switch(self, session: AgentSession, left: str | None) -> None:
         """The new session is shown: close the one left behind, then send what was typed meanwhile."""
         if left is not None and left != session.session_id:
-            self._spawn(self._close_left(session, left))
-        self._send_next()
+            self._host.spawn(self._close_left(session, left))
+        self._host.send_queued()
 
     async def _close_left(self, session: AgentSession, session_id: str) -> None:
         try:
             await asyncio.wait_for(session.close_other(session_id), CLOSE_TIMEOUT)
         except (TimeoutError, SessionError, RpcError, ConnectionClosed) as exc:
-            if self.transcript is not None:
-                self.transcript.note(f"the session left behind was not closed: {plain(str(exc))}")
+            if self._host.transcript is not None:
+                self._host.transcript.note(f"the session left behind was not closed: {plain(str(exc))}")
 
-    def _replay_progress(self, count: int) -> None:
+    def replay_progress(self, count: int) -> None:
         now = time.monotonic()
         if now - self._progress_at >= PROGRESS_EVERY:
             self._progress_at = now
-            self._emit(Waiting(f"restoring the history: {count:,} updates"))
+            self._host.waiting(f"restoring the history: {count:,} updates")
 
-    def _opened_note(self, method: OpenMethod, history: bool) -> None:
+    def opened_note(self, method: OpenMethod, history: bool) -> None:
         if method == "resume" and history:
-            self.note(
+            self._host.note(
                 "session resumed; this agent does not replay its history (its transcript, if we have one, "
                 "can be read in the session list)",
                 "warning",
             )
         elif method == "resume":
-            self.note("session resumed: the agent remembers this conversation")
+            self._host.note("session resumed: the agent remembers this conversation")
         else:
-            self.note("session opened: its history is above; the agent remembers it")
+            self._host.note("session opened: its history is above; the agent remembers it")
 
     def _new_transcript(self, session: AgentSession) -> None:
         """A transcript for the session now shown, starting with everything it holds (its replayed history)."""
         if not self._transcripts:
             return
-        if self.transcript is not None:
-            self.transcript.close()
+        if self._host.transcript is not None:
+            self._host.transcript.close()
         label = session.session_id or "session"
         writer = TranscriptWriter(transcript_path(label, datetime.now()), label=label)
-        writer.note(f"agent {self.launch.agent_name}; session {session.session_id}; cwd {session.cwd}")
+        writer.note(f"agent {self._host.launch.agent_name}; session {session.session_id}; cwd {session.cwd}")
         writer.write_changes(session.state, _whole(session.state))
-        self.transcript = writer
-        self._fresh_transcript = True
-        self._index_session(session)
-
-    def _agent_session(self, launch: Launch) -> AgentSession:
-        """A new connection for `launch` (not started), its events routed like every other's."""
-        session = AgentSession(
-            launch.agent_argv,
-            cwd=launch.cwd,
-            env={**os.environ, **launch.env, **self._auth_env},
-            protocol=None if launch.protocol == "auto" else int(launch.protocol),
-            handshake_timeout=launch.init_timeout,
-            log_path=launch.log_path,
-            emit=lambda event: self._on_session_event(session, event),
-            services=self._services_factory(launch, self.asker),
-            mcp_servers=launch.mcp_servers,
-            additional_directories=launch.add_dirs,
-        )
-        return session
+        self._host.transcript = writer
+        self.fresh_transcript = True
+        self.index_session(session)
 
     async def _open_elsewhere(self, session_id: str, cwd: Path, history: bool) -> bool:
         """A session of another folder: an agent started there opens it; this one goes once it has."""
-        old = self.session
+        old = self._host.session
         assert old is not None
-        launch = replace(self.launch, cwd=cwd)
-        fresh = self._agent_session(launch)
+        launch = replace(self._host.launch, cwd=cwd)
+        fresh = self._host.new_agent(launch)
         self._begin_switch(f"starting the agent in {plain(str(cwd))}")
         try:
             await fresh.connect()
             await fresh.initialize()
             if not fresh.can_open(history):
                 raise SessionError("this agent cannot open past sessions")
-            self._emit(Waiting("opening the session"))
-            method = await fresh.open_session(session_id, history=history, progress=self._replay_progress)
+            self._host.waiting("opening the session")
+            method = await fresh.open_session(session_id, history=history, progress=self.replay_progress)
         except (SpawnError, SessionError, RpcError, ConnectionClosed) as exc:
             await fresh.shutdown()
-            self.note(
+            self._host.note(
                 f"could not open the session in {plain(str(cwd))}: {plain(str(exc))}; this conversation stays",
                 "warning",
             )
@@ -399,14 +387,14 @@ class SessionIntents:
         finally:
             self._end_switch()
         left = old.session_id
-        self._flush_transcript()  # the old session's last changes, against its own model
-        self.session, self.launch = fresh, launch
-        self._identify(fresh)
+        self._host.flush_transcript()  # the old session's last changes, against its own model
+        self._host.session, self._host.launch = fresh, launch
+        self._host.identify(fresh)
         assert fresh.session_id is not None
-        self._switched(fresh, SessionSwitched(fresh.session_id, old.state, method != "resume"))
-        self._opened_note(method, history)
-        self._spawn(self._retire(old, left))
-        self._send_next()
+        self.switched(fresh, SessionSwitched(fresh.session_id, old.state, method != "resume"))
+        self.opened_note(method, history)
+        self._host.spawn(self._retire(old, left))
+        self._host.send_queued()
         return True
 
     async def _retire(self, session: AgentSession, left: str | None) -> None:
@@ -420,11 +408,11 @@ class SessionIntents:
 
     async def _ready_session(self) -> AgentSession:
         """The running agent, waiting while it starts; raises `SessionError` when it is not running."""
-        deadline = time.monotonic() + self.launch.init_timeout + 5
-        while self.phase == "starting" and time.monotonic() < deadline:
+        deadline = time.monotonic() + self._host.launch.init_timeout + 5
+        while self._host.phase == "starting" and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
-        session = self.session
-        if session is None or self.stopped:
+        session = self._host.session
+        if session is None or self._host.stopped:
             raise SessionError("the agent is not running; press Ctrl-R to restart it")
         return session
 
@@ -437,4 +425,4 @@ def _whole(state: SessionState) -> list[Change]:
     return changes
 
 
-__all__ = ["CLOSE_TIMEOUT", "PROGRESS_EVERY", "SessionIntents"]
+__all__ = ["CLOSE_TIMEOUT", "PROGRESS_EVERY", "SessionSwitcher", "SwitcherHost"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-from acp_tui.agent.events import ModelChanged, StderrLine
+from acp_tui.agent.session_events import ModelChanged, StderrLine
 
 Severity = Literal["info", "warning", "error"]
 Lifecycle = Literal["starting", "ready", "stopped"]
