@@ -74,14 +74,16 @@ class Output:
         self._stream = stream
         self.closed = False
 
-    def send(self, line: bytes) -> None:
+    def send(self, *lines: bytes) -> None:
+        """Write `lines` (framed) in one write: a reader gets them together (below the pipe's atomic size)."""
         if self.closed:
             return
+        data = b"".join(line + b"\n" for line in lines)
         try:
             if self._writer is not None:
-                self._writer.write(line + b"\n")
+                self._writer.write(data)
             elif self._stream is not None:
-                self._stream.write(line + b"\n")
+                self._stream.write(data)
                 self._stream.flush()
         except (BrokenPipeError, ConnectionError, ValueError):
             self.closed = True
@@ -335,16 +337,26 @@ class DemoAgent:
         session = DemoSession(SessionData(f"demo-{uuid.uuid4().hex[:12]}", cwd))
         self.sessions[session.data.session_id] = session
         self.store.add(session.data.session_id, cwd, self.version or 2)
-        await self._respond(
-            request_id,
-            methods.NewSessionResponse(
-                session_id=session.data.session_id,
-                config_options=self.dialect.config_options(session.data.config),
-            ),
+        response = methods.NewSessionResponse(
+            session_id=session.data.session_id,
+            config_options=self.dialect.config_options(session.data.config),
         )
         data = session.data
-        self._send_update(data.session_id, self.dialect.commands(content.BEHAVIOURS))
-        self._send_update(data.session_id, self.dialect.message(data.new_id("msg-agent"), _welcome()))
+        greeting = [
+            self.dialect.commands(content.BEHAVIOURS),
+            self.dialect.message(data.new_id("msg-agent"), _welcome()),
+        ]
+        for update in greeting:
+            self.store.remember(data.session_id, update)
+        # One write with the answer: the client has the greeting before it can send a prompt, so a v1
+        # client (whose turns have no start) never takes the greeting for the start of its answer.
+        self.out.send(
+            jsonrpc.encode_response(request_id, response),
+            *(
+                jsonrpc.encode_notification("session/update", wire.SessionNotification(data.session_id, update))
+                for update in greeting
+            ),
+        )
         await self.out.flush()
 
     async def _resume_session(self, request_id: jsonrpc.RequestId, params: bytes) -> None:
