@@ -100,6 +100,8 @@ def send_and_wait(prompt: str, *, record: Path) -> Callable[[Pilot[Any]], Awaita
         await run.send(prompt)
         await run.idle()
         await run.wait(lambda: run.chat.status.values.state == "idle", "idle")
+        # The cursor shown steadily, as recorded: a blinking one is hidden or not by when the shot is taken.
+        run.chat.prompt_input.cursor_blink = False
         await pilot.pause()
         await pilot.wait_for_scheduled_animations()
 
