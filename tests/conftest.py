@@ -31,3 +31,44 @@ def py_sdk_peers() -> PySdkPeers:
 def peer_home_env(tmp_path: Path) -> dict[str, str]:
     """Environment for one peer process with its own fresh, empty HOME."""
     return peer_env(tmp_path / "home")
+
+
+# -- running in parallel (pytest-xdist, `--dist loadgroup` in pyproject.toml) ----------------------------------
+
+#: Fixtures that start a real peer agent from tests/.peers (installed once, under a file lock: tests/peers.py).
+PEER_FIXTURES = frozenset({"ts_sdk_peers", "py_sdk_peers", "claude_adapter", "gemini_cli"})
+#: What a test calls to get a peer when it takes no fixture for it.
+PEER_CALLS = frozenset({"ensure_ts_sdk", "ensure_py_sdk", "ensure_gemini_cli"})
+#: Modules that drive a real terminal (tmux) end to end.
+TERMINAL_MODULES = frozenset({"test_e2e_tmux", "test_e2e_login_tmux", "test_readme_quickstart"})
+
+
+def xdist_group(item: pytest.Item) -> str | None:
+    """The group a test runs in: one worker takes a group's tests one after another.
+
+    `serial`: the tmux end-to-end tests and the real peers, which measure wall-clock behaviour of whole
+    processes (kill deadlines, init timeouts) and so run one at a time, as before; `snapshots`: the SVG
+    snapshot comparisons (one worker, so an update writes each file once); `hypothesis`: the property
+    tests, which share the example database. Everything else is spread over the workers.
+    """
+    code = getattr(getattr(item, "obj", None), "__code__", None)
+    names = set(code.co_names) if code is not None else set()
+    fixtures = set(getattr(item, "fixturenames", ()))
+    module = getattr(getattr(item, "module", None), "__name__", "")
+    if module.rpartition(".")[2] in TERMINAL_MODULES:
+        return "serial"
+    if fixtures & PEER_FIXTURES or names & PEER_CALLS:
+        return "serial"
+    if "snap_compare" in fixtures:
+        return "snapshots"
+    if getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
+        return "hypothesis"
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the marks off the items
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        group = xdist_group(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))

@@ -22,6 +22,7 @@ from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.widgets.system_line import SystemLine
 from tests.paths import REPO
 from tests.schema_check import validate_client_message
+from tests.support.wait import armed, until
 
 SCRIPTED_AGENT = REPO / "tests" / "agents" / "scripted_agent.py"
 #: Arm delay used by every pilot test: long enough to test the typing guard, short for speed.
@@ -105,12 +106,7 @@ class ScriptedRun:
 
 async def wait_until(pilot: Pilot[Any], condition: Callable[[], object], what: str, timeout: float = 10.0) -> None:
     """Poll `condition` between short pilot pauses until it holds; fail naming `what` on timeout."""
-    loops = int(timeout / 0.02)
-    for _ in range(loops):
-        if condition():
-            return
-        await pilot.pause(0.02)
-    assert condition(), f"timed out waiting for: {what}"
+    await until(condition, what, pilot=pilot, timeout=timeout)
 
 
 def permission_request(
@@ -197,10 +193,7 @@ async def submit(pilot: Pilot[Any], chat: ChatScreen, text: str) -> None:
 
 async def armed_dialog(pilot: Pilot[Any], app: Any) -> PermissionScreen:
     """Wait for a permission dialog to show and accept keys."""
-    await wait_until(pilot, lambda: dialog(app) is not None and dialog(app).armed, "an armed permission dialog")  # type: ignore[union-attr]
-    screen = dialog(app)
-    assert screen is not None
-    return screen
+    return await armed(pilot, PermissionScreen, what="an armed permission dialog")
 
 
 def conversation_text(chat: ChatScreen) -> str:

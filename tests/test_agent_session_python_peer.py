@@ -10,7 +10,7 @@ import pytest
 from acp_tui.protocol.v2 import TextContent
 from acp_tui.session.model import AGENT_MESSAGE, Message
 from tests.peers import PySdkPeers
-from tests.test_agent_session import Recorder, idle_with, make_session
+from tests.support.agent_session import Recorder, idle_with, make_session
 
 
 @pytest.mark.parametrize("protocol", [None, 1], ids=["auto-says-2-speaks-v1", "forced-v1"])

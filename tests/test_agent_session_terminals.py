@@ -23,7 +23,7 @@ from acp_tui.agent.trace import Direction
 from acp_tui.protocol.v2 import TerminalRef, TextContent
 from acp_tui.services.terminals import TerminalService
 from tests.schema_check import validate_client_message
-from tests.test_service_terminals import processes_with
+from tests.support.processes import processes_with
 
 SCRIPTED = str(Path(__file__).parent / "agents" / "scripted_agent.py")
 PY = sys.executable

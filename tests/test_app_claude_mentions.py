@@ -14,8 +14,8 @@ import pytest
 
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.widgets.agent_message import AgentMessageView
-from tests.test_app_claude_adapter import _launch, claude_adapter, mock_model  # noqa: F401  (fixtures)
-from tests.test_app_timeline import AppRun, private_dirs  # noqa: F401  (autouse fixture)
+from tests.support.app_run import AppRun, private_dirs  # noqa: F401  (fixtures)
+from tests.support.claude import _launch, claude_adapter, mock_model  # noqa: F401  (fixtures)
 
 MARKER = "ZEBRA-MARKER-4242"
 

@@ -20,8 +20,8 @@ from acp_tui.services.terminals import TerminalService
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.widgets.terminal_view import TerminalView
 from acp_tui.ui.widgets.tool_call import ToolCallCard
-from tests.test_app_claude_adapter import _launch, claude_adapter, mock_model  # noqa: F401  (fixtures)
-from tests.test_app_timeline import AppRun, private_dirs  # noqa: F401  (autouse fixture)
+from tests.support.app_run import AppRun, private_dirs  # noqa: F401  (fixtures)
+from tests.support.claude import _launch, claude_adapter, mock_model  # noqa: F401  (fixtures)
 
 
 def with_terminals(launch: Launch, emit: Callable[[ControllerEvent], None], asker: UserAsker) -> SessionController:

@@ -30,6 +30,7 @@ from acp_tui.ui.widgets.agent_message import AgentMessageView
 from acp_tui.ui.widgets.session_header import SessionHeader
 from acp_tui.ui.widgets.system_line import SystemLine
 from tests.agents import SCRIPTED_AGENT
+from tests.support.wait import until
 
 
 @pytest.fixture(autouse=True)
@@ -62,11 +63,7 @@ def launch_from_cli(argv: list[str]) -> Launch:
 
 async def wait(pilot: Pilot[Any], condition: Any, what: str, timeout: float = 15.0) -> None:
     """Poll `condition` between short pauses until it holds; fail naming `what`."""
-    for _ in range(int(timeout / 0.02)):
-        if condition():
-            return
-        await pilot.pause(0.02)
-    assert condition(), f"timed out waiting for {what}"
+    await until(condition, what, pilot=pilot, timeout=timeout)
 
 
 @asynccontextmanager

@@ -18,7 +18,7 @@ from acp_tui.ui.screens.outside_read import OutsideReadScreen
 from acp_tui.ui.screens.outside_write import OutsideWriteScreen
 from acp_tui.ui.widgets.file_access import FileAccessView
 from tests.agents import scripted_agent_argv
-from tests.test_app_timeline import AppRun, make_launch, project_dir, running_app, v1_turn
+from tests.support.app_run import AppRun, make_launch, project_dir, running_app, v1_turn
 
 
 def fs_request(method: str, params: dict[str, Any], request_id: int) -> dict[str, Any]:

@@ -31,15 +31,7 @@ from acp_tui.ui.widgets.prompt_return import FocusPrompt
 from acp_tui.ui.widgets.queued_prompts import QueuedPrompt
 from acp_tui.ui.widgets.stderr_panel import StderrPanel
 from acp_tui.ui.widgets.tool_call import ToolCallCard
-from tests.test_app_timeline import (
-    AppRun,
-    private_dirs,  # noqa: F401  (autouse fixture: private data/state/config dirs and HOME)
-    running_app,
-    text,
-    tool,
-    update,
-    v2_turn,
-)
+from tests.support.app_run import AppRun, private_dirs, running_app, text, tool, update, v2_turn  # noqa: F401  (fixtures)
 
 LINES = "\n\n".join(f"paragraph {n}: " + "words " * 12 for n in range(80))
 LONG_TURN = v2_turn(update({"sessionUpdate": "agent_message", "messageId": "long", "content": [text(LINES)]}))

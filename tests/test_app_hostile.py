@@ -7,151 +7,39 @@ conversation, the banner, the status bar, the problems list, the transcript file
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
 import signal
-from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
-from rich.console import Console
-from textual.pilot import Pilot
 from textual.widgets import Log
 
-from acp_tui.launch import Launch
-from acp_tui.paths import transcripts_dir
 from acp_tui.services.permission import PermissionService
-from acp_tui.transcript import render_markdown
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.screens.chat import ChatScreen
 from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.screens.problems import ProblemsScreen
-from acp_tui.ui.widgets.system_line import SystemLine
 from acp_tui.ui.widgets.tool_call import ToolCallCard
-from tests.agents import hostile_agent_argv, scripted_agent_argv
+from tests.agents import scripted_agent_argv
 from tests.agents.hostile_agent import CRASH_STDERR, DONE_MARKER, EXIT_CODE
+from tests.support.hostile import (
+    SIZE,
+    app_dirs,  # noqa: F401  (fixtures)
+    chat_of,
+    hostile,
+    make_launch,
+    screen_text,
+    start_and_prompt,
+    system_lines,
+    transcript_markdown,
+    type_text,
+    typing_still_works,
+    wait_for,
+)
 
-SIZE = (120, 45)
 #: The waiting label's elapsed seconds ("waiting for initialize… 2s"), shown from the first second on.
 ELAPSED = re.compile(r"… [1-9][0-9]*s$")
-
-
-# -- helpers shared by the app-level test files --------------------------------------------------
-
-
-@pytest.fixture
-def app_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Fresh data/state/config dirs so the app never touches the real user dirs; returns the data dir."""
-    data = tmp_path / "data"
-    monkeypatch.setenv("ACP_TUI_DATA_DIR", str(data))
-    monkeypatch.setenv("ACP_TUI_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.setenv("ACP_TUI_CONFIG_DIR", str(tmp_path / "config"))
-    return data
-
-
-def make_launch(
-    argv: Sequence[str],
-    cwd: Path,
-    *,
-    init_timeout: float = 10,
-    protocol: str = "auto",
-    log_path: Path | None = None,
-    env: dict[str, str] | None = None,
-) -> Launch:
-    return Launch(
-        agent_argv=tuple(argv),
-        agent_name="test-agent",
-        env=env or {},
-        cwd=cwd,
-        protocol=protocol,  # type: ignore[arg-type]
-        theme=None,
-        log_path=log_path,
-        init_timeout=init_timeout,
-        warnings=(),
-        is_demo=False,
-    )
-
-
-async def wait_for(pilot: Pilot[Any], condition: Callable[[], object], timeout: float = 15.0, what: str = "") -> None:
-    """Poll `condition` between pauses until true; fail with `what` after `timeout` seconds."""
-    for _ in range(int(timeout / 0.05)):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    assert condition(), f"timed out waiting for {what or condition}"
-
-
-def screen_text(app: AcpApp) -> str:
-    """The current screen as plain text, exactly the characters the terminal would get (no styles)."""
-    console = Console(
-        width=app.size.width,
-        height=app.size.height,
-        file=io.StringIO(),
-        force_terminal=True,
-        color_system="truecolor",
-        record=True,
-        legacy_windows=False,
-        safe_box=False,
-    )
-    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
-    return console.export_text(styles=False)
-
-
-def chat_of(app: AcpApp) -> ChatScreen:
-    chat = app.chat
-    assert chat is not None
-    return chat
-
-
-def system_lines(chat: ChatScreen) -> list[str]:
-    return [str(line.render()) for line in chat.query(SystemLine)]
-
-
-def session_ready(chat: ChatScreen) -> bool:
-    return (
-        chat.controller.session is not None
-        and chat.controller.session.session_id is not None
-        and chat.status.values.state == "idle"
-    )
-
-
-async def type_text(pilot: Pilot[Any], text: str) -> None:
-    await pilot.press(*[c if c != " " else "space" for c in text])
-
-
-async def send_prompt(pilot: Pilot[Any], chat: ChatScreen, text: str) -> None:
-    chat.prompt_input.focus()
-    await type_text(pilot, text)
-    await pilot.press("enter")
-
-
-async def typing_still_works(pilot: Pilot[Any], chat: ChatScreen) -> None:
-    """The app answers keys: text typed into the prompt arrives; then the prompt is cleared again."""
-    chat.prompt_input.focus()
-    chat.prompt_input.load_text("")
-    await type_text(pilot, "still alive")
-    await wait_for(pilot, lambda: chat.prompt_input.text == "still alive", what="typed text")
-    chat.prompt_input.load_text("")
-
-
-def transcript_markdown() -> str:
-    files = sorted(transcripts_dir().glob("*.jsonl"))
-    assert files, "no transcript was written"
-    return render_markdown(files[-1])
-
-
-def hostile(scenario: str, version: int = 2, scale: float = 1.0) -> list[str]:
-    return hostile_agent_argv(scenario, version, scale)
-
-
-async def start_and_prompt(pilot: Pilot[Any], app: AcpApp, text: str = "go") -> ChatScreen:
-    chat = chat_of(app)
-    await wait_for(pilot, lambda: session_ready(chat), what="session ready")
-    await send_prompt(pilot, chat, text)
-    return chat
 
 
 # -- agent death ---------------------------------------------------------------------------------

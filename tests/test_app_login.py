@@ -24,9 +24,10 @@ from acp_tui.ui.widgets.agent_message import AgentMessageView
 from acp_tui.ui.widgets.stderr_panel import StderrPanel
 from acp_tui.ui.widgets.user_message import UserMessageView
 from tests.peers import peer_env
-from tests.test_app_claude_adapter import claude_adapter  # noqa: F401  (session fixture)
-from tests.test_app_timeline import AppRun, private_dirs, project_dir  # noqa: F401  (autouse fixture)
-from tests.test_ui_widgets import screen_text, shown_text
+from tests.support.app_run import AppRun, private_dirs, project_dir  # noqa: F401  (fixtures)
+from tests.support.claude import claude_adapter  # noqa: F401  (fixtures)
+from tests.support.wait import armed
+from tests.support.widgets import screen_text, shown_text
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -60,8 +61,7 @@ def auth_launch(tmp_path: Path, script: dict[str, Any], *, log: Path | None = No
 
 
 async def dialog(run: AppRun, kind: type[Any]) -> Any:
-    await run.wait(lambda: isinstance(run.app.screen, kind) and run.app.screen.armed, f"the {kind.__name__}")
-    return run.app.screen
+    return await armed(run.pilot, kind, what=f"the {kind.__name__}")
 
 
 def browser_login(version: int) -> dict[str, Any]:
@@ -297,5 +297,4 @@ async def test_claude_adapter_lists_its_terminal_logins_in_the_dialog(
 
 
 async def dialog_within(run: AppRun, kind: type[Any], timeout: float) -> Any:
-    await run.wait(lambda: isinstance(run.app.screen, kind) and run.app.screen.armed, f"the {kind.__name__}", timeout)
-    return run.app.screen
+    return await armed(run.pilot, kind, what=f"the {kind.__name__}", timeout=timeout)

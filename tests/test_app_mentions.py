@@ -36,6 +36,7 @@ from acp_tui.ui.widgets.prompt_context import MENTION_HIGHLIGHT
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from tests.peers import TsSdkPeers
 from tests.schema_check import validate_client_message
+from tests.support.wait import until as wait_until
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + bytes(64)
 
@@ -81,11 +82,7 @@ class MentionApp(App[None]):
 
 
 async def until(pilot: Pilot[Any], condition: Callable[[], object], what: str, timeout: float = 10.0) -> None:
-    for _ in range(int(timeout / 0.02)):
-        if condition():
-            return
-        await pilot.pause(0.02)
-    assert condition(), f"timed out waiting for: {what}"
+    await wait_until(condition, what, pilot=pilot, timeout=timeout)
 
 
 @asynccontextmanager

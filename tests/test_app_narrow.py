@@ -17,16 +17,7 @@ from textual.app import App, ComposeResult
 from acp_tui.ui.screens.chat import KEY_HINTS
 from acp_tui.ui.widgets.session_header import HeaderValues, SessionHeader, tail
 from acp_tui.ui.widgets.status_bar import HINT_SEPARATOR, PINNED, HintMode, KeyHint, StatusBar, fit_hints
-from tests.test_app_timeline import (
-    SHOWN_CWD,
-    private_dirs,  # noqa: F401  (autouse fixture: private data/state/config dirs and HOME)
-    project_dir,
-    running_app,
-    screen_text,
-    text,
-    update,
-    v2_turn,
-)
+from tests.support.app_run import SHOWN_CWD, private_dirs, project_dir, running_app, screen_text, text, update, v2_turn  # noqa: F401  (fixtures)
 
 NARROW = (80, 24)
 HINTS = "⏎ send · ^J newline · ^C cancel · F2 stderr · ^R restart · ^Q quit"

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from acp_tui.ui.widgets.output_tail import FAILED_TAIL_LINES, TAIL_LINES, tail_of_lines, tail_of_text
 from acp_tui.ui.widgets.tool_call import ToolCallCard, status_style
-from tests.test_app_timeline import (  # noqa: F401  (private_dirs is an autouse fixture)
+from tests.support.app_run import (  # noqa: F401  (fixtures)
     AppRun,
     b64,
     card_for,

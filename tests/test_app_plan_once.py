@@ -11,7 +11,7 @@ import pytest
 
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.plan_view import PlanView
-from tests.test_app_timeline import plan_update, private_dirs, running_app, screen_text, v2_turn  # noqa: F401
+from tests.support.app_run import plan_update, private_dirs, running_app, screen_text, v2_turn  # noqa: F401  (fixtures)
 
 
 def times_shown(run: object, text: str) -> int:

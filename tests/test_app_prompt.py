@@ -14,14 +14,7 @@ from textual.widgets import Static
 from acp_tui.paths import history_file
 from acp_tui.ui.widgets.agent_message import AgentMessageView
 from acp_tui.ui.widgets.queued_prompts import QueuedPrompt, QueuedPrompts
-from tests.test_app_timeline import (
-    AppRun,
-    private_dirs,  # noqa: F401  (autouse fixture: private data/state/config dirs and HOME)
-    project_dir,
-    running_app,
-    text,
-    update,
-)
+from tests.support.app_run import AppRun, private_dirs, project_dir, running_app, text, update  # noqa: F401  (fixtures)
 
 
 async def type_text(run: AppRun, value: str) -> None:

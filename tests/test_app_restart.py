@@ -21,9 +21,9 @@ from acp_tui.ui.app import AcpApp
 from acp_tui.ui.screens.chat import ChatScreen
 from tests.agents import scripted_agent_argv
 from tests.peers import TsSdkPeers
-from tests.test_app_hostile import (
+from tests.support.hostile import (  # noqa: F401  (fixtures)
     SIZE,
-    app_dirs,  # noqa: F401  (fixture)
+    app_dirs,
     chat_of,
     make_launch,
     screen_text,

@@ -20,13 +20,13 @@ from textual.pilot import Pilot
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.widgets.session_header import SessionHeader
 from tests.agents import scripted_agent_argv
-from tests.test_app_timeline import (
+from tests.support.app_run import (  # noqa: F401  (fixtures)
     GIT_DIFF,
     AppRun,
     b64,
     make_launch,
     plan_update,
-    private_dirs,  # noqa: F401  (autouse fixture: private data/state/config dirs and HOME)
+    private_dirs,
     project_dir,
     text,
     tool,

@@ -12,6 +12,7 @@ import pytest
 from acp_tui import __version__
 from acp_tui.cli import main, parse_argv
 from acp_tui.launch import Launch
+from tests.support.cli import run
 
 
 @pytest.fixture(autouse=True)
@@ -33,16 +34,6 @@ def fake_agent(tmp_path: Path) -> Path:
     agent.write_text("#!/bin/sh\nexit 0\n")
     agent.chmod(agent.stat().st_mode | stat.S_IXUSR)
     return agent
-
-
-def run(argv: list[str]) -> tuple[int, list[Launch]]:
-    launches: list[Launch] = []
-
-    def runner(launch: Launch) -> int:
-        launches.append(launch)
-        return 7
-
-    return main(argv, runner=runner), launches
 
 
 def write_config(tmp_path: Path, text: str) -> Path:

@@ -13,7 +13,7 @@ from acp_tui.protocol.v2 import TextContent
 from acp_tui.session.changes import EntityAdded
 from acp_tui.session.model import USER_MESSAGE, Message, SessionState
 from acp_tui.transcript import TranscriptWriter
-from tests.test_cli import run
+from tests.support.cli import run
 
 
 @pytest.fixture(autouse=True)

@@ -18,10 +18,7 @@ from acp_tui.cli import build_launch, parse_argv
 from acp_tui.config import load_settings, save_theme, with_theme
 from acp_tui.paths import config_file
 from acp_tui.ui.app import AcpApp
-from tests.test_app_timeline import (
-    private_dirs,  # noqa: F401  (autouse fixture: private data/state/config dirs and HOME)
-    running_app,
-)
+from tests.support.app_run import private_dirs, running_app  # noqa: F401  (fixtures)
 
 CONFIG = """\
 # my acp-tui settings

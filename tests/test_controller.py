@@ -7,7 +7,6 @@ exit is reported once. One test runs the same in a fresh interpreter to prove no
 
 from __future__ import annotations
 
-import asyncio
 import os
 import subprocess
 import sys
@@ -21,52 +20,13 @@ from acp_tui.cli import demo_argv
 from acp_tui.controller.controller import SessionController
 from acp_tui.controller.controller_events import ControllerEvent, LifecycleChanged, ModelChanged, Note, QueueChanged
 from acp_tui.launch import Launch
-from acp_tui.services.auth import LoginChoice, LoginRequest, SecretRequest, TerminalCommand, TerminalOutcome
-from acp_tui.services.files import OutsideRead, OutsideWrite
-from acp_tui.services.permission import PermissionQuestion
 from acp_tui.session.changes import AgentGone
 from acp_tui.session.model import AGENT_MESSAGE, TOOL_CALL, USER_MESSAGE, Message, ToolCall
-from tests.askers import NoElicitation
 from tests.paths import REPO
+from tests.support.controller import ScriptedUser
+from tests.support.wait import until as wait_until
 
 pytestmark = pytest.mark.timeout(60)
-
-
-class ScriptedUser(NoElicitation):
-    """Answers permission questions from a script: the kinds of option to choose, in order."""
-
-    def __init__(self, answers: list[str]) -> None:
-        self.answers = answers
-        self.asked: list[PermissionQuestion] = []
-        self.waiting: list[int] = []
-
-    async def ask_permission(self, question: PermissionQuestion) -> str | None:
-        self.asked.append(question)
-        kind = self.answers.pop(0) if self.answers else "cancel"
-        return next((o.option_id for o in question.request.options if o.kind == kind), None)
-
-    def permissions_waiting(self, count: int) -> None:
-        self.waiting.append(count)
-
-    async def confirm_outside_write(self, write: OutsideWrite) -> bool:
-        """The demo writes inside its folder; a write outside is refused."""
-        return False
-
-    async def confirm_outside_read(self, read: OutsideRead) -> bool:
-        return False
-
-    async def choose_login(self, request: LoginRequest) -> LoginChoice | None:
-        """The demo needs no login; asked anyway, the user declines."""
-        return None
-
-    async def confirm_terminal_login(self, command: TerminalCommand) -> bool:
-        raise AssertionError("no login was chosen, so none runs")
-
-    async def ask_secrets(self, request: SecretRequest) -> dict[str, str] | None:
-        raise AssertionError("no login was chosen, so no key is asked for")
-
-    async def run_terminal_login(self, command: TerminalCommand) -> TerminalOutcome:
-        raise AssertionError("no login was chosen, so none runs")
 
 
 def demo_launch(tmp_path: Path) -> Launch:
@@ -98,11 +58,7 @@ async def controller(
 
 
 async def until(condition: Callable[[], object], timeout: float = 20) -> None:
-    for _ in range(int(timeout / 0.02)):
-        if condition():
-            return
-        await asyncio.sleep(0.02)
-    assert condition(), "timed out"
+    await wait_until(condition, timeout=timeout)
 
 
 def agent_text(ctl: SessionController) -> str:

@@ -14,7 +14,7 @@ import pytest
 
 from acp_tui.demo import content
 from tests.schema_check import validate_client_message
-from tests.test_demo_agent import CWD, DemoClient, Msg, agent_text, stop_reason, tool_calls
+from tests.support.demo_client import CWD, DemoClient, Msg, agent_text, stop_reason, tool_calls
 
 VERSIONS = pytest.mark.parametrize("version", [1, 2])
 BOTH_MODES: dict[str, Any] = {"elicitation": {"form": {}, "url": {}}}

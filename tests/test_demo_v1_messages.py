@@ -24,7 +24,7 @@ from acp_tui.protocol.v2 import TextContent
 from acp_tui.session.model import AGENT_MESSAGE, Message, SessionState
 from acp_tui.session.reducer import apply
 from acp_tui.session.v1_adapter import V1Adapter
-from tests.test_agent_session import Recorder, idle_with
+from tests.support.agent_session import Recorder, idle_with
 
 
 def agent_texts(state: SessionState) -> list[str]:

@@ -11,7 +11,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from tests.test_e2e_tmux import Tmux, acp_tui_command, process_alive, tmux  # noqa: F401  (fixture)
+from tests.support.tmux import Tmux, acp_tui_command, process_alive, tmux  # noqa: F401  (fixtures)
 
 AGENT = Path(__file__).parent / "agents" / "auth_agent.py"
 

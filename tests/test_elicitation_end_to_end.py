@@ -28,6 +28,8 @@ from acp_tui.ui.screens.elicitation_form import ElicitationFormScreen
 from acp_tui.ui.screens.elicitation_url import ElicitationUrlScreen
 from tests.paths import REPO
 from tests.schema_check import validate_client_message
+from tests.support.wait import armed
+from tests.support.wait import until as wait_until
 
 
 class Wire:
@@ -50,11 +52,7 @@ class Host(App[None]):
 
 
 async def until(pilot: Pilot[None], condition: Callable[[], bool], timeout: float = 20) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        assert loop.time() < deadline, "timed out"
-        await pilot.pause(0.02)
+    await wait_until(condition, pilot=pilot, timeout=timeout)
 
 
 @pytest.mark.parametrize("version", [2, 1])
@@ -75,12 +73,12 @@ async def test_demo_asks_the_user_answers_through_the_dialogs(
             assert session.version == version
 
             await session.prompt([codec.text_block("ask")])
-            await until(pilot, lambda: isinstance(app.screen, ElicitationFormScreen) and app.screen.armed)
+            await armed(pilot, ElicitationFormScreen)
             await pilot.press("ctrl+e", *"-tui", "tab", *"ada@example.com", "ctrl+s")  # the first field has the keys
             await until(pilot, lambda: any("answered:" in json.dumps(m) for m in wire.received))
 
             await session.prompt([codec.text_block("link")])
-            await until(pilot, lambda: isinstance(app.screen, ElicitationUrlScreen) and app.screen.armed)
+            await armed(pilot, ElicitationUrlScreen)
             await pilot.press("c")
             await until(pilot, lambda: any(m.get("method") == "elicitation/complete" for m in wire.received))
             await until(pilot, lambda: not service.waiting)

@@ -11,23 +11,20 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from acp_tui import lineage
 from tests.paths import REPO
-from tests.test_service_terminals import marker, processes_with  # noqa: F401 - `marker` is a fixture
+from tests.support.processes import marker, processes_with  # noqa: F401  (fixtures)
+from tests.support.wait import until_sync
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and the subreaper are Linux's")
 
 
 def wait_until(condition: object, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():  # type: ignore[operator]
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.01)
+    until_sync(condition, timeout=timeout)  # type: ignore[arg-type]
 
 
 def test_a_pid_whose_start_time_changed_is_never_signalled() -> None:

@@ -25,7 +25,7 @@ from acp_tui.mcp_servers import McpServer
 from tests.paths import FAKES
 from tests.peers import peer_env
 from tests.schema_check import validate_client_message
-from tests.test_app_claude_adapter import CLAUDE_DIR, claude_adapter, mock_model  # noqa: F401  (fixtures)
+from tests.support.claude import CLAUDE_DIR, claude_adapter, mock_model  # noqa: F401  (fixtures)
 
 PROBE = FAKES / "mcp_probe_server.py"
 

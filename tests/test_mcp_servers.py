@@ -282,7 +282,7 @@ async def test_the_conversation_says_what_was_given_and_what_not(
     from acp_tui.controller.controller import SessionController
     from acp_tui.controller.controller_events import ControllerEvent, Note
     from tests.scripted_app import make_launch
-    from tests.test_controller import ScriptedUser
+    from tests.support.controller import ScriptedUser
 
     monkeypatch.setenv("ACP_TUI_DATA_DIR", str(tmp_path / "data"))
     secrets.clear()
@@ -316,7 +316,7 @@ async def test_an_extra_folder_given_is_inside_for_the_file_guards(tmp_path: Pat
     from dataclasses import replace
 
     from acp_tui.services.files import FileService
-    from tests.test_service_files import Context, ScriptedAsker, read, rpc_error, write
+    from tests.support.files import Context, ScriptedAsker, read, rpc_error, write
 
     (tmp_path / "project").mkdir()
     extra = tmp_path / "lib"

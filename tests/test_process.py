@@ -15,7 +15,8 @@ import pytest
 
 from acp_tui.agent.connection import Connection
 from acp_tui.agent.process import AgentNotRunning, AgentProcess, ExitInfo, SpawnError
-from tests.test_service_terminals import marker, processes_with  # noqa: F401 - `marker` is a fixture
+from tests.support.processes import marker, processes_with  # noqa: F401  (fixtures)
+from tests.support.wait import until as wait_until
 
 AGENT = str(Path(__file__).parent / "agents" / "rpc_agent.py")
 
@@ -214,11 +215,7 @@ async def test_shutdown_kills_what_the_agent_left_in_a_session_of_its_own(marker
 
 
 async def until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        assert loop.time() < deadline, "condition not met in time"
-        await asyncio.sleep(0.01)
+    await wait_until(condition, timeout=timeout)
 
 
 async def until_gone(marker: str) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from acp_tui.protocol.jsonrpc import RpcError
-from tests.test_service_files import ScriptedAsker, make, read, rpc_error, write
+from tests.support.files import ScriptedAsker, make, read, rpc_error, write
 
 
 @pytest.fixture
@@ -290,7 +290,7 @@ def test_the_setting_reaches_the_file_service() -> None:
     from acp_tui.controller.wiring import default_services
     from acp_tui.launch import Launch
     from acp_tui.services.files import FileService
-    from tests.test_controller import ScriptedUser
+    from tests.support.controller import ScriptedUser
 
     launch = Launch(
         agent_argv=("agent",),

@@ -9,14 +9,11 @@ is fed as the AgentSession would feed it, so what the card shows is checked too.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-import os
-import signal
 import sys
 import tracemalloc
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -32,32 +29,18 @@ from acp_tui.services.terminals import DEFAULT_OUTPUT_LIMIT, TerminalService
 from acp_tui.session.model import SessionState, Terminal
 from acp_tui.session.reducer import apply
 from tests.schema_check import load_schema, validate_client_message
+from tests.support.processes import (
+    marker,  # noqa: F401  (fixtures)
+    processes_with,
+)
+from tests.support.wait import until as wait_until
 
 PY = sys.executable
 SESSION = "sess-1"
 
 
-def processes_with(marker: str) -> list[int]:
-    """Live processes whose command line contains `marker` (zombies have an empty one)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if marker.encode() in cmdline and int(entry.name) != os.getpid():
-            found.append(int(entry.name))
-    return found
-
-
 async def until(condition: Any, timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        assert loop.time() < deadline, "condition not met in time"
-        await asyncio.sleep(0.01)
+    await wait_until(condition, timeout=timeout)
 
 
 class Harness:
@@ -467,23 +450,6 @@ SPAWNER = (
     "        os._exit(0)\n"
     "    time.sleep(0.02)\n"
 )
-
-
-@pytest.fixture
-def marker() -> Iterator[str]:
-    """A word that names a test's processes; whatever still carries it afterwards is killed (a failed test)."""
-    word = uuid.uuid4().hex
-    yield word
-    for _ in range(20):
-        found = processes_with(word)
-        if not found:
-            return
-        for pid in found:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGSTOP)
-        for pid in found:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
 
 
 async def test_release_kills_what_setsid_and_a_double_fork_left_behind(harness: Harness, marker: str) -> None:

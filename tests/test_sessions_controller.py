@@ -29,9 +29,9 @@ from acp_tui.transcript import render_markdown
 from tests.paths import REPO, TRAFFIC
 from tests.peers import TsSdkPeers
 from tests.schema_check import validate_agent_message, validate_client_message
-from tests.test_app_claude_adapter import _launch as claude_launch
-from tests.test_app_claude_adapter import claude_adapter, mock_model  # noqa: F401  (fixtures)
-from tests.test_controller import ScriptedUser
+from tests.support.claude import _launch as claude_launch
+from tests.support.claude import claude_adapter, mock_model  # noqa: F401  (fixtures)
+from tests.support.controller import ScriptedUser
 
 pytestmark = pytest.mark.timeout(90)
 VERSIONS = pytest.mark.parametrize("version", [2, 1], ids=["v2", "v1"])

@@ -30,8 +30,8 @@ from acp_tui.ui.widgets.tool_call import ToolCallCard
 from tests.paths import REPO
 from tests.peers import TsSdkPeers
 from tests.scripted_app import ARM_DELAY, SIZE, armed_dialog, isolate_user_dirs, make_launch, ready, submit, wait_until
-from tests.test_agent_session import Recorder, idle_with, make_session
-from tests.test_traffic_replay import Replay
+from tests.support.agent_session import Recorder, idle_with, make_session
+from tests.support.replay import Replay
 
 #: The recorded SDK agent turn (tool calls `call_1` and `call_2`, a permission request for `call_2`).
 SDK_LOG = REPO / "tests" / "fixtures" / "traffic" / "sdk-agent-v1.log"

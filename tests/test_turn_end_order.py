@@ -28,7 +28,7 @@ from acp_tui.session.v1_adapter import V1Adapter
 from acp_tui.ui.widgets.system_line import SystemLine
 from acp_tui.ui.widgets.tool_call import ToolCallCard
 from acp_tui.ui.widgets.user_message import UserMessageView
-from tests.test_app_timeline import private_dirs, running_app, update  # noqa: F401 (private_dirs: autouse fixture)
+from tests.support.app_run import private_dirs, running_app, update  # noqa: F401  (fixtures)
 
 ERROR = ErrorObject(-32603, "model overheated")
 

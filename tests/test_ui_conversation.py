@@ -8,7 +8,7 @@ from textual.widgets import Static
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.markdown_stream import MarkdownStream
 from acp_tui.ui.widgets.new_output_hint import NewOutputHint
-from tests.test_ui_markdown_stream import wait_for
+from tests.support.markdown import wait_for
 
 
 class ConversationApp(App[None]):

@@ -24,11 +24,11 @@ from acp_tui.ui.screens.login import TerminalLoginScreen
 from acp_tui.ui.screens.outside_read import OutsideReadScreen
 from acp_tui.ui.screens.outside_write import OutsideWriteScreen
 from acp_tui.ui.screens.permission import PermissionScreen
-from tests.test_ui_elicitation import Host, form_question, open_dialog, url_question
-from tests.test_ui_login import terminal_command
-from tests.test_ui_outside_write import PROJECT, outside_write
-from tests.test_ui_permission_dialog import v2
-from tests.test_ui_widgets import screen_text
+from tests.support.elicitation_ui import Host, form_question, open_dialog, url_question
+from tests.support.login import terminal_command
+from tests.support.outside_write import PROJECT, outside_write
+from tests.support.permission import v2
+from tests.support.widgets import screen_text
 
 ARM = 0.05
 THEMES = ["acp-dark", "acp-light"]

@@ -17,7 +17,7 @@ from acp_tui.session.model import SessionState
 from acp_tui.session.reducer import apply
 from acp_tui.ui.widgets.diff_view import DiffView
 from acp_tui.ui.widgets.tool_call import MAX_CARD_DIFF_LINES, ToolCallCard
-from tests.test_ui_widgets import WidgetApp, found, screen_text, until
+from tests.support.widgets import WidgetApp, found, screen_text, until
 
 CWD = "/home/me/project"
 SIZES = [(80, 24), (160, 50)]

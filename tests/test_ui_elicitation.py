@@ -20,80 +20,22 @@ from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import Button, Checkbox, Input, Select, SelectionList, Static
 
-from acp_tui.protocol.elicitation import FormElicitation, UrlElicitation, decode_create
 from acp_tui.services.elicitation import (
     Cancelled,
     Declined,
     FormAccepted,
-    FormQuestion,
     UrlAccepted,
-    UrlQuestion,
 )
-from acp_tui.services.elicitation_form import FormModel, build_form
-from acp_tui.services.elicitation_url import describe_url
 from acp_tui.ui.screens.elicitation_form import ElicitationFormScreen, FieldRow
 from acp_tui.ui.screens.elicitation_url import ElicitationUrlScreen, open_in_browser
-from acp_tui.ui.themes import load_shipped_themes
-from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
-from tests.test_elicitation_form import EVERY_TYPE, form_params
+from tests.support.elicitation_form import EVERY_TYPE
+from tests.support.elicitation_ui import Host, form_question, open_dialog, url_question
+from tests.support.wait import until as wait_until
 
 ARM = 0.1
 HOSTILE = (
     "[bold red]Name[/] [@click=app.quit]q[/] \x1b]8;;https://evil\x1b\\link\x1b]8;;\x1b\\ \x1b]52;c;aGk=\x07\u202eevil"
 )
-
-
-class Host(App[None]):
-    """A conversation-like scroller under the dialog, themed like the real app."""
-
-    def __init__(self, theme: str = "acp-dark") -> None:
-        super().__init__()
-        self._theme_name = theme
-        self.results: list[Any] = []
-
-    def get_theme_variable_defaults(self) -> dict[str, str]:
-        return dict(EXTRA_THEME_VARIABLES)
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll(id="chat"):
-            for n in range(60):
-                yield Static(f"conversation line {n}")
-
-    def on_mount(self) -> None:
-        for theme in load_shipped_themes():
-            self.register_theme(theme)
-        self.theme = self._theme_name
-
-
-def form_question(properties: dict[str, Any], required: list[str] | None = None, **extra: Any) -> FormQuestion:
-    params = form_params(properties, required, **extra)
-    params["message"] = "I need a few details to set up the project.\nNothing leaves this machine."
-    params["requestedSchema"]["title"] = "Project settings"
-    raw = json.dumps(params).encode()
-    request = decode_create(raw, 2)
-    assert isinstance(request, FormElicitation)
-    form = build_form(request.requested_schema)
-    assert isinstance(form, FormModel)
-    return FormQuestion(1, request.message, form, request.scope, 2, raw)
-
-
-def url_question(url: str, message: str = "Sign in to GitHub so I can open the pull request.") -> UrlQuestion:
-    params = {"sessionId": "s1", "message": message, "mode": "url", "elicitationId": "e1", "url": url}
-    raw = json.dumps(params).encode()
-    request = decode_create(raw, 2)
-    assert isinstance(request, UrlElicitation)
-    return UrlQuestion(1, request.message, request.url, describe_url(request.url), "e1", request.scope, 2, raw)
-
-
-async def open_dialog(app: Host, pilot: Pilot[None], screen: Any, *, arm: bool = True) -> None:
-    app.push_screen(screen, callback=app.results.append)
-    await pilot.pause()
-    if arm:
-        for _ in range(500):
-            if screen.armed:
-                break
-            await pilot.pause(0.01)
-        assert screen.armed
 
 
 async def result(app: Host, pilot: Pilot[None]) -> Any:
@@ -634,11 +576,7 @@ class PromptHost(App[None]):
 
 
 async def until(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
-    for _ in range(500):
-        if condition():
-            return
-        await pilot.pause(0.01)
-    raise AssertionError("timed out")
+    await wait_until(condition, pilot=pilot)
 
 
 @pytest.mark.parametrize("second_id", ["dup", "other"])
@@ -646,7 +584,7 @@ async def test_complete_closes_exactly_the_dialog_it_names_and_the_prompt_gets_t
     """Issue 21.3: a second link question (same or another id) on top, then `complete` for the first."""
     from acp_tui.services.elicitation import ElicitationService
     from acp_tui.ui.elicitation_asker import ElicitationDialogs
-    from tests.test_service_elicitation import Agent, url_params
+    from tests.support.elicitation_service import Agent, url_params
 
     app = PromptHost()
     async with app.run_test(size=(100, 30)) as pilot:
@@ -680,7 +618,7 @@ async def test_complete_closes_exactly_the_dialog_it_names_and_the_prompt_gets_t
 async def test_a_key_the_user_typed_is_masked_in_the_link_dialog_and_the_link_cannot_be_opened() -> None:
     """Issue 21.9: the agent echoed a typed API key inside a link; the dialog showed it in clear."""
     from acp_tui import secrets
-    from tests.test_ui_widgets import screen_text
+    from tests.support.widgets import screen_text
 
     key = "sk-typed-into-the-mask-4242"
     secrets.register(key)

@@ -19,17 +19,10 @@ from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.markdown_stream import PIECE_CHARS, RENDER_LIMIT, MarkdownStream
 from acp_tui.ui.widgets.thought import Thought
 from tests.agents.hostile_agent import DONE_MARKER
-from tests.test_app_hostile import (  # noqa: F401  (app_dirs is a fixture)
-    SIZE,
-    app_dirs,
-    hostile,
-    make_launch,
-    start_and_prompt,
-    typing_still_works,
-)
-from tests.test_app_hostile import screen_text as app_screen_text
-from tests.test_app_hostile import wait_for as app_wait_for
-from tests.test_ui_markdown_stream import mount_stream, screen_text, wait_for
+from tests.support.hostile import SIZE, app_dirs, hostile, make_launch, start_and_prompt, typing_still_works  # noqa: F401  (fixtures)
+from tests.support.hostile import screen_text as app_screen_text
+from tests.support.hostile import wait_for as app_wait_for
+from tests.support.markdown import mount_stream, screen_text, wait_for
 
 WIDTH = 100
 MAX_LINES = RENDER_LIMIT // 40 + 100  # generous (lines are ~95 cells wide here), yet far below unbounded

@@ -24,7 +24,9 @@ from acp_tui.services.auth import KeyEntry, LoginRequest, SecretRequest, Termina
 from acp_tui.ui.screens.login import LoginScreen, SecretScreen, TerminalLoginScreen
 from acp_tui.ui.themes import load_shipped_themes
 from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
-from tests.test_ui_widgets import screen_text
+from tests.support.login import terminal_command
+from tests.support.wait import until
+from tests.support.widgets import screen_text
 
 ARM = 0.2
 #: For a test that must act before a dialog arms (a press and a render can take ARM on a loaded machine).
@@ -70,18 +72,6 @@ def login_request(methods: list[dict[str, Any]], **changes: Any) -> LoginRequest
     return LoginRequest(**fields)
 
 
-def terminal_command() -> TerminalCommand:
-    method = TerminalLogin(
-        "claude-ai-login",
-        "Claude Subscription",
-        None,
-        ("--cli", "auth", "login", "--claudeai"),
-        (("CLAUDE_LOGIN_MODE", "subscription"),),
-    )
-    argv = ("node", "/opt/claude-agent-acp/dist/index.js", *method.args)
-    return TerminalCommand(method, argv, {"PATH": "/usr/bin"}, Path("/work/project"))
-
-
 class DialogApp(App[None]):
     """A conversation-like scroller under the dialog, themed like the real app."""
 
@@ -106,11 +96,7 @@ class DialogApp(App[None]):
 
 
 async def wait_for(pilot: Pilot[None], condition: Any, what: str) -> None:
-    for _ in range(500):
-        if condition():
-            return
-        await pilot.pause(0.01)
-    raise AssertionError(f"timed out waiting for {what}")
+    await until(condition, what, pilot=pilot)
 
 
 @pytest.fixture(autouse=True)

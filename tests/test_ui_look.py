@@ -39,8 +39,8 @@ from acp_tui.ui.widgets.system_line import SystemLine
 from acp_tui.ui.widgets.terminal_view import TerminalView
 from acp_tui.ui.widgets.tool_call import ToolCallCard
 from acp_tui.ui.widgets.user_message import UserMessageView
-from tests.test_app_demo import DemoRun, demo_launch
-from tests.test_ui_widgets import WidgetApp, card_line, drive, found, run, screen_text, text_item
+from tests.support.demo_app import DemoRun, demo_launch
+from tests.support.widgets import WidgetApp, card_line, drive, found, run, screen_text, text_item
 
 # -- one glyph per meaning ------------------------------------------------------------------------
 

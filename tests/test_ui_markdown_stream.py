@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 
 from textual.app import App, ComposeResult
 from textual.geometry import Offset
-from textual.pilot import Pilot
 from textual.selection import Selection
 
 from acp_tui.ui.widgets.conversation import Conversation
@@ -18,30 +16,14 @@ from tests.paths import REPO
 sys.path.insert(0, str(REPO / "bench"))
 from flood_agent import MARKER, realistic_markdown  # noqa: E402
 
+from tests.support.markdown import mount_stream, screen_text, wait_for
+
 
 class StreamApp(App[None]):
     """A conversation, as on the chat screen."""
 
     def compose(self) -> ComposeResult:
         yield Conversation()
-
-
-async def wait_for(pilot: Pilot[None], condition: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Let the app run until `condition()` holds (fails the test after `timeout` seconds)."""
-    loop_time = 0.0
-    while not condition():
-        assert loop_time < timeout, "condition not reached"
-        await pilot.pause(0.01)
-        loop_time += 0.01
-
-
-def screen_text(app: App[None]) -> str:
-    """What the terminal shows now (the composited screen)."""
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
-
-
-async def mount_stream(app: App[None], widget: MarkdownStream | Thought) -> None:
-    await app.query_one(Conversation).add_entry(widget)
 
 
 async def test_many_chunks_render_exactly_the_whole_text() -> None:

@@ -24,14 +24,8 @@ from acp_tui.ui.screens.notices import (
     toast_lines,
 )
 from acp_tui.ui.themes import load_shipped_themes
-from tests.test_app_timeline import (
-    private_dirs,  # noqa: F401  (autouse fixture: private data/state/config dirs and HOME)
-    running_app,
-    screen_text,
-    update,
-    v2_turn,
-)
-from tests.test_ui_contrast import dialog_region, low_contrast
+from tests.support.app_run import private_dirs, running_app, screen_text, update, v2_turn  # noqa: F401  (fixtures)
+from tests.support.contrast import dialog_region, low_contrast
 
 AT = datetime(2026, 1, 2, 9, 30, 5)
 

@@ -8,18 +8,16 @@ large history shown tail first, the transcript viewer and the Markdown export.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.app import App, ComposeResult
 from textual.widgets import Static
 
 from acp_tui.agent.dialect import SessionAbilities
-from acp_tui.agent.session import SessionError
-from acp_tui.controller.sessions import MAX_LIST_PAGES, MAX_LISTED_SESSIONS, SessionListing, SessionPage, listing
+from acp_tui.controller.sessions import MAX_LIST_PAGES, MAX_LISTED_SESSIONS, SessionPage, listing
 from acp_tui.demo.store import StoredSession, write_sessions
 from acp_tui.ui.history_timeline import EarlierEntries, HistoryTimeline
 from acp_tui.ui.screens.sessions import HINTS, SHORTER_HINTS, ConfirmDelete, SessionBrowser
@@ -29,84 +27,11 @@ from acp_tui.ui.terminal_title import WindowTitle, osc_title, window_title
 from acp_tui.ui.widgets.agent_message import AgentMessageView
 from acp_tui.ui.widgets.session_list import SessionList, age_text
 from acp_tui.ui.widgets.user_message import UserMessageView
-from tests.test_app_demo import VERSIONS, DemoRun, _private_dirs, demo_app  # noqa: F401  (autouse fixture)
+from tests.support.demo_app import VERSIONS, DemoRun, _private_dirs, demo_app  # noqa: F401  (fixtures)
+from tests.support.sessions_browser import NOW, Host, Source, settle
 
 pytestmark = pytest.mark.timeout(90)
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 HOSTILE = "\x1b]0;owned\x07[bold red]Fix[/] \x1b[2J\u202eevil"
-
-
-@dataclass
-class Source:
-    """A scripted agent list: `total` sessions in pages of `page_size`, and transcripts."""
-
-    total: int
-    page_size: int = 50
-    cwd: str = "/home/user/project"
-    abilities: SessionAbilities = field(default_factory=lambda: SessionAbilities(list=True, load=True, delete=True))
-    transcripts: list[SessionListing] = field(default_factory=list)
-    titles: dict[int, str] = field(default_factory=dict)
-    cursors: list[str | None] = field(default_factory=list)
-    deleted: list[str] = field(default_factory=list)
-    fail_cursor: str | None = None
-    current_session_id: str | None = "s00000"
-
-    def rows(self) -> list[SessionListing]:
-        return [
-            listing(f"s{i:05d}", self.cwd, self.titles.get(i, f"Session {i}"), NOW - timedelta(minutes=i), listed=True)
-            for i in range(self.total)
-            if f"s{i:05d}" not in self.deleted
-        ]
-
-    async def session_abilities(self) -> SessionAbilities:
-        return self.abilities
-
-    async def list_sessions(self, cursor: str | None = None, *, all_dirs: bool = False) -> SessionPage:
-        self.cursors.append(cursor)
-        if cursor is not None and cursor == self.fail_cursor:
-            raise SessionError("the agent refused session/list: invalid cursor (-32602)")
-        start = int(cursor or 0)
-        rows = self.rows()
-        end = start + self.page_size
-        return SessionPage(rows[start:end], str(end) if end < len(rows) else None)
-
-    def transcript_sessions(self, *, all_dirs: bool = False) -> list[SessionListing]:
-        return list(self.transcripts)
-
-    async def delete_session(self, session_id: str) -> None:
-        self.deleted.append(session_id)
-
-
-class Host(App[None]):
-    """An app whose first screen is the browser; what it returned is kept."""
-
-    def __init__(self, source: Source) -> None:
-        super().__init__()
-        self.source = source
-        self.chosen: list[SessionListing | None] = []
-
-    def compose(self) -> ComposeResult:
-        yield Static("chat")
-
-    def on_mount(self) -> None:
-        self.push_screen(SessionBrowser(self.source, self.source.cwd), self.chosen.append)
-
-    @property
-    def browser(self) -> SessionBrowser:
-        screen = next(s for s in reversed(self.screen_stack) if isinstance(s, SessionBrowser))
-        return screen
-
-    def list_text(self) -> list[str]:
-        view = self.browser.query_one(SessionList)
-        return [view.render_line(y).text for y in range(view.scrollable_content_region.height)]
-
-
-async def settle(pilot: Any, condition: Any, what: str, timeout: float = 10) -> None:
-    for _ in range(int(timeout / 0.02)):
-        if condition():
-            return
-        await pilot.pause(0.02)
-    assert condition(), f"timed out waiting for {what}"
 
 
 async def test_pages_load_as_the_user_scrolls_and_a_bad_cursor_is_said() -> None:
@@ -395,7 +320,7 @@ async def test_resume_without_an_id_opens_the_browser_once_the_agent_is_up(tmp_p
     from dataclasses import replace
 
     from acp_tui.ui.app import AcpApp
-    from tests.test_app_demo import demo_launch
+    from tests.support.demo_app import demo_launch
 
     project = tmp_path / "project"
     project.mkdir()

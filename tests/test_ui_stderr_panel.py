@@ -7,12 +7,7 @@ from pathlib import Path
 from textual.app import App, ComposeResult
 
 from acp_tui.ui.widgets.stderr_panel import StderrPanel
-from tests.test_app_timeline import (
-    private_dirs,  # noqa: F401  (autouse fixture: private data/state/config dirs and HOME)
-    running_app,
-    screen_text,
-    v2_turn,
-)
+from tests.support.app_run import private_dirs, running_app, screen_text, v2_turn  # noqa: F401  (fixtures)
 
 EMPTY = "no stderr yet"
 

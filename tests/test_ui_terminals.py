@@ -14,7 +14,7 @@ from acp_tui.session.local_events import TerminalCancelFailed, TerminalCancelReq
 from acp_tui.session.model import SessionState
 from acp_tui.ui.widgets.terminal_view import TerminalView, elapsed_text
 from acp_tui.ui.widgets.tool_call import ToolCallCard
-from tests.test_ui_widgets import WidgetApp, drive, run, screen_text, shows, until
+from tests.support.widgets import WidgetApp, drive, run, screen_text, shows, until
 
 
 def cancel_key() -> str:

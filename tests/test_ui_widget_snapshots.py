@@ -44,8 +44,8 @@ from acp_tui.ui.widgets.plan_view import PlanView
 from acp_tui.ui.widgets.system_line import SystemLine
 from acp_tui.ui.widgets.terminal_view import TerminalView
 from acp_tui.ui.widgets.tool_call import ToolCallCard
-from tests.test_ui_permission_dialog import DialogApp, v2
-from tests.test_ui_widgets import GIT_PATCH, WidgetApp, found, text_item
+from tests.support.permission import DialogApp, v2
+from tests.support.widgets import GIT_PATCH, WidgetApp, found, text_item
 
 SIZES = [(80, 24), (160, 50)]
 THEMES = ["acp-dark", "acp-light"]

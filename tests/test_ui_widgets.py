@@ -4,16 +4,13 @@ then patched through its update methods, exactly as the app will drive it."""
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterable
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 from rich.text import Text
-from textual.app import App, ComposeResult
+from textual.app import App
 from textual.containers import VerticalScroll
-from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import Static
 
 from acp_tui.protocol.common import ErrorObject
 from acp_tui.protocol.v1 import V1Diff, V1ToolCall
@@ -49,29 +46,32 @@ from acp_tui.protocol.v2 import (
     UserMessage,
     UserMessageChunk,
 )
-from acp_tui.session.changes import (
-    BytesAppended,
-    Change,
-    ContentAppended,
-    ContentReplaced,
-    EntityChanged,
-    TextAppended,
-)
 from acp_tui.session.local_events import AgentExited, CancelRequested
 from acp_tui.session.model import SessionState, Submission, UnknownEntry
-from acp_tui.session.reducer import apply
 from acp_tui.session.v1_adapter import V1Adapter
-from acp_tui.ui.themes import load_shipped_themes
 from acp_tui.ui.widgets.compaction import CompactionView
 from acp_tui.ui.widgets.content_blocks import ContentChip, EmbeddedResourceView, block_chip, head_lines
 from acp_tui.ui.widgets.diff_view import DiffView
-from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES, kind_icon, status_pill
+from acp_tui.ui.widgets.icons import kind_icon, status_pill
 from acp_tui.ui.widgets.markdown_stream import MarkdownStream
 from acp_tui.ui.widgets.plan_view import PlanView
 from acp_tui.ui.widgets.terminal_view import TerminalView
 from acp_tui.ui.widgets.tool_call import ToolCallCard
 from acp_tui.ui.widgets.unknown_update import UnknownUpdateView
 from acp_tui.ui.widgets.user_message import UserMessageView
+from tests.support.widgets import (
+    GIT_PATCH,
+    WidgetApp,
+    card_line,
+    drive,
+    found,
+    run,
+    screen_lines,
+    screen_text,
+    shows,
+    text_item,
+    until,
+)
 
 HOSTILE = [
     "[bold red]x[/]",
@@ -83,117 +83,8 @@ HOSTILE = [
 ]
 
 
-class WidgetApp(App[None]):
-    """Mounts the given widgets in a scrolling column, with the shipped acp-dark theme."""
-
-    def __init__(self, *widgets: Widget) -> None:
-        super().__init__()
-        self._widgets = widgets
-        self.quit_called = False
-        self.saved: list[ToolCallCard] = []
-        for theme in load_shipped_themes():
-            self.register_theme(theme)
-        self.theme = "acp-dark"
-
-    def get_theme_variable_defaults(self) -> dict[str, str]:
-        return {**super().get_theme_variable_defaults(), **EXTRA_THEME_VARIABLES}
-
-    def compose(self) -> ComposeResult:
-        yield VerticalScroll(*self._widgets)
-
-    async def action_quit(self) -> None:  # a hostile "@click=app.quit" must never get here
-        self.quit_called = True
-
-    def on_tool_call_card_save_requested(self, event: ToolCallCard.SaveRequested) -> None:
-        self.saved.append(event.card)
-
-
-def screen_lines(app: App[Any]) -> list[str]:
-    """What the terminal shows, one string per row."""
-    return [strip.text.rstrip() for strip in app.screen._compositor.render_strips()]
-
-
-def screen_text(app: App[Any]) -> str:
-    return "\n".join(screen_lines(app))
-
-
-def shown_text(root: Widget) -> str:
-    """What the `Static`s under `root` (a dialog, a screen) say, as plain text with the wrapping undone: one
-    line per line they were given, whatever the width. An assertion on text that holds a path (a command
-    line, a folder) must not pass or fail by how long the clone's folder is, which decides where it wraps."""
-    shown = []
-    for static in root.query(Static):
-        visual = static.visual
-        shown.append(visual.plain if isinstance(visual, (Content, Text)) else str(static.content))
-    return "\n".join(shown)
-
-
-async def until(pilot: Any, predicate: Any, tries: int = 100) -> bool:
-    """Let the app process messages until `predicate()` holds (or give up and return False)."""
-    for _ in range(tries):
-        if predicate():
-            return True
-        await pilot.pause(0.01)
-    return bool(predicate())
-
-
-def shows(app: App[Any], needle: str) -> Any:
-    return lambda: needle in screen_text(app)
-
-
-Found = TypeVar("Found")
-
-
-def found(entity: Found | None) -> Found:
-    """What a model lookup must find: a test fails here, not later on an attribute of None."""
-    assert entity is not None
-    return entity
-
-
-def run(state: SessionState, *updates: object) -> list[Change]:
-    changes: list[Change] = []
-    for update in updates:
-        changes.extend(apply(state, update))
-    return changes
-
-
-def drive(widget: Any, changes: Iterable[Change]) -> None:
-    """Route changes to one widget the way the app will."""
-    for change in changes:
-        if isinstance(change, EntityChanged):
-            widget.apply_fields(change.fields)
-        elif isinstance(change, ContentAppended):
-            widget.append_content(change.item)
-        elif isinstance(change, ContentReplaced):
-            if isinstance(widget, TerminalView):
-                widget.reset_and_replay()
-            else:
-                widget.replace_content()
-        elif isinstance(change, TextAppended):
-            widget.append_text(change.text)
-        elif isinstance(change, BytesAppended):
-            widget.append_bytes(change.data)
-
-
 def b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
-
-
-def text_item(text: str) -> ToolContent:
-    return ToolContent(content=TextContent(text=text))
-
-
-GIT_PATCH = (
-    "diff --git /src/app.py /src/app.py\n"
-    "index 1111111..2222222 100644\n"
-    "--- /src/app.py\n"
-    "+++ /src/app.py\n"
-    "@@ -1,3 +1,3 @@\n"
-    " import os\n"
-    "-print('old line')\n"
-    "+print('new line')\n"
-    " done()\n"
-)
 
 
 # -- pure helpers -----------------------------------------------------------------------------------
@@ -326,11 +217,6 @@ async def test_tool_card_shows_interrupted_when_the_agent_dies_mid_call() -> Non
         drive(card, run(state, AgentExited(returncode=1, reason="crashed")))
         await pilot.pause()
         assert card_line(app, card) == "⊘ ▶ Run tests · interrupted"
-
-
-def card_line(app: App[Any], card: ToolCallCard) -> str:
-    """The card's first row on screen, as text."""
-    return screen_lines(app)[card.region.y].strip()
 
 
 def glyph_style_at(app: App[Any], card: ToolCallCard) -> Any:

@@ -10,8 +10,8 @@ from acp_tui.session.model import Problem
 from acp_tui.ui.keys import KEYS
 from acp_tui.ui.screens.help import HelpScreen
 from acp_tui.ui.screens.problems import ProblemsScreen
-from tests.test_app_timeline import private_dirs, running_app, v2_turn  # noqa: F401  (autouse fixture)
-from tests.test_ui_widgets import shown_text
+from tests.support.app_run import private_dirs, running_app, v2_turn  # noqa: F401  (fixtures)
+from tests.support.widgets import shown_text
 
 
 async def test_the_problems_list_does_not_claim_the_session_went_on() -> None:
