@@ -24,10 +24,8 @@ from tests.support.tmux import (
 )
 
 
-def test_demo_markdown_answer_on_a_real_terminal(tmux: Tmux, tmp_path: Path) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
-    pid_file = tmp_path / "pid"
+def private_exports(tmp_path: Path) -> str:
+    """`NAME=value …` for `env -i`: private folders under `tmp_path`, the demo at full speed, a known terminal."""
     env = {
         "ACP_TUI_DEMO_SPEED": "0",
         "ACP_TUI_DATA_DIR": str(tmp_path / "data"),
@@ -38,7 +36,14 @@ def test_demo_markdown_answer_on_a_real_terminal(tmux: Tmux, tmp_path: Path) -> 
         "LANG": "C.UTF-8",
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
     }
-    exports = " ".join(f"{key}={shlex.quote(value)}" for key, value in env.items())
+    return " ".join(f"{key}={shlex.quote(value)}" for key, value in env.items())
+
+
+def test_demo_markdown_answer_on_a_real_terminal(tmux: Tmux, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    pid_file = tmp_path / "pid"
+    exports = private_exports(tmp_path)
     command = " ".join(shlex.quote(part) for part in [*acp_tui_command(), "--cwd", str(project)])
     # `exec` keeps the pid (recorded first) so the test can check the process really exits; `env -i`
     # keeps the test runner's COLUMNS/LINES (which Textual honours) from overriding the pane size.
@@ -83,17 +88,7 @@ def start_with_sleeper(tmux: Tmux, tmp_path: Path, marker: str) -> tuple[int, Pa
     project = tmp_path / "project"
     project.mkdir()
     pid_file, rc_file = tmp_path / "pid", tmp_path / "rc"
-    env = {
-        "ACP_TUI_DEMO_SPEED": "0",
-        "ACP_TUI_DATA_DIR": str(tmp_path / "data"),
-        "ACP_TUI_STATE_DIR": str(tmp_path / "state"),
-        "ACP_TUI_CONFIG_DIR": str(tmp_path / "config"),
-        "HOME": str(tmp_path),
-        "TERM": "xterm-256color",
-        "LANG": "C.UTF-8",
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-    }
-    exports = " ".join(f"{key}={shlex.quote(value)}" for key, value in env.items())
+    exports = private_exports(tmp_path)
     command = " ".join(
         shlex.quote(part) for part in [*acp_tui_command(), "--cwd", str(project), "--", *leaves_a_sleeper(marker)]
     )
