@@ -22,10 +22,10 @@ from acp_tui.demo import content
 from acp_tui.launch import Launch
 from acp_tui.session.model import AGENT_MESSAGE, Message
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.screens.chat import ChatScreen
-from acp_tui.ui.screens.elicitation_form import ElicitationFormScreen
-from acp_tui.ui.screens.elicitation_url import ElicitationUrlScreen
-from acp_tui.ui.screens.permission import PermissionScreen
+from acp_tui.ui.chat.screen import ChatScreen
+from acp_tui.ui.dialogs.elicitation_form import ElicitationFormScreen
+from acp_tui.ui.dialogs.elicitation_url import ElicitationUrlScreen
+from acp_tui.ui.dialogs.permission import PermissionScreen
 from acp_tui.ui.widgets.agent_message import AgentMessageView
 from acp_tui.ui.widgets.compaction import CompactionView
 from acp_tui.ui.widgets.plan_view import PlanView

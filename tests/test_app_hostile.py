@@ -26,9 +26,9 @@ from acp_tui.paths import transcripts_dir
 from acp_tui.services.permission import PermissionService
 from acp_tui.transcript import render_markdown
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.screens.chat import ChatScreen
-from acp_tui.ui.screens.permission import PermissionScreen
-from acp_tui.ui.screens.problems import ProblemsScreen
+from acp_tui.ui.browsers.problems import ProblemsScreen
+from acp_tui.ui.chat.screen import ChatScreen
+from acp_tui.ui.dialogs.permission import PermissionScreen
 from acp_tui.ui.widgets.system_line import SystemLine
 from acp_tui.ui.widgets.tool_call import ToolCallCard
 from tests.agents import hostile_agent_argv, scripted_agent_argv

@@ -22,7 +22,7 @@ from textual.widget import Widget
 
 from acp_tui.launch import Launch
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.screens.chat import ChatScreen
+from acp_tui.ui.chat.screen import ChatScreen
 from acp_tui.ui.widgets.agent_message import AgentMessageView
 from acp_tui.ui.widgets.compaction import CompactionView
 from acp_tui.ui.widgets.plan_view import PlanView

@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -102,6 +102,23 @@ LAYERS: tuple[Layer, ...] = (
         sealed=True,
     ),
 )
+
+#: The rooms of `acp_tui/ui/` (docs/architecture.md, "ui/"), the same rule one level down: a room imports its
+#: own and lower-ranked rooms; rooms of equal rank are independent (a dialog never opens a browser).
+UI_ROOMS: tuple[Layer, ...] = (
+    Layer(
+        0,
+        "look",
+        ("acp_tui.ui.themes", "acp_tui.ui.markdown_styles", "acp_tui.ui.colour_system"),
+        "palettes, markdown styles, colour depth: what everything else is drawn with",
+    ),
+    Layer(1, "widgets", ("acp_tui.ui.widgets",), "small pieces that render one thing; they know no screen"),
+    Layer(2, "dialogs", ("acp_tui.ui.dialogs",), "modal screens that ask one question and return one answer"),
+    Layer(2, "browsers", ("acp_tui.ui.browsers",), "screens to look through something: sessions, notices, help"),
+    Layer(3, "chat", ("acp_tui.ui.chat",), "the main screen and what serves it; it opens dialogs and browsers"),
+    Layer(4, "app", ("acp_tui.ui.app",), "the App: themes, bindings, the chat screen it hosts"),
+)
+
 
 #: Top-level units whose mutual imports must not form a cycle (rule b); other modules count as themselves.
 TOP_LEVEL_PACKAGES = ("protocol", "session", "services", "agent", "controller", "context", "transcript", "ui", "demo")
@@ -376,10 +393,11 @@ def test_the_ui_never_imports_v1_wire_types() -> None:
     assert not offenders, "acp_tui/ui/ imports acp_tui.protocol.v1:\n" + "\n".join(offenders)
 
 
-def test_layers_point_one_way() -> None:
+def _offenders(layer_of: Callable[[str], Layer | None]) -> list[str]:
+    """Every edge that climbs a rank, joins two peers, or reaches into a sealed layer, under `layer_of`."""
     offenders: list[str] = []
     for edge in _edges():
-        source, target = _layer_of(edge.source), _layer_of(edge.target)
+        source, target = layer_of(edge.source), layer_of(edge.target)
         if source is None or target is None or source is target:
             continue
         if target.sealed:
@@ -388,7 +406,32 @@ def test_layers_point_one_way() -> None:
             offenders.append(f"{edge}: {source.name} (rank {source.rank}) is below {target.name} (rank {target.rank})")
         elif target.rank == source.rank:
             offenders.append(f"{edge}: {source.name} and {target.name} are independent peers (rank {source.rank})")
+    return offenders
+
+
+def test_layers_point_one_way() -> None:
+    offenders = _offenders(_layer_of)
     assert not offenders, "layer violations (see LAYERS in tests/test_architecture.py):\n" + "\n".join(offenders)
+
+
+def _room_of(module: str) -> Layer | None:
+    """The one room of `acp_tui/ui/` holding `module` (None outside the UI and for the `ui` package itself)."""
+    holding = [room for room in UI_ROOMS if room.holds(module)]
+    assert len(holding) <= 1, f"{module} is in two rooms: {[room.name for room in holding]}"
+    return holding[0] if holding else None
+
+
+def test_every_ui_module_has_a_room() -> None:
+    ui = next(layer for layer in LAYERS if layer.name == "ui")
+    unplaced = sorted(m for m in _modules() if ui.holds(m) and m != "acp_tui.ui" and _room_of(m) is None)
+    assert not unplaced, f"give these modules a room in UI_ROOMS (tests/test_architecture.py): {unplaced}"
+
+
+def test_ui_rooms_point_one_way() -> None:
+    """widgets never import a screen; dialogs and browsers never import each other or the chat; only the app
+    imports the chat screen: the UI's folders form no cycle (ui/ and ui/screens/ used to import each other)."""
+    offenders = _offenders(_room_of)
+    assert not offenders, "ui room violations (see UI_ROOMS in tests/test_architecture.py):\n" + "\n".join(offenders)
 
 
 def test_the_controller_imports_neither_textual_nor_rich() -> None:

@@ -13,7 +13,7 @@ from textual.widgets import Button
 
 from acp_tui.paths import transcripts_dir
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.screens.permission import PermissionScreen
+from acp_tui.ui.dialogs.permission import PermissionScreen
 from acp_tui.ui.widgets.tool_call import ToolCallCard
 from tests.agents.hostile_agent import DONE_MARKER, PERMISSION_BUTTON_IMITATION
 from tests.test_app_hostile import (

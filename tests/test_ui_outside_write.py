@@ -22,7 +22,7 @@ from acp_tui.services.files import OutsideWrite
 from acp_tui.session.events import FileAccessed
 from acp_tui.session.model import FILE_ACCESS, FileAccess, SessionState
 from acp_tui.session.reducer import apply
-from acp_tui.ui.screens.outside_write import OutsideWriteScreen, shown_path
+from acp_tui.ui.dialogs.outside_write import OutsideWriteScreen, shown_path
 from acp_tui.ui.themes import load_shipped_themes
 from acp_tui.ui.widgets.diff_view import DiffView
 from acp_tui.ui.widgets.file_access import FileAccessView, access_line

@@ -15,7 +15,7 @@ from textual.widgets import Button, Static
 from acp_tui.protocol.codec import decode_permission_request
 from acp_tui.protocol.methods import V1RequestPermissionRequest
 from acp_tui.session.v1_adapter import v2_permission_request
-from acp_tui.ui.screens.permission import PermissionChoice, PermissionRequest, PermissionScreen
+from acp_tui.ui.dialogs.permission import PermissionChoice, PermissionRequest, PermissionScreen
 from acp_tui.ui.themes import load_shipped_themes
 from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
 

@@ -43,9 +43,9 @@ from acp_tui.session.changes import (
     UsageChanged,
 )
 from acp_tui.session.model import PLAN, SessionState
-from acp_tui.ui.attention import Attention
-from acp_tui.ui.screens.notices import NoticeLog, toast_lines
-from acp_tui.ui.terminal_title import show_window_title
+from acp_tui.ui.browsers.notices import NoticeLog, toast_lines
+from acp_tui.ui.chat.attention import Attention
+from acp_tui.ui.chat.terminal_title import show_window_title
 from acp_tui.ui.widgets.command_menu import CommandMenu
 from acp_tui.ui.widgets.config_bar import ConfigBar
 from acp_tui.ui.widgets.plan_panel import PlanPanel
@@ -184,7 +184,7 @@ class StatusRenderer:
         if severity is None:
             title = f"{plain(notice.severity)}: {title}"
         description = notice.description if isinstance(notice.description, str) else ""
-        # A toast is at most three rows (chat.tcss makes it compact), so a long notice never covers the
+        # A toast is at most three rows (chat/screen.tcss makes it compact), so a long notice never covers the
         # conversation: the text is cut to fit its width, with "… F5 for more" (the list keeps it whole).
         width = min(TOAST_WIDTH, self.app.size.width // 2) - TOAST_GUTTER
         title, message = toast_lines(title, description, width)

@@ -48,8 +48,8 @@ from acp_tui.protocol.auth import (
 )
 from acp_tui.sanitize import escape_controls, plain
 from acp_tui.services.auth import KeyEntry, LoginChoice, LoginRequest, SecretRequest, TerminalCommand
-from acp_tui.ui.screens.guarded import GuardedDialog
-from acp_tui.ui.screens.permission import ARM_DELAY
+from acp_tui.ui.dialogs.guarded import GuardedDialog
+from acp_tui.ui.dialogs.permission import ARM_DELAY
 
 __all__ = [
     "GuardedDialog",

@@ -21,8 +21,8 @@ from acp_tui.controller.controller import SessionController
 from acp_tui.controller.sessions import SessionListing
 from acp_tui.path_text import display_path
 from acp_tui.sanitize import plain
-from acp_tui.ui.screens.sessions import SessionBrowser
-from acp_tui.ui.screens.transcript_view import ExportScreen
+from acp_tui.ui.browsers.sessions import SessionBrowser
+from acp_tui.ui.browsers.transcript_view import ExportScreen
 
 SessionAction = Literal["browse", "new", "export"]
 
