@@ -109,7 +109,7 @@ UI_ROOMS: tuple[Layer, ...] = (
     Layer(
         0,
         "look",
-        ("acp_tui.ui.themes", "acp_tui.ui.markdown_styles", "acp_tui.ui.colour_system"),
+        ("acp_tui.ui.themes",),
         "palettes, markdown styles, colour depth: what everything else is drawn with",
     ),
     Layer(1, "widgets", ("acp_tui.ui.widgets",), "small pieces that render one thing; they know no screen"),

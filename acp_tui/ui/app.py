@@ -28,9 +28,9 @@ from acp_tui.ui.browsers.help import HelpScreen
 from acp_tui.ui.chat.interrupt import FORCE_STOP_AFTER
 from acp_tui.ui.chat.screen import ChatScreen, ControllerFactory, default_controller
 from acp_tui.ui.chat.terminal_title import restore_window_title
-from acp_tui.ui.colour_system import colour_system
-from acp_tui.ui.markdown_styles import markdown_theme
 from acp_tui.ui.themes import ansi_terminal_theme, load_shipped_themes
+from acp_tui.ui.themes.colour_system import colour_system
+from acp_tui.ui.themes.markdown_styles import markdown_theme
 from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
 
 if TYPE_CHECKING:

@@ -22,7 +22,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from acp_tui.sanitize import plain
-from acp_tui.ui.markdown_styles import rich_colour_name
+from acp_tui.ui.themes.markdown_styles import rich_colour_name
 from acp_tui.ui.widgets.icons import GLYPHS
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
