@@ -444,3 +444,68 @@ def test_the_controller_imports_neither_textual_nor_rich() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "", f"importing the controller pulled in: {result.stdout.strip()}"
+
+
+#: Module-level mutable values the UI may keep, and why each cannot leak between chat screens: an app is to
+#: host N chat screens, each with its own controller (tabs), so nothing one screen learns may live in a module.
+UI_MODULE_STATE: Mapping[str, str] = {
+    "acp_tui.ui.chat.timeline._CAPABILITIES": "a cache keyed by view class: which protocols a class provides",
+    "acp_tui.ui.widgets.tool_call._status_styles": "a cache keyed by (colour, background, variant): pure",
+    "acp_tui.ui.widgets.markdown_stream._shared_parser": "one stateless markdown parser, built once",
+    "acp_tui.ui.chat.terminal_title._TITLES": "one window title per app (per terminal), weakly keyed by the app",
+}
+_MUTABLE_CALLS = frozenset({"dict", "list", "set", "defaultdict", "deque", "WeakKeyDictionary", "WeakValueDictionary"})
+
+
+def _module_state(module: str, source: str) -> Iterator[tuple[str, int]]:
+    """Names a module binds at its top level to a mutable container without `Final`, or rebinds via `global`."""
+    tree = ast.parse(source)
+    for node in tree.body:
+        target, value, annotation = None, None, None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            target, value = node.targets[0].id, node.value
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            target, value, annotation = node.target.id, node.value, ast.unparse(node.annotation)
+        if target is None or value is None or target.startswith("__") or (annotation or "").startswith("Final"):
+            continue
+        mutable = isinstance(value, ast.Dict | ast.List | ast.Set | ast.DictComp | ast.ListComp | ast.SetComp) or (
+            isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in _MUTABLE_CALLS
+        )
+        if mutable:
+            yield f"{module}.{target}", node.lineno
+    for inner in ast.walk(tree):
+        if isinstance(inner, ast.Global):
+            for name in inner.names:
+                yield f"{module}.{name}", inner.lineno
+
+
+def test_the_ui_keeps_no_module_level_state_but_pure_caches() -> None:
+    ui = next(layer for layer in LAYERS if layer.name == "ui")
+    found = {
+        name: f"{path.relative_to(REPO)}:{line}"
+        for module, path in _modules().items()
+        if ui.holds(module)
+        for name, line in _module_state(module, path.read_text(encoding="utf-8"))
+    }
+    unexplained = sorted(f"{name} ({where})" for name, where in found.items() if name not in UI_MODULE_STATE)
+    assert not unexplained, (
+        "module-level mutable state in acp_tui/ui/ (make it a Final constant table, or an attribute of the screen "
+        "or app that owns it; a pure cache goes in UI_MODULE_STATE with its reason):\n" + "\n".join(unexplained)
+    )
+    assert set(UI_MODULE_STATE) <= set(found), (
+        f"stale UI_MODULE_STATE entries: {sorted(set(UI_MODULE_STATE) - set(found))}"
+    )
+
+
+def test_the_module_state_walk_sees_what_it_should() -> None:
+    source = (
+        "from typing import Final\n"
+        "A = {}\n"
+        "B: dict[str, int] = dict()\n"
+        "C: Final = {}\n"
+        "D = (1, 2)\n"
+        "E = frozenset()\n"
+        "def f() -> None:\n"
+        "    global G\n"
+    )
+    assert [name for name, _ in _module_state("m", source)] == ["m.A", "m.B", "m.G"]

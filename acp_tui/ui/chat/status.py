@@ -8,7 +8,7 @@ change that this renderer forgets is a type error, not a silent gap.
 from __future__ import annotations
 
 import time
-from typing import assert_never
+from typing import Final, assert_never
 
 from textual.app import App
 from textual.timer import Timer
@@ -54,7 +54,7 @@ from acp_tui.ui.widgets.session_header import SessionHeader
 from acp_tui.ui.widgets.status_bar import StatusBar, format_cost
 
 #: Severity names of ACP notices → Textual toast severities; unknown values show as information.
-NOTICE_SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
+NOTICE_SEVERITY: Final = {"info": "information", "warning": "warning", "error": "error"}
 #: A toast's width (Textual's `Toast`: 60 cells, at most half the screen) and what its border and padding take.
 TOAST_WIDTH, TOAST_GUTTER = 60, 3
 

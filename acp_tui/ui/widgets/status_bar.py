@@ -28,7 +28,7 @@ from acp_tui.ui.widgets.icons import GLYPHS
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 #: How each known stop reason reads after work ended (`end_turn` says nothing).
-STOP_REASON_TEXT = {
+STOP_REASON_TEXT: Final = {
     "cancelled": "cancelled",
     "refusal": "the agent refused",
     "max_tokens": "stopped: token limit",
