@@ -42,7 +42,7 @@ from acp_tui.controller.sessions import SessionListing, SessionPage, listing  # 
 from acp_tui.demo.store import StoredSession, write_sessions  # noqa: E402
 from acp_tui.launch import Launch  # noqa: E402
 from acp_tui.ui.app import AcpApp  # noqa: E402
-from acp_tui.ui.screens.sessions import SessionBrowser  # noqa: E402
+from acp_tui.ui.browsers.sessions import SessionBrowser  # noqa: E402
 from acp_tui.ui.widgets.agent_message import AgentMessageView  # noqa: E402
 from acp_tui.ui.widgets.session_list import SessionList  # noqa: E402
 

@@ -17,8 +17,8 @@ import pytest
 from textual.pilot import Pilot
 
 from acp_tui.launch import Launch
-from acp_tui.ui.screens.chat import ChatScreen
-from acp_tui.ui.screens.permission import PermissionScreen
+from acp_tui.ui.chat.screen import ChatScreen
+from acp_tui.ui.dialogs.permission import PermissionScreen
 from acp_tui.ui.widgets.system_line import SystemLine
 from tests.paths import REPO
 from tests.schema_check import validate_client_message

@@ -25,7 +25,7 @@ from acp_tui import __version__
 from acp_tui.cli import main
 from acp_tui.launch import Launch
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.screens.chat import ChatScreen
+from acp_tui.ui.chat.screen import ChatScreen
 from acp_tui.ui.widgets.agent_message import AgentMessageView
 from acp_tui.ui.widgets.session_header import SessionHeader
 from acp_tui.ui.widgets.system_line import SystemLine

@@ -14,8 +14,8 @@ import pytest
 
 from acp_tui.demo import content
 from acp_tui.session.model import AGENT_MESSAGE, Message
-from acp_tui.ui.screens.elicitation_form import ElicitationFormScreen
-from acp_tui.ui.screens.elicitation_url import ElicitationUrlScreen
+from acp_tui.ui.dialogs.elicitation_form import ElicitationFormScreen
+from acp_tui.ui.dialogs.elicitation_url import ElicitationUrlScreen
 from acp_tui.ui.widgets.agent_message import AgentMessageView
 from acp_tui.ui.widgets.compaction import CompactionView
 from acp_tui.ui.widgets.plan_view import PlanView

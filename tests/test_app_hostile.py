@@ -18,8 +18,8 @@ from textual.widgets import Log
 
 from acp_tui.services.permission import PermissionService
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.screens.permission import PermissionScreen
-from acp_tui.ui.screens.problems import ProblemsScreen
+from acp_tui.ui.browsers.problems import ProblemsScreen
+from acp_tui.ui.dialogs.permission import PermissionScreen
 from acp_tui.ui.widgets.tool_call import ToolCallCard
 from tests.agents import scripted_agent_argv
 from tests.agents.hostile_agent import CRASH_STDERR, DONE_MARKER, EXIT_CODE

@@ -19,7 +19,7 @@ from textual.widgets import Input, Static
 from acp_tui import secrets
 from acp_tui.launch import Launch
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.screens.login import LoginScreen, SecretScreen, TerminalLoginScreen, command_line
+from acp_tui.ui.dialogs.login import LoginScreen, SecretScreen, TerminalLoginScreen, command_line
 from acp_tui.ui.widgets.agent_message import AgentMessageView
 from acp_tui.ui.widgets.stderr_panel import StderrPanel
 from acp_tui.ui.widgets.user_message import UserMessageView

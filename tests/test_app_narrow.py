@@ -14,7 +14,7 @@ from typing import Any
 from rich.cells import cell_len
 from textual.app import App, ComposeResult
 
-from acp_tui.ui.screens.chat import KEY_HINTS
+from acp_tui.ui.chat.screen import KEY_HINTS
 from acp_tui.ui.widgets.session_header import HeaderValues, SessionHeader, tail
 from acp_tui.ui.widgets.status_bar import HINT_SEPARATOR, PINNED, HintMode, KeyHint, StatusBar, fit_hints
 from tests.support.app_run import SHOWN_CWD, private_dirs, project_dir, running_app, screen_text, text, update, v2_turn  # noqa: F401  (fixtures)

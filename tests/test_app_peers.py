@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.screens.permission import request_title
+from acp_tui.ui.dialogs.permission import request_title
 from acp_tui.ui.widgets.tool_call import ToolCallCard
 from tests.peers import TsSdkPeers
 from tests.schema_check import validate_client_message

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.screens.permission import OptionButton
+from acp_tui.ui.dialogs.permission import OptionButton
 from tests.scripted_app import (
     ARM_DELAY,
     SIZE,

@@ -18,7 +18,7 @@ import pytest
 from textual.pilot import Pilot
 
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.screens.chat import ChatScreen
+from acp_tui.ui.chat.screen import ChatScreen
 from tests.agents import scripted_agent_argv
 from tests.peers import TsSdkPeers
 from tests.support.hostile import (  # noqa: F401  (fixtures)

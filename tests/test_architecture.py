@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -106,6 +106,23 @@ LAYERS: tuple[Layer, ...] = (
         sealed=True,
     ),
 )
+
+#: The rooms of `acp_tui/ui/` (docs/architecture.md, "ui/"), the same rule one level down: a room imports its
+#: own and lower-ranked rooms; rooms of equal rank are independent (a dialog never opens a browser).
+UI_ROOMS: tuple[Layer, ...] = (
+    Layer(
+        0,
+        "look",
+        ("acp_tui.ui.themes",),
+        "palettes, markdown styles, colour depth: what everything else is drawn with",
+    ),
+    Layer(1, "widgets", ("acp_tui.ui.widgets",), "small pieces that render one thing; they know no screen"),
+    Layer(2, "dialogs", ("acp_tui.ui.dialogs",), "modal screens that ask one question and return one answer"),
+    Layer(2, "browsers", ("acp_tui.ui.browsers",), "screens to look through something: sessions, notices, help"),
+    Layer(3, "chat", ("acp_tui.ui.chat",), "the main screen and what serves it; it opens dialogs and browsers"),
+    Layer(4, "app", ("acp_tui.ui.app",), "the App: themes, bindings, the chat screen it hosts"),
+)
+
 
 #: Top-level units whose mutual imports must not form a cycle (rule b); other modules count as themselves.
 TOP_LEVEL_PACKAGES = ("protocol", "session", "services", "agent", "controller", "context", "transcript", "ui", "demo")
@@ -380,10 +397,11 @@ def test_the_ui_never_imports_v1_wire_types() -> None:
     assert not offenders, "acp_tui/ui/ imports acp_tui.protocol.v1:\n" + "\n".join(offenders)
 
 
-def test_layers_point_one_way() -> None:
+def _offenders(layer_of: Callable[[str], Layer | None]) -> list[str]:
+    """Every edge that climbs a rank, joins two peers, or reaches into a sealed layer, under `layer_of`."""
     offenders: list[str] = []
     for edge in _edges():
-        source, target = _layer_of(edge.source), _layer_of(edge.target)
+        source, target = layer_of(edge.source), layer_of(edge.target)
         if source is None or target is None or source is target:
             continue
         if target.sealed:
@@ -392,7 +410,32 @@ def test_layers_point_one_way() -> None:
             offenders.append(f"{edge}: {source.name} (rank {source.rank}) is below {target.name} (rank {target.rank})")
         elif target.rank == source.rank:
             offenders.append(f"{edge}: {source.name} and {target.name} are independent peers (rank {source.rank})")
+    return offenders
+
+
+def test_layers_point_one_way() -> None:
+    offenders = _offenders(_layer_of)
     assert not offenders, "layer violations (see LAYERS in tests/test_architecture.py):\n" + "\n".join(offenders)
+
+
+def _room_of(module: str) -> Layer | None:
+    """The one room of `acp_tui/ui/` holding `module` (None outside the UI and for the `ui` package itself)."""
+    holding = [room for room in UI_ROOMS if room.holds(module)]
+    assert len(holding) <= 1, f"{module} is in two rooms: {[room.name for room in holding]}"
+    return holding[0] if holding else None
+
+
+def test_every_ui_module_has_a_room() -> None:
+    ui = next(layer for layer in LAYERS if layer.name == "ui")
+    unplaced = sorted(m for m in _modules() if ui.holds(m) and m != "acp_tui.ui" and _room_of(m) is None)
+    assert not unplaced, f"give these modules a room in UI_ROOMS (tests/test_architecture.py): {unplaced}"
+
+
+def test_ui_rooms_point_one_way() -> None:
+    """widgets never import a screen; dialogs and browsers never import each other or the chat; only the app
+    imports the chat screen: the UI's folders form no cycle (ui/ and ui/screens/ used to import each other)."""
+    offenders = _offenders(_room_of)
+    assert not offenders, "ui room violations (see UI_ROOMS in tests/test_architecture.py):\n" + "\n".join(offenders)
 
 
 def test_the_controller_imports_neither_textual_nor_rich() -> None:
@@ -405,3 +448,68 @@ def test_the_controller_imports_neither_textual_nor_rich() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "", f"importing the controller pulled in: {result.stdout.strip()}"
+
+
+#: Module-level mutable values the UI may keep, and why each cannot leak between chat screens: an app is to
+#: host N chat screens, each with its own controller (tabs), so nothing one screen learns may live in a module.
+UI_MODULE_STATE: Mapping[str, str] = {
+    "acp_tui.ui.chat.timeline._CAPABILITIES": "a cache keyed by view class: which protocols a class provides",
+    "acp_tui.ui.widgets.tool_call._status_styles": "a cache keyed by (colour, background, variant): pure",
+    "acp_tui.ui.widgets.markdown_stream._shared_parser": "one stateless markdown parser, built once",
+    "acp_tui.ui.chat.terminal_title._TITLES": "one window title per app (per terminal), weakly keyed by the app",
+}
+_MUTABLE_CALLS = frozenset({"dict", "list", "set", "defaultdict", "deque", "WeakKeyDictionary", "WeakValueDictionary"})
+
+
+def _module_state(module: str, source: str) -> Iterator[tuple[str, int]]:
+    """Names a module binds at its top level to a mutable container without `Final`, or rebinds via `global`."""
+    tree = ast.parse(source)
+    for node in tree.body:
+        target, value, annotation = None, None, None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            target, value = node.targets[0].id, node.value
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            target, value, annotation = node.target.id, node.value, ast.unparse(node.annotation)
+        if target is None or value is None or target.startswith("__") or (annotation or "").startswith("Final"):
+            continue
+        mutable = isinstance(value, ast.Dict | ast.List | ast.Set | ast.DictComp | ast.ListComp | ast.SetComp) or (
+            isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in _MUTABLE_CALLS
+        )
+        if mutable:
+            yield f"{module}.{target}", node.lineno
+    for inner in ast.walk(tree):
+        if isinstance(inner, ast.Global):
+            for name in inner.names:
+                yield f"{module}.{name}", inner.lineno
+
+
+def test_the_ui_keeps_no_module_level_state_but_pure_caches() -> None:
+    ui = next(layer for layer in LAYERS if layer.name == "ui")
+    found = {
+        name: f"{path.relative_to(REPO)}:{line}"
+        for module, path in _modules().items()
+        if ui.holds(module)
+        for name, line in _module_state(module, path.read_text(encoding="utf-8"))
+    }
+    unexplained = sorted(f"{name} ({where})" for name, where in found.items() if name not in UI_MODULE_STATE)
+    assert not unexplained, (
+        "module-level mutable state in acp_tui/ui/ (make it a Final constant table, or an attribute of the screen "
+        "or app that owns it; a pure cache goes in UI_MODULE_STATE with its reason):\n" + "\n".join(unexplained)
+    )
+    assert set(UI_MODULE_STATE) <= set(found), (
+        f"stale UI_MODULE_STATE entries: {sorted(set(UI_MODULE_STATE) - set(found))}"
+    )
+
+
+def test_the_module_state_walk_sees_what_it_should() -> None:
+    source = (
+        "from typing import Final\n"
+        "A = {}\n"
+        "B: dict[str, int] = dict()\n"
+        "C: Final = {}\n"
+        "D = (1, 2)\n"
+        "E = frozenset()\n"
+        "def f() -> None:\n"
+        "    global G\n"
+    )
+    assert [name for name, _ in _module_state("m", source)] == ["m.A", "m.B", "m.G"]

@@ -23,9 +23,9 @@ from acp_tui.agent.session import AgentSession
 from acp_tui.agent.trace import Direction
 from acp_tui.protocol import codec
 from acp_tui.services.elicitation import ElicitationService
-from acp_tui.ui.elicitation_asker import ElicitationDialogs
-from acp_tui.ui.screens.elicitation_form import ElicitationFormScreen
-from acp_tui.ui.screens.elicitation_url import ElicitationUrlScreen
+from acp_tui.ui.chat.elicitation_asker import ElicitationDialogs
+from acp_tui.ui.dialogs.elicitation_form import ElicitationFormScreen
+from acp_tui.ui.dialogs.elicitation_url import ElicitationUrlScreen
 from tests.paths import REPO
 from tests.schema_check import validate_client_message
 from tests.support.wait import armed

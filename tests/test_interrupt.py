@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from acp_tui.ui.interrupt import FORCE_STOP_AFTER, QUIT_WINDOW, Interrupt, decide_interrupt
+from acp_tui.ui.chat.interrupt import FORCE_STOP_AFTER, QUIT_WINDOW, Interrupt, decide_interrupt
 
 
 def decide(**kw: object) -> Interrupt:

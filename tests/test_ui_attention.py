@@ -9,7 +9,7 @@ from textual import events
 from textual.app import App
 
 from acp_tui.config import parse_settings
-from acp_tui.ui.attention import COOLDOWN, Attention, desktop_protocol, notification_sequence
+from acp_tui.ui.chat.attention import COOLDOWN, Attention, desktop_protocol, notification_sequence
 
 
 class FakeDriver:

@@ -18,12 +18,12 @@ from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from acp_tui.services.files import OutsideRead
-from acp_tui.ui.screens.elicitation_form import ElicitationFormScreen
-from acp_tui.ui.screens.elicitation_url import ElicitationUrlScreen
-from acp_tui.ui.screens.login import TerminalLoginScreen
-from acp_tui.ui.screens.outside_read import OutsideReadScreen
-from acp_tui.ui.screens.outside_write import OutsideWriteScreen
-from acp_tui.ui.screens.permission import PermissionScreen
+from acp_tui.ui.dialogs.elicitation_form import ElicitationFormScreen
+from acp_tui.ui.dialogs.elicitation_url import ElicitationUrlScreen
+from acp_tui.ui.dialogs.login import TerminalLoginScreen
+from acp_tui.ui.dialogs.outside_read import OutsideReadScreen
+from acp_tui.ui.dialogs.outside_write import OutsideWriteScreen
+from acp_tui.ui.dialogs.permission import PermissionScreen
 from tests.support.elicitation_ui import Host, form_question, open_dialog, url_question
 from tests.support.login import terminal_command
 from tests.support.outside_write import PROJECT, outside_write

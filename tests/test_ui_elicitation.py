@@ -26,8 +26,8 @@ from acp_tui.services.elicitation import (
     FormAccepted,
     UrlAccepted,
 )
-from acp_tui.ui.screens.elicitation_form import ElicitationFormScreen, FieldRow
-from acp_tui.ui.screens.elicitation_url import ElicitationUrlScreen, open_in_browser
+from acp_tui.ui.dialogs.elicitation_form import ElicitationFormScreen, FieldRow
+from acp_tui.ui.dialogs.elicitation_url import ElicitationUrlScreen, open_in_browser
 from tests.support.elicitation_form import EVERY_TYPE
 from tests.support.elicitation_ui import Host, form_question, open_dialog, url_question
 from tests.support.wait import until as wait_until
@@ -490,7 +490,7 @@ class FakeAttention:
 
 
 async def test_dialogs_answer_a_form_and_say_which_tool_call() -> None:
-    from acp_tui.ui.elicitation_asker import ElicitationDialogs
+    from acp_tui.ui.chat.elicitation_asker import ElicitationDialogs
 
     attention = FakeAttention()
     app = Host()
@@ -516,7 +516,7 @@ async def test_dialogs_answer_a_form_and_say_which_tool_call() -> None:
 
 
 async def test_dialogs_close_when_the_question_is_withdrawn() -> None:
-    from acp_tui.ui.elicitation_asker import ElicitationDialogs
+    from acp_tui.ui.chat.elicitation_asker import ElicitationDialogs
 
     app = Host()
     async with app.run_test(size=(100, 30)) as pilot:
@@ -539,8 +539,8 @@ async def test_dialogs_close_when_the_question_is_withdrawn() -> None:
 async def test_a_refused_question_shows_why_and_the_raw_request() -> None:
     from acp_tui.protocol.elicitation import ElicitationSessionScope
     from acp_tui.services.elicitation import RefusedElicitation
-    from acp_tui.ui.elicitation_asker import ElicitationDialogs
-    from acp_tui.ui.screens.elicitation_refused import ElicitationRefusedScreen
+    from acp_tui.ui.chat.elicitation_asker import ElicitationDialogs
+    from acp_tui.ui.dialogs.elicitation_refused import ElicitationRefusedScreen
 
     raw = json.dumps({"message": HOSTILE, "requestedSchema": {"properties": {"a": {"type": "object"}}}}).encode()
     refusal = RefusedElicitation(
@@ -583,7 +583,7 @@ async def until(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
 async def test_complete_closes_exactly_the_dialog_it_names_and_the_prompt_gets_the_keys_back(second_id: str) -> None:
     """Issue 21.3: a second link question (same or another id) on top, then `complete` for the first."""
     from acp_tui.services.elicitation import ElicitationService
-    from acp_tui.ui.elicitation_asker import ElicitationDialogs
+    from acp_tui.ui.chat.elicitation_asker import ElicitationDialogs
     from tests.support.elicitation_service import Agent, url_params
 
     app = PromptHost()

@@ -21,7 +21,7 @@ from textual.widgets import Button, Input, Static
 from acp_tui import secrets
 from acp_tui.protocol.auth import LoginVariable, TerminalLogin, decode_auth_methods
 from acp_tui.services.auth import KeyEntry, LoginRequest, SecretRequest, TerminalCommand
-from acp_tui.ui.screens.login import LoginScreen, SecretScreen, TerminalLoginScreen
+from acp_tui.ui.dialogs.login import LoginScreen, SecretScreen, TerminalLoginScreen
 from acp_tui.ui.themes import load_shipped_themes
 from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
 from tests.support.login import terminal_command
@@ -364,7 +364,7 @@ def test_snapshot_secret(snap_compare: Any, size: tuple[int, int]) -> None:
 async def test_the_palette_offers_log_in_and_log_out() -> None:
     from textual.screen import Screen
 
-    from acp_tui.ui.screens.login import LoginCommands
+    from acp_tui.ui.dialogs.login import LoginCommands
 
     class Chat(Screen[None]):
         COMMANDS = {LoginCommands}

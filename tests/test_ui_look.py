@@ -30,7 +30,7 @@ from acp_tui.protocol.v2 import (
 )
 from acp_tui.session.model import SessionState
 from acp_tui.ui.app import ANSI_THEME, AcpApp
-from acp_tui.ui.colour_system import colour_system
+from acp_tui.ui.themes.colour_system import colour_system
 from acp_tui.ui.widgets.agent_message import AgentMessageView
 from acp_tui.ui.widgets.diff_view import DiffView, diff_rows, diff_stats
 from acp_tui.ui.widgets.icons import GLYPHS, KIND_ICONS, leading_glyph, plan_status_glyph, status_pill

@@ -15,7 +15,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from acp_tui.protocol.v2 import Notice
-from acp_tui.ui.screens.notices import (
+from acp_tui.ui.browsers.notices import (
     NOTICES_KEY,
     NoticeCommands,
     NoticeEntry,

@@ -20,7 +20,7 @@ from acp_tui.services.files import OutsideWrite
 from acp_tui.session.local_events import FileAccessed
 from acp_tui.session.model import FILE_ACCESS, SessionState
 from acp_tui.session.reducer import apply
-from acp_tui.ui.screens.outside_write import OutsideWriteScreen, shown_path
+from acp_tui.ui.dialogs.outside_write import OutsideWriteScreen, shown_path
 from acp_tui.ui.widgets.diff_view import DiffView
 from acp_tui.ui.widgets.file_access import FileAccessView, access_line
 from acp_tui.ui.widgets.tool_call import ToolCallCard

@@ -14,7 +14,7 @@ from textual.widgets import Button, Static
 from acp_tui.protocol.codec import decode_permission_request
 from acp_tui.protocol.methods import V1RequestPermissionRequest
 from acp_tui.session.v1_adapter import v2_permission_request
-from acp_tui.ui.screens.permission import PermissionChoice, PermissionRequest, PermissionScreen
+from acp_tui.ui.dialogs.permission import PermissionChoice, PermissionRequest, PermissionScreen
 from tests.support.permission import FOUR_OPTIONS, DialogApp, v2
 
 ARM = 0.2

@@ -19,11 +19,11 @@ from textual.widgets import Static
 from acp_tui.agent.dialect import SessionAbilities
 from acp_tui.controller.sessions import MAX_LIST_PAGES, MAX_LISTED_SESSIONS, SessionPage, listing
 from acp_tui.demo.store import StoredSession, write_sessions
-from acp_tui.ui.history_timeline import EarlierEntries, HistoryTimeline
-from acp_tui.ui.screens.sessions import HINTS, SHORTER_HINTS, ConfirmDelete, SessionBrowser
-from acp_tui.ui.screens.transcript_view import ExportScreen, TranscriptScreen
-from acp_tui.ui.session_actions import SessionCommands
-from acp_tui.ui.terminal_title import WindowTitle, osc_title, window_title
+from acp_tui.ui.browsers.sessions import HINTS, SHORTER_HINTS, ConfirmDelete, SessionBrowser
+from acp_tui.ui.browsers.transcript_view import ExportScreen, TranscriptScreen
+from acp_tui.ui.chat.history_timeline import EarlierEntries, HistoryTimeline
+from acp_tui.ui.chat.session_actions import SessionCommands
+from acp_tui.ui.chat.terminal_title import WindowTitle, osc_title, window_title
 from acp_tui.ui.widgets.agent_message import AgentMessageView
 from acp_tui.ui.widgets.session_list import SessionList, age_text
 from acp_tui.ui.widgets.user_message import UserMessageView

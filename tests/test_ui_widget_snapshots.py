@@ -38,7 +38,7 @@ from acp_tui.protocol.v2 import (
 from acp_tui.session.local_events import AgentExited
 from acp_tui.session.model import SessionState
 from acp_tui.session.reducer import apply
-from acp_tui.ui.screens.permission import PermissionScreen
+from acp_tui.ui.dialogs.permission import PermissionScreen
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.plan_view import PlanView
 from acp_tui.ui.widgets.system_line import SystemLine

@@ -7,9 +7,9 @@ from pathlib import Path
 from textual.app import App
 
 from acp_tui.session.model import Problem
-from acp_tui.ui.keys import KEYS
-from acp_tui.ui.screens.help import HelpScreen
-from acp_tui.ui.screens.problems import ProblemsScreen
+from acp_tui.ui.browsers.help import HelpScreen
+from acp_tui.ui.browsers.keys import KEYS
+from acp_tui.ui.browsers.problems import ProblemsScreen
 from tests.support.app_run import private_dirs, running_app, v2_turn  # noqa: F401  (fixtures)
 from tests.support.widgets import shown_text
 

@@ -134,7 +134,7 @@ class OutsideRead:
 
 class FileAsker(Protocol):
     """How the user is asked about a write (or, by setting, a read) outside the folder; the screen
-    implements it with dialogs (`acp_tui.ui.screens.outside_write`, `outside_read`), tests with a script.
+    implements it with dialogs (`acp_tui.ui.dialogs.outside_write`, `outside_read`), tests with a script.
     Cancelled when the question is withdrawn (the turn was cancelled, the agent withdrew the request or
     went away)."""
 

@@ -24,13 +24,13 @@ from textual.theme import Theme
 from acp_tui import lineage, typeahead
 from acp_tui.config import save_theme
 from acp_tui.paths import config_file
-from acp_tui.ui.colour_system import colour_system
-from acp_tui.ui.interrupt import FORCE_STOP_AFTER
-from acp_tui.ui.markdown_styles import markdown_theme
-from acp_tui.ui.screens.chat import ChatScreen, ControllerFactory, default_controller
-from acp_tui.ui.screens.help import HelpScreen
-from acp_tui.ui.terminal_title import restore_window_title
+from acp_tui.ui.browsers.help import HelpScreen
+from acp_tui.ui.chat.interrupt import FORCE_STOP_AFTER
+from acp_tui.ui.chat.screen import ChatScreen, ControllerFactory, default_controller
+from acp_tui.ui.chat.terminal_title import restore_window_title
 from acp_tui.ui.themes import ansi_terminal_theme, load_shipped_themes
+from acp_tui.ui.themes.colour_system import colour_system
+from acp_tui.ui.themes.markdown_styles import markdown_theme
 from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
 
 if TYPE_CHECKING:
@@ -166,7 +166,7 @@ class AcpApp(App[int]):
         return None
 
     def action_show_keys(self) -> None:
-        """F1: the keys table (acp_tui/ui/keys.py), once."""
+        """F1: the keys table (acp_tui/ui/browsers/keys.py), once."""
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 

@@ -14,8 +14,8 @@ from textual.widget import Widget
 from acp_tui.cli import demo_argv
 from acp_tui.launch import Launch
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.screens.chat import ChatScreen
-from acp_tui.ui.screens.permission import PermissionScreen
+from acp_tui.ui.chat.screen import ChatScreen
+from acp_tui.ui.dialogs.permission import PermissionScreen
 from acp_tui.ui.widgets.agent_message import AgentMessageView
 from acp_tui.ui.widgets.tool_call import ToolCallCard
 from tests.support.wait import armed, until

@@ -15,7 +15,7 @@ from acp_tui.services.files import OutsideWrite
 from acp_tui.session.local_events import FileAccessed
 from acp_tui.session.model import FILE_ACCESS, FileAccess, SessionState
 from acp_tui.session.reducer import apply
-from acp_tui.ui.screens.outside_write import OutsideWriteScreen
+from acp_tui.ui.dialogs.outside_write import OutsideWriteScreen
 from acp_tui.ui.themes import load_shipped_themes
 from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
 from tests.support.wait import until

@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from acp_tui.protocol.codec import decode_permission_request
-from acp_tui.ui.screens.permission import PermissionRequest
+from acp_tui.ui.dialogs.permission import PermissionRequest
 from acp_tui.ui.themes import load_shipped_themes
 from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
 

@@ -12,7 +12,7 @@ from textual.widgets import Static
 from acp_tui.agent.dialect import SessionAbilities
 from acp_tui.agent.session import SessionError
 from acp_tui.controller.sessions import SessionListing, SessionPage, listing
-from acp_tui.ui.screens.sessions import SessionBrowser
+from acp_tui.ui.browsers.sessions import SessionBrowser
 from acp_tui.ui.widgets.session_list import SessionList
 from tests.support.demo_app import VERSIONS, DemoRun, _private_dirs, demo_app  # noqa: F401  (fixtures)
 from tests.support.wait import until

@@ -33,8 +33,8 @@ from acp_tui.ui.widgets.icons import GLYPHS
 
 __all__ = ["FileAccessView", "FileAccessList", "access_path", "access_line", "access_diff", "access_text"]
 
-_ICONS = {"read": "▤", "write": "✎"}
-_STATUS_ICONS = {"refused": "⊘", "failed": "✗", "cancelled": "⊘"}
+_ICONS: Final = {"read": "▤", "write": "✎"}
+_STATUS_ICONS: Final = {"refused": "⊘", "failed": "✗", "cancelled": "⊘"}
 
 
 #: What an access outside the session folder says (a refusal's detail may say it already).

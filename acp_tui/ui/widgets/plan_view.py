@@ -11,7 +11,7 @@ Enter) to its raw JSON. Entry text is agent data: sanitized and drawn as plain `
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from rich.style import Style
 from rich.text import Text
@@ -45,7 +45,7 @@ _COMPONENTS = (
     "plan--glyph-running",
     "plan--glyph-pending",
 )
-_GLYPH_VARIANTS = {"completed": 0, "in_progress": 1}
+_GLYPH_VARIANTS: Final = {"completed": 0, "in_progress": 1}
 
 
 def plan_progress(items: PlanItems) -> tuple[int, int, str | None]:

@@ -22,13 +22,13 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from acp_tui.sanitize import plain
-from acp_tui.ui.markdown_styles import rich_colour_name
+from acp_tui.ui.themes.markdown_styles import rich_colour_name
 from acp_tui.ui.widgets.icons import GLYPHS
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 #: How each known stop reason reads after work ended (`end_turn` says nothing).
-STOP_REASON_TEXT = {
+STOP_REASON_TEXT: Final = {
     "cancelled": "cancelled",
     "refusal": "the agent refused",
     "max_tokens": "stopped: token limit",

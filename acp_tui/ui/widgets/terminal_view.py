@@ -34,7 +34,7 @@ from acp_tui.ansi import PLAIN, Segment, TerminalDecoder
 from acp_tui.path_text import NO_CONTEXT, ViewContext
 from acp_tui.sanitize import multiline, plain
 from acp_tui.session.model import Terminal
-from acp_tui.ui.ansi_text import rich_style
+from acp_tui.ui.widgets.ansi_text import rich_style
 from acp_tui.ui.widgets.content_blocks import TextStatic
 from acp_tui.ui.widgets.exit_status import elapsed_text, exit_text
 from acp_tui.ui.widgets.output_tail import FAILED_TAIL_LINES, Tail, tail_of_lines

@@ -30,18 +30,18 @@ from acp_tui.paths import history_file
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.sanitize import plain
 from acp_tui.session.model import SessionState
-from acp_tui.ui.asker import ScreenAsker
-from acp_tui.ui.attention import Attention
-from acp_tui.ui.config_control import ConfigControl
-from acp_tui.ui.event_pump import EventPump
-from acp_tui.ui.interrupt import Interrupt, decide_interrupt
-from acp_tui.ui.saving import save_full_text
-from acp_tui.ui.screens.config_picker import ConfigCommands
-from acp_tui.ui.screens.login import LoginCommands
-from acp_tui.ui.screens.notices import NOTICES_KEY, NoticeCommands, NoticeLog, NoticesScreen
-from acp_tui.ui.screens.problems import ProblemsScreen
-from acp_tui.ui.session_actions import SessionActions, SessionCommands
-from acp_tui.ui.status import StatusRenderer
+from acp_tui.ui.browsers.notices import NOTICES_KEY, NoticeCommands, NoticeLog, NoticesScreen
+from acp_tui.ui.browsers.problems import ProblemsScreen
+from acp_tui.ui.chat.asker import ScreenAsker
+from acp_tui.ui.chat.attention import Attention
+from acp_tui.ui.chat.config_control import ConfigControl
+from acp_tui.ui.chat.event_pump import EventPump
+from acp_tui.ui.chat.interrupt import Interrupt, decide_interrupt
+from acp_tui.ui.chat.saving import save_full_text
+from acp_tui.ui.chat.session_actions import SessionActions, SessionCommands
+from acp_tui.ui.chat.status import StatusRenderer
+from acp_tui.ui.dialogs.config_picker import ConfigCommands
+from acp_tui.ui.dialogs.login import LoginCommands
 from acp_tui.ui.widgets.command_menu import CommandMenu
 from acp_tui.ui.widgets.config_bar import ConfigBar
 from acp_tui.ui.widgets.conversation import Conversation
@@ -87,7 +87,7 @@ def default_controller(launch: Launch, emit: Callable[[ControllerEvent], None], 
 class ChatScreen(Screen[None]):
     """One conversation with one agent."""
 
-    CSS_PATH = "chat.tcss"
+    CSS_PATH = "screen.tcss"
     COMMANDS = {NoticeCommands, ConfigCommands, LoginCommands, SessionCommands}
 
     BINDINGS = [

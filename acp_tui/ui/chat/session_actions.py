@@ -8,12 +8,9 @@ timeline on `SessionOpened`, a note when it could not). `SessionCommands` puts t
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 from typing import Final, Literal
 
-from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.screen import Screen
 
 from acp_tui.agent.session import SessionError
@@ -21,8 +18,9 @@ from acp_tui.controller.controller import SessionController
 from acp_tui.controller.sessions import SessionListing
 from acp_tui.path_text import display_path
 from acp_tui.sanitize import plain
-from acp_tui.ui.screens.sessions import SessionBrowser
-from acp_tui.ui.screens.transcript_view import ExportScreen
+from acp_tui.ui.browsers.sessions import SessionBrowser
+from acp_tui.ui.browsers.transcript_view import ExportScreen
+from acp_tui.ui.widgets.palette import PaletteEntry, ScreenActionCommands
 
 SessionAction = Literal["browse", "new", "export"]
 
@@ -88,29 +86,10 @@ class SessionActions:
         app.push_screen(ExportScreen(markdown, suggested), saved)
 
 
-class SessionCommands(Provider):
+class SessionCommands(ScreenActionCommands):
     """Palette entries for the session actions, on screens with an `action_sessions(what)`."""
 
-    def _command(self, what: SessionAction) -> Callable[[], object] | None:
-        if not hasattr(self.screen, "action_sessions"):
-            return None
-        return partial(self.screen.run_action, f"sessions('{what}')")
-
-    async def discover(self) -> Hits:
-        for what, name, help_text in COMMANDS:
-            command = self._command(what)
-            if command is not None:
-                yield DiscoveryHit(name, command, help=help_text)
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for what, name, help_text in COMMANDS:
-            command = self._command(what)
-            if command is None:
-                continue
-            score = matcher.match(name)
-            if score > 0:
-                yield Hit(score, matcher.highlight(name), command, help=help_text)
+    ENTRIES = tuple(PaletteEntry(name, f"sessions('{what}')", help_text) for what, name, help_text in COMMANDS)
 
 
 __all__ = ["BROWSE_KEY", "COMMANDS", "NEW_KEY", "SessionAction", "SessionActions", "SessionCommands"]

@@ -50,7 +50,7 @@ from acp_tui.services.elicitation_form import (
     initial_value,
     placeholder,
 )
-from acp_tui.ui.screens.guarded import GuardedDialog, key_hints
+from acp_tui.ui.dialogs.guarded import GuardedDialog, key_hints
 from acp_tui.ui.widgets.content_blocks import head_lines, more_lines_text
 
 __all__ = ["ARM_DELAY", "ElicitationFormScreen", "FieldRow"]

@@ -26,9 +26,9 @@ from acp_tui.services.elicitation import (
     UrlOutcome,
     UrlQuestion,
 )
-from acp_tui.ui.screens.elicitation_form import ElicitationFormScreen
-from acp_tui.ui.screens.elicitation_refused import ElicitationRefusedScreen
-from acp_tui.ui.screens.elicitation_url import ElicitationUrlScreen
+from acp_tui.ui.dialogs.elicitation_form import ElicitationFormScreen
+from acp_tui.ui.dialogs.elicitation_refused import ElicitationRefusedScreen
+from acp_tui.ui.dialogs.elicitation_url import ElicitationUrlScreen
 
 __all__ = ["ElicitationDialogs", "WITHDRAWN"]
 
@@ -37,7 +37,7 @@ WITHDRAWN = "the question was withdrawn"
 
 
 class WaitingAlert(Protocol):
-    """Told when a question starts waiting for the user (`acp_tui.ui.attention.Attention`)."""
+    """Told when a question starts waiting for the user (`acp_tui.ui.chat.attention.Attention`)."""
 
     def waiting(self, what: str) -> bool: ...
 

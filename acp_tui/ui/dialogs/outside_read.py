@@ -26,9 +26,9 @@ from textual.widgets import Button, Static
 from acp_tui.path_text import display_path
 from acp_tui.sanitize import escape_controls
 from acp_tui.services.files import OutsideRead
-from acp_tui.ui.screens.guarded import GuardedDialog, key_hints
-from acp_tui.ui.screens.outside_write import _label, shown_path
-from acp_tui.ui.screens.permission import ARM_DELAY
+from acp_tui.ui.dialogs.guarded import GuardedDialog, key_hints
+from acp_tui.ui.dialogs.outside_write import _label, shown_path
+from acp_tui.ui.dialogs.permission import ARM_DELAY
 from acp_tui.ui.widgets.icons import GLYPHS
 
 __all__ = ["OutsideReadScreen"]

@@ -19,8 +19,8 @@ from textual.widgets import Static
 from acp_tui.path_text import display_path
 from acp_tui.session.changes import InfoChanged, PermissionsChanged, StateChanged, UsageChanged
 from acp_tui.session.model import EntityKey, SessionState
-from acp_tui.ui.status import StatusRenderer
-from acp_tui.ui.timeline import TimelineRenderer
+from acp_tui.ui.chat.status import StatusRenderer
+from acp_tui.ui.chat.timeline import TimelineRenderer
 from acp_tui.ui.widgets.conversation import Conversation
 
 #: Entities built when a session opens (the end of its history).

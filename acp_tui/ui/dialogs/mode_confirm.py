@@ -21,7 +21,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from acp_tui.sanitize import plain
-from acp_tui.ui.screens.guarded import GuardedDialog, key_hints
+from acp_tui.ui.dialogs.guarded import GuardedDialog, key_hints
 from acp_tui.ui.widgets.icons import GLYPHS
 
 __all__ = ["ModeAnswer", "ModeConfirmScreen"]

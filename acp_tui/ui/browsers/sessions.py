@@ -26,7 +26,7 @@ from acp_tui.agent.session import SessionError
 from acp_tui.controller.sessions import SessionListing, SessionPage, SessionPaging, matching, merge
 from acp_tui.path_text import display_path
 from acp_tui.sanitize import plain
-from acp_tui.ui.screens.transcript_view import TranscriptScreen
+from acp_tui.ui.browsers.transcript_view import TranscriptScreen
 from acp_tui.ui.widgets.session_list import SessionList
 
 #: Palette entry and key.

@@ -18,14 +18,14 @@ from acp_tui.services.auth import LoginChoice, LoginRequest, SecretRequest, Term
 from acp_tui.services.elicitation import FormOutcome, FormQuestion, RefusedElicitation, UrlOutcome, UrlQuestion
 from acp_tui.services.files import OutsideRead, OutsideWrite
 from acp_tui.services.permission import AGENT_WITHDREW, PermissionQuestion
-from acp_tui.ui.attention import Attention
-from acp_tui.ui.elicitation_asker import ElicitationDialogs
-from acp_tui.ui.screens.guarded import GuardedDialog
-from acp_tui.ui.screens.login import LoginScreen, SecretScreen, TerminalLoginScreen
-from acp_tui.ui.screens.outside_read import OutsideReadScreen
-from acp_tui.ui.screens.outside_write import OutsideWriteScreen
-from acp_tui.ui.screens.permission import PermissionChoice, PermissionScreen
-from acp_tui.ui.terminal_login import run_in_terminal
+from acp_tui.ui.chat.attention import Attention
+from acp_tui.ui.chat.elicitation_asker import ElicitationDialogs
+from acp_tui.ui.chat.terminal_login import run_in_terminal
+from acp_tui.ui.dialogs.guarded import GuardedDialog
+from acp_tui.ui.dialogs.login import LoginScreen, SecretScreen, TerminalLoginScreen
+from acp_tui.ui.dialogs.outside_read import OutsideReadScreen
+from acp_tui.ui.dialogs.outside_write import OutsideWriteScreen
+from acp_tui.ui.dialogs.permission import PermissionChoice, PermissionScreen
 
 T = TypeVar("T")
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, assert_never, cast, runtime_checkable
+from typing import Any, Final, Protocol, assert_never, cast, runtime_checkable
 
 from textual.widget import Widget
 
@@ -123,7 +123,7 @@ def _capabilities(view: object) -> _Capabilities:
 
 
 #: One view class per entity kind (user messages and terminals get extra handling below).
-VIEWS: dict[str, Callable[[Any], Widget]] = {
+VIEWS: Final[dict[str, Callable[[Any], Widget]]] = {
     USER_MESSAGE: UserMessageView,
     AGENT_MESSAGE: AgentMessageView,
     AGENT_THOUGHT: ThoughtView,

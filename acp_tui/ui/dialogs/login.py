@@ -21,15 +21,12 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Callable
-from functools import partial
 from typing import ClassVar, Final
 
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widget import Widget
@@ -48,8 +45,9 @@ from acp_tui.protocol.auth import (
 )
 from acp_tui.sanitize import escape_controls, plain
 from acp_tui.services.auth import KeyEntry, LoginChoice, LoginRequest, SecretRequest, TerminalCommand
-from acp_tui.ui.screens.guarded import GuardedDialog
-from acp_tui.ui.screens.permission import ARM_DELAY
+from acp_tui.ui.dialogs.guarded import GuardedDialog
+from acp_tui.ui.dialogs.permission import ARM_DELAY
+from acp_tui.ui.widgets.palette import PaletteEntry, ScreenActionCommands
 
 __all__ = [
     "GuardedDialog",
@@ -527,23 +525,10 @@ LOGIN_COMMANDS: Final = (
 )
 
 
-class LoginCommands(Provider):
+class LoginCommands(ScreenActionCommands):
     """ "Log in" and "Log out" in the command palette, on screens with `log_in` / `log_out` actions."""
 
-    def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
-        return [
-            (name, partial(self.screen.run_action, action), help_text)
-            for name, action, help_text in LOGIN_COMMANDS
-            if hasattr(self.screen, f"action_{action}")
-        ]
-
-    async def discover(self) -> Hits:
-        for name, command, help_text in self._commands():
-            yield DiscoveryHit(name, command, help=help_text)
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for name, command, help_text in self._commands():
-            score = max(matcher.match(name), matcher.match(f"{name} authenticate sign"))
-            if score > 0:
-                yield Hit(score, matcher.highlight(name), command, help=help_text)
+    ENTRIES = tuple(
+        PaletteEntry(name, action, help_text, keywords="authenticate sign")
+        for name, action, help_text in LOGIN_COMMANDS
+    )

@@ -37,7 +37,7 @@ from textual.widgets import Button, Static
 from acp_tui.sanitize import multiline, plain
 from acp_tui.services.elicitation import Cancelled, Declined, UrlAccepted, UrlOutcome, UrlQuestion
 from acp_tui.services.elicitation_url import SegmentKind
-from acp_tui.ui.screens.guarded import GuardedDialog, key_hints
+from acp_tui.ui.dialogs.guarded import GuardedDialog, key_hints
 from acp_tui.ui.widgets.content_blocks import head_lines, more_lines_text
 
 __all__ = ["ARM_DELAY", "ElicitationUrlScreen", "open_in_browser"]

@@ -9,15 +9,13 @@ agent's text: sanitized and drawn as plain text, never markup.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import partial
 from typing import ClassVar, Final
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -25,6 +23,7 @@ from textual.widgets import Static
 
 from acp_tui.protocol.v2 import Notice
 from acp_tui.sanitize import multiline, plain
+from acp_tui.ui.widgets.palette import PaletteEntry, ScreenActionCommands
 
 __all__ = [
     "MAX_NOTICES",
@@ -171,24 +170,7 @@ COMMAND_NAME: Final = "Notices"
 COMMAND_HELP: Final = "Every notice the agent raised this session (F5)"
 
 
-class NoticeCommands(Provider):
+class NoticeCommands(ScreenActionCommands):
     """Command-palette entry that opens the notices list on screens with a `show_notices` action."""
 
-    def _command(self) -> Callable[[], object] | None:
-        if not hasattr(self.screen, "action_show_notices"):
-            return None
-        return partial(self.screen.run_action, "show_notices")
-
-    async def discover(self) -> Hits:
-        command = self._command()
-        if command is not None:
-            yield DiscoveryHit(COMMAND_NAME, command, help=COMMAND_HELP)
-
-    async def search(self, query: str) -> Hits:
-        command = self._command()
-        if command is None:
-            return
-        matcher = self.matcher(query)
-        score = matcher.match(COMMAND_NAME)
-        if score > 0:
-            yield Hit(score, matcher.highlight(COMMAND_NAME), command, help=COMMAND_HELP)
+    ENTRIES = (PaletteEntry(COMMAND_NAME, "show_notices", COMMAND_HELP),)

@@ -1,4 +1,4 @@
-"""F1: the keys, from the one keys table (`acp_tui.ui.keys.KEYS`); Escape, q or F1 closes it."""
+"""F1: the keys, from the one keys table (`acp_tui.ui.browsers.keys.KEYS`); Escape, q or F1 closes it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from acp_tui.ui.keys import KEYS
+from acp_tui.ui.browsers.keys import KEYS
 
 
 def keys_table() -> Table:

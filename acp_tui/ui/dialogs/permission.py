@@ -49,7 +49,8 @@ from acp_tui.protocol.v2 import (
     UnknownToolContent,
 )
 from acp_tui.sanitize import multiline, plain
-from acp_tui.ui.permission_keys import (
+from acp_tui.ui.dialogs.guarded import GuardedDialog, key_hints
+from acp_tui.ui.dialogs.permission_keys import (
     MAX_NUMBERED,
     first_of_kind,
     key_for_option,
@@ -57,7 +58,6 @@ from acp_tui.ui.permission_keys import (
     option_for_kind_key,
     option_for_number,
 )
-from acp_tui.ui.screens.guarded import GuardedDialog, key_hints
 from acp_tui.ui.widgets.content_blocks import ContentChip, head_lines, more_lines_text, pretty_json
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.diff_view import DiffView

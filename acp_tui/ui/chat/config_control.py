@@ -15,9 +15,9 @@ from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.v2 import SessionConfigOption
 from acp_tui.sanitize import plain
 from acp_tui.session.modes import bypasses_permissions, mode_option, value_name
-from acp_tui.ui.screens.config_picker import ConfigChoice, ConfigPickerScreen
-from acp_tui.ui.screens.mode_confirm import ModeAnswer, ModeConfirmScreen
-from acp_tui.ui.screens.permission import ARM_DELAY
+from acp_tui.ui.dialogs.config_picker import ConfigChoice, ConfigPickerScreen
+from acp_tui.ui.dialogs.mode_confirm import ModeAnswer, ModeConfirmScreen
+from acp_tui.ui.dialogs.permission import ARM_DELAY
 
 
 class ConfigControl:

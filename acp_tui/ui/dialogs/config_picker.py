@@ -9,14 +9,12 @@ that opens the picker from any screen that has an `open_config` action.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -31,6 +29,7 @@ from acp_tui.protocol.v2 import (
 )
 from acp_tui.sanitize import plain
 from acp_tui.ui.widgets.config_bar import Shown, shown_options
+from acp_tui.ui.widgets.palette import PaletteEntry, ScreenActionCommands
 
 COMMAND_NAME = "Session settings"
 COMMAND_HELP = "Change the agent's mode, model and other session options (F4)"
@@ -196,26 +195,7 @@ class ConfigPickerScreen(ModalScreen[ConfigChoice | None]):
         self.dismiss(None)
 
 
-class ConfigCommands(Provider):
+class ConfigCommands(ScreenActionCommands):
     """Command-palette entry that opens the config picker on screens with an `open_config` action."""
 
-    def _command(self) -> Callable[[], object] | None:
-        if not hasattr(self.screen, "action_open_config"):
-            return None
-        return partial(self.screen.run_action, "open_config")
-
-    async def discover(self) -> Hits:
-        command = self._command()
-        if command is not None:
-            yield DiscoveryHit(COMMAND_NAME, command, help=COMMAND_HELP)
-
-    async def search(self, query: str) -> Hits:
-        command = self._command()
-        if command is None:
-            return
-        matcher = self.matcher(query)
-        for name in (COMMAND_NAME, "Mode and model"):
-            score = matcher.match(name)
-            if score > 0:
-                yield Hit(score, matcher.highlight(name), command, help=COMMAND_HELP)
-                return
+    ENTRIES = (PaletteEntry(COMMAND_NAME, "open_config", COMMAND_HELP, aliases=("Mode and model",)),)

@@ -8,7 +8,7 @@ change that this renderer forgets is a type error, not a silent gap.
 from __future__ import annotations
 
 import time
-from typing import assert_never
+from typing import Final, assert_never
 
 from textual.app import App
 from textual.timer import Timer
@@ -43,9 +43,9 @@ from acp_tui.session.changes import (
     UsageChanged,
 )
 from acp_tui.session.model import PLAN, SessionState
-from acp_tui.ui.attention import Attention
-from acp_tui.ui.screens.notices import NoticeLog, toast_lines
-from acp_tui.ui.terminal_title import show_window_title
+from acp_tui.ui.browsers.notices import NoticeLog, toast_lines
+from acp_tui.ui.chat.attention import Attention
+from acp_tui.ui.chat.terminal_title import show_window_title
 from acp_tui.ui.widgets.command_menu import CommandMenu
 from acp_tui.ui.widgets.config_bar import ConfigBar
 from acp_tui.ui.widgets.plan_panel import PlanPanel
@@ -54,7 +54,7 @@ from acp_tui.ui.widgets.session_header import SessionHeader
 from acp_tui.ui.widgets.status_bar import StatusBar, format_cost
 
 #: Severity names of ACP notices → Textual toast severities; unknown values show as information.
-NOTICE_SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
+NOTICE_SEVERITY: Final = {"info": "information", "warning": "warning", "error": "error"}
 #: A toast's width (Textual's `Toast`: 60 cells, at most half the screen) and what its border and padding take.
 TOAST_WIDTH, TOAST_GUTTER = 60, 3
 
@@ -184,7 +184,7 @@ class StatusRenderer:
         if severity is None:
             title = f"{plain(notice.severity)}: {title}"
         description = notice.description if isinstance(notice.description, str) else ""
-        # A toast is at most three rows (chat.tcss makes it compact), so a long notice never covers the
+        # A toast is at most three rows (chat/screen.tcss makes it compact), so a long notice never covers the
         # conversation: the text is cut to fit its width, with "… F5 for more" (the list keeps it whole).
         width = min(TOAST_WIDTH, self.app.size.width // 2) - TOAST_GUTTER
         title, message = toast_lines(title, description, width)

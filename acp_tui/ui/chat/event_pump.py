@@ -32,9 +32,9 @@ from acp_tui.path_text import ViewContext
 from acp_tui.session.changes import Change
 from acp_tui.session.coalesce import coalesce
 from acp_tui.session.model import EntityKey
-from acp_tui.ui.history_timeline import open_timeline, show_session_status
-from acp_tui.ui.status import StatusRenderer
-from acp_tui.ui.timeline import TimelineRenderer
+from acp_tui.ui.chat.history_timeline import open_timeline, show_session_status
+from acp_tui.ui.chat.status import StatusRenderer
+from acp_tui.ui.chat.timeline import TimelineRenderer
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.stderr_panel import StderrPanel
 from acp_tui.ui.widgets.system_line import SystemLine

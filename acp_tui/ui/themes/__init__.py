@@ -1,4 +1,4 @@
-"""Load the palettes shipped in `themes/` (installed as `acp_tui.themes`) as Textual themes.
+"""Load the palettes shipped beside this module (the `*.toml` files of `acp_tui.ui.themes`) as Textual themes.
 
 A palette is a TOML file of Textual's theme colours plus extra `[variables]`; widgets style
 themselves only through these variables, so a theme is nothing but a palette. A palette with
@@ -33,9 +33,9 @@ ANSI_NAMES = ("black", "red", "green", "yellow", "blue", "magenta", "cyan", "whi
 
 
 def load_shipped_themes() -> list[Theme]:
-    """Every `*.toml` palette in `acp_tui.themes`, sorted by name; unreadable files are skipped."""
+    """Every `*.toml` palette in this package, sorted by name; unreadable files are skipped."""
     themes: list[Theme] = []
-    for entry in sorted(resources.files("acp_tui.themes").iterdir(), key=lambda e: e.name):
+    for entry in sorted(resources.files(__name__).iterdir(), key=lambda e: e.name):
         if not entry.name.endswith(".toml"):
             continue
         try:

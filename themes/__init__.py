@@ -1,1 +1,0 @@
-"""The shipped colour palettes (TOML), installed from the top-level themes/ folder."""
