@@ -4,8 +4,10 @@ Until Textual puts the terminal in raw mode, the terminal's line discipline tran
 (CR) into a line feed (`ICRNL`), and Textual then reads that line feed as Ctrl+J: a prompt typed ahead
 and sent with Enter during start-up became a prompt with an empty second line, never sent. So before
 the UI is imported, `hold_enter()` turns that one translation off on the controlling terminal, and
-`restore()` puts the terminal's settings back exactly as they were when acp-tui is done (Textual
-restores what it found at its own start, which is ours).
+`restore()` puts the terminal's settings back exactly as they were when acp-tui is done. Textual
+restores what it found at its own start, which is ours, whenever it leaves the terminal (also to run a
+terminal login there, whose program must see Enter as it always does): so the app hands Textual's
+driver the settings as `found()` them once it has the terminal.
 
 Stdlib only; a no-op where stdin is not a terminal or there is no termios (Windows).
 """
@@ -17,7 +19,7 @@ import os
 import sys
 from typing import Any
 
-__all__ = ["hold_enter", "restore"]
+__all__ = ["found", "hold_enter", "restore"]
 
 #: (fd, the settings as acp-tui found them) while Enter is held
 _saved: tuple[int, list[Any]] | None = None
@@ -51,6 +53,12 @@ def hold_enter(fd: int | None = None) -> bool:
         return False
     _saved = (fd, before)
     return True
+
+
+def found() -> list[Any] | None:
+    """The terminal's settings as `hold_enter` found them (None if it changed nothing): what Textual must
+    put back when it leaves the terminal, also for a while (a terminal login runs a program there)."""
+    return None if _saved is None else list(_saved[1])
 
 
 def restore() -> None:

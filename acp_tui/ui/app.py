@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import sys
 import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
@@ -121,6 +122,14 @@ class AcpApp(App[int]):
         if self._theme_warning:
             self.notify(f"{self._theme_warning}; using {DEFAULT_THEME}", severity="warning", markup=False)
         if self.owns_process:
+            settings = typeahead.found()
+            if settings is not None and sys.platform != "win32":
+                from textual.drivers.linux_driver import LinuxDriver
+
+                # Textual keeps the settings it restores on its driver: left for a terminal login (or at the
+                # exit), the terminal is as acp-tui found it, Enter included.
+                if isinstance(self._driver, LinuxDriver) and self._driver.attrs_before is not None:
+                    self._driver.attrs_before = settings
             loop = asyncio.get_running_loop()
             for number in QUIT_SIGNALS:
                 loop.add_signal_handler(number, self._on_quit_signal, number)
