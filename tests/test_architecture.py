@@ -67,14 +67,13 @@ LAYERS: tuple[Layer, ...] = (
             "acp_tui.sanitize",
             "acp_tui.ansi",
             "acp_tui.history",
-            "acp_tui.process_group",
             "acp_tui.lineage",
             "acp_tui.secrets",
             "acp_tui.path_text",
             "acp_tui.sizes",
             "acp_tui.typeahead",
         ),
-        "stdlib-only helpers (paths, settings, text hygiene, paths as shown, sizes, secrets, process groups) that any "
+        "stdlib-only helpers (paths, settings, text hygiene, paths as shown, sizes, secrets, lineages, the typed-ahead Enter) that any "
         "layer may use",
     ),
     Layer(1, "protocol", ("acp_tui.protocol",), "the wire alone: msgspec types, framing, JSON-RPC, codec"),
