@@ -9,10 +9,12 @@ dialog closed while another is above it (the agent withdrew it) leaves without d
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final, Generic, TypeVar
 
 from rich.text import Text
 from textual import events
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widget import Widget
@@ -34,6 +36,11 @@ def key_hints(pairs: list[tuple[str, str]]) -> Text:
         text.append(key, "bold")
         text.append(f" {label}")
     return text
+
+
+def option_label(key: str, name: str) -> Content:
+    """An option's label as the permission dialog writes it: the key in bold, then the choice."""
+    return Content.assemble((f"{key} ", "bold"), name)
 
 
 class GuardedDialog(ModalScreen[R], Generic[R]):
@@ -118,6 +125,14 @@ class GuardedDialog(ModalScreen[R], Generic[R]):
 
     def _on_armed(self) -> None:
         """Hook: the dialog just became armed."""
+
+    def _move_among(self, buttons: Sequence[Widget], step: int) -> None:
+        """Arrows between a dialog's buttons, wrapping; from none focused, the first (or, going back, the last)."""
+        if not self._armed or not buttons:
+            return
+        focused = self.focused
+        index = list(buttons).index(focused) if focused is not None and focused in buttons else (-1 if step > 0 else 0)
+        buttons[(index + step) % len(buttons)].focus()
 
     def _finish(self, result: R | None) -> None:
         if self._decided:

@@ -384,11 +384,7 @@ class TerminalLoginScreen(GuardedDialog[bool]):
             self._body.scroll_page_down()
 
     def action_move(self, step: int) -> None:
-        if not self._armed:
-            return
-        focused = self.focused
-        index = self._buttons.index(focused) if focused in self._buttons else (-1 if step > 0 else 0)
-        self._buttons[(index + step) % len(self._buttons)].focus()
+        self._move_among(self._buttons, step)
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:

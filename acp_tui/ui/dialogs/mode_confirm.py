@@ -16,22 +16,17 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from acp_tui.sanitize import plain
-from acp_tui.ui.dialogs.guarded import GuardedDialog, key_hints
+from acp_tui.ui.dialogs.guarded import GuardedDialog, key_hints, option_label
 from acp_tui.ui.widgets.icons import GLYPHS
 
 __all__ = ["ModeAnswer", "ModeConfirmScreen"]
 
 #: switch to the mode, keep the current one, or (from Shift+Tab) go on to the mode after it
 ModeAnswer = Literal["switch", "keep", "skip"]
-
-
-def _label(key: str, name: str) -> Content:
-    return Content.assemble((f"{key} ", "bold"), name)
 
 
 class ModeConfirmScreen(GuardedDialog[ModeAnswer]):
@@ -51,10 +46,10 @@ class ModeConfirmScreen(GuardedDialog[ModeAnswer]):
         super().__init__(arm_delay=arm_delay)
         self.mode, self.current, self.cycling = plain(mode), plain(current), cycling
         self._switch = Button(
-            _label("y", f"Switch to {self.mode}"), variant="error", compact=True, disabled=True, id="switch"
+            option_label("y", f"Switch to {self.mode}"), variant="error", compact=True, disabled=True, id="switch"
         )
         self._keep = Button(
-            _label("n", f"Keep {self.current}"), variant="success", compact=True, disabled=True, id="keep"
+            option_label("n", f"Keep {self.current}"), variant="success", compact=True, disabled=True, id="keep"
         )
         self._buttons = [self._switch, self._keep]
 
@@ -88,11 +83,7 @@ class ModeConfirmScreen(GuardedDialog[ModeAnswer]):
         self._finish("keep" if answer == "skip" and not self.cycling else answer)
 
     def action_move(self, step: int) -> None:
-        if not self._armed:
-            return
-        focused = self.focused
-        index = self._buttons.index(focused) if focused in self._buttons else (-1 if step > 0 else 0)
-        self._buttons[(index + step) % len(self._buttons)].focus()
+        self._move_among(self._buttons, step)
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:

@@ -13,47 +13,34 @@ This is visibility, not a sandbox: the agent runs as the user and can read the f
 from __future__ import annotations
 
 import os
-from typing import ClassVar
 
 from rich.text import Text
-from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widget import Widget
-from textual.widgets import Button, Static
+from textual.widgets import Static
 
 from acp_tui.path_text import display_path
 from acp_tui.sanitize import escape_controls
 from acp_tui.services.files import OutsideRead
-from acp_tui.ui.dialogs.guarded import GuardedDialog, key_hints
-from acp_tui.ui.dialogs.outside_write import _label, shown_path
+from acp_tui.ui.dialogs.guarded import key_hints
+from acp_tui.ui.dialogs.outside_write import shown_path
 from acp_tui.ui.dialogs.permission import ARM_DELAY
+from acp_tui.ui.dialogs.yes_no import YesNoDialog
 from acp_tui.ui.widgets.icons import GLYPHS
 
 __all__ = ["OutsideReadScreen"]
 
 
-class OutsideReadScreen(GuardedDialog[bool]):
+class OutsideReadScreen(YesNoDialog):
     """Ask whether to read one file outside the folder (see the module docstring)."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y,a", "decide(True)", show=False),
-        Binding("n,r,escape", "decide(False)", show=False),
-        Binding("left,up,shift+tab", "move(-1)", show=False),
-        Binding("right,down,tab", "move(1)", show=False),
-    ]
 
     CSS_PATH = "outside_read.tcss"
 
     def __init__(
         self, read: OutsideRead, *, arm_delay: float = ARM_DELAY, name: str | None = None, id: str | None = None
     ) -> None:
-        super().__init__(arm_delay=arm_delay, name=name, id=id)
+        super().__init__("Read the file", arm_delay=arm_delay, name=name, id=id)
         self.read = read
-        self._allow = Button(_label("y", "Read the file"), variant="success", compact=True, disabled=True, id="allow")
-        self._refuse = Button(_label("n", "Refuse"), variant="error", compact=True, disabled=True, id="refuse")
-        self._buttons = [self._allow, self._refuse]
 
     def compose(self) -> ComposeResult:
         dialog = Vertical(id="dialog")
@@ -71,29 +58,5 @@ class OutsideReadScreen(GuardedDialog[bool]):
                 yield from self._buttons
             yield self._hint
 
-    def _controls(self) -> list[Widget]:
-        return list(self._buttons)
-
     def _armed_hints(self) -> Text:
         return key_hints([("y", "read"), ("n/esc", "refuse"), ("←→ ⏎", "choose")])
-
-    def action_decide(self, allow: bool) -> None:
-        if self._armed:
-            self._finish(allow)
-
-    def action_move(self, step: int) -> None:
-        if not self._armed:
-            return
-        focused = self.focused
-        index = self._buttons.index(focused) if focused in self._buttons else (-1 if step > 0 else 0)
-        self._buttons[(index + step) % len(self._buttons)].focus()
-
-    @on(Button.Pressed)
-    def _pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        if self._armed:
-            self._finish(event.button is self._allow)
-
-    def close_because(self, reason: str) -> None:
-        """Withdrawn (the turn was cancelled, the agent went away): close as a refusal."""
-        self._finish(False)

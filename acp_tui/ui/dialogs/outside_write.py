@@ -21,19 +21,18 @@ import os
 from typing import ClassVar, Final
 
 from rich.text import Text
-from textual import events, on
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.content import Content
-from textual.widget import Widget
-from textual.widgets import Button, Static
+from textual.widgets import Static
 
 from acp_tui.path_text import display_path
 from acp_tui.sanitize import escape_controls, plain
 from acp_tui.services.files import OutsideRead, OutsideWrite
-from acp_tui.ui.dialogs.guarded import GuardedDialog, key_hints
+from acp_tui.ui.dialogs.guarded import key_hints
 from acp_tui.ui.dialogs.permission import ARM_DELAY
+from acp_tui.ui.dialogs.yes_no import YesNoDialog
 from acp_tui.ui.widgets.diff_view import DiffView
 from acp_tui.ui.widgets.icons import GLYPHS
 
@@ -56,24 +55,15 @@ def shown_path(write: OutsideWrite | OutsideRead) -> str:
     return display_path(escape_controls(os.fspath(path)))
 
 
-def _label(key: str, name: str) -> Content:
-    """An option's label as the permission dialog writes it: the key in bold, then the choice."""
-    return Content.assemble((f"{key} ", "bold"), name)
-
-
 def _size(text: str) -> str:
     lines = text.count("\n") + (0 if not text or text.endswith("\n") else 1)
     return f"{lines} line{'s' if lines != 1 else ''}, {len(text.encode('utf-8', 'replace')):,} bytes"
 
 
-class OutsideWriteScreen(GuardedDialog[bool]):
+class OutsideWriteScreen(YesNoDialog):
     """Ask whether to write one file outside the folder (see the module docstring)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y,a", "decide(True)", show=False),
-        Binding("n,r,escape", "decide(False)", show=False),
-        Binding("left,up,shift+tab", "move(-1)", show=False),
-        Binding("right,down,tab", "move(1)", show=False),
         Binding("shift+up,pageup", "scroll_body(-1)", show=False),
         Binding("shift+down,pagedown", "scroll_body(1)", show=False),
     ]
@@ -83,12 +73,8 @@ class OutsideWriteScreen(GuardedDialog[bool]):
     def __init__(
         self, write: OutsideWrite, *, arm_delay: float = ARM_DELAY, name: str | None = None, id: str | None = None
     ) -> None:
-        super().__init__(arm_delay=arm_delay, name=name, id=id)
+        super().__init__("Write the file", arm_delay=arm_delay, name=name, id=id)
         self.write = write
-        # The permission dialog's option rows: the key in bold, the choice coloured by what it does.
-        self._allow = Button(_label("y", "Write the file"), variant="success", compact=True, disabled=True, id="allow")
-        self._refuse = Button(_label("n", "Refuse"), variant="error", compact=True, disabled=True, id="refuse")
-        self._buttons = [self._allow, self._refuse]
         self._body = VerticalScroll(id="body", can_focus=False)
         self._dialog = Vertical(id="dialog")
         self._head = [
@@ -145,37 +131,13 @@ class OutsideWriteScreen(GuardedDialog[bool]):
 
     # -- the typing guard (guarded.py) -----------------------------------------------------
 
-    def _controls(self) -> list[Widget]:
-        return list(self._buttons)
-
     def _armed_hints(self) -> Text:
         return key_hints([("y", "write"), ("n/esc", "refuse"), ("←→ ⏎", "choose"), ("PgUp/PgDn", "scroll diff")])
 
     # -- deciding ----------------------------------------------------------------------------
-
-    def action_decide(self, allow: bool) -> None:
-        if self._armed:
-            self._finish(allow)
-
-    def action_move(self, step: int) -> None:
-        if not self._armed:
-            return
-        focused = self.focused
-        index = self._buttons.index(focused) if focused in self._buttons else (-1 if step > 0 else 0)
-        self._buttons[(index + step) % len(self._buttons)].focus()
 
     def action_scroll_body(self, step: int) -> None:
         if step < 0:
             self._body.scroll_page_up()
         else:
             self._body.scroll_page_down()
-
-    @on(Button.Pressed)
-    def _pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        if self._armed:
-            self._finish(event.button is self._allow)
-
-    def close_because(self, reason: str) -> None:
-        """Withdrawn (the turn was cancelled, the agent went away): close as a refusal."""
-        self._finish(False)
