@@ -376,8 +376,8 @@ def reap_adopted() -> int:
     A zombie's environment is gone, so only zombies known to be adopted are reaped: a member some lineage
     saw alive, or one in a root's session (we never fork into a root's session ourselves).
     """
-    if not _LINUX:
-        return 0
+    if not _LINUX or not (_lineages or _strangers):
+        return 0  # nothing known to be adopted: no scan of /proc (the app asks every few seconds)
     me = os.getpid()
     seen = set(_strangers)
     sessions: set[int] = set()
