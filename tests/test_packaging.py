@@ -38,3 +38,12 @@ def test_shipped_themes_have_a_dark_and_a_light_palette() -> None:
     assert {"acp-dark", "acp-light"} <= set(themes)
     assert themes["acp-dark"].dark and not themes["acp-light"].dark
     assert themes["acp-dark"].variables["diff-added"].startswith("#")
+
+
+def test_the_official_schemas_ship_with_their_provenance() -> None:
+    """`acp-tui check` reads them as package data (acp_tui/headless/schema.py); pyproject must ship them."""
+    data = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    assert "schemas/*.json" in data["acp_tui.headless"] and "schemas/PROVENANCE" in data["acp_tui.headless"]
+    folder = REPO / "acp_tui" / "headless" / "schemas"
+    assert {p.name for p in folder.glob("*.json")} == {"acp-v1.schema.json", "acp-v2.schema.json"}
+    assert "agentclientprotocol/agent-client-protocol" in (folder / "PROVENANCE").read_text()

@@ -411,7 +411,7 @@ def test_json_lines_escape_c1_controls_and_line_separators() -> None:
     assert line == '{"text":"a\\u001b[31m\\u009b2J\\u2028b"}\n' and json.loads(line)["text"] == "a\x1b[31m\x9b2J\u2028b"
 
 
-# -- acp-tui check (issue 25: the agent check, without schema validation yet) --------------------------
+# -- acp-tui check (issue 25: the agent check, the official schemas judging every frame) ---------------------
 
 
 @pytest.mark.parametrize("protocol", ["1", "2"])
@@ -440,6 +440,35 @@ def test_check_reports_each_violation_with_the_offending_value(tmp_path: Path, v
     assert any("this is not json" in line for line in violations), result.stdout
     assert any('stop reason "end_turn", not "cancelled"' in line for line in violations), result.stdout
     run.validate_all()
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_check_validates_every_agent_frame_against_the_schema_quoting_the_value(tmp_path: Path, version: int) -> None:
+    # v1's enums are closed; v2's are open and an unknown or malformed update is its fallback's, so v2 breaks
+    # what no fallback covers: a session id of the wrong type, a message that is no object
+    if version == 1:
+        bad_status = update({"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Read", "status": "exploded"})
+        bad_kind = update({"sessionUpdate": "weather_report", "forecast": "rain"})
+        status_quoted, kind_quoted = '"exploded"', '"weather_report"'
+    else:
+        wrong_id = {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": 5, "update": {}}}
+        bad_status = {"op": "raw", "line": json.dumps(wrong_id)}
+        bad_kind = {"op": "raw", "line": '["a", "list"]'}
+        status_quoted, kind_quoted = "value 5;", 'value ["a","list"]'
+    first = turn(version, bad_status, bad_kind, chunk("hi", version))
+    cancelled = turn(version, {"op": "wait_for", "method": "session/cancel", "timeout": 20}, stop_reason="cancelled")
+    if version == 1:
+        cancelled = [{"op": "sleep", "seconds": 0.2}, *cancelled]
+    run = ScriptedRun(tmp_path, {"version": version, "turns": [{"steps": first}, {"steps": cancelled}]})
+    result = acp(tmp_path, "check", "--", *run.launch.agent_argv)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"against ACP v{version}" in result.stdout
+    violations = [line for line in result.stdout.splitlines() if line.startswith("violation: frame ")]
+    assert any("session/update" in line and status_quoted in line for line in violations), result.stdout
+    assert any(kind_quoted in line for line in violations), result.stdout
+    # each quotes its frame, and nothing else the agent sent is blamed
+    assert all("; frame " in line for line in violations), result.stdout
+    assert len({line.split(" (")[0] for line in violations}) == 2, result.stdout
 
 
 @pytest.mark.parametrize("which", ["agent", "dual_version_agent"])

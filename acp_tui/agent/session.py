@@ -23,6 +23,7 @@ import msgspec
 
 from acp_tui.agent.connection import Connection, ConnectionClosed, NotAnAgent, WireProblem
 from acp_tui.agent.dialect import Dialect, OpenMethod, SessionAbilities, SessionTools, V1Dialect, dialect_for
+from acp_tui.agent.frames import FrameLog
 from acp_tui.agent.process import AgentProcess, ExitInfo
 from acp_tui.agent.session_events import ModelChanged, SessionEvent, SessionSwitched, StderrLine
 from acp_tui.agent.trace import TraceSink, WireTrace
@@ -34,6 +35,7 @@ from acp_tui.protocol.terminal import CANCEL_TERMINAL_METHOD, CancelTerminalRequ
 from acp_tui.protocol.v2 import ConfigOptionUpdate, ContentBlock, SessionConfigBoolean, SessionConfigSelect
 from acp_tui.services.base import ClientService, ServiceContext, merge_capabilities, service_notifications
 from acp_tui.session import local_events as local
+from acp_tui.session.changes import ProblemAdded
 from acp_tui.session.model import SessionState
 from acp_tui.session.reducer import ModelInput, apply
 
@@ -113,9 +115,11 @@ class AgentSession:
         )
         self._own_trace = trace is None
         self.trace: TraceSink | None = trace if trace is not None else WireTrace.from_env(log_path)
+        #: every frame of this connection, the newest kept (the inspector's, the check's), passed on to the trace
+        self.frames = FrameLog(self.trace)
         self.process = AgentProcess(argv, cwd=self.cwd, env=env, on_stderr=self._on_stderr)
         self.connection = Connection(
-            self.process, on_problem=self._on_wire_problem, on_close=self._on_exit, trace=self.trace
+            self.process, on_problem=self._on_wire_problem, on_close=self._on_exit, trace=self.frames
         )
         self.init: methods.InitializeResponse | None = None
         self.dialect: Dialect | None = None
@@ -644,6 +648,9 @@ class AgentSession:
     def _apply(self, item: ModelInput) -> None:
         changes = apply(self.state, item)
         if changes:
+            for change in changes:
+                if isinstance(change, ProblemAdded):
+                    self.frames.mark_last_received(change.reason)
             self._emit(ModelChanged(changes))
 
     def _report(self, problem: WireProblem) -> None:

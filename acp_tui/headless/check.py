@@ -3,8 +3,9 @@
 initialize (with our capabilities), session/new, one prompt, then a second prompt cancelled while it runs
 (docs/protocol.md §9.3: a cancelled turn ends with the stop reason `cancelled`). What the codec and reducer
 recorded as protocol problems (the rules they already enforce) is reported with the offending value, and so
-is a cancelled turn that ended any other way. Exit 0 when clean, 1 on violations, 3 when the agent could not
-be run. Validation of every frame against the official schema is not part of it yet (issue 25).
+is a cancelled turn that ended any other way. Every frame the agent sent is validated against the official JSON
+Schema of the negotiated version (acp_tui/headless/schema.py), each violation quoted with its value and its frame.
+Exit 0 when clean, 1 on violations, 3 when the agent could not be run.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from acp_tui.agent.session_events import ModelChanged
 from acp_tui.controller.controller import SessionController
 from acp_tui.controller.controller_events import AgentIdentified, ControllerEvent, Note
 from acp_tui.headless.policy import PolicyAsker, launch_for
+from acp_tui.headless.schema import agent_frame_violations
 from acp_tui.launch import Launch
 from acp_tui.sanitize import plain
 from acp_tui.session.changes import AgentGone, ProblemAdded, StateChanged, SubmissionChanged, TurnEnded
@@ -121,10 +123,34 @@ class AgentCheck:
                 )
         except _Ended as exc:
             self.violations.append(str(exc))
+        self._validate_frames()
         for violation in self.violations:
             self._say(f"violation: {violation}")
         self._say(f"{len(self.violations)} violation{'s' if len(self.violations) != 1 else ''}")
         return EXIT_VIOLATIONS if self.violations else EXIT_CLEAN
+
+    def _validate_frames(self) -> None:
+        """Each frame the agent sent, against the negotiated version's schema (docs: README, "Checking an agent")."""
+        session = self.controller.session
+        version = self.identity.protocol if self.identity is not None else None
+        if session is None or version not in (1, 2):
+            return
+        checked = 0
+        for frame in session.frames:
+            if frame.direction != "<-":
+                continue
+            checked += 1
+            try:
+                message = json.loads(frame.raw)
+            except (ValueError, RecursionError):
+                found = ["not JSON"]
+            else:
+                found = agent_frame_violations(message, version, frame.answers)
+            for violation in found:
+                self.violations.append(
+                    f"frame {frame.seq} ({plain(frame.label)}): {violation}; frame {_frame_text(frame.raw)}"
+                )
+        self._say(f"schema: {checked} frame{'s' if checked != 1 else ''} from the agent checked against ACP v{version}")
 
     def _report_identity(self) -> None:
         session = self.controller.session
@@ -141,6 +167,13 @@ class AgentCheck:
     def _say(self, line: str) -> None:
         self.out.write(line + "\n")
         self.out.flush()
+
+
+def _frame_text(raw: bytes, limit: int = 600) -> str:
+    """A frame as printable ASCII (control characters and non-ASCII escaped), cut at `limit`."""
+    text = raw.decode("utf-8", "replace").encode("ascii", "backslashreplace").decode()
+    text = "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 __all__ = ["AgentCheck", "EXIT_CLEAN", "EXIT_UNUSABLE", "EXIT_VIOLATIONS", "run_check"]
