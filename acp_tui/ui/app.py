@@ -26,6 +26,7 @@ from acp_tui import lineage, typeahead
 from acp_tui.config import save_theme
 from acp_tui.paths import config_file
 from acp_tui.ui.browsers.help import HelpScreen
+from acp_tui.ui.browsers.inspector import INSPECTOR_KEY, InspectorCommands, InspectorScreen, log_hint
 from acp_tui.ui.chat.interrupt import FORCE_STOP_AFTER
 from acp_tui.ui.chat.screen import ChatScreen, ControllerFactory, default_controller
 from acp_tui.ui.chat.terminal_title import restore_window_title
@@ -57,7 +58,9 @@ class AcpApp(App[int]):
         Binding("ctrl+c", "interrupt", "Cancel", priority=True, show=False),
         Binding("ctrl+q", "quit_app", "Quit", priority=True),
         Binding("f1", "show_keys", "Keys"),
+        Binding(INSPECTOR_KEY, "show_inspector", "Protocol inspector"),
     ]
+    COMMANDS = App.COMMANDS | {InspectorCommands}
 
     def __init__(
         self,
@@ -178,6 +181,12 @@ class AcpApp(App[int]):
         """F1: the keys table (acp_tui/ui/browsers/keys.py), once."""
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
+
+    def action_show_inspector(self) -> None:
+        """F6 / the palette: every frame of the topmost chat's connection (acp_tui/ui/browsers/inspector.py), once."""
+        session = self.chat.controller.session if self.chat is not None else None
+        if session is not None and not isinstance(self.screen, InspectorScreen):
+            self.push_screen(InspectorScreen(session.frames, log_hint=log_hint(self.launch.log_path)))
 
     def action_interrupt(self) -> None:
         chat = self.chat

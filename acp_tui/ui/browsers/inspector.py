@@ -1,0 +1,232 @@
+"""The protocol inspector (F6, the palette): every JSON-RPC frame of this connection, newest last.
+
+It reads the connection's frame log (acp_tui/agent/frames.py: the newest 10,000, the rest in the `--log` file)
+and listens to it only while it is open, so nothing is rendered while it is closed. New frames are added a batch
+per refresh. Every cell is a `Text` (agent text is data, never markup); Enter shows a frame as pretty JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable
+from typing import ClassVar, Final
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Input, Static, TextArea
+
+from acp_tui.agent.frames import Frame, FrameLog
+from acp_tui.sanitize import multiline, plain
+from acp_tui.ui.widgets.palette import PaletteEntry, ScreenActionCommands
+
+INSPECTOR_KEY: Final = "f6"
+COMMAND_NAME: Final = "Protocol inspector"
+COMMAND_HELP: Final = "Every JSON-RPC frame of this connection, filterable; Enter shows one as JSON (F6)"
+_DIRECTION: Final = {"->": "→ agent", "<-": "← agent"}
+
+
+def _row(frame: Frame) -> tuple[Text, ...]:
+    clock = time.strftime("%H:%M:%S", time.localtime(frame.time)) + f".{int(frame.time * 1000) % 1000:03d}"
+    problem = Text("⚑ " + plain(frame.problem)[:200], style="bold") if frame.problem is not None else Text("")
+    return (
+        Text(str(frame.seq)),
+        Text(clock),
+        Text(_DIRECTION[frame.direction]),
+        Text(plain(frame.label)[:80]),
+        Text(f"{len(frame.raw):,}"),
+        problem,
+    )
+
+
+def pretty(frame: Frame) -> str:
+    """The frame as indented JSON (controls escaped by JSON itself, the rest made safe), or its raw text."""
+    try:
+        text = json.dumps(json.loads(frame.raw), indent=2, ensure_ascii=False)
+    except (ValueError, RecursionError):
+        text = frame.raw.decode("utf-8", "replace")
+    return multiline(text)
+
+
+class FrameScreen(ModalScreen[None]):
+    """One frame, pretty, in a read-only text area (it shows text, never markup); Escape closes it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q", "dismiss", "Close")]
+    DEFAULT_CSS = """
+    FrameScreen { align: center middle; }
+    FrameScreen > Vertical { width: 90%; height: 85%; border: round $accent; background: $surface; }
+    FrameScreen TextArea { height: 1fr; }
+    """
+
+    def __init__(self, frame: Frame) -> None:
+        super().__init__()
+        self.frame = frame
+
+    def compose(self) -> ComposeResult:
+        frame = self.frame
+        head = f"#{frame.seq} {_DIRECTION[frame.direction]} {plain(frame.label)} · {len(frame.raw):,} bytes"
+        with Vertical():
+            yield Static(Text(head, style="bold"))
+            if frame.problem is not None:
+                yield Static(Text("⚑ " + plain(frame.problem)))
+            yield TextArea(pretty(frame), read_only=True, language=None, id="frame-json")
+            yield Static(Text("Esc closes"))
+
+    def action_dismiss(self) -> None:  # type: ignore[override]
+        self.dismiss(None)
+
+
+class InspectorScreen(Screen[None]):
+    """The frames in a table, a text filter and a method filter; the newest frames come in while it is open."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding(f"escape,{INSPECTOR_KEY}", "dismiss", "Close")]
+    DEFAULT_CSS = """
+    InspectorScreen #inspector-filters { height: 3; }
+    InspectorScreen #inspector-filters Input { width: 1fr; }
+    InspectorScreen DataTable { height: 1fr; }
+    """
+    COLUMNS: ClassVar[tuple[str, ...]] = ("#", "time", "direction", "method / answers", "bytes", "problem")
+
+    def __init__(self, frames: FrameLog, *, log_hint: str = "") -> None:
+        super().__init__()
+        self.frames = frames
+        self.log_hint = log_hint
+        self._pending: list[Frame] = []
+        self._flush_queued = False
+        self._shown: set[int] = set()
+        self._text = ""
+        self._method = ""
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="inspector-summary")
+        with Horizontal(id="inspector-filters"):
+            yield Input(placeholder="filter: text in the frame", id="inspector-text")
+            yield Input(placeholder="method (session/update, ↩ for answers)", id="inspector-method")
+        yield DataTable(cursor_type="row", zebra_stripes=True, id="inspector-table")
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        for column in self.COLUMNS:
+            table.add_column(column, key=column)
+        self._rebuild()
+        self.frames.listener = self._on_frame
+        table.focus()
+
+    def on_unmount(self) -> None:
+        if self.frames.listener == self._on_frame:
+            self.frames.listener = None
+
+    # -- frames in -------------------------------------------------------------------------------
+
+    def _on_frame(self, frame: Frame) -> None:
+        """Called by the frame log for every frame (O(1)): queued, added on the next refresh."""
+        self._pending.append(frame)
+        if not self._flush_queued:
+            self._flush_queued = True
+            self.call_after_refresh(self._flush)
+
+    def _flush(self) -> None:
+        self._flush_queued = False
+        pending, self._pending = self._pending, []
+        table = self.query_one(DataTable)
+        oldest = self.frames.frames[0].seq if self.frames.frames else 0
+        stale = [seq for seq in self._shown if seq < oldest]
+        if len(stale) > 500:
+            self._rebuild()
+            return
+        for seq in stale:
+            table.remove_row(str(seq))
+            self._shown.discard(seq)
+        follow = table.cursor_row >= table.row_count - 1
+        for frame in pending:
+            if frame.seq < oldest:
+                continue
+            if frame.seq in self._shown:  # marked with a problem after it was shown
+                table.update_cell(str(frame.seq), "problem", _row(frame)[-1])
+            elif self._matches(frame):
+                self._add(table, [frame])
+        self._summarise()
+        if follow and table.row_count:
+            table.move_cursor(row=table.row_count - 1)
+
+    # -- filters ---------------------------------------------------------------------------------
+
+    @on(Input.Changed)
+    def _filter(self, event: Input.Changed) -> None:
+        event.stop()
+        if event.input.id == "inspector-text":
+            self._text = event.value
+        else:
+            self._method = event.value.strip()
+        self._rebuild()
+
+    def _matches(self, frame: Frame) -> bool:
+        if self._method and self._method.lower() not in frame.label.lower():
+            return False
+        if not self._text:
+            return True
+        needle = self._text.lower()
+        return needle in frame.raw.decode("utf-8", "replace").lower() or (
+            frame.problem is not None and needle in frame.problem.lower()
+        )
+
+    def _rebuild(self) -> None:
+        table = self.query_one(DataTable)
+        table.clear()
+        self._shown.clear()
+        self._add(table, (frame for frame in self.frames if self._matches(frame)))
+        self._summarise()
+        if table.row_count:
+            table.move_cursor(row=table.row_count - 1)
+
+    def _add(self, table: DataTable[Text], frames: Iterable[Frame]) -> None:
+        for frame in frames:
+            table.add_row(*_row(frame), key=str(frame.seq))
+            self._shown.add(frame.seq)
+
+    def _summarise(self) -> None:
+        log = self.frames
+        line = f"{len(self._shown):,} of {len(log):,} frames shown"
+        if log.dropped:
+            line += f" · {log.dropped:,} older ones only in the log file{self.log_hint}"
+        marked = sum(1 for frame in log if frame.problem is not None)
+        if marked:
+            line += f" · {marked:,} marked ⚑"
+        self.query_one("#inspector-summary", Static).update(Text(line + " · Enter: the frame as JSON · Esc closes"))
+
+    # -- keys ------------------------------------------------------------------------------------
+
+    @on(DataTable.RowSelected)
+    def _open(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        seq = int(str(event.row_key.value))
+        for frame in reversed(self.frames.frames):
+            if frame.seq == seq:
+                self.app.push_screen(FrameScreen(frame))
+                return
+
+    def action_dismiss(self) -> None:  # type: ignore[override]
+        self.dismiss(None)
+
+
+def log_hint(path: object) -> str:
+    """Where the frames gone from memory are: ` (PATH)`, or a word on `--log` when there is no file."""
+    return f" ({plain(str(path))})" if path is not None else " (run with --log FILE to keep them all)"
+
+
+class InspectorCommands(ScreenActionCommands):
+    """The palette entry for the inspector: the app's action, offered on the chat screen."""
+
+    ENTRIES = (PaletteEntry(COMMAND_NAME, "app.show_inspector", COMMAND_HELP, keywords="wire frames json-rpc log"),)
+
+    def _available(self) -> Iterable[tuple[PaletteEntry, Callable[[], object]]]:  # type: ignore[override]
+        if hasattr(self.app, "action_show_inspector"):
+            for entry in self.ENTRIES:
+                yield entry, lambda entry=entry: self.screen.run_action(entry.action)  # type: ignore[misc]
+
+
+__all__ = ["COMMAND_NAME", "INSPECTOR_KEY", "FrameScreen", "InspectorCommands", "InspectorScreen", "log_hint", "pretty"]
