@@ -60,6 +60,8 @@ examples:
   acp-tui export TRANSCRIPT [-o FILE]       a transcript (file or session id) as Markdown
   acp-tui -p "fix the tests" claude         print mode: one turn, the answer on stdout (-p - reads stdin)
   acp-tui check [-- AGENT...]               a short scripted conversation, and where the agent broke a rule
+  acp-tui replay LOG [--speed 0] [-p PROMPT]
+                                            the agent side of a --log file played back to the TUI (or -p)
 
 Named agents, the default agent, theme and init_timeout live in config.toml (see --paths):
   default_agent = "claude"
@@ -549,6 +551,35 @@ def _export(args: Sequence[str]) -> int:
     return 0
 
 
+def _replay(options: optparse.Values, args: Sequence[str]) -> tuple[optparse.Values, list[str]] | int:
+    """`replay LOG [--speed N]` and our options after it: the options, and the replay agent's argv (an exit
+    code when the words are wrong). The agent is acp_tui/headless/replay.py, run with this interpreter."""
+    parser = _parser()
+    parser.usage = "%prog replay LOG [--speed N] [-p PROMPT] [OPTIONS]"
+    parser.enable_interspersed_args()
+    parser.add_option(
+        "--speed",
+        type="float",
+        default=1.0,
+        metavar="N",
+        help="replay: 1 at the recorded pace (default), 2 twice as fast, 0 without pauses",
+    )
+    try:
+        options, rest = parser.parse_args(list(args), values=options)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    speed = getattr(options, "speed", 1.0)
+    if len(rest) != 1 or not speed >= 0:
+        print("acp-tui replay: name one --log file (and --speed 0 or more)", file=sys.stderr)
+        return EXIT_USAGE
+    log = Path(rest[0]).expanduser()
+    if not log.is_file():
+        print(f"acp-tui replay: no such file: {rest[0]}", file=sys.stderr)
+        return EXIT_USAGE
+    argv = [sys.executable, "-m", "acp_tui.headless.replay", str(log.resolve()), "--speed", repr(float(speed))]
+    return options, argv
+
+
 def _default_runner() -> Callable[[Launch], int]:
     """The UI entry point, imported only when a UI is actually started (keeps the CLI light)."""
     from acp_tui.ui.app import run
@@ -580,6 +611,15 @@ def main(argv: Sequence[str] | None = None, *, runner: Callable[[Launch], int] |
         for warning in warnings if settings.broken is None else ():
             print(f"acp-tui: warning: {warning}", file=sys.stderr)
         return _print_agents(settings, sys.stdout)
+    if agent[:1] == ["replay"]:  # `acp-tui replay LOG [--speed N] [-p PROMPT]`: the recording is the agent
+        replay = _replay(options, agent[1:])
+        if isinstance(replay, int):
+            return replay
+        options, agent = replay
+        usage = _print_usage(options)
+        if usage is not None:
+            print(f"acp-tui: {usage}", file=sys.stderr)
+            return EXIT_USAGE
     checking = agent[:1] == ["check"]  # `acp-tui check [-- AGENT...]` (acp_tui/headless/check.py)
     if checking:
         agent = agent[2:] if agent[1:2] == ["--"] else agent[1:]
@@ -643,5 +683,6 @@ def _print_mode(options: optparse.Values, launch: Launch) -> int:
         quiet=options.quiet,
         approve=options.approve or "never",
         timeout=options.timeout,
+        agent_stderr=getattr(options, "speed", None) is not None,  # a replay's notes (acp-tui replay -p)
     )
     return run_print(launch, print_options)

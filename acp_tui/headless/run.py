@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from acp_tui import lineage
-from acp_tui.agent.session_events import ModelChanged
+from acp_tui.agent.session_events import ModelChanged, StderrLine
 from acp_tui.controller.controller import SessionController
 from acp_tui.controller.controller_events import ControllerEvent, Note
 from acp_tui.headless.output import AnswerWriter, Commentary, JsonLinesWriter, OutputFormat, Sink, colour_allowed
@@ -62,6 +62,8 @@ class PrintOptions:
     approve: Approve = "never"
     #: seconds for the whole run (None: no limit)
     timeout: float | None = None
+    #: the agent's stderr lines on our stderr as they come (the replay agent's notes, `acp-tui replay -p`)
+    agent_stderr: bool = False
 
 
 class PrintRun:
@@ -108,6 +110,9 @@ class PrintRun:
                 self.commentary.changes(event.changes, state)
             for change in event.changes:
                 self._ended_by(change)
+        elif isinstance(event, StderrLine):
+            if self.options.agent_stderr:
+                self.commentary.line(f"agent stderr: {event.text}")
         elif isinstance(event, Note):
             self._notes.append(event)
             if self.jsonl is not None:
