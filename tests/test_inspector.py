@@ -1,9 +1,10 @@
 """The protocol inspector (acp_tui/ui/browsers/inspector.py) over a frame log of 20,000 frames: bounded, filtered,
-a frame shown as JSON on Enter, agent text never markup; opened by F6 in the app."""
+a frame shown as JSON on Enter, agent text never markup; opened by F8 in the app."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -93,3 +94,31 @@ async def test_frames_arrive_while_open_and_problems_mark_them_and_closing_stops
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, InspectorScreen), "closed")
         assert log.listener is None
+
+
+async def test_f8_in_the_app_shows_the_live_connection_and_the_palette_offers_it(tmp_path: Path) -> None:
+    from acp_tui.cli import demo_argv
+    from acp_tui.ui.app import AcpApp
+    from acp_tui.ui.browsers.inspector import COMMAND_NAME, InspectorCommands
+    from tests.scripted_app import make_launch, ready, submit
+
+    app = AcpApp(make_launch(demo_argv(), tmp_path, env={"ACP_TUI_DEMO_SPEED": "0.02"}, name="demo"), arm_delay=0)
+    async with app.run_test(size=(140, 40)) as pilot:
+        chat = await ready(pilot, app)
+        assert chat.controller.session is not None
+        frames = chat.controller.session.frames
+        assert frames.listener is None  # nothing listens (or renders) while the inspector is closed
+        await pilot.press("f8")
+        await wait_until(pilot, lambda: isinstance(app.screen, InspectorScreen), "the inspector")
+        table = _table(app)
+        labels = [str(table.get_row_at(n)[3]) for n in range(table.row_count)]
+        assert labels[:2] == ["initialize", "↩ initialize"], labels
+        before = table.row_count
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is chat, "back to the chat")
+        await submit(pilot, chat, "hello")
+        await pilot.press("f8")
+        await wait_until(pilot, lambda: isinstance(app.screen, InspectorScreen), "the inspector again")
+        await wait_until(pilot, lambda: _table(app).row_count > before, "the new turn's frames")
+        assert COMMAND_NAME in [entry.name for entry in InspectorCommands.ENTRIES]
+        await app.action_quit_app()

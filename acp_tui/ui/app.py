@@ -183,7 +183,7 @@ class AcpApp(App[int]):
             self.push_screen(HelpScreen())
 
     def action_show_inspector(self) -> None:
-        """F6 / the palette: every frame of the topmost chat's connection (acp_tui/ui/browsers/inspector.py), once."""
+        """F8 / the palette: every frame of the topmost chat's connection (acp_tui/ui/browsers/inspector.py), once."""
         session = self.chat.controller.session if self.chat is not None else None
         if session is not None and not isinstance(self.screen, InspectorScreen):
             self.push_screen(InspectorScreen(session.frames, log_hint=log_hint(self.launch.log_path)))

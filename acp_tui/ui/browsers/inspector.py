@@ -1,4 +1,4 @@
-"""The protocol inspector (F6, the palette): every JSON-RPC frame of this connection, newest last.
+"""The protocol inspector (F8, the palette): every JSON-RPC frame of this connection, newest last.
 
 It reads the connection's frame log (acp_tui/agent/frames.py: the newest 10,000, the rest in the `--log` file)
 and listens to it only while it is open, so nothing is rendered while it is closed. New frames are added a batch
@@ -24,9 +24,9 @@ from acp_tui.agent.frames import Frame, FrameLog
 from acp_tui.sanitize import multiline, plain
 from acp_tui.ui.widgets.palette import PaletteEntry, ScreenActionCommands
 
-INSPECTOR_KEY: Final = "f6"
+INSPECTOR_KEY: Final = "f8"  # not F6 or F7: the prompt (a TextArea) selects with them
 COMMAND_NAME: Final = "Protocol inspector"
-COMMAND_HELP: Final = "Every JSON-RPC frame of this connection, filterable; Enter shows one as JSON (F6)"
+COMMAND_HELP: Final = "Every JSON-RPC frame of this connection, filterable; Enter shows one as JSON (F8)"
 _DIRECTION: Final = {"->": "→ agent", "<-": "← agent"}
 
 

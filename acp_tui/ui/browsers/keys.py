@@ -26,7 +26,7 @@ KEYS: Final[tuple[tuple[str, str], ...]] = (
     ("F3", "protocol problems"),
     ("F5", "notices from the agent"),
     ("F4", "session settings (mode, model, …)"),
-    ("F6", "the protocol inspector: every JSON-RPC frame"),
+    ("F8", "the protocol inspector: every JSON-RPC frame"),
     ("Shift+Tab", "in the prompt: the next mode (one that bypasses permissions asks first)"),
     ("Tab", "in the prompt: the newest card (Tab again: back to the prompt)"),
     ("Ctrl+R", "restart a stopped agent (a running one: press twice)"),
