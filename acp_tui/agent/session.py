@@ -657,7 +657,11 @@ class AgentSession:
 
 
 class _CurrentDialect:
-    """What the services see as the dialect: always the current session's (each session has its own)."""
+    """What the services see as the dialect: always the current session's (each session has its own).
+
+    An explicit delegate of exactly `SessionDialect`'s members: mypy checks it against the Protocol where
+    `_bind_services` puts it in the `ServiceContext`, and a service cannot reach past it into the dialect.
+    """
 
     def __init__(self, session: AgentSession) -> None:
         self._session = session
@@ -665,10 +669,6 @@ class _CurrentDialect:
     @property
     def version(self) -> int:
         return self._session._dialect().version
-
-    @version.setter
-    def version(self, value: int) -> None:
-        raise AttributeError("the version is the negotiated one")
 
     def permission_request(self, params: bytes) -> methods.RequestPermissionRequest:
         return self._session._dialect().permission_request(params)
@@ -678,9 +678,6 @@ class _CurrentDialect:
 
     def permission_closed(self, request_id: int | str, outcome: str) -> list[ModelInput]:
         return self._session._dialect().permission_closed(request_id, outcome)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._session._dialect(), name)
 
 
 __all__ = ["AgentSession", "AuthRequired", "HandshakeTimeout", "SessionError", "SessionListener"]
