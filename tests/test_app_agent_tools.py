@@ -66,3 +66,33 @@ async def test_f4_lists_the_agent_tools_below_the_settings(tmp_path: Path) -> No
         assert f"extra folder {extra.resolve()}" in text or f"extra folder {extra}" in text
         assert "MCP server 'web' not given to the agent: it does not accept http servers" in text
         assert SECRET not in text
+
+
+async def test_an_agent_refusing_the_servers_gets_a_session_without_them_and_a_line_says_so(tmp_path: Path) -> None:
+    import json
+
+    from acp_tui.agent.session import AgentSession
+    from tests.agents import scripted_agent_argv
+
+    script = tmp_path / "script.json"
+    initialize = {
+        "protocolVersion": 2,
+        "info": {"name": "scripted", "version": "1"},
+        "capabilities": {"session": {"mcp": {"stdio": {}}}},
+    }
+    refusal = {"code": -32602, "message": "bad mcpServers"}
+    script.write_text(json.dumps({"version": 2, "initialize": initialize, "refuse_tools": refusal}))
+    record = tmp_path / "record.jsonl"
+    session = AgentSession(scripted_agent_argv(script, record), cwd=tmp_path, mcp_servers=[STDIO])
+    try:
+        await session.connect()
+        await session.initialize()
+        assert await session.new_session()
+    finally:
+        await session.shutdown()
+    sent = [json.loads(line) for line in record.read_text().splitlines() if line.strip()]
+    news = [m["params"]["mcpServers"] for m in sent if m.get("method") == "session/new"]
+    assert [[server["name"] for server in servers] for servers in news] == [["files"], []]  # retried once, bare
+    assert session.tools.mcp_servers == ()
+    (line,) = session.tools.refused
+    assert "refused a session with its MCP servers" in line and "bad mcpServers" in line and SECRET not in line

@@ -45,6 +45,10 @@ class SessionError(Exception):
     """The session could not be set up or used; the message is fit for the user."""
 
 
+class SessionRefused(SessionError):
+    """The agent answered a setup request with an error."""
+
+
 class HandshakeTimeout(SessionError):
     """`initialize` or `session/new` got no answer in time."""
 
@@ -218,7 +222,16 @@ class AgentSession:
         """
         params = self._dialect().new_params(self.cwd, self.tools)
         if self.session_id is None and self._opening is None:
-            raw = await self._handshake("session/new", params)
+            try:
+                raw = await self._handshake("session/new", params)
+            except SessionRefused as exc:
+                if not (self.tools.mcp_servers or self.tools.additional_directories):
+                    raise
+                # The agent refused the session with the tools we gave: start it without them, and say so
+                # (the controller notes every `refused` line), rather than leave the user with no agent.
+                line = f"the agent refused a session with its MCP servers and folders ({exc}); started without them"
+                self.tools = SessionTools((), (), (*self.tools.refused, line))
+                raw = await self._handshake("session/new", self._dialect().new_params(self.cwd, self.tools))
             result = self._decode(codec.decode_new_session_result, raw, "session/new result")
             self.session_id = result.session_id
             self._session_ready(result)
@@ -374,7 +387,7 @@ class AgentSession:
                     self.init.auth_methods if self.init and isinstance(self.init.auth_methods, list) else []
                 )
                 raise AuthRequired(f"the agent requires authentication: {exc.message}", methods_offered) from None
-            raise SessionError(f"the agent refused {method}: {exc.message} ({exc.code})") from None
+            raise SessionRefused(f"the agent refused {method}: {exc.message} ({exc.code})") from None
         except ConnectionClosed as exc:
             raise SessionError(f"the agent stopped during {method}: {exc}") from None
 
