@@ -65,6 +65,13 @@ class SessionTools:
             parts.append(f"extra folders {', '.join(self.additional_directories)}")
         return f"the agent is given {' and '.join(parts)}" if parts else ""
 
+    def lines(self) -> tuple[str, ...]:
+        """One line per server and folder the agent was given, then the ones it was not and why (the F4
+        panel). Names, transports and folders only: a command's argv, env, url or header never appears."""
+        given = [f"MCP server {server.name} ({server.transport})" for server in self.mcp_servers]
+        given += [f"extra folder {folder}" for folder in self.additional_directories]
+        return (*given, *self.refused)
+
 
 class Dialect:
     """One protocol version's client rules; subclasses fill in what differs."""

@@ -47,6 +47,10 @@ class SessionError(Exception):
     """The session could not be set up or used; the message is fit for the user."""
 
 
+class SessionRefused(SessionError):
+    """The agent answered a setup request with an error."""
+
+
 class HandshakeTimeout(SessionError):
     """`initialize` or `session/new` got no answer in time."""
 
@@ -222,7 +226,16 @@ class AgentSession:
         """
         params = self._dialect().new_params(self.cwd, self.tools)
         if self.session_id is None and self._opening is None:
-            raw = await self._handshake("session/new", params)
+            try:
+                raw = await self._handshake("session/new", params)
+            except SessionRefused as exc:
+                if not (self.tools.mcp_servers or self.tools.additional_directories):
+                    raise
+                # The agent refused the session with the tools we gave: start it without them, and say so
+                # (the controller notes every `refused` line), rather than leave the user with no agent.
+                line = f"the agent refused a session with its MCP servers and folders ({exc}); started without them"
+                self.tools = SessionTools((), (), (*self.tools.refused, line))
+                raw = await self._handshake("session/new", self._dialect().new_params(self.cwd, self.tools))
             result = self._decode(codec.decode_new_session_result, raw, "session/new result")
             self.session_id = result.session_id
             self._session_ready(result)
@@ -378,7 +391,7 @@ class AgentSession:
                     self.init.auth_methods if self.init and isinstance(self.init.auth_methods, list) else []
                 )
                 raise AuthRequired(f"the agent requires authentication: {exc.message}", methods_offered) from None
-            raise SessionError(f"the agent refused {method}: {exc.message} ({exc.code})") from None
+            raise SessionRefused(f"the agent refused {method}: {exc.message} ({exc.code})") from None
         except ConnectionClosed as exc:
             raise SessionError(f"the agent stopped during {method}: {exc}") from None
 
@@ -664,7 +677,11 @@ class AgentSession:
 
 
 class _CurrentDialect:
-    """What the services see as the dialect: always the current session's (each session has its own)."""
+    """What the services see as the dialect: always the current session's (each session has its own).
+
+    An explicit delegate of exactly `SessionDialect`'s members: mypy checks it against the Protocol where
+    `_bind_services` puts it in the `ServiceContext`, and a service cannot reach past it into the dialect.
+    """
 
     def __init__(self, session: AgentSession) -> None:
         self._session = session
@@ -672,10 +689,6 @@ class _CurrentDialect:
     @property
     def version(self) -> int:
         return self._session._dialect().version
-
-    @version.setter
-    def version(self, value: int) -> None:
-        raise AttributeError("the version is the negotiated one")
 
     def permission_request(self, params: bytes) -> methods.RequestPermissionRequest:
         return self._session._dialect().permission_request(params)
@@ -685,9 +698,6 @@ class _CurrentDialect:
 
     def permission_closed(self, request_id: int | str, outcome: str) -> list[ModelInput]:
         return self._session._dialect().permission_closed(request_id, outcome)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._session._dialect(), name)
 
 
 __all__ = ["AgentSession", "AuthRequired", "HandshakeTimeout", "SessionError", "SessionListener"]

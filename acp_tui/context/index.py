@@ -281,18 +281,36 @@ def _below(directory: str, root: str) -> str:
     return "" if relative == "." else relative + "/"
 
 
+def folder_label(folder: str) -> str:
+    """How an extra folder's entries are written: its absolute path, `~/…` under the home directory, with a
+    trailing `/`. A mention token resolves it as written (`acp_tui.context.mentions.resolve`), and the user
+    sees which folder a row is from."""
+    home = os.path.expanduser("~")
+    if home not in ("", "/", "~") and (folder == home or folder.startswith(home.rstrip("/") + "/")):
+        folder = "~" + folder[len(home.rstrip("/")) :]
+    return folder.rstrip("/") + "/"
+
+
 class FileIndex:
-    """The index of one directory tree; `start()` builds it in a daemon thread, `corpus` reads it."""
+    """The index of one directory tree (and the session's extra folders, written `folder_label(...)` +
+    their relative path); `start()` builds it in a daemon thread, `corpus` reads it."""
 
     def __init__(
         self,
         root: str | os.PathLike[str],
         *,
+        extra_roots: Sequence[str | os.PathLike[str]] = (),
         max_entries: int = DEFAULT_MAX_ENTRIES,
         time_budget: float = DEFAULT_TIME_BUDGET,
         on_publish: Callable[[], None] | None = None,
     ) -> None:
         self.root = os.path.abspath(os.fspath(root))
+        #: the session's extra folders (ACP `additionalDirectories`), absolute; the root itself is left out
+        self.extra_roots = tuple(
+            dict.fromkeys(
+                folder for folder in (os.path.abspath(os.fspath(extra)) for extra in extra_roots) if folder != self.root
+            )
+        )
         self.max_entries = max_entries
         self.time_budget = time_budget
         #: called from the builder thread after each publication (e.g. to wake a UI timer); must be thread-safe
@@ -376,10 +394,24 @@ class FileIndex:
         self._publish(ranked.with_masks())
 
     def _walk(self, lists: _Lists, generation: int, stream: bool) -> tuple[IndexStatus, str]:
+        """The root, then each extra folder (an unreadable extra folder is skipped, not a failure)."""
         started = time.monotonic()
-        last_publish = started
-        published_size = 0
-        root = self.root
+        status, reason = self._walk_one(self.root, "", lists, generation, stream, started)
+        for folder in self.extra_roots:
+            if status != "complete":
+                break
+            extra_status, extra_reason = self._walk_one(
+                folder, folder_label(folder), lists, generation, stream, started
+            )
+            if extra_status != "failed":
+                status, reason = extra_status, extra_reason
+        return status, reason
+
+    def _walk_one(
+        self, root: str, label: str, lists: _Lists, generation: int, stream: bool, started: float
+    ) -> tuple[IndexStatus, str]:
+        last_publish = time.monotonic()
+        published_size = len(lists.paths)
         seen: set[tuple[int, int]] = set()
         try:
             info = os.stat(root)
@@ -420,7 +452,7 @@ class FileIndex:
                 relative = prefix + name
                 if rules.rules and rules.ignored(relative, shown_dir):
                     continue
-                lists.add(relative + "/" if shown_dir else relative)
+                lists.add(label + relative + "/" if shown_dir else label + relative)
                 if real_dir:
                     try:
                         key = (entry.stat(follow_symlinks=False).st_dev, entry.inode())

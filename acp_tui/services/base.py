@@ -51,7 +51,10 @@ class Capabilities:
 class SessionDialect(Protocol):
     """The negotiated version's translations a service needs (the agent layer's dialect object)."""
 
-    version: int
+    @property
+    def version(self) -> int:
+        """The negotiated protocol version (1 or 2); read-only."""
+        ...
 
     def permission_request(self, params: bytes) -> RequestPermissionRequest:
         """Decode `session/request_permission` params into the v2 shape (raises `MalformedMessage`)."""

@@ -11,6 +11,7 @@ Script format (every key optional)::
       "version": 2,                       # protocol version answered (1 or 2)
       "initialize": {...},                # initialize result (default: minimal valid one)
       "session_new": {...},               # session/new result (default {"sessionId": "scripted-session-1"})
+      "refuse_tools": {"code": ..., "message": ...},  # session/new with MCP servers answers this error
       "responses": {"METHOD": {"result": ...} | {"error": {...}}},   # any client request,
                                           # also overrides initialize / session/new
       "after_session_new": [STEP, ...],   # run right after answering session/new
@@ -241,6 +242,8 @@ class ScriptedAgent:
         elif method == "initialize":
             result = self.script.get("initialize", default_initialize(self.version))
             reply = {"jsonrpc": "2.0", "id": message["id"], "result": result}
+        elif method == "session/new" and "refuse_tools" in self.script and message["params"].get("mcpServers"):
+            reply = {"jsonrpc": "2.0", "id": message["id"], "error": self.script["refuse_tools"]}
         elif method == "session/new":
             result = self.script.get("session_new", {"sessionId": DEFAULT_SESSION_ID})
             reply = {"jsonrpc": "2.0", "id": message["id"], "result": result}

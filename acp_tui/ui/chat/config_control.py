@@ -32,12 +32,21 @@ class ConfigControl:
     def options(self) -> list[SessionConfigOption]:
         return list(self.controller.state.config_options)
 
+    @property
+    def tools(self) -> tuple[str, ...]:
+        """The MCP servers and extra folders the agent was given, and the ones it was not and why."""
+        session = self.controller.session
+        return session.tools.lines() if session is not None else ()
+
     def open(self, config_id: str | None = None) -> None:
-        """The picker of every option (focused on `config_id` when given)."""
+        """The picker of every option (focused on `config_id` when given), with the agent's tools below."""
+        tools = self.tools
         if not self.options:
-            self.app.notify("The agent offers no session settings.", markup=False, timeout=3)
+            lines = ["The agent offers no session settings.", *(["Agent tools:", *tools] if tools else [])]
+            self.app.notify("\n".join(lines), markup=False, timeout=3 if not tools else 8)
             return
-        self.app.push_screen(ConfigPickerScreen(self.options, focus_config_id=config_id), callback=self._chosen)
+        screen = ConfigPickerScreen(self.options, focus_config_id=config_id, tools=tools)
+        self.app.push_screen(screen, callback=self._chosen)
 
     def can_cycle(self) -> bool:
         return mode_option(self.options) is not None

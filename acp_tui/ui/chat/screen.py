@@ -150,7 +150,7 @@ class ChatScreen(Screen[None]):
         yield QueuedPrompts(id="queue")
         menu = CommandMenu(id="command-menu")
         yield menu
-        picker = FilePicker(self.launch.cwd, id="file-picker")
+        picker = FilePicker(self.launch.cwd, id="file-picker", extra_roots=self.launch.add_dirs)
         yield picker
         yield PromptInput(self.history, id="prompt", command_menu=menu, file_picker=picker, timeline=conversation)
         yield ConfigBar(id="config")

@@ -73,7 +73,7 @@ class ConfigPickerScreen(ModalScreen[ConfigChoice | None]):
         background: $surface;
         padding: 0 1;
     }
-    ConfigPickerScreen #config-help {
+    ConfigPickerScreen #config-help, ConfigPickerScreen #config-tools {
         color: $text-muted;
     }
     ConfigPickerScreen #config-options > .option-list--option-disabled {
@@ -93,9 +93,17 @@ class ConfigPickerScreen(ModalScreen[ConfigChoice | None]):
 
     BINDINGS = [Binding("escape,f4", "dismiss_none", "Close")]
 
-    def __init__(self, options: Sequence[SessionConfigOption], *, focus_config_id: str | None = None) -> None:
+    def __init__(
+        self,
+        options: Sequence[SessionConfigOption],
+        *,
+        focus_config_id: str | None = None,
+        tools: Sequence[str] = (),
+    ) -> None:
         super().__init__()
         self._options: list[Shown] = shown_options(options)
+        #: the MCP servers and extra folders the agent was given, and the ones it was not (names only)
+        self._tools = tuple(tools)
         self._focus_config_id = focus_config_id
         #: option-list id -> the choice it stands for
         self._choices: dict[str, ConfigChoice] = {}
@@ -106,6 +114,9 @@ class ConfigPickerScreen(ModalScreen[ConfigChoice | None]):
             box.border_title = "Session settings"
             yield Static("↑↓ move · Enter choose · Esc cancel", id="config-help", markup=False)
             yield OptionList(*self._rows(), id="config-options")
+            if self._tools:
+                text = "Agent tools:\n" + "\n".join(f"  {plain(line)}" for line in self._tools)
+                yield Static(text, id="config-tools", markup=False)
 
     def _rows(self) -> list[Option]:
         rows: list[Option] = []

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from textual.content import Content, Span
@@ -103,10 +103,15 @@ class FilePicker(OptionList):
         *,
         id: str | None = None,
         index: FileIndex | None = None,
+        extra_roots: Sequence[str | os.PathLike[str]] = (),
         limit: int = PICKER_LIMIT,
     ) -> None:
         super().__init__(id=id, markup=False)
-        self.index = index if index is not None else (FileIndex(root) if root is not None else None)
+        #: the session's extra folders, indexed after the root (their rows start with the folder, `~/…`)
+        self.extra_roots = tuple(extra_roots)
+        if index is None and root is not None:
+            index = FileIndex(root, extra_roots=self.extra_roots)
+        self.index = index
         self.limit = limit
         self.matcher = Matcher()
         self._query: str | None = None
@@ -131,7 +136,7 @@ class FilePicker(OptionList):
             return
         if self.index is not None:
             self.index.stop()
-        self.index = FileIndex(root)
+        self.index = FileIndex(root, extra_roots=self.extra_roots)
         self.matcher = Matcher()
         if self.is_open:
             self.index.start()
