@@ -366,3 +366,18 @@ def test_snapshot_tools_answer(snap_compare: Any, tmp_path: Path, size: tuple[in
     app = snapshot_app(tmp_path, v2_turn(*tools_steps()), theme=theme)
     run_before = send_and_wait("tools", record=tmp_path / "record.jsonl")
     assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("theme", ["acp-dark", "acp-light"])
+@pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=lambda size: f"{size[0]}x{size[1]}")
+def test_snapshot_jobs_tray(
+    snap_compare: Any, tmp_path: Path, size: tuple[int, int], theme: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two background jobs listed after the turn: the tray above the status bar, `2 jobs` in it."""
+    from acp_tui.ui.widgets.jobs_tray import JobsTray
+    from tests.test_app_jobs_tray import start_jobs
+
+    monkeypatch.setattr(JobsTray, "clock", staticmethod(lambda: 0.0))  # no elapsed time in a picture
+    app = snapshot_app(tmp_path, {"steps": start_jobs()["steps"]}, theme=theme)
+    run_before = send_and_wait("start", record=tmp_path / "record.jsonl")
+    assert snap_compare(app, terminal_size=size, run_before=run_before)

@@ -30,7 +30,7 @@ from acp_tui.agent.trace import TraceSink, WireTrace
 from acp_tui.mcp_servers import McpServer
 from acp_tui.protocol import codec, methods
 from acp_tui.protocol.codec import MalformedMessage, UnsupportedVersion
-from acp_tui.protocol.jsonrpc import AUTH_REQUIRED, REQUEST_CANCELLED, RpcError
+from acp_tui.protocol.jsonrpc import AUTH_REQUIRED, REQUEST_CANCELLED, UNSUPPORTED_PROTOCOL_VERSION, RpcError
 from acp_tui.protocol.terminal import CANCEL_TERMINAL_METHOD, CancelTerminalRequest
 from acp_tui.protocol.v2 import ConfigOptionUpdate, ContentBlock, SessionConfigBoolean, SessionConfigSelect
 from acp_tui.services.base import ClientService, ServiceContext, merge_capabilities, service_notifications
@@ -53,6 +53,14 @@ class SessionRefused(SessionError):
 
 class HandshakeTimeout(SessionError):
     """`initialize` or `session/new` got no answer in time."""
+
+
+class _Unsupported(SessionError):
+    """`initialize` answered `-32022`; `supported` is what the agent listed (None: not said or malformed)."""
+
+    def __init__(self, supported: tuple[int, ...] | None) -> None:
+        super().__init__("the agent does not support the protocol version asked for")
+        self.supported = supported
 
 
 class AuthRequired(SessionError):
@@ -178,7 +186,10 @@ class AgentSession:
             params = methods.InitializeRequest(
                 protocol_version=1, client_info=params.client_info, client_capabilities=params.client_capabilities
             )
-        raw = await self._handshake("initialize", params)
+        try:
+            raw = await self._handshake("initialize", params)
+        except _Unsupported as exc:
+            raw = await self._renegotiate(params, exc.supported)
         try:
             version, response = codec.negotiated_version(bytes(raw))
         except UnsupportedVersion as exc:
@@ -200,6 +211,25 @@ class AgentSession:
             )
         self._bind_services(response)
         return version
+
+    async def _renegotiate(self, asked: methods.InitializeRequest, supported: tuple[int, ...] | None) -> msgspec.Raw:
+        """The agent answered `-32022` (no version at or below ours): ask once more with the highest version it
+        lists that we speak, or say plainly what it speaks (schema `ErrorCode`, "Version Negotiation")."""
+        ours = [v for v in (2, 1) if v < asked.protocol_version and (self.forced_protocol in (None, v))]
+        choice = next((v for v in ours if v in supported), None) if supported else None
+        if choice is None:
+            listed = ", ".join(str(v) for v in supported) if supported else "none it would name"
+            raise SessionError(
+                f"the agent does not support ACP v{asked.protocol_version}; it supports: {listed}"
+                " (acp-tui speaks ACP v2 and v1)"
+            )
+        params = methods.InitializeRequest(
+            protocol_version=choice, client_info=asked.client_info, client_capabilities=asked.client_capabilities
+        )
+        try:
+            return await self._handshake("initialize", params)
+        except _Unsupported as exc:
+            raise SessionError(f"the agent refused ACP v{choice} too, which it had listed as supported") from exc
 
     def _bind_services(self, response: methods.InitializeResponse) -> None:
         assert self.dialect is not None
@@ -386,6 +416,8 @@ class AgentSession:
         except NotAnAgent as exc:
             raise SessionError(exc.message) from None  # e.g. `cat`: say what happened, not "refused"
         except RpcError as exc:
+            if exc.code == UNSUPPORTED_PROTOCOL_VERSION and method == "initialize":
+                raise _Unsupported(codec.supported_versions(exc.data)) from None
             if exc.code == AUTH_REQUIRED:
                 methods_offered = (
                     self.init.auth_methods if self.init and isinstance(self.init.auth_methods, list) else []

@@ -557,6 +557,20 @@ def negotiated_version(result: bytes) -> tuple[int, methods.InitializeResponse]:
     raise UnsupportedVersion(f"The agent answered protocolVersion {version}; acp-tui speaks ACP v2 and v1 only.")
 
 
+#: at most this many versions are read from a `-32022` answer (the rest is noise, not a negotiation)
+MAX_SUPPORTED_VERSIONS = 16
+
+
+def supported_versions(data: Any) -> tuple[int, ...] | None:
+    """The versions a `-32022` error's `data` says the agent speaks, or None when `data` is not that shape."""
+    try:
+        decoded = msgspec.convert(data, v2.UnsupportedProtocolVersionErrorData)
+    except (msgspec.ValidationError, TypeError):
+        return None
+    versions = [v for v in decoded.supported[:MAX_SUPPORTED_VERSIONS] if 0 <= v <= 65535]
+    return tuple(dict.fromkeys(versions))
+
+
 # --- builders for what the client sends -----------------------------------------------------------
 
 CLIENT_INFO = methods.Implementation(name="acp-tui", title="ACP TUI", version=acp_tui.__version__)

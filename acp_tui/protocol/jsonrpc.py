@@ -28,6 +28,8 @@ INTERNAL_ERROR = -32603
 REQUEST_CANCELLED = -32800
 AUTH_REQUIRED = -32000
 RESOURCE_NOT_FOUND = -32002
+#: ACP: no version the agent supports is at or below the one asked for; `data` names them (schema `ErrorCode`)
+UNSUPPORTED_PROTOCOL_VERSION = -32022
 
 #: A JSON-RPC id: ours are ints; the agent's are echoed exactly as sent (0, strings, null).
 RequestId: TypeAlias = int | str | None
@@ -276,6 +278,7 @@ __all__ = [
     "REQUEST_CANCELLED",
     "AUTH_REQUIRED",
     "RESOURCE_NOT_FOUND",
+    "UNSUPPORTED_PROTOCOL_VERSION",
     "CANCEL_REQUEST_METHOD",
     "RequestId",
     "Request",

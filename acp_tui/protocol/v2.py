@@ -399,6 +399,14 @@ class BackgroundWork(WireStruct):
     meta: Patch[Meta] = _meta()
 
 
+class UnsupportedProtocolVersionErrorData(WireStruct):
+    """The `data` of a `-32022` answer to `initialize`: what was asked, what the agent speaks
+    (schema `UnsupportedProtocolVersionErrorData`)."""
+
+    requested: int
+    supported: list[int]
+
+
 # --- Session updates (schema `SessionUpdate`, tag `sessionUpdate`) -------------------------------
 
 

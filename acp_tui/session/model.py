@@ -19,6 +19,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
 from acp_tui.protocol.v2 import TextContent
+from acp_tui.session.background import Background
 
 if TYPE_CHECKING:
     from acp_tui.protocol.common import ErrorObject, Meta
@@ -177,6 +178,7 @@ class ToolCall:
         "rejected",
         "turn",
         "files",
+        "cancellable",
     )
 
     def __init__(self, key: EntityKey, turn: int = 0, tool_call_id: str | None = None) -> None:
@@ -202,6 +204,8 @@ class ToolCall:
         self.turn: int = turn
         #: files the client read or wrote for this call (v1 `fs/*`, docs/protocol.md §10.2), in order
         self.files: list[FileAccess] = []
+        #: the latest `capabilities` patch advertised `cancel` (v2 `tool_call/cancel` may be sent)
+        self.cancellable: bool = False
 
     @property
     def id(self) -> str:
@@ -237,6 +241,7 @@ class Terminal:
         "cancelling",
         "started_at",
         "ended_at",
+        "size",
     )
 
     def __init__(self, key: EntityKey, limit: int) -> None:
@@ -252,6 +257,8 @@ class Terminal:
         self.cancelling: bool = False
         self.started_at: float | None = None
         self.ended_at: float | None = None
+        #: the size (cols, rows) the command runs with, when the agent says (`TerminalUpdate.size`)
+        self.size: tuple[int, int] | None = None
 
     @property
     def id(self) -> str:
@@ -505,6 +512,7 @@ class SessionState:
         "tool_call_keys",
         "cancel_requested",
         "file_access_count",
+        "background",
     )
 
     def __init__(
@@ -540,6 +548,8 @@ class SessionState:
         self.cancel_requested: bool = False
         #: file accesses seen (their keys are `("file_access", "1")`, ...)
         self.file_access_count: int = 0
+        #: the latest background-work snapshot, typed and bounded (session/background.py)
+        self.background: Background = Background()
 
     @property
     def timeline(self) -> list[Entity]:

@@ -35,6 +35,7 @@ from acp_tui.protocol.v2 import (
     AgentThought,
     AgentThoughtChunk,
     AvailableCommandsUpdate,
+    BackgroundWork,
     CompactionSummaryChunk,
     CompactionUpdate,
     ConfigOptionUpdate,
@@ -52,6 +53,7 @@ from acp_tui.protocol.v2 import (
     UserMessage,
     UserMessageChunk,
 )
+from acp_tui.session.background import Job, read_snapshot
 from acp_tui.session.changes import (
     AgentGone,
     BytesAppended,
@@ -307,6 +309,9 @@ def _tool_call_update(state: SessionState, update: ToolCallUpdate, creation: boo
     if (meta := update.meta) is not UNSET:
         call.meta = meta
         fields.add("meta")
+    if (caps := update.capabilities) is not UNSET:
+        call.cancellable = caps is not None and caps.cancel not in (UNSET, None)
+        fields.add("cancellable")
     if update.status is not UNSET and call.cancelling and call.finished:
         call.cancelling = False
         fields.add("cancelling")
@@ -347,6 +352,9 @@ def _terminal_update(state: SessionState, update: TerminalUpdate) -> list[Change
         if value is not UNSET:
             setattr(term, name, value)
             fields.add(name)
+    if (size := update.size) is not UNSET:
+        term.size = None if size is None else (_cells(size.cols), _cells(size.rows))
+        fields.add("size")
     if term.cancelling and term.exit_status is not None:
         term.cancelling = False  # the exit status confirms the stop (docs/protocol.md §6.4)
         fields.add("cancelling")
@@ -362,6 +370,11 @@ def _terminal_update(state: SessionState, update: TerminalUpdate) -> list[Change
     if fields and not created:
         changes.append(EntityChanged(key, frozenset(fields)))
     return changes + problem
+
+
+def _cells(value: int) -> int:
+    """A terminal dimension as the schema bounds it (1..65535), whatever was sent."""
+    return min(max(value, 1), 65535)
 
 
 def _terminal_cancel_requested(state: SessionState, event: TerminalCancelRequested) -> list[Change]:
@@ -504,11 +517,13 @@ def _state_update(state: SessionState, update: StateUpdate) -> list[Change]:
         error = update.error
         fg.error = error if fg.stop_reason == "error" and isinstance(error, ErrorObject) else None
     fg.state = new  # an unknown state is kept as sent; `busy` stays at the last known value
-    if update.background is not UNSET:
+    problems: list[Change] = []
+    if isinstance(update.background, list):  # omitted or null: not reported, the last snapshot stands
         fg.background = update.background
+        problems = _background(state, update.background)
     if (fg.state, fg.busy, fg.stop_reason, fg.error, fg.background) == before:
-        return []
-    changes: list[Change] = [StateChanged(fg.state, fg.busy)]
+        return problems
+    changes: list[Change] = [*problems, StateChanged(fg.state, fg.busy)]
     if was_busy and not fg.busy:
         if fg.stop_reason == "cancelled":
             changes.extend(_cancel_unfinished(state, state.turn))
@@ -517,12 +532,47 @@ def _state_update(state: SessionState, update: StateUpdate) -> list[Change]:
     return changes
 
 
+def _background(state: SessionState, items: list[BackgroundWork]) -> list[Change]:
+    """A complete background snapshot replaces the last one (session/background.py); rule breaks logged once."""
+    bg = state.background
+    jobs, other, hidden, notes = read_snapshot(items)
+    problems: list[Change] = []
+
+    def once(reason: str, detail: str) -> None:
+        if reason not in bg.warned:
+            bg.warned.add(reason)
+            problems.extend(_problem(state, reason, detail))
+
+    for note in notes:
+        once("malformed background item", note)
+    for job in jobs:
+        if _job_entity(state, job) is None:
+            once("background work listed before it was announced", f"{job.kind} {job.id}")
+    for job in set(bg.jobs) - set(jobs):
+        entity = _job_entity(state, job)
+        if entity is not None and not _job_finished(entity):
+            once("background work dropped before its final status", f"{job.kind} {job.id}")
+    bg.reported = True
+    bg.jobs, bg.other, bg.hidden = jobs, other, hidden
+    return problems
+
+
+def _job_entity(state: SessionState, job: Job) -> Terminal | ToolCall | None:
+    return state.terminal(job.id) if job.kind == "terminal" else state.tool_call(job.id)
+
+
+def _job_finished(entity: Terminal | ToolCall) -> bool:
+    return entity.exit_status is not None if isinstance(entity, Terminal) else entity.finished
+
+
 def _cancel_unfinished(state: SessionState, turn: int) -> list[Change]:
     """docs/protocol.md §9.3: a turn confirmed `cancelled` has flushed its updates, so a tool call of it the
     agent left unfinished (many never report on a cancelled call) will not finish: it is cancelled."""
+    # `session/cancel` does not cover work in the latest background list (schema `CancelSessionNotification`)
+    detached = {job.id for job in state.background.jobs if job.kind == "tool_call"}
     changes: list[Change] = []
     for key, entity in state.entities.items():
-        if type(entity) is ToolCall and entity.turn == turn and not entity.finished:
+        if type(entity) is ToolCall and entity.turn == turn and not entity.finished and entity.id not in detached:
             entity.status = "cancelled"
             entity.cancelling = False
             changes.append(EntityChanged(key, frozenset({"status", "cancelling"})))

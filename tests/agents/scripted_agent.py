@@ -10,6 +10,7 @@ Script format (every key optional)::
     {
       "version": 2,                       # protocol version answered (1 or 2)
       "initialize": {...},                # initialize result (default: minimal valid one)
+      "supported_versions": [1],          # initialize asking another version is answered -32022
       "session_new": {...},               # session/new result (default {"sessionId": "scripted-session-1"})
       "refuse_tools": {"code": ..., "message": ...},  # session/new with MCP servers answers this error
       "responses": {"METHOD": {"result": ...} | {"error": {...}}},   # any client request,
@@ -237,6 +238,13 @@ class ScriptedAgent:
     def answer_request(self, message: Message) -> None:
         method = message["method"]
         configured = self.script.get("responses", {}).get(method)
+        supported = self.script.get("supported_versions")
+        asked = message.get("params", {}).get("protocolVersion")
+        if method == "initialize" and supported is not None and asked not in supported:
+            data = {"requested": asked, "supported": supported}
+            error = {"code": -32022, "message": "Unsupported protocol version", "data": data}
+            self.write({"jsonrpc": "2.0", "id": message["id"], "error": error})
+            return
         if configured is not None:
             reply = {"jsonrpc": "2.0", "id": message["id"], **self.fill(configured)}
         elif method == "initialize":

@@ -46,6 +46,7 @@ from acp_tui.ui.widgets.command_menu import CommandMenu
 from acp_tui.ui.widgets.config_bar import ConfigBar
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.file_picker import FilePicker
+from acp_tui.ui.widgets.jobs_tray import JobsTray
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.prompt_return import FocusPrompt
@@ -154,6 +155,7 @@ class ChatScreen(Screen[None]):
         yield picker
         yield PromptInput(self.history, id="prompt", command_menu=menu, file_picker=picker, timeline=conversation)
         yield ConfigBar(id="config")
+        yield JobsTray(id="jobs")
 
     def on_mount(self) -> None:
         self.conversation = self.query_one(Conversation)
@@ -169,6 +171,7 @@ class ChatScreen(Screen[None]):
             commands=self.query_one(CommandMenu),
             queue=self.query_one(QueuedPrompts),
             plan=self.query_one(PlanPanel),
+            jobs=self.query_one(JobsTray),
         )
         self.pump.attach(
             self.controller,
@@ -302,13 +305,24 @@ class ChatScreen(Screen[None]):
 
     @on(ToolCallCard.CancelRequested)
     @on(TerminalView.CancelRequested)
-    def _cancel_in_card(self, event: ToolCallCard.CancelRequested | TerminalView.CancelRequested) -> None:
-        """Stop one tool call (v2 `tool_call/cancel`) or the command in one terminal; a refusal is a toast."""
+    @on(JobsTray.StopRequested)
+    def _cancel_in_card(
+        self, event: ToolCallCard.CancelRequested | TerminalView.CancelRequested | JobsTray.StopRequested
+    ) -> None:
+        """Stop one tool call (v2 `tool_call/cancel`) or the command in one terminal, from its card or the jobs
+        tray; a refusal is a toast."""
 
         async def cancel() -> None:
             try:
                 if isinstance(event, TerminalView.CancelRequested):
                     await self.controller.cancel_terminal(event.view.terminal_id)
+                elif isinstance(event, JobsTray.StopRequested):
+                    stop = (
+                        self.controller.cancel_terminal
+                        if event.kind == "terminal"
+                        else self.controller.cancel_tool_call
+                    )
+                    await stop(event.job_id)
                 else:
                     await self.controller.cancel_tool_call(event.card.call.id)
             except (SessionError, RpcError, ConnectionClosed) as exc:

@@ -48,6 +48,7 @@ from acp_tui.ui.chat.attention import Attention
 from acp_tui.ui.chat.terminal_title import show_window_title
 from acp_tui.ui.widgets.command_menu import CommandMenu
 from acp_tui.ui.widgets.config_bar import ConfigBar
+from acp_tui.ui.widgets.jobs_tray import JobsTray
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.queued_prompts import QueuedPrompts
 from acp_tui.ui.widgets.session_header import SessionHeader
@@ -76,6 +77,7 @@ class StatusRenderer:
         commands: CommandMenu,
         queue: QueuedPrompts,
         plan: PlanPanel | None = None,
+        jobs: JobsTray | None = None,
     ) -> None:
         self.app = app
         self.attention = attention
@@ -87,6 +89,7 @@ class StatusRenderer:
         self.commands = commands
         self.queue = queue
         self.plan = plan
+        self.jobs = jobs
         self._waiting_what: str | None = None
         self._waiting_since = 0.0
         self._waiting_timer: Timer | None = None
@@ -98,6 +101,10 @@ class StatusRenderer:
         match change:
             case EntityAdded(key=key) | EntityChanged(key=key) if key[0] == PLAN:
                 self._show_plan(state, key[1])  # the timeline shows it too; the panel keeps it in sight
+            case EntityChanged(key=key) | BytesAppended(key=key) | ContentReplaced(key=key) if (
+                self.jobs is not None and self.jobs.touches(key)
+            ):
+                self.jobs.entity_changed()  # the timeline shows it too; the tray keeps a background job in sight
             case (
                 EntityAdded()
                 | EntityRemoved()
@@ -116,6 +123,7 @@ class StatusRenderer:
                 self._busy_since = None
             case StateChanged():
                 self.show_state(state)
+                self._show_jobs(state)
             case UsageChanged():
                 self._show_usage(state)
             case NoticeRaised():
@@ -134,6 +142,7 @@ class StatusRenderer:
             case AgentGone():
                 self.status.update_values(state="stopped", busy=False, cancelling=False, waiting_for_user=0)
                 self._clear_plan()
+                self._show_jobs(None)  # the agent's background work died with it
             case _:
                 assert_never(change)
 
@@ -157,12 +166,19 @@ class StatusRenderer:
         self.config.set_options(state.config_options)
         self.commands.set_commands(state.commands)
         self._clear_plan()
+        self._show_jobs(state)
 
     def _show_plan(self, state: SessionState, plan_id: str) -> None:
         """A plan of the running turn appeared or changed: the panel above the prompt shows it."""
         plan = state.plan(plan_id)
         if self.plan is not None and plan is not None and state.foreground.busy:
             self.plan.show(plan)
+
+    def _show_jobs(self, state: SessionState | None) -> None:
+        """The background snapshot: the tray lists it, the status bar counts it (`N jobs`)."""
+        if self.jobs is not None:
+            self.jobs.show(state)
+            self.status.update_values(jobs=self.jobs.count)
 
     def _clear_plan(self) -> None:
         if self.plan is not None:

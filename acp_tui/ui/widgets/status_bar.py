@@ -86,6 +86,8 @@ class StatusValues:
     cancelling: bool = False
     waiting_for_user: int = 0
     queued: int = 0
+    #: background jobs the agent lists (v2 `state_update.background`); the tray above shows them
+    jobs: int = 0
     used: int | None = None
     size: int | None = None
     cost: str | None = None
@@ -133,7 +135,7 @@ class InfoPart:
 #: Which middle parts stay longest when the bar is narrow (first stays longest): what needs the user
 #: (queued prompts, problems, unseen stderr) before the usage meter and its cost. The state and the
 #: pinned hints come before all of them; the other key hints after.
-INFO_PRIORITY: Final = ("queued", "problems", "stderr", "usage", "cost")
+INFO_PRIORITY: Final = ("queued", "jobs", "problems", "stderr", "usage", "cost")
 #: Hints pinned when given as text (`fit_hints("… · ^Q quit", …)`): the way out.
 PINNED_HINTS: Final = frozenset({"^Q quit"})
 HINT_SEPARATOR: Final = " · "
@@ -252,6 +254,8 @@ class StatusBar(Widget):
         parts: list[InfoPart] = []
         if v.queued:
             parts.append(InfoPart("queued", f"{v.queued} queued"))
+        if v.jobs:
+            parts.append(InfoPart("jobs", f"{v.jobs} {'job' if v.jobs == 1 else 'jobs'}"))
         if v.used is not None and v.size:
             percent = f"{100 * v.used / v.size:.0f}%"
             parts.append(InfoPart("usage", f"{format_tokens(v.used)} / {format_tokens(v.size)} ({percent})", percent))

@@ -79,6 +79,8 @@ class TerminalOutputView(ScrollView, can_focus=True):
         self._width = 0
         #: completed lines discarded from the front to honour the bound
         self.dropped_lines = 0
+        #: lines break at this many characters: the agent's terminal width (`TerminalUpdate.size`) when known
+        self.columns = MAX_LINE_CHARS
 
     # -- feeding -----------------------------------------------------------------------------
 
@@ -112,7 +114,7 @@ class TerminalOutputView(ScrollView, can_focus=True):
         # The decoder removed escape sequences; bidi overrides and invisible characters go too.
         text = multiline(text).replace("\n", "")
         while text:
-            room = MAX_LINE_CHARS - len(self._current)
+            room = self.columns - len(self._current)
             piece, text = text[:room], text[room:]
             self._current.append(piece, style)
             if text:
@@ -240,6 +242,7 @@ class TerminalView(Vertical):
         self._footer = TextStatic(classes="terminal--footer")
         self._footer_plain = ""
         self._ticker: Timer | None = None
+        self._set_columns()
         self.output.feed(bytes(terminal.output))
         self._update_footer()
 
@@ -303,8 +306,16 @@ class TerminalView(Vertical):
         self.output.feed(bytes(self.terminal.output))
         self._update_footer()
 
+    def _set_columns(self) -> None:
+        """Output is laid out at the width the agent's program writes for, so its columns line up."""
+        size = self.terminal.size
+        self.output.columns = min(size[0], MAX_LINE_CHARS) if size is not None else MAX_LINE_CHARS
+
     def apply_fields(self, fields: frozenset[str]) -> None:
         """Re-render the parts that show the changed fields (`EntityChanged`)."""
+        if "size" in fields:
+            self._set_columns()
+            self.reset_and_replay()
         if fields & {"command", "cwd"}:
             self._header.update(self._header_text())
         if fields & {"exit_status", "cancelling", "started_at", "ended_at"}:
