@@ -32,8 +32,8 @@ from acp_tui.ui.widgets.tool_call import ToolCallCard
 TAIL = 40
 #: Entities built each time the user reaches the top.
 STEP = 100
-#: Entries a followed conversation keeps built (a few screens); older ones fold into the "earlier" line.
-LIVE = 60
+#: Entries a followed conversation keeps built (several screens: PageUp stays cheap); older ones fold into the "earlier" line.
+LIVE = 150
 #: How often the "earlier" line checks whether it is in view.
 POLL = 0.2
 
