@@ -4,7 +4,9 @@
 On each prompt it streams a realistic markdown answer in `--chunks` pieces as fast as it can
 (`--mode message`), or the same as thought chunks followed by a short message (`--mode thought`),
 or `--chunks` tool calls each going pending -> in_progress -> completed followed by a short message
-(`--mode tools`). The last piece holds the marker word, so a black-box harness can tell when the
+(`--mode tools`), or `--mode mixed`, the shape of a real turn: a plan, then `--chunks` rounds of
+4 thought chunks of ~55 characters, one tool call pending -> in_progress -> completed with 3 lines of
+text, 10 markdown chunks of ~4 words and a plan status update. The last piece holds the marker word, so a black-box harness can tell when the
 whole answer is on screen. The time the last chunk was written goes to `--stamp FILE`.
 
 Used by bench/stream_speed.py; bench/widget_speed.py imports `realistic_markdown` from here.
@@ -57,6 +59,20 @@ def _section(rng: random.Random, number: int) -> str:
         "```"
     )
     return f"## Step {number}: {ident}\n\n{paragraph}\n\n{bullets}\n\n{paragraph2}\n\n{numbered}\n\n{paragraph3}\n\n{code}\n\n"
+
+
+def _thought_chunk(rng: random.Random) -> str:
+    text = " ".join(rng.choice(_WORDS) for _ in range(10))
+    return (text[:54] + " ").ljust(55, ".")
+
+
+def _markdown_words(rng: random.Random, index: int) -> str:
+    words = " ".join(rng.choice(_WORDS) for _ in range(4))
+    if index == 0:
+        return f"\n\nOn **step** {words}"
+    if index % 4 == 2:
+        return f" `{rng.choice(_IDENTS)}()` {words}"
+    return f" {words}"
 
 
 def realistic_markdown(chunks: int, seed: int = 7) -> list[str]:
@@ -122,7 +138,42 @@ class Agent:
             with open(self.stamp, "w") as handle:
                 handle.write(f"{time.time():.6f}\n")
 
-    def tool(self, session_id: str, index: int) -> None:
+    def plan(self, session_id: str, steps: int, done: int) -> None:
+        entries = [
+            {
+                "content": f"Step {step + 1}: inspect and change module_{step}.py",
+                "priority": "medium",
+                "status": "completed" if step < done else ("in_progress" if step == done else "pending"),
+            }
+            for step in range(steps)
+        ]
+        if self.version >= 2:
+            self.update(
+                session_id,
+                {"sessionUpdate": "plan_update", "plan": {"type": "items", "planId": "plan-1", "entries": entries}},
+            )
+        else:
+            self.update(session_id, {"sessionUpdate": "plan", "entries": entries})
+
+    def mixed(self, session_id: str) -> None:
+        """A plan, then rounds of thoughts, one tool call, a few sentences and a plan status update."""
+        rng = random.Random(11)
+        steps = 8
+        self.plan(session_id, steps, 0)
+        for round_ in range(self.chunks):
+            thought_id = self.new_id("thought")
+            for _ in range(4):
+                self.chunk(session_id, "agent_thought_chunk", thought_id, _thought_chunk(rng))
+            self.tool(session_id, round_, lines=3)
+            message_id = self.new_id("msg")
+            for index in range(10):
+                text = _markdown_words(rng, index)
+                if round_ == self.chunks - 1 and index == 9:
+                    text += f" {MARKER}"
+                self.chunk(session_id, "agent_message_chunk", message_id, text)
+            self.plan(session_id, steps, (round_ + 1) * steps // self.chunks)
+
+    def tool(self, session_id: str, index: int, lines: int = 1) -> None:
         tool_id = f"tool-{self.counter}-{index}"
         title = f"Read file src/module_{index}.py"
         if self.version >= 2:
@@ -151,7 +202,10 @@ class Agent:
             session_id,
             {"sessionUpdate": "tool_call_update", "toolCallId": tool_id, "status": "in_progress"},
         )
-        content = [{"type": "content", "content": {"type": "text", "text": f"{index} lines read"}}]
+        text = "\n".join(f"{index}.{line}: lines read from src/module_{index}.py" for line in range(lines))
+        if lines == 1:
+            text = f"{index} lines read"
+        content = [{"type": "content", "content": {"type": "text", "text": text}}]
         self.update(
             session_id,
             {
@@ -164,7 +218,9 @@ class Agent:
 
     def turn(self, session_id: str) -> None:
         message_id = self.new_id("msg")
-        if self.mode == "message":
+        if self.mode == "mixed":
+            self.mixed(session_id)
+        elif self.mode == "message":
             pieces = realistic_markdown(self.chunks)
             for piece in pieces:
                 self.chunk(session_id, "agent_message_chunk", message_id, piece)
@@ -240,7 +296,7 @@ class Agent:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=2000)
-    parser.add_argument("--mode", choices=("message", "thought", "tools"), default="message")
+    parser.add_argument("--mode", choices=("message", "thought", "tools", "mixed"), default="message")
     parser.add_argument("--stamp", help="file that receives the wall-clock time of the last chunk")
     args = parser.parse_args()
     Agent(max(1, args.chunks), args.mode, args.stamp).run()

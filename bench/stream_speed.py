@@ -8,6 +8,7 @@ word of the agent's last chunk is on screen. It reports Enter -> marker and last
 and the peak RSS of the client process (VmHWM from /proc). Run by hand:
 
     .venv/bin/python bench/stream_speed.py --chunks 2000 8000 --repeat 5
+    .venv/bin/python bench/stream_speed.py --mode mixed --chunks 300 --repeat 5
     .venv/bin/python bench/stream_speed.py --client "python my_client.py --" --ready "ready>"
 """
 
@@ -25,6 +26,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from floor_reader import median_floor  # noqa: E402
+
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 MARKER = "ZZMARKERZZ"
@@ -38,6 +43,8 @@ class Run:
     enter_to_marker: float
     last_chunk_to_marker: float
     peak_rss_mb: float
+    agent_last_line: float
+    """Enter -> the agent wrote its last chunk: later than the floor's means we held it back."""
 
 
 def tmux(*args: str) -> str:
@@ -108,22 +115,23 @@ def run_once(client: list[str], chunks: int, mode: str, args: argparse.Namespace
             last_chunk = float(stamp.read_text())
         finally:
             subprocess.run(["tmux", "-L", SOCKET, "kill-session", "-t", session], capture_output=True)
-    return Run(seen - enter, seen - last_chunk, rss)
+    return Run(seen - enter, seen - last_chunk, rss, last_chunk - enter)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, nargs="+", default=[2000, 8000])
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--mode", choices=("message", "thought", "tools"), default="message")
+    parser.add_argument("--mode", choices=("message", "thought", "tools", "mixed"), default="message")
     parser.add_argument(
         "--client",
-        default=f"{REPO / '.venv/bin/acp-tui'} --",
-        help="client command line; the agent argv is appended (default: acp-tui --)",
+        default=f"{sys.executable} -m acp_tui --",
+        help="client command line; the agent argv is appended (default: this checkout's acp_tui, run from it)",
     )
     parser.add_argument("--ready", help="regex on the screen meaning the client is ready for a prompt")
     parser.add_argument("--timeout", type=float, default=180.0)
     parser.add_argument("--poll", type=float, default=0.01, help="seconds between screen captures")
+    parser.add_argument("--no-floor", action="store_true", help="skip the parse-only floor beside each figure")
     parser.add_argument("--width", type=int, default=160)
     parser.add_argument("--height", type=int, default=50)
     args = parser.parse_args()
@@ -135,13 +143,22 @@ def main() -> None:
         enter = statistics.median(run.enter_to_marker for run in runs)
         last = statistics.median(run.last_chunk_to_marker for run in runs)
         peak = max(run.peak_rss_mb for run in runs)
+        agent = statistics.median(run.agent_last_line for run in runs)
         medians[chunks] = enter
         print(
             f"{chunks:>6} chunks ({args.mode}): Enter -> marker median {enter:.3f}s "
             f"(runs {', '.join(f'{run.enter_to_marker:.3f}' for run in runs)}); "
-            f"last chunk -> marker median {last:.3f}s; peak RSS {peak:.0f} MB",
+            f"last chunk -> marker median {last:.3f}s; agent's last line at {agent:.3f}s; peak RSS {peak:.0f} MB",
             flush=True,
         )
+        if not args.no_floor:
+            floor = median_floor(chunks, args.mode, args.repeat)
+            print(
+                f"{'':>6} floor (parse only): whole turn {floor.turn:.3f}s, agent's last line at "
+                f"{floor.agent_last_line:.3f}s; on screen {enter / floor.turn:.1f}x the floor, "
+                f"agent's last line {agent / floor.turn:.1f}x the floor's turn",
+                flush=True,
+            )
     if 2000 in medians and 8000 in medians:
         print(f"8000/2000 ratio (Enter -> marker medians): {medians[8000] / medians[2000]:.2f}")
 

@@ -400,3 +400,50 @@ async def test_the_key_hint_fits_the_footer(width: int) -> None:
         assert shown in line and "Esc" in shown
         if width >= 120:
             assert shown == HINTS
+
+
+async def test_a_followed_conversation_folds_its_oldest_entries_and_builds_them_again_in_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long turn keeps a few screens built while the user follows its end (issue 27): the oldest
+    entries fold into the "earlier" line and come back, in order, when the user scrolls up."""
+    from acp_tui.ui.chat.history_timeline import LIVE
+
+    store = tmp_path / "store"
+    project = tmp_path / "project"
+    project.mkdir()
+    updates: list[dict[str, Any]] = []
+    for turn in range(300):
+        updates.append(
+            {
+                "sessionUpdate": "user_message",
+                "messageId": f"u{turn}",
+                "content": [{"type": "text", "text": f"question {turn}"}],
+            }
+        )
+    write_sessions(store, [(StoredSession("big", str(project), 2, "A long one"), updates)])
+    monkeypatch.setenv("ACP_TUI_DEMO_STORE", str(store))
+    async with demo_app(tmp_path, 2) as run:
+        assert await run.chat.controller.open_session("big", cwd=str(project))
+        await run.idle()
+        timeline = run.chat.pump.timeline
+        assert isinstance(timeline, HistoryTimeline)
+        conversation = run.chat.conversation
+        await run.wait(lambda: conversation.max_scroll_y > 0, "the history laid out")
+        conversation.scroll_home(animate=False)  # the user reads above the end
+        assert timeline.show_earlier(LIVE) == LIVE
+        await run.idle()
+        revealed = user_texts(run)
+        assert len(revealed) > LIVE
+        assert timeline.trim() == 0  # not following: nothing folds under the reader's eyes
+        conversation.follow()
+        folded = timeline.trim()
+        await run.idle()
+        shown = user_texts(run)
+        assert folded > 0 and len(shown) <= LIVE and shown == revealed[-len(shown) :]
+        assert timeline.hidden == 300 - len(shown)
+        conversation.scroll_home(animate=False)
+        await run.wait(lambda: len(user_texts(run)) > len(shown), "the folded entries again")
+        await run.idle()
+        again = user_texts(run)
+        assert again == [f"question {turn}" for turn in range(300 - len(again), 300)]

@@ -32,9 +32,8 @@ from acp_tui.path_text import ViewContext
 from acp_tui.session.changes import Change
 from acp_tui.session.coalesce import coalesce
 from acp_tui.session.model import EntityKey
-from acp_tui.ui.chat.history_timeline import open_timeline, show_session_status
+from acp_tui.ui.chat.history_timeline import HistoryTimeline, open_timeline, show_session_status
 from acp_tui.ui.chat.status import StatusRenderer
-from acp_tui.ui.chat.timeline import TimelineRenderer
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.stderr_panel import StderrPanel
 from acp_tui.ui.widgets.system_line import SystemLine
@@ -71,7 +70,7 @@ class EventPump:
         conversation.context = ViewContext(str(controller.launch.cwd))  # paths show relative to it
         self.renderer = renderer
         self.stderr = stderr
-        self.timeline = TimelineRenderer(conversation, controller.state)
+        self.timeline = HistoryTimeline(conversation, controller.state)
         self._transcript_error = transcript_error
 
     @property
@@ -112,7 +111,7 @@ class EventPump:
                     self.conversation.add_entry(SystemLine(text, detail=detail, severity=severity))
                 case LifecycleChanged(phase="starting"):
                     state = self.controller.state
-                    self.timeline = TimelineRenderer(self.conversation, state)  # a new connection's model
+                    self.timeline = HistoryTimeline(self.conversation, state)  # a new connection's model
                     self.renderer.apply_event(state, event)
                 case SessionOpened(cwd=cwd, replaces=replaces):
                     state = self.controller.state  # another session's model, shown whole (docs/protocol.md §3)
@@ -136,6 +135,7 @@ class EventPump:
         for change in coalesce(changes, added):
             self.timeline.apply(change)
             self.renderer.apply(state, change)
+        self.timeline.trim()  # a long turn keeps a few screens built; the rest on scroll
         error = self.controller.transcript_error
         if error is not None and not self._transcript_warned:
             self._transcript_warned = True  # say it once; the conversation itself goes on

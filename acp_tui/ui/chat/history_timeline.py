@@ -6,6 +6,10 @@ as widgets, and the user looks at its end first: so the newest `TAIL` entities a
 line above them says how many are earlier. Reaching that line (scrolling to the top, or clicking it)
 builds the previous `STEP` above, and the view stays where it was. An entity is built from the model as
 it is then, so nothing that changed meanwhile is lost.
+
+A live conversation is the same timeline: while the user follows the newest output, the oldest built
+entries beyond `LIVE` fold back into that line (`trim`, once per frame), so a turn of hundreds of blocks
+costs Textual's layout the same as a short one; scrolling up builds them again from the model.
 """
 
 from __future__ import annotations
@@ -18,15 +22,18 @@ from textual.widgets import Static
 
 from acp_tui.path_text import display_path
 from acp_tui.session.changes import InfoChanged, PermissionsChanged, StateChanged, UsageChanged
-from acp_tui.session.model import EntityKey, SessionState
+from acp_tui.session.model import TERMINAL, EntityKey, SessionState
 from acp_tui.ui.chat.status import StatusRenderer
 from acp_tui.ui.chat.timeline import TimelineRenderer
 from acp_tui.ui.widgets.conversation import Conversation
+from acp_tui.ui.widgets.tool_call import ToolCallCard
 
 #: Entities built when a session opens (the end of its history).
 TAIL = 40
 #: Entities built each time the user reaches the top.
 STEP = 100
+#: Entries a followed conversation keeps built (several screens: PageUp stays cheap); older ones fold into the "earlier" line.
+LIVE = 150
 #: How often the "earlier" line checks whether it is in view.
 POLL = 0.2
 
@@ -81,6 +88,8 @@ class HistoryTimeline(TimelineRenderer):
         self._hidden: list[EntityKey] = keys[:split]
         self._hidden_set: set[EntityKey] = set(self._hidden)
         self._before: Widget | None = None
+        self._deferring = False
+        self._pending: list[Widget] = []
         self.earlier: EarlierEntries | None = None
         if self._hidden:
             self.earlier = EarlierEntries(len(self._hidden), self.show_earlier)
@@ -88,6 +97,8 @@ class HistoryTimeline(TimelineRenderer):
         for key in keys[split:]:
             self._add(key)
         self.finish_streams()  # a history is complete: nothing of it is still streaming
+        self._pending = []
+        self._deferring = True  # from now on views built in a frame are mounted at its end (`trim`)
 
     @property
     def hidden(self) -> int:
@@ -97,11 +108,15 @@ class HistoryTimeline(TimelineRenderer):
     def _add(self, key: EntityKey) -> None:
         if key in self._hidden_set:
             return  # built when the user reaches it, from the model as it is then
+        if key[0] == TERMINAL:
+            self._flush_pending()  # it may go into a card built this frame
         super()._add(key)
 
     def _mount(self, view: Widget) -> None:
         if self._before is not None:
             self.conversation.mount(view, before=self._before)
+        elif self._deferring:
+            self._pending.append(view)
         else:
             super()._mount(view)
 
@@ -117,12 +132,16 @@ class HistoryTimeline(TimelineRenderer):
         self._before = entries[position + 1] if 0 <= position < len(entries) - 1 else None
         conversation = self.conversation
         old_height, old_y = conversation.virtual_size.height, conversation.scroll_y
+        self._flush_pending()
+        live = self._streaming  # what is still growing at the end goes on growing
+        self._streaming = set()
         try:
             for key in chunk:
                 self._add(key)
+            self.finish_streams()  # what is earlier is complete
         finally:
             self._before = None
-        self.finish_streams()
+            self._streaming = live
         if self._hidden:
             self.earlier.set_count(len(self._hidden))
         else:
@@ -133,6 +152,57 @@ class HistoryTimeline(TimelineRenderer):
             lambda: conversation.scroll_to(y=old_y + conversation.virtual_size.height - old_height, animate=False)
         )
         return len(chunk)
+
+    def _flush_pending(self) -> None:
+        """Mount the views built this frame now (a terminal or a bubble must find them in place)."""
+        pending, self._pending = self._pending, []
+        if pending:
+            self.conversation.mount_all(pending)
+
+    def trim(self, keep: int = LIVE) -> int:
+        """End of a frame: mount the views built in it and, while the user follows the end, fold the
+        oldest entries beyond `keep` into the earlier line; returns how many folded. A view built and
+        folded in the same frame is never mounted (mounting is most of what a block costs). Only
+        complete entity views fold (they are built again from the model when scrolled to); a note, a
+        growing message or a card holding a terminal stops the folding where it is."""
+        pending, self._pending = self._pending, []
+        conversation = self.conversation
+        entries = conversation.entries
+        start = entries.index(self.earlier) + 1 if self.earlier is not None and self.earlier in entries else 0
+        sequence = entries[start:] + pending
+        excess = len(sequence) - keep if conversation.following else 0
+        folded: list[tuple[EntityKey, Widget]] = []
+        if excess > 0:
+            key_of = {id(view): key for key, view in self.views.items()}
+            for widget in sequence[:excess]:
+                key = key_of.get(id(widget))
+                if key is None or key in self._streaming or key[0] == TERMINAL:
+                    break
+                if isinstance(widget, ToolCallCard) and widget.terminal_ids:
+                    break
+                folded.append((key, widget))
+        gone = {id(widget) for _key, widget in folded}
+        for key, _widget in folded:
+            del self.views[key]
+            self._hidden.append(key)
+            self._hidden_set.add(key)
+        mounted = [widget for widget in entries[start:] if id(widget) in gone]
+        if mounted:
+            conversation.remove_children(mounted)
+        if folded:
+            if self.earlier is None:
+                self.earlier = EarlierEntries(len(self._hidden), self.show_earlier)
+                kept = [widget for widget in entries if id(widget) not in gone]
+                if kept:
+                    conversation.mount(self.earlier, before=kept[0])
+                else:
+                    conversation.mount(self.earlier)
+            else:
+                self.earlier.set_count(len(self._hidden))
+        fresh = [widget for widget in pending if id(widget) not in gone]
+        if fresh:
+            conversation.mount_all(fresh)
+        return len(folded)
 
 
 def open_timeline(conversation: Conversation, state: SessionState, *, replaces: bool) -> HistoryTimeline:
@@ -162,4 +232,4 @@ def show_session_status(renderer: StatusRenderer, state: SessionState, cwd: str)
     renderer.header.update_values(cwd=display_path(cwd))
 
 
-__all__ = ["EarlierEntries", "HistoryTimeline", "POLL", "STEP", "TAIL", "open_timeline", "show_session_status"]
+__all__ = ["EarlierEntries", "HistoryTimeline", "LIVE", "POLL", "STEP", "TAIL", "open_timeline", "show_session_status"]

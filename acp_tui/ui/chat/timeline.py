@@ -252,6 +252,9 @@ class TimelineRenderer:
         """Put a new entity's view in the conversation (at the end; a history view may put it higher)."""
         self.conversation.add_entry(view)
 
+    def _flush_pending(self) -> None:
+        """Mount what waits for the end of the frame (a timeline that defers its mounts)."""
+
     def finish_streams(self) -> None:
         """The agent moved on or the turn ended: every growing message and thought is complete."""
         for key in self._streaming:
@@ -270,6 +273,7 @@ class TimelineRenderer:
             if bubble is None:
                 bubble = UserMessageView.from_submission(submission)
                 self._bubbles[request_id] = bubble
+                self._flush_pending()  # after what the frame built before it
                 self.conversation.add_entry(bubble)
             else:
                 bubble.apply_submission(submission)
