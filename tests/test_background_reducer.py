@@ -58,16 +58,19 @@ def test_cancel_leaves_a_background_tool_call_running() -> None:
             state="idle", stop_reason="cancelled", background=[BackgroundWork(type="tool_call", tool_call_id="watch")]
         ),
     )
-    assert s.tool_call("watch").status == "paused"
-    assert s.tool_call("fg").status == "cancelled"
+    watch, fg = s.tool_call("watch"), s.tool_call("fg")
+    assert watch is not None and watch.status == "paused"
+    assert fg is not None and fg.status == "cancelled"
 
 
 def test_terminal_size_is_kept_within_the_schema_bounds() -> None:
     s = SessionState()
     apply(s, TerminalUpdate(terminal_id="t", size=TerminalSize(cols=0, rows=99_999)))
-    assert s.terminal("t").size == (1, 65535)
+    terminal = s.terminal("t")
+    assert terminal is not None and terminal.size == (1, 65535)
     apply(s, TerminalUpdate(terminal_id="t", size=None))
-    assert s.terminal("t").size is None
+    terminal = s.terminal("t")
+    assert terminal is not None and terminal.size is None
 
 
 def test_supported_versions_from_a_32022_answer() -> None:
