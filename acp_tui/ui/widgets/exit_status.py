@@ -38,6 +38,11 @@ def elapsed_text(terminal: Terminal, now: float | None = None) -> str:
         return ""  # just started: nothing worth a number yet
     if seconds < 10:
         return f"{seconds:.1f} s"
+    return duration_text(seconds)
+
+
+def duration_text(seconds: float) -> str:
+    """A whole-second duration: "12 s", "3 min 05 s", "2 h 07 min" (one format for cards and the jobs tray)."""
     if seconds < 60:
         return f"{seconds:.0f} s"
     minutes, secs = divmod(int(seconds), 60)

@@ -26,6 +26,7 @@ from acp_tui.ansi import TerminalDecoder
 from acp_tui.sanitize import multiline, plain
 from acp_tui.session.background import Job, JobKind
 from acp_tui.session.model import SessionState, Terminal, ToolCall
+from acp_tui.ui.widgets.exit_status import duration_text
 from acp_tui.ui.widgets.icons import GLYPHS
 from acp_tui.ui.widgets.prompt_return import FocusPrompt
 
@@ -42,12 +43,7 @@ def elapsed(seconds: float) -> str:
     """ "12 s", "3 min 05 s", "2 h 07 min"; "" under a second (just started)."""
     if seconds < 1:
         return ""
-    if seconds < 60:
-        return f"{seconds:.0f} s"
-    minutes, secs = divmod(int(seconds), 60)
-    if minutes < 60:
-        return f"{minutes} min {secs:02d} s"
-    return f"{minutes // 60} h {minutes % 60:02d} min"
+    return duration_text(seconds)
 
 
 def tail_lines(term: Terminal, count: int = TAIL_LINES) -> list[str]:
