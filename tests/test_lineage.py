@@ -64,18 +64,23 @@ async def main() -> None:
     proc = await asyncio.create_subprocess_exec("sh", "-c", script, env=family.environment(), start_new_session=True)
     family.root(proc.pid)
     await proc.wait()
-    def sleeper() -> int | None:
+    def sleeper(settled: bool = False) -> int | None:
+        # Until `env -i` and `setsid` have exec'd into Python, the process still carries our marker in its
+        # environment and its first argument is `env` or `setsid`: settled waits for the Python sleeper itself.
         for entry in Path("/proc").iterdir():
             try:
                 mine = entry.name == str(os.getpid())  # our own command line names the marker too
-                if entry.name.isdigit() and not mine and marker.encode() in (entry / "cmdline").read_bytes():
+                if not entry.name.isdigit() or mine:
+                    continue
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+                if marker.encode() in argv and (not settled or argv[0] == python.encode()):
                     return int(entry.name)
             except OSError:
                 pass
         return None
     loop = asyncio.get_running_loop()
     deadline = loop.time() + 10
-    while (pid := sleeper()) is None or (lineage.read_proc(pid) or lineage.read_proc(1)).ppid != os.getpid():
+    while (pid := sleeper(settled=True)) is None or (lineage.read_proc(pid) or lineage.read_proc(1)).ppid != os.getpid():
         assert loop.time() < deadline, "the orphan never came to us"
         await asyncio.sleep(0.01)
     assert not family.members(), "an unmarked orphan in its own session is no member"
