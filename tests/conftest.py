@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.peers import PeerUnavailable, PySdkPeers, TsSdkPeers, ensure_py_sdk, ensure_ts_sdk, peer_env
+from tests.support.peers import PeerUnavailable, PySdkPeers, TsSdkPeers, ensure_py_sdk, ensure_ts_sdk, peer_env
 
 
 @pytest.fixture(scope="session")
@@ -35,7 +35,7 @@ def peer_home_env(tmp_path: Path) -> dict[str, str]:
 
 # -- running in parallel (pytest-xdist, `--dist loadgroup` in pyproject.toml) ----------------------------------
 
-#: Fixtures that start a real peer agent from tests/.peers (installed once, under a file lock: tests/peers.py).
+#: Fixtures that start a real peer agent from tests/.peers (installed once, under a file lock: tests/support/peers.py).
 PEER_FIXTURES = frozenset({"ts_sdk_peers", "py_sdk_peers", "claude_adapter", "gemini_cli"})
 #: What a test calls to get a peer when it takes no fixture for it.
 PEER_CALLS = frozenset({"ensure_ts_sdk", "ensure_py_sdk", "ensure_gemini_cli"})

@@ -20,16 +20,17 @@ from acp_tui.agent.session_events import ModelChanged
 from acp_tui.protocol.v2 import TextContent
 from acp_tui.session.changes import AgentGone
 from acp_tui.session.model import ToolCall
-from tests.peers import TsSdkPeers
-from tests.schema_check import validate_client_message
 from tests.support.agent_session import (
     Recorder,
     idle_with,
     make_session,
     recorder,  # noqa: F401  (fixtures)
 )
+from tests.support.agents import AGENTS_DIR
+from tests.support.peers import TsSdkPeers
+from tests.support.schema_check import validate_client_message
 
-V2_AGENT = str(Path(__file__).parent / "agents" / "rpc_v2_agent.py")
+V2_AGENT = str(AGENTS_DIR / "rpc_v2_agent.py")
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """AgentSession against the official Python SDK's echo agent (v1), including its "says 2, speaks v1"
-answer to our hybrid initialize (see tests/fixtures/traffic/py-echo-pv2.log)."""
+answer to our hybrid initialize (see tests/support/fixtures/traffic/py-echo-pv2.log)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 
 from acp_tui.protocol.v2 import TextContent
 from acp_tui.session.model import AGENT_MESSAGE, Message
-from tests.peers import PySdkPeers
 from tests.support.agent_session import Recorder, idle_with, make_session
+from tests.support.peers import PySdkPeers
 
 
 @pytest.mark.parametrize("protocol", [None, 1], ids=["auto-says-2-speaks-v1", "forced-v1"])

@@ -22,10 +22,11 @@ from acp_tui.agent.session_events import SessionEvent
 from acp_tui.agent.trace import Direction
 from acp_tui.protocol.v2 import TerminalRef, TextContent
 from acp_tui.services.terminals import TerminalService
-from tests.schema_check import validate_client_message
+from tests.support.agents import AGENTS_DIR
 from tests.support.processes import processes_with
+from tests.support.schema_check import validate_client_message
 
-SCRIPTED = str(Path(__file__).parent / "agents" / "scripted_agent.py")
+SCRIPTED = str(AGENTS_DIR / "scripted_agent.py")
 PY = sys.executable
 
 

@@ -19,7 +19,7 @@ from acp_tui.ui.chat.screen import ChatScreen
 from acp_tui.ui.widgets.system_line import SystemLine
 from acp_tui.ui.widgets.tool_call import ToolCallCard
 from acp_tui.ui.widgets.user_message import UserMessageView
-from tests.scripted_app import (
+from tests.support.scripted_app import (
     ARM_DELAY,
     SIZE,
     STANDARD_OPTIONS,

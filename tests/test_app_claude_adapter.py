@@ -2,7 +2,7 @@
 
 The adapter (npm, ~110 packages, installed once into tests/.peers/) produces all of its own ACP
 traffic — session title, usage, notices, commands, tool calls, display-only terminals — while
-`tests/fakes/mock_anthropic.py` stands in for the model API on a loopback port. Prompts containing
+`tests/support/fakes/mock_anthropic.py` stands in for the model API on a loopback port. Prompts containing
 RUNCMD make the model ask for a Bash tool call.
 """
 

@@ -29,7 +29,7 @@ from acp_tui.ui.chat.screen import ChatScreen
 from acp_tui.ui.widgets.agent_message import AgentMessageView
 from acp_tui.ui.widgets.session_header import SessionHeader
 from acp_tui.ui.widgets.system_line import SystemLine
-from tests.agents import SCRIPTED_AGENT
+from tests.support.agents import SCRIPTED_AGENT
 from tests.support.wait import until
 
 

@@ -19,7 +19,7 @@ from acp_tui.services.terminals import TerminalService
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.widgets.terminal_view import TerminalView
 from acp_tui.ui.widgets.tool_call import ToolCallCard
-from tests.agents import scripted_agent_argv
+from tests.support.agents import scripted_agent_argv
 from tests.support.app_run import AppRun, card_for, make_launch, private_dirs, project_dir, tool, v1_turn  # noqa: F401  (fixtures)
 
 PY = sys.executable

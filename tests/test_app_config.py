@@ -20,7 +20,7 @@ from acp_tui.ui.dialogs.config_picker import ConfigPickerScreen
 from acp_tui.ui.dialogs.mode_confirm import ModeConfirmScreen
 from acp_tui.ui.widgets.config_bar import ConfigBar
 from acp_tui.ui.widgets.system_line import SystemLine
-from tests.scripted_app import ARM_DELAY, SIZE, ScriptedRun, isolate_user_dirs, ready, wait_until
+from tests.support.scripted_app import ARM_DELAY, SIZE, ScriptedRun, isolate_user_dirs, ready, wait_until
 
 
 def select(
@@ -427,7 +427,7 @@ def test_which_modes_bypass_permissions(value: str, name: str, bypasses: bool) -
     assert bypasses_permissions(value, name) is bypasses
 
 
-#: Claude's ACP adapter's options (tests/fixtures/traffic/claude-v2-tool.log, its session/new result).
+#: Claude's ACP adapter's options (tests/support/fixtures/traffic/claude-v2-tool.log, its session/new result).
 CLAUDE_OPTIONS = [
     select("mode", "Mode", "auto", [("default", "Manual"), ("auto", "Auto")], "mode"),
     select("model", "Model", "default", [("default", "Default (recommended)"), ("opus", "Opus")], "model"),

@@ -17,7 +17,7 @@ from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.outside_read import OutsideReadScreen
 from acp_tui.ui.dialogs.outside_write import OutsideWriteScreen
 from acp_tui.ui.widgets.file_access import FileAccessView
-from tests.agents import scripted_agent_argv
+from tests.support.agents import scripted_agent_argv
 from tests.support.app_run import AppRun, make_launch, project_dir, running_app, v1_turn
 
 

@@ -1,6 +1,6 @@
 """The real app against hostile and broken agents: nothing crashes, hangs, is lost or is injected.
 
-Each test runs `AcpApp` in a pilot against `tests/agents/hostile_agent.py` (or the scripted agent
+Each test runs `AcpApp` in a pilot against `tests/support/agents/hostile_agent.py` (or the scripted agent
 where the moment of death must be chosen by the test) and asserts on what the user sees: the
 conversation, the banner, the status bar, the problems list, the transcript file.
 """
@@ -21,8 +21,8 @@ from acp_tui.ui.app import AcpApp
 from acp_tui.ui.browsers.problems import ProblemsScreen
 from acp_tui.ui.dialogs.permission import PermissionScreen
 from acp_tui.ui.widgets.tool_call import ToolCallCard
-from tests.agents import scripted_agent_argv
-from tests.agents.hostile_agent import CRASH_STDERR, DONE_MARKER, EXIT_CODE
+from tests.support.agents import scripted_agent_argv
+from tests.support.agents.hostile_agent import CRASH_STDERR, DONE_MARKER, EXIT_CODE
 from tests.support.hostile import (
     SIZE,
     app_dirs,  # noqa: F401  (fixtures)

@@ -23,15 +23,16 @@ from acp_tui.ui.dialogs.login import LoginScreen, SecretScreen, TerminalLoginScr
 from acp_tui.ui.widgets.agent_message import AgentMessageView
 from acp_tui.ui.widgets.stderr_panel import StderrPanel
 from acp_tui.ui.widgets.user_message import UserMessageView
-from tests.peers import peer_env
+from tests.support.agents import AGENTS_DIR
 from tests.support.app_run import AppRun, private_dirs, project_dir  # noqa: F401  (fixtures)
 from tests.support.claude import claude_adapter  # noqa: F401  (fixtures)
+from tests.support.peers import peer_env
 from tests.support.wait import armed
 from tests.support.widgets import screen_text, shown_text
 
 pytestmark = pytest.mark.timeout(120)
 
-AGENT = Path(__file__).parent / "agents" / "auth_agent.py"
+AGENT = AGENTS_DIR / "auth_agent.py"
 KEY = "sk-proj-never-shown-9f8e7d6c5b4a"
 
 

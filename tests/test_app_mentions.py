@@ -34,8 +34,8 @@ from acp_tui.protocol.v2 import EmbeddedResource, ImageContent, ResourceLink, Te
 from acp_tui.ui.widgets.file_picker import FilePicker
 from acp_tui.ui.widgets.prompt_context import MENTION_HIGHLIGHT
 from acp_tui.ui.widgets.prompt_input import PromptInput
-from tests.peers import TsSdkPeers
-from tests.schema_check import validate_client_message
+from tests.support.peers import TsSdkPeers
+from tests.support.schema_check import validate_client_message
 from tests.support.wait import until as wait_until
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + bytes(64)

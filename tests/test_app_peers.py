@@ -17,9 +17,18 @@ import pytest
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.permission import request_title
 from acp_tui.ui.widgets.tool_call import ToolCallCard
-from tests.peers import TsSdkPeers
-from tests.schema_check import validate_client_message
-from tests.scripted_app import ARM_DELAY, SIZE, armed_dialog, isolate_user_dirs, make_launch, ready, submit, wait_until
+from tests.support.peers import TsSdkPeers
+from tests.support.schema_check import validate_client_message
+from tests.support.scripted_app import (
+    ARM_DELAY,
+    SIZE,
+    armed_dialog,
+    isolate_user_dirs,
+    make_launch,
+    ready,
+    submit,
+    wait_until,
+)
 
 
 @pytest.fixture(autouse=True)

@@ -14,7 +14,7 @@ import pytest
 
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.permission import OptionButton
-from tests.scripted_app import (
+from tests.support.scripted_app import (
     ARM_DELAY,
     SIZE,
     STANDARD_OPTIONS,

@@ -19,8 +19,7 @@ from textual.pilot import Pilot
 
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.chat.screen import ChatScreen
-from tests.agents import scripted_agent_argv
-from tests.peers import TsSdkPeers
+from tests.support.agents import scripted_agent_argv
 from tests.support.hostile import (  # noqa: F401  (fixtures)
     SIZE,
     app_dirs,
@@ -34,6 +33,7 @@ from tests.support.hostile import (  # noqa: F401  (fixtures)
     typing_still_works,
     wait_for,
 )
+from tests.support.peers import TsSdkPeers
 
 FRESH = "the agent's memory of this conversation starts fresh"
 RESUMED = "session resumed"

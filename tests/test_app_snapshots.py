@@ -19,7 +19,7 @@ from textual.pilot import Pilot
 
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.widgets.session_header import SessionHeader
-from tests.agents import scripted_agent_argv
+from tests.support.agents import scripted_agent_argv
 from tests.support.app_run import (  # noqa: F401  (fixtures)
     GIT_DIFF,
     AppRun,

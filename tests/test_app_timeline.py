@@ -1,6 +1,6 @@
 """The real app against the scripted agent: every update kind shows as it should, in both versions.
 
-Each test starts `AcpApp` with the scripted fake agent (`tests/agents/scripted_agent.py`), sends a
+Each test starts `AcpApp` with the scripted fake agent (`tests/support/agents/scripted_agent.py`), sends a
 prompt through the real prompt input and waits on conditions until the timeline shows what the
 agent sent. The harness (`AppRun`, `running_app`) is in tests/support/app_run.py.
 """

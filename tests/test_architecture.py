@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from tests.paths import REPO
+from tests.support.paths import REPO
 
 PACKAGE = "acp_tui"
 #: Third-party UI toolkits: terminal rendering is the UI's business alone.

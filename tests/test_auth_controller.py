@@ -1,6 +1,6 @@
 """Logging in through the session controller, no UI (docs/protocol.md §2.4): a fake agent that needs a login.
 
-`tests/agents/auth_agent.py` answers `session/new` (or a prompt, or its idle) with -32000 until the user
+`tests/support/agents/auth_agent.py` answers `session/new` (or a prompt, or its idle) with -32000 until the user
 logs in; a scripted user picks methods, confirms programs and types keys. Every frame the client sends
 validates against the official schema of the negotiated version (the hybrid `initialize` against v2).
 """
@@ -30,12 +30,13 @@ from acp_tui.services.files import OutsideRead, OutsideWrite
 from acp_tui.services.permission import PermissionQuestion
 from acp_tui.session.model import AGENT_MESSAGE, USER_MESSAGE, Message
 from acp_tui.transcript import render_markdown
-from tests.askers import NoElicitation
-from tests.schema_check import validate_client_message
+from tests.support.agents import AGENTS_DIR
+from tests.support.askers import NoElicitation
+from tests.support.schema_check import validate_client_message
 
 pytestmark = pytest.mark.timeout(60)
 
-AGENT = Path(__file__).parent / "agents" / "auth_agent.py"
+AGENT = AGENTS_DIR / "auth_agent.py"
 
 AGENT_METHOD_V1 = {"id": "agent-login", "name": "Log in with a browser", "description": "Opens your browser"}
 AGENT_METHOD_V2 = {
@@ -701,8 +702,8 @@ def test_bounding_the_methods_twice_changes_nothing() -> None:
 
 @pytest.mark.timeout(120)
 async def test_gemini_cli_missing_key_is_set_through_the_key_entry(tmp_path: Path) -> None:
-    from tests.peer_gemini import ensure_gemini_cli, gemini_env
-    from tests.peers import PeerUnavailable
+    from tests.support.peer_gemini import ensure_gemini_cli, gemini_env
+    from tests.support.peers import PeerUnavailable
 
     try:
         argv = ensure_gemini_cli()
@@ -806,8 +807,8 @@ async def test_the_gemini_api_key_method_asks_for_its_variable_and_restarts_inst
 
 @pytest.mark.timeout(120)
 async def test_gemini_cli_api_key_method_sets_the_key_and_restarts(tmp_path: Path) -> None:
-    from tests.peer_gemini import ensure_gemini_cli, gemini_env
-    from tests.peers import PeerUnavailable
+    from tests.support.peer_gemini import ensure_gemini_cli, gemini_env
+    from tests.support.peers import PeerUnavailable
 
     try:
         argv = ensure_gemini_cli()

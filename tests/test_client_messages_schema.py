@@ -10,9 +10,9 @@ import jsonschema
 import pytest
 
 from acp_tui.protocol import codec
-from tests.schema_check import load_schema
+from tests.support.schema_check import load_schema
 
-V1_SCHEMA, V2_SCHEMA = 1, 2  # protocol versions, each naming its official schema (tests/schema_check.py)
+V1_SCHEMA, V2_SCHEMA = 1, 2  # protocol versions, each naming its official schema (tests/support/schema_check.py)
 
 
 @cache

@@ -17,7 +17,7 @@ from msgspec import UNSET
 
 from acp_tui.protocol import codec, methods, v1, v2
 from acp_tui.protocol.common import ErrorObject
-from tests.schema_check import load_schema
+from tests.support.schema_check import load_schema
 
 
 def _update(update: dict[str, Any], version: int = 2) -> Any:
@@ -253,7 +253,7 @@ def test_permission_request_malformed_description_is_dropped() -> None:
 
 # --- the tolerant fields match the schemas --------------------------------------------------------
 
-V1_SCHEMA, V2_SCHEMA = 1, 2  # protocol versions, each naming its official schema (tests/schema_check.py)
+V1_SCHEMA, V2_SCHEMA = 1, 2  # protocol versions, each naming its official schema (tests/support/schema_check.py)
 
 #: Struct -> (schema, definition) it models, for the update payloads this client decodes.
 MODELLED: list[tuple[type, int, str]] = [

@@ -17,9 +17,10 @@ from acp_tui.agent.connection import Connection, ConnectionClosed, RpcError, Wir
 from acp_tui.agent.process import AgentProcess
 from acp_tui.agent.trace import WireTrace
 from acp_tui.protocol.jsonrpc import Request
-from tests.schema_check import validate_client_message
+from tests.support.agents import AGENTS_DIR
+from tests.support.schema_check import validate_client_message
 
-AGENT = str(Path(__file__).parent / "agents" / "rpc_agent.py")
+AGENT = str(AGENTS_DIR / "rpc_agent.py")
 
 
 class Peer:

@@ -42,8 +42,8 @@ from acp_tui.context.mentions import (
 )
 from acp_tui.protocol import codec, methods
 from acp_tui.protocol.v2 import EmbeddedResource, ImageContent, ResourceLink, TextContent
-from tests.paths import REPO
-from tests.schema_check import validate_client_message
+from tests.support.paths import REPO
+from tests.support.schema_check import validate_client_message
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + bytes(64)
 HOSTILE_NAMES = [

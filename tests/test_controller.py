@@ -22,8 +22,9 @@ from acp_tui.controller.controller_events import ControllerEvent, LifecycleChang
 from acp_tui.launch import Launch
 from acp_tui.session.changes import AgentGone
 from acp_tui.session.model import AGENT_MESSAGE, TOOL_CALL, USER_MESSAGE, Message, ToolCall
-from tests.paths import REPO
+from tests.support.agents import AGENTS_DIR
 from tests.support.controller import ScriptedUser
+from tests.support.paths import REPO
 from tests.support.wait import until as wait_until
 
 pytestmark = pytest.mark.timeout(60)
@@ -188,7 +189,7 @@ async def test_a_hundred_thousand_replayed_updates_open_through_the_controller(
     from acp_tui.controller.controller_events import SessionOpened
 
     monkeypatch.setenv("ACP_TUI_DATA_DIR", str(tmp_path / "data"))
-    agent = Path(__file__).parent / "agents" / "rpc_v2_agent.py"
+    agent = AGENTS_DIR / "rpc_v2_agent.py"
     launch = Launch(
         agent_argv=(sys.executable, str(agent)),
         agent_name="rpc-v2",

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from acp_tui.demo import content
-from tests.schema_check import validate_client_message
 from tests.support.demo_client import CWD, DemoClient, Msg, agent_text, stop_reason, tool_calls
+from tests.support.schema_check import validate_client_message
 
 VERSIONS = pytest.mark.parametrize("version", [1, 2])
 BOTH_MODES: dict[str, Any] = {"elicitation": {"form": {}, "url": {}}}

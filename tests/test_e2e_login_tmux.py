@@ -11,9 +11,10 @@ import shlex
 import sys
 from pathlib import Path
 
+from tests.support.agents import AGENTS_DIR
 from tests.support.tmux import Tmux, acp_tui_command, process_alive, tmux  # noqa: F401  (fixtures)
 
-AGENT = Path(__file__).parent / "agents" / "auth_agent.py"
+AGENT = AGENTS_DIR / "auth_agent.py"
 
 
 def dialog_text(screen: str) -> str:

@@ -26,8 +26,8 @@ from acp_tui.services.elicitation import ElicitationService
 from acp_tui.ui.chat.elicitation_asker import ElicitationDialogs
 from acp_tui.ui.dialogs.elicitation_form import ElicitationFormScreen
 from acp_tui.ui.dialogs.elicitation_url import ElicitationUrlScreen
-from tests.paths import REPO
-from tests.schema_check import validate_client_message
+from tests.support.paths import REPO
+from tests.support.schema_check import validate_client_message
 from tests.support.wait import armed
 from tests.support.wait import until as wait_until
 

@@ -46,8 +46,8 @@ from acp_tui.services.elicitation_form import (
     placeholder,
 )
 from acp_tui.services.elicitation_url import describe_url
-from tests.schema_check import def_validator
 from tests.support.elicitation_form import EVERY_TYPE, form_params
+from tests.support.schema_check import def_validator
 
 
 def decode(params: dict[str, Any], version: int = 2) -> Any:

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from tests.agents import hostile_agent_argv, scripted_agent_argv
-from tests.agents.hostile_agent import (
+from tests.support.agents import hostile_agent_argv, scripted_agent_argv
+from tests.support.agents.hostile_agent import (
     CRASH_STDERR,
     DONE_MARKER,
     EXIT_CODE,
@@ -19,8 +19,8 @@ from tests.agents.hostile_agent import (
     PERMISSION_BUTTON_IMITATION,
     SESSION_ID,
 )
-from tests.peers import JsonLinePeer
-from tests.schema_check import validate_agent_message
+from tests.support.peers import JsonLinePeer
+from tests.support.schema_check import validate_agent_message
 
 V2_INIT = {"protocolVersion": 2, "info": {"name": "infra-test", "version": "0.0.1"}, "capabilities": {}}
 V1_INIT = {"protocolVersion": 1, "clientCapabilities": {}}

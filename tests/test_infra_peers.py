@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.peers import JsonLinePeer, PeerUnavailable, PySdkPeers, TsSdkPeers, ensure_ts_sdk, peer_env
+from tests.support.peers import JsonLinePeer, PeerUnavailable, PySdkPeers, TsSdkPeers, ensure_ts_sdk, peer_env
 
 #: The `spawn` fixture: start a peer from its argv.
 Spawn = Callable[[list[str]], JsonLinePeer]

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.schema_check import method_index, validate_agent_message, validate_client_message
+from tests.support.schema_check import method_index, validate_agent_message, validate_client_message
 
 V2_INIT = {"protocolVersion": 2, "info": {"name": "t", "version": "1"}, "capabilities": {}}
 V1_INIT = {"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": True, "writeTextFile": True}}}

@@ -1,6 +1,6 @@
 """Every JSON example of the v2 "Prompt Lifecycle" spec page decodes to its type and re-encodes equal.
 
-The examples live in `tests/fixtures/lifecycle/prompt-lifecycle-v2.json`, each with the title of the
+The examples live in `tests/support/fixtures/lifecycle/prompt-lifecycle-v2.json`, each with the title of the
 section of the public page it was copied from.
 """
 
@@ -13,7 +13,7 @@ import msgspec
 import pytest
 
 from acp_tui.protocol import codec, methods, v2
-from tests.paths import FIXTURES
+from tests.support.paths import FIXTURES
 
 LIFECYCLE = FIXTURES / "lifecycle" / "prompt-lifecycle-v2.json"
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from acp_tui import lineage
-from tests.paths import REPO
+from tests.support.paths import REPO
 from tests.support.processes import marker, processes_with  # noqa: F401  (fixtures)
 from tests.support.wait import until_sync
 

@@ -22,10 +22,10 @@ from acp_tui.agent.trace import Direction
 from acp_tui.cli import build_launch, parse_argv
 from acp_tui.config import parse_settings
 from acp_tui.mcp_servers import McpServer
-from tests.paths import FAKES
-from tests.peers import peer_env
-from tests.schema_check import validate_client_message
 from tests.support.claude import CLAUDE_DIR, claude_adapter, mock_model  # noqa: F401  (fixtures)
+from tests.support.paths import FAKES
+from tests.support.peers import peer_env
+from tests.support.schema_check import validate_client_message
 
 PROBE = FAKES / "mcp_probe_server.py"
 
@@ -101,8 +101,8 @@ async def test_claude_adapter_starts_the_stdio_server_it_is_given(
 async def test_gemini_cli_started_by_its_catalogue_command_is_sent_the_stdio_server(tmp_path: Path) -> None:
     """Gemini CLI 0.61 takes the server in session/new; it did not start it within a minute here without a
     prompt, so only what we send is checked (not that it ran the server)."""
-    from tests.peer_gemini import GEMINI_DIR, ensure_gemini_cli, gemini_env
-    from tests.peers import PeerUnavailable
+    from tests.support.peer_gemini import GEMINI_DIR, ensure_gemini_cli, gemini_env
+    from tests.support.peers import PeerUnavailable
 
     try:
         ensure_gemini_cli()

@@ -1,7 +1,7 @@
 """MCP servers and extra folders from the config reach the agent in session/new, load and resume (issue 26).
 
-A scripted agent (tests/agents/scripted_agent.py) records every line it gets; what we send is checked
-against the official schema of the negotiated version (tests/schema_check.py), `McpServer` included. A
+A scripted agent (tests/support/agents/scripted_agent.py) records every line it gets; what we send is checked
+against the official schema of the negotiated version (tests/support/schema_check.py), `McpServer` included. A
 transport or `additionalDirectories` the agent does not advertise is not sent, and a line says so.
 """
 
@@ -22,8 +22,8 @@ from acp_tui.cli import LaunchError, build_launch, parse_argv
 from acp_tui.config import parse_settings, resolve_mcp_servers
 from acp_tui.mcp_servers import McpServer
 from acp_tui.protocol import codec
-from tests.agents import scripted_agent_argv
-from tests.schema_check import def_validator, validate_client_message
+from tests.support.agents import scripted_agent_argv
+from tests.support.schema_check import def_validator, validate_client_message
 
 STDIO = McpServer("files", "stdio", command="/usr/bin/env", args=("true",), env=(("LOG_LEVEL", "info"),))
 HTTP = McpServer("web", "http", url="https://mcp.example.com/mcp", headers=(("Authorization", "Bearer xyz123"),))
@@ -281,8 +281,8 @@ async def test_the_conversation_says_what_was_given_and_what_not(
 
     from acp_tui.controller.controller import SessionController
     from acp_tui.controller.controller_events import ControllerEvent, Note
-    from tests.scripted_app import make_launch
     from tests.support.controller import ScriptedUser
+    from tests.support.scripted_app import make_launch
 
     monkeypatch.setenv("ACP_TUI_DATA_DIR", str(tmp_path / "data"))
     secrets.clear()

@@ -6,7 +6,7 @@ import subprocess
 import sys
 import tomllib
 
-from tests.paths import REPO
+from tests.support.paths import REPO
 
 
 def test_every_package_under_acp_tui_is_listed_in_pyproject() -> None:

@@ -1,7 +1,7 @@
 """Print mode (`acp-tui -p`, issue 25) run as a real process: the prompt in, the answer on stdout, the rest on
 stderr, the `--approve` policy answering the agent, signals cancelling per spec, exit codes by how the turn
-ended. Against the built-in demo agent and the scripted agent (tests/agents/scripted_agent.py), v1 and v2;
-everything the client sent validates against the negotiated version's schema (tests/schema_check.py).
+ended. Against the built-in demo agent and the scripted agent (tests/support/agents/scripted_agent.py), v1 and v2;
+everything the client sent validates against the negotiated version's schema (tests/support/schema_check.py).
 """
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ from typing import Any
 
 import pytest
 
-from tests.paths import REPO
-from tests.peers import TsSdkPeers
-from tests.schema_check import validate_client_message
-from tests.scripted_app import STANDARD_OPTIONS, ScriptedRun, permission_request, v1_turn, v2_turn
+from tests.support.agents import AGENTS_DIR
+from tests.support.paths import REPO
+from tests.support.peers import TsSdkPeers
+from tests.support.schema_check import validate_client_message
+from tests.support.scripted_app import STANDARD_OPTIONS, ScriptedRun, permission_request, v1_turn, v2_turn
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -345,7 +346,7 @@ def test_an_agent_that_requires_a_login_exits_8(tmp_path: Path, version: int) ->
     assert "not logged in" in result.stderr
 
 
-AUTH_AGENT = REPO / "tests" / "agents" / "auth_agent.py"
+AUTH_AGENT = AGENTS_DIR / "auth_agent.py"
 
 
 # -- the TypeScript SDK's example agents ------------------------------------------------------------

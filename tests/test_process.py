@@ -15,10 +15,11 @@ import pytest
 
 from acp_tui.agent.connection import Connection
 from acp_tui.agent.process import AgentNotRunning, AgentProcess, ExitInfo, SpawnError
+from tests.support.agents import AGENTS_DIR
 from tests.support.processes import marker, processes_with  # noqa: F401  (fixtures)
 from tests.support.wait import until as wait_until
 
-AGENT = str(Path(__file__).parent / "agents" / "rpc_agent.py")
+AGENT = str(AGENTS_DIR / "rpc_agent.py")
 
 
 def alive(pid: int) -> bool:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.paths import REPO
+from tests.support.paths import REPO
 
 #: The install downloads setuptools and the dependencies when the pip cache is cold.
 INSTALL_TIMEOUT = 240.0

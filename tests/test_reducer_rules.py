@@ -751,7 +751,7 @@ def test_session_core_is_pure() -> None:
         "import sys, acp_tui.session.reducer, acp_tui.session.v1_adapter, acp_tui.session.changes;"
         "print(sorted(m for m in ('textual', 'rich', 'asyncio') if m in sys.modules))"
     )
-    from tests.paths import REPO
+    from tests.support.paths import REPO
 
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
     assert out.stdout.strip() == "[]"

@@ -2,7 +2,7 @@
 
 The agent side is scripted frame by frame through an in-memory transport; the user side is a
 scripted asker. Every frame the client writes is checked against the JSON Schema of the version in
-use (`tests/schema_check.py`) when each test ends. The form model and URL display are table-tested
+use (`tests/support/schema_check.py`) when each test ends. The form model and URL display are table-tested
 in test_elicitation_form.py; the dialogs in test_ui_elicitation.py.
 """
 
@@ -34,7 +34,7 @@ from acp_tui.services.elicitation import (
 )
 from acp_tui.services.elicitation_form import RawValue, check_form
 from acp_tui.session.changes import ProblemAdded
-from tests.schema_check import validate_client_message
+from tests.support.agents import AGENTS_DIR
 from tests.support.elicitation_form import EVERY_TYPE, form_params
 from tests.support.elicitation_service import (
     Agent,
@@ -42,9 +42,10 @@ from tests.support.elicitation_service import (
     ScriptedAsker,
     url_params,
 )
+from tests.support.schema_check import validate_client_message
 from tests.support.wait import until
 
-SCRIPTED_AGENT = Path(__file__).parent / "agents" / "scripted_agent.py"
+SCRIPTED_AGENT = AGENTS_DIR / "scripted_agent.py"
 
 
 def fill(raws: dict[str, RawValue] | None = None) -> FormScript:

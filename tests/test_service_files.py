@@ -32,6 +32,7 @@ from acp_tui.protocol.v2 import DiffPatch
 from acp_tui.services.base import merge_capabilities
 from acp_tui.services.files import MAX_READ_BYTES, FileService, OutsideRead, OutsideWrite
 from acp_tui.session.local_events import FileAccessed
+from tests.support.agents import AGENTS_DIR
 from tests.support.files import SESSION, ScriptedAsker, make, read, request, rpc_error, write
 
 # -- a context and an asker for the service alone ------------------------------------------------------
@@ -400,7 +401,7 @@ def test_reducer_lists_an_access_in_its_tool_call_or_alone() -> None:
 # -- a scripted v1 agent through AgentSession, every frame checked against the v1 schema -----------------
 
 
-SCRIPTED_AGENT = Path(__file__).parent / "agents" / "scripted_agent.py"
+SCRIPTED_AGENT = AGENTS_DIR / "scripted_agent.py"
 
 
 class Wire:
@@ -414,7 +415,7 @@ class Wire:
             self.frames.append((direction, json.loads(bytes(payload))))
 
     def validate_sent(self) -> int:
-        from tests.schema_check import validate_client_message
+        from tests.support.schema_check import validate_client_message
 
         methods: dict[Any, str] = {}
         checked = 0
@@ -515,8 +516,8 @@ async def test_a_scripted_v1_agent_reads_and_writes_through_the_session(tmp_path
 @pytest.fixture(scope="session")
 def gemini_cli() -> list[str]:
     """Gemini CLI 0.61.0 (~100 MB, installed once into tests/.peers/); fails, never skips, without it."""
-    from tests.peer_gemini import ensure_gemini_cli
-    from tests.peers import PeerUnavailable
+    from tests.support.peer_gemini import ensure_gemini_cli
+    from tests.support.peers import PeerUnavailable
 
     try:
         return ensure_gemini_cli()
@@ -527,7 +528,7 @@ def gemini_cli() -> list[str]:
 @pytest.fixture
 def fake_gemini(tmp_path: Path) -> Iterator[tuple[int, Path]]:
     """The project's loopback fake of the Gemini API: (port, its request log)."""
-    from tests.paths import FAKES
+    from tests.support.paths import FAKES
 
     log = tmp_path / "fake-gemini.jsonl"
     proc = subprocess.Popen(
@@ -568,7 +569,7 @@ async def test_gemini_cli_creates_a_file_through_our_fs_write(
     from acp_tui.protocol.v2 import TextContent
     from acp_tui.services.permission import PermissionService
     from acp_tui.session.model import FileAccess, ToolCall
-    from tests.peer_gemini import gemini_env
+    from tests.support.peer_gemini import gemini_env
 
     port, log = fake_gemini
     project = (tmp_path / "project").resolve()

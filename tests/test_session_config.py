@@ -17,8 +17,8 @@ from acp_tui.agent.session_events import ModelChanged, SessionEvent
 from acp_tui.agent.trace import Direction
 from acp_tui.protocol.v2 import SessionConfigBoolean, SessionConfigSelect
 from acp_tui.session.changes import ConfigChanged
-from tests.agents import scripted_agent_argv
-from tests.schema_check import validate_client_message
+from tests.support.agents import scripted_agent_argv
+from tests.support.schema_check import validate_client_message
 
 DEMO = [sys.executable, "-m", "acp_tui.demo"]
 DEMO_ENV = {"ACP_TUI_DEMO_SPEED": "0"}

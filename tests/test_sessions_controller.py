@@ -26,12 +26,13 @@ from acp_tui.demo.store import StoredSession, write_sessions
 from acp_tui.launch import Launch
 from acp_tui.session.model import AGENT_MESSAGE, USER_MESSAGE, Message
 from acp_tui.transcript import render_markdown
-from tests.paths import REPO, TRAFFIC
-from tests.peers import TsSdkPeers
-from tests.schema_check import validate_agent_message, validate_client_message
+from tests.support.agents import AGENTS_DIR
 from tests.support.claude import _launch as claude_launch
 from tests.support.claude import claude_adapter, mock_model  # noqa: F401  (fixtures)
 from tests.support.controller import ScriptedUser
+from tests.support.paths import TRAFFIC
+from tests.support.peers import TsSdkPeers
+from tests.support.schema_check import validate_agent_message, validate_client_message
 
 pytestmark = pytest.mark.timeout(90)
 VERSIONS = pytest.mark.parametrize("version", [2, 1], ids=["v2", "v1"])
@@ -422,7 +423,7 @@ async def test_ts_sdk_agent_lists_resumes_with_replay_and_closes(
 
 async def test_recorded_claude_v2_resume_traffic_lists_and_opens_with_history(tmp_path: Path, runs: list[Run]) -> None:
     """Claude's adapter as recorded: its list (titles, times), then a resume that replays the history."""
-    argv = [sys.executable, str(REPO / "tests" / "agents" / "recorded_agent.py"), str(TRAFFIC / "claude-v2-resume.log")]
+    argv = [sys.executable, str(AGENTS_DIR / "recorded_agent.py"), str(TRAFFIC / "claude-v2-resume.log")]
     trace = tmp_path / "wire.jsonl"
     run = start(runs, launch_for(argv, tmp_path, 2, trace, name="claude"))
     ctl = run.controller

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 
-from tests.paths import REPO
+from tests.support.paths import REPO
 
 CHAT = REPO / "acp_tui" / "ui" / "chat" / "screen.py"
 

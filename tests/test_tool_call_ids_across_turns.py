@@ -27,14 +27,23 @@ from acp_tui.session.reducer import apply
 from acp_tui.session.v1_adapter import V1Adapter
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.widgets.tool_call import ToolCallCard
-from tests.paths import REPO
-from tests.peers import TsSdkPeers
-from tests.scripted_app import ARM_DELAY, SIZE, armed_dialog, isolate_user_dirs, make_launch, ready, submit, wait_until
 from tests.support.agent_session import Recorder, idle_with, make_session
+from tests.support.paths import TRAFFIC
+from tests.support.peers import TsSdkPeers
 from tests.support.replay import Replay
+from tests.support.scripted_app import (
+    ARM_DELAY,
+    SIZE,
+    armed_dialog,
+    isolate_user_dirs,
+    make_launch,
+    ready,
+    submit,
+    wait_until,
+)
 
 #: The recorded SDK agent turn (tool calls `call_1` and `call_2`, a permission request for `call_2`).
-SDK_LOG = REPO / "tests" / "fixtures" / "traffic" / "sdk-agent-v1.log"
+SDK_LOG = TRAFFIC / "sdk-agent-v1.log"
 
 
 def feed(state: SessionState, *items: object) -> list[Any]:

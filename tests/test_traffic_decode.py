@@ -1,6 +1,6 @@
 """Every agent frame in the recorded traffic decodes to known types, in the version that file negotiated.
 
-The recordings are `tests/fixtures/traffic/*.log`; their README says where and how each was made.
+The recordings are `tests/support/fixtures/traffic/*.log`; their README says where and how each was made.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import msgspec
 import pytest
 
 from acp_tui.protocol import codec
-from tests.paths import TRAFFIC
+from tests.support.paths import TRAFFIC
 
 _FRAME = re.compile(r"\s*[\d.]+ (->|<-) (\{.*\})\s*$")
 LOGS = sorted(TRAFFIC.glob("*.log"))

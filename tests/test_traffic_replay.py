@@ -16,7 +16,7 @@ from acp_tui.session.model import (
     SessionState,
     ToolCall,
 )
-from tests.paths import TRAFFIC
+from tests.support.paths import TRAFFIC
 from tests.support.replay import Replay
 
 

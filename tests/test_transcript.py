@@ -1,6 +1,6 @@
 """The transcript: everything shown is on disk, safely encoded, read back typed, rendered as a chat log.
 
-`tests/fixtures/transcripts/format1.jsonl` was written by the single-module writer (format 1); the reader
+`tests/support/fixtures/transcripts/format1.jsonl` was written by the single-module writer (format 1); the reader
 and the Markdown renderer must keep reading it, and `fixture_scenario` replays the session that wrote it,
 so the format 2 writer is checked against it record by record.
 """
@@ -76,8 +76,9 @@ from acp_tui.transcript.records import (
     UnknownItem,
     UsageRecord,
 )
+from tests.support.paths import FIXTURES as SUPPORT_FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "transcripts"
+FIXTURES = SUPPORT_FIXTURES / "transcripts"
 
 ANSWER = (
     "Here is the plan.\n\n## Steps\n\n1. Read `main.py`\n2. Fix the **bug**\n\n"

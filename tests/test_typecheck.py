@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.paths import REPO
+from tests.support.paths import REPO
 
 
 def test_mypy_reports_no_errors(tmp_path: Path) -> None:

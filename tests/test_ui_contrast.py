@@ -37,7 +37,7 @@ from acp_tui.ui.widgets.session_list import SessionList
 from acp_tui.ui.widgets.status_bar import StatusBar
 from acp_tui.ui.widgets.thought_view import ThoughtView
 from acp_tui.ui.widgets.tool_call import ToolCallCard
-from tests.agents import scripted_agent_argv
+from tests.support.agents import scripted_agent_argv
 from tests.support.app_run import (  # noqa: F401  (fixtures)
     GIT_DIFF,
     AppRun,

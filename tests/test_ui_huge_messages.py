@@ -18,7 +18,7 @@ from acp_tui.ui.widgets.agent_message import AgentMessageView
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.markdown_stream import PIECE_CHARS, RENDER_LIMIT, MarkdownStream
 from acp_tui.ui.widgets.thought import Thought
-from tests.agents.hostile_agent import DONE_MARKER
+from tests.support.agents.hostile_agent import DONE_MARKER
 from tests.support.hostile import SIZE, app_dirs, hostile, make_launch, start_and_prompt, typing_still_works  # noqa: F401  (fixtures)
 from tests.support.hostile import screen_text as app_screen_text
 from tests.support.hostile import wait_for as app_wait_for

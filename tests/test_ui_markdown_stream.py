@@ -11,7 +11,7 @@ from textual.selection import Selection
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.markdown_stream import MarkdownStream, sanitize
 from acp_tui.ui.widgets.thought import Thought
-from tests.paths import REPO
+from tests.support.paths import REPO
 
 sys.path.insert(0, str(REPO / "bench"))
 from flood_agent import MARKER, realistic_markdown  # noqa: E402

@@ -11,6 +11,7 @@ from acp_tui.ui.browsers.help import HelpScreen
 from acp_tui.ui.browsers.keys import KEYS
 from acp_tui.ui.browsers.problems import ProblemsScreen
 from tests.support.app_run import private_dirs, running_app, v2_turn  # noqa: F401  (fixtures)
+from tests.support.paths import REPO
 from tests.support.widgets import shown_text
 
 
@@ -29,7 +30,7 @@ async def test_the_problems_list_does_not_claim_the_session_went_on() -> None:
 
 def readme_keys() -> list[str]:
     """The first column of README's "Keys" table, in order."""
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    text = (REPO / "README.md").read_text(encoding="utf-8")
     table = text.split("### Keys", 1)[1].split("\n\n", 2)[1]
     return [row.split(" | ")[0].removeprefix("| ") for row in table.splitlines()[2:]]
 

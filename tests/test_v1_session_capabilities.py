@@ -13,7 +13,7 @@ from acp_tui.protocol.v2 import UnknownUpdate
 from acp_tui.session.model import Compaction, SessionState
 from acp_tui.session.reducer import apply
 from acp_tui.session.v1_adapter import V1Adapter
-from tests.schema_check import validate_agent_message
+from tests.support.schema_check import validate_agent_message
 
 
 def feed(state: SessionState, adapter: V1Adapter, update: dict[str, Any]) -> None:

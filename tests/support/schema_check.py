@@ -8,7 +8,7 @@ response against ``Error``. ``x-side`` names the side that *handles* a method: `
 methods are requests/notifications the client sends and responses the agent sends.
 
 The schemas are the official ones published in the ACP TypeScript SDK package, at the version pinned in
-``tests/peers.py`` (``ensure_acp_schemas``); they are fetched once into ``tests/.peers/``.
+``tests/support/peers.py`` (``ensure_acp_schemas``); they are fetched once into ``tests/.peers/``.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from jsonschema.exceptions import ValidationError, best_match
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from tests.peers import PeerUnavailable, ensure_acp_schemas
+from tests.support.peers import PeerUnavailable, ensure_acp_schemas
 
 Sender = Literal["client", "agent"]
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"

@@ -2,14 +2,14 @@
 
 Recipe: `npm install @google/gemini-cli@0.61.0`, then `node .../bundle/gemini.js --acp` (ACP v1 only).
 It talks to the Gemini API at `GOOGLE_GEMINI_BASE_URL`; the tests point that at the project's own
-loopback fake (`tests/fakes/fake_gemini.py`), so a full turn with tool calls runs offline.
+loopback fake (`tests/support/fakes/fake_gemini.py`), so a full turn with tool calls runs offline.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from tests.peers import PEERS_CACHE, PeerUnavailable, _install_atomically, _require, _run, peer_env
+from tests.support.peers import PEERS_CACHE, PeerUnavailable, _install_atomically, _require, _run, peer_env
 
 GEMINI_CLI_VERSION = "0.61.0"
 GEMINI_DIR = PEERS_CACHE / f"gemini-cli-{GEMINI_CLI_VERSION}"

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 TESTS = REPO / "tests"
-FIXTURES = TESTS / "fixtures"
-FAKES = TESTS / "fakes"
+SUPPORT = TESTS / "support"
+FIXTURES = SUPPORT / "fixtures"
+FAKES = SUPPORT / "fakes"
 TRAFFIC = FIXTURES / "traffic"

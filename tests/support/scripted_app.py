@@ -1,6 +1,6 @@
 """Drive the real `AcpApp` against the scripted agent in pilot tests, and read what the agent got.
 
-`ScriptedRun` writes a script for `tests/agents/scripted_agent.py`, builds the `Launch` that runs
+`ScriptedRun` writes a script for `tests/support/agents/scripted_agent.py`, builds the `Launch` that runs
 it with a record file, and reads back every JSON line the client sent. Waiting is always on a
 condition (`wait_until`), polled with short pilot pauses and bounded by a timeout.
 """
@@ -20,11 +20,11 @@ from acp_tui.launch import Launch
 from acp_tui.ui.chat.screen import ChatScreen
 from acp_tui.ui.dialogs.permission import PermissionScreen
 from acp_tui.ui.widgets.system_line import SystemLine
-from tests.paths import REPO
-from tests.schema_check import validate_client_message
+from tests.support.agents import AGENTS_DIR
+from tests.support.schema_check import validate_client_message
 from tests.support.wait import armed, until
 
-SCRIPTED_AGENT = REPO / "tests" / "agents" / "scripted_agent.py"
+SCRIPTED_AGENT = AGENTS_DIR / "scripted_agent.py"
 #: Arm delay used by every pilot test: long enough to test the typing guard, short for speed.
 ARM_DELAY = 0.2
 SIZE = (120, 45)

@@ -1,4 +1,4 @@
-"""An agent that plays back a recorded real session (tests/fixtures/traffic/*.log): stdlib only.
+"""An agent that plays back a recorded real session (tests/support/fixtures/traffic/*.log): stdlib only.
 
 Run: ``python recorded_agent.py LOG [--new-session ID]``. Each client request is answered the way the
 recording answered the first unused request of the same method: the agent frames recorded between

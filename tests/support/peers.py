@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.paths import REPO
+from tests.support.paths import REPO
 
 PEERS_CACHE = REPO / "tests" / ".peers"
 TS_SDK_VERSION = "1.9.0"
