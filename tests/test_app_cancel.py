@@ -246,7 +246,7 @@ async def test_an_agent_that_never_goes_idle_is_stopped_by_a_second_ctrl_c(tmp_p
         # Too early: only says the cancel is on its way. The slow-cancel notice was timed at the cancel
         # (FORCE_STOP_AFTER); the press is judged against the grace as it is now, made long so that the
         # press counts as early however late it comes on a loaded machine (the bound itself is
-        # tests/test_interrupt.py's).
+        # tests/unit/test_interrupt.py's).
         chat.controller.force_stop_after = 60
         await pilot.press("ctrl+c")
         assert any("Cancelling" in note for note in notes)

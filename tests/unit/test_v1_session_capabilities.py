@@ -1,6 +1,6 @@
 """What v1 `clientCapabilities.session` advertises (notices, compaction), v1 agents may send: the v1 decoder
 and adapter carry each into the model as v2's would (docs/protocol.md §2.3; v1 schema `Notice`,
-`CompactionUpdate`, `CompactionSummaryChunk`). Boolean options: tests/test_session_config.py.
+`CompactionUpdate`, `CompactionSummaryChunk`). Boolean options: tests/unit/test_session_config.py.
 """
 
 from __future__ import annotations

@@ -345,7 +345,7 @@ def test_the_walk_sees_every_kind_of_import() -> None:
 
 def test_every_module_has_a_layer() -> None:
     unplaced = sorted(module for module in _modules() if _layer_of(module) is None)
-    assert not unplaced, f"give these modules a layer in LAYERS (tests/test_architecture.py): {unplaced}"
+    assert not unplaced, f"give these modules a layer in LAYERS (tests/unit/test_architecture.py): {unplaced}"
 
 
 def test_no_import_cycle_between_modules() -> None:
@@ -414,7 +414,7 @@ def _offenders(layer_of: Callable[[str], Layer | None]) -> list[str]:
 
 def test_layers_point_one_way() -> None:
     offenders = _offenders(_layer_of)
-    assert not offenders, "layer violations (see LAYERS in tests/test_architecture.py):\n" + "\n".join(offenders)
+    assert not offenders, "layer violations (see LAYERS in tests/unit/test_architecture.py):\n" + "\n".join(offenders)
 
 
 def _room_of(module: str) -> Layer | None:
@@ -427,14 +427,15 @@ def _room_of(module: str) -> Layer | None:
 def test_every_ui_module_has_a_room() -> None:
     ui = next(layer for layer in LAYERS if layer.name == "ui")
     unplaced = sorted(m for m in _modules() if ui.holds(m) and m != "acp_tui.ui" and _room_of(m) is None)
-    assert not unplaced, f"give these modules a room in UI_ROOMS (tests/test_architecture.py): {unplaced}"
+    assert not unplaced, f"give these modules a room in UI_ROOMS (tests/unit/test_architecture.py): {unplaced}"
 
 
 def test_ui_rooms_point_one_way() -> None:
     """widgets never import a screen; dialogs and browsers never import each other or the chat; only the app
     imports the chat screen: the UI's folders form no cycle (ui/ and ui/screens/ used to import each other)."""
     offenders = _offenders(_room_of)
-    assert not offenders, "ui room violations (see UI_ROOMS in tests/test_architecture.py):\n" + "\n".join(offenders)
+    where = "see UI_ROOMS in tests/unit/test_architecture.py"
+    assert not offenders, f"ui room violations ({where}):\n" + "\n".join(offenders)
 
 
 def test_the_controller_imports_neither_textual_nor_rich() -> None:
