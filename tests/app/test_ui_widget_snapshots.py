@@ -3,7 +3,7 @@
 Scenes: tool calls in every status (one line when done, the body while running or failed, a diff
 opened, a terminal inside a card), diffs (several files, notes, a folded long one), the plan (its view
 in the timeline and the panel above the prompt, open and folded), a terminal alone, the client's own
-lines, and the permission dialog. Baselines live in `tests/__snapshots__/`; regenerate with
+lines, and the permission dialog. Baselines live in `tests/app/__snapshots__/`; regenerate with
 `pytest --snapshot-update` after a deliberate visual change (and look at them). They pin the size, the
 theme and the Textual version in use (docs/style.md, rule 12).
 """
@@ -227,7 +227,7 @@ def plans() -> list[Widget]:
         PlanEntry(content="Celebrate [bold]loudly[/]", priority="_someday", status="_blocked"),
     ]
     # the panels show a plan of their own: the panel showing a plan's checklist would fold that plan's
-    # view in the timeline to its header (tests/test_app_plan_once.py)
+    # view in the timeline to its header (tests/app/test_app_plan_once.py)
     apply(state, PlanUpdate(plan=PlanItems(plan_id="p", entries=entries)))
     apply(state, PlanUpdate(plan=PlanItems(plan_id="q", entries=entries)))
     plan = found(state.plan("q"))

@@ -3,7 +3,7 @@ their choices are quiet rows whose words are coloured by what they do, never sat
 
 The outside-the-folder write dialog keeps the path prominent (its own tinted row, shown once: the diff
 starts with its lines) and says that the file is outside the folder with one warning-coloured word.
-The light theme's snapshots of it live here (acp-dark's are in tests/test_ui_outside_write.py).
+The light theme's snapshots of it live here (acp-dark's are in tests/app/test_ui_outside_write.py).
 """
 
 from __future__ import annotations

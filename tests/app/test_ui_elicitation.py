@@ -1,7 +1,7 @@
 """The elicitation dialogs: the form (keyboard, inline validation, defaults, typing guard) and the URL.
 
 Pilot tests drive each dialog over a themed host app; SVG snapshots pin both at 80×24 and 160×50,
-dark and light (baselines in tests/__snapshots__/; regenerate with --snapshot-update and look at them).
+dark and light (baselines in tests/app/__snapshots__/; regenerate with --snapshot-update and look at them).
 """
 
 from __future__ import annotations

@@ -335,7 +335,7 @@ async def test_ctrl_x_on_a_cancellable_tool_card_sends_tool_call_cancel(tmp_path
         await wait_until(pilot, lambda: bool(chat.query(ToolCallCard)), "the tool card")
         card = chat.query_one(ToolCallCard)
         card.focus()
-        await pilot.press("ctrl+x")  # a plain x is typed into the prompt (tests/test_app_focus.py)
+        await pilot.press("ctrl+x")  # a plain x is typed into the prompt (tests/app/test_app_focus.py)
         await wait_until(pilot, lambda: "tool_call/cancel" in run.methods(), "tool_call/cancel")
         await pilot.press("ctrl+c")
         await wait_until(pilot, lambda: not chat.status.values.busy, "the turn to end")

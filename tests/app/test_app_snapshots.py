@@ -3,7 +3,7 @@ plan with the usage meter, and the light theme; and at 80x24 in both themes (hea
 
 The scripted agent plays fixed turns; HOME is the test's own directory, so the header shows
 `~/src/project`; each snapshot is taken once the agent is idle (no spinner frame). Baselines live in
-`tests/__snapshots__/test_app_snapshots/`; regenerate with `pytest --snapshot-update` after a
+`tests/app/__snapshots__/test_app_snapshots/`; regenerate with `pytest --snapshot-update` after a
 deliberate visual change, and look at them. They pin the Textual version in use (docs/style.md, rule 12).
 """
 

@@ -58,7 +58,7 @@ from tests.support.contrast import (
 )
 
 #: The palettes with colours of their own. acp-ansi names the terminal's ANSI colours, so its contrast is
-#: the terminal palette's; tests/test_ui_look.py checks that it sends nothing else.
+#: the terminal palette's; tests/app/test_ui_look.py checks that it sends nothing else.
 THEMES = ["acp-dark", "acp-light"]
 
 ANSWER = """\
