@@ -1,6 +1,6 @@
 """Claude's ACP adapter in v1 with the terminal-output extension advertised (docs/protocol.md §6.4): its Bash
 tool call's output streams into the tool card as a live terminal, the same widget as a v2 display-only
-terminal. The adapter and the loopback model are the fixtures of `tests/test_app_claude_adapter.py`.
+terminal. The adapter and the loopback model are the fixtures of `tests/peers/test_app_claude_adapter.py`.
 """
 
 from __future__ import annotations
