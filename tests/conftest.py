@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.peers import PeerUnavailable, PySdkPeers, TsSdkPeers, ensure_py_sdk, ensure_ts_sdk, peer_env
+from tests.support.peers import PeerUnavailable, PySdkPeers, TsSdkPeers, ensure_py_sdk, ensure_ts_sdk, peer_env
 
 
 @pytest.fixture(scope="session")
@@ -35,7 +35,7 @@ def peer_home_env(tmp_path: Path) -> dict[str, str]:
 
 # -- running in parallel (pytest-xdist, `--dist loadgroup` in pyproject.toml) ----------------------------------
 
-#: Fixtures that start a real peer agent from tests/.peers (installed once, under a file lock: tests/peers.py).
+#: Fixtures that start a real peer agent from tests/.peers (installed once, under a file lock: tests/support/peers.py).
 PEER_FIXTURES = frozenset({"ts_sdk_peers", "py_sdk_peers", "claude_adapter", "gemini_cli"})
 #: What a test calls to get a peer when it takes no fixture for it.
 PEER_CALLS = frozenset({"ensure_ts_sdk", "ensure_py_sdk", "ensure_gemini_cli"})
@@ -51,13 +51,11 @@ def xdist_group(item: pytest.Item) -> str | None:
     snapshot comparisons (one worker, so an update writes each file once); `hypothesis`: the property
     tests, which share the example database. Everything else is spread over the workers.
     """
-    code = getattr(getattr(item, "obj", None), "__code__", None)
-    names = set(code.co_names) if code is not None else set()
     fixtures = set(getattr(item, "fixturenames", ()))
     module = getattr(getattr(item, "module", None), "__name__", "")
     if module.rpartition(".")[2] in TERMINAL_MODULES:
         return "serial"
-    if fixtures & PEER_FIXTURES or names & PEER_CALLS:
+    if uses_a_peer(item):
         return "serial"
     if "snap_compare" in fixtures:
         return "snapshots"
@@ -66,9 +64,37 @@ def xdist_group(item: pytest.Item) -> str | None:
     return None
 
 
+# -- layers: one folder each, one marker each (`pytest tests/unit` or `pytest -m unit`) ------------------------
+
+#: The folders under tests/ that hold test modules; a test is marked with its folder's name.
+LAYERS = ("unit", "app", "e2e", "peers")
+TESTS = Path(__file__).resolve().parent
+
+
+def layer_of(item: pytest.Item) -> str | None:
+    """The layer folder an item's module lives in (None for a module outside them)."""
+    try:
+        folder = Path(item.path).resolve().relative_to(TESTS).parts[0]
+    except (ValueError, IndexError):
+        return None
+    return folder if folder in LAYERS else None
+
+
+def uses_a_peer(item: pytest.Item) -> bool:
+    """Whether the test starts a real peer agent (tests/.peers), whichever layer it is in."""
+    code = getattr(getattr(item, "obj", None), "__code__", None)
+    names = set(code.co_names) if code is not None else set()
+    return bool(set(getattr(item, "fixturenames", ())) & PEER_FIXTURES or names & PEER_CALLS)
+
+
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the marks off the items
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
+        layer = layer_of(item)
+        if layer is not None:
+            item.add_marker(layer)
+        if layer != "peers" and uses_a_peer(item):  # a peer test outside tests/peers: `-m peers` finds it too
+            item.add_marker("peers")
         group = xdist_group(item)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))

@@ -15,7 +15,7 @@ from acp_tui.agent.session import AgentSession
 from acp_tui.agent.session_events import SessionEvent
 from acp_tui.agent.trace import Direction
 from acp_tui.services.permission import PermissionQuestion, PermissionService
-from tests.schema_check import validate_client_message
+from tests.support.schema_check import validate_client_message
 
 
 @dataclass

@@ -17,7 +17,7 @@ from acp_tui.launch import Launch
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.chat.screen import ChatScreen
 from acp_tui.ui.widgets.tool_call import ToolCallCard
-from tests.agents import scripted_agent_argv
+from tests.support.agents import scripted_agent_argv
 from tests.support.wait import until
 
 W = TypeVar("W", bound=Widget)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from acp_tui.services.auth import LoginChoice, LoginRequest, SecretRequest, TerminalCommand, TerminalOutcome
 from acp_tui.services.files import OutsideRead, OutsideWrite
 from acp_tui.services.permission import PermissionQuestion
-from tests.askers import NoElicitation
+from tests.support.askers import NoElicitation
 
 
 class ScriptedUser(NoElicitation):

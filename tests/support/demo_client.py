@@ -9,8 +9,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from tests.paths import REPO
-from tests.schema_check import validate_agent_message
+from tests.support.paths import REPO
+from tests.support.schema_check import validate_agent_message
 
 TIMEOUT = 10.0
 

@@ -19,7 +19,7 @@ from acp_tui.services.elicitation import (
     UrlOutcome,
     UrlQuestion,
 )
-from tests.schema_check import validate_client_message
+from tests.support.schema_check import validate_client_message
 
 FormScript = Callable[[FormQuestion], Awaitable[FormOutcome]]
 

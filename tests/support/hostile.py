@@ -17,7 +17,7 @@ from acp_tui.transcript import render_markdown
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.chat.screen import ChatScreen
 from acp_tui.ui.widgets.system_line import SystemLine
-from tests.agents import hostile_agent_argv
+from tests.support.agents import hostile_agent_argv
 from tests.support.wait import until
 
 SIZE = (120, 45)

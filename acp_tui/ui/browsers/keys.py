@@ -1,7 +1,7 @@
 """The keys table: one place for what each key does, shown by F1 (the help screen).
 
 README's "Keys" table lists the same keys in the same order, with more words; a test holds the two
-together (tests/test_ui_words.py), so a key added here and not there (or the other way) fails.
+together (tests/app/test_ui_words.py), so a key added here and not there (or the other way) fails.
 """
 
 from __future__ import annotations

@@ -1,0 +1,383 @@
+"""SVG snapshots of the whole chat screen at 120x40: an answer with code, a tool call with a diff, a
+plan with the usage meter, and the light theme; and at 80x24 in both themes (header and status bar fit).
+
+The scripted agent plays fixed turns; HOME is the test's own directory, so the header shows
+`~/src/project`; each snapshot is taken once the agent is idle (no spinner frame). Baselines live in
+`tests/app/__snapshots__/test_app_snapshots/`; regenerate with `pytest --snapshot-update` after a
+deliberate visual change, and look at them. They pin the Textual version in use (docs/style.md, rule 12).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from acp_tui.ui.app import AcpApp
+from acp_tui.ui.widgets.session_header import SessionHeader
+from tests.support.agents import scripted_agent_argv
+from tests.support.app_run import (  # noqa: F401  (fixtures)
+    GIT_DIFF,
+    AppRun,
+    b64,
+    make_launch,
+    plan_update,
+    private_dirs,
+    project_dir,
+    text,
+    tool,
+    update,
+    v2_turn,
+)
+
+SIZE = (120, 40)
+
+INIT = {
+    "protocolVersion": 2,
+    "info": {"name": "scripted", "title": "Scripted Agent", "version": "1.0.0"},
+    "capabilities": {"session": {}},
+}
+
+ANSWER = """\
+## Greeting people, politely
+
+The greeting in `greet.py` works, but it can be **friendlier**:
+
+- use an *f-string* instead of `+` concatenation;
+- keep the function **pure**, so it is trivial to test.
+
+```python
+def greet(name: str) -> str:
+    \"\"\"Return a friendly greeting for `name`.\"\"\"
+    return f"Hello, {name}!"
+```
+
+> Tip: run `pytest -q` after the change.
+"""
+
+
+def answer_steps() -> list[dict[str, Any]]:
+    return [
+        update(
+            {"sessionUpdate": "agent_message_chunk", "messageId": "answer", "content": text(ANSWER[start : start + 13])}
+        )
+        for start in range(0, len(ANSWER), 13)
+    ]
+
+
+def snapshot_app(
+    tmp_path: Path, turn: dict[str, Any], *, theme: str | None = None, session_new: dict[str, Any] | None = None
+) -> AcpApp:
+    script = {
+        "version": 2,
+        "initialize": INIT,
+        "turns": [turn],
+        "after_session_new": [update({"sessionUpdate": "session_info_update", "title": "Friendlier greeting"})],
+    }
+    if session_new is not None:
+        script["session_new"] = session_new
+    script_path = tmp_path / "script.json"
+    script_path.write_text(json.dumps(script), encoding="utf-8")
+    launch = make_launch(
+        scripted_agent_argv(script_path, tmp_path / "record.jsonl"), cwd=project_dir(tmp_path), theme=theme
+    )
+    return AcpApp(launch, arm_delay=0.1)
+
+
+def send_and_wait(prompt: str, *, record: Path) -> Callable[[Pilot[Any]], Awaitable[None]]:
+    """A `run_before` that sends `prompt`, waits until the turn is over, and leaves the prompt focused."""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        run = AppRun(pilot.app, pilot, record)  # type: ignore[arg-type]
+        await run.ready()
+        # A blinking cursor would make the picture depend on the time it is taken (it failed under load).
+        run.chat.prompt_input.cursor_blink = False
+        await run.wait(
+            lambda: run.chat.query_one("#header", SessionHeader).values.session_title is not None, "the title"
+        )
+        await run.send(prompt)
+        await run.idle()
+        await run.wait(lambda: run.chat.status.values.state == "idle", "idle")
+        await pilot.pause()
+        await pilot.wait_for_scheduled_animations()
+
+    return run_before
+
+
+def test_snapshot_streamed_answer_with_code(snap_compare: Any, tmp_path: Path) -> None:
+    app = snapshot_app(tmp_path, v2_turn(*answer_steps()))
+    run_before = send_and_wait("How can greet() be friendlier?", record=tmp_path / "record.jsonl")
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_snapshot_tool_call_with_diff(snap_compare: Any, tmp_path: Path) -> None:
+    steps = [
+        update(
+            {
+                "sessionUpdate": "agent_message",
+                "messageId": "intro",
+                "content": [text("I'll make the greeting friendlier.")],
+            }
+        ),
+        tool(
+            "edit-1",
+            title="Edit src/greet.py",
+            kind="edit",
+            status="completed",
+            locations=[{"path": "src/greet.py", "line": 2}],
+            content=[
+                {
+                    "type": "diff",
+                    "changes": [{"operation": "modify", "path": "src/greet.py"}],
+                    "patch": {"format": "git_patch", "text": GIT_DIFF},
+                }
+            ],
+        ),
+        tool("read-1", title="Read src/greet.py", kind="read", status="completed"),
+        tool(
+            "run-1",
+            title="Run the tests",
+            kind="execute",
+            status="failed",
+            content=[{"type": "content", "content": text("1 failed, 2 passed")}],
+        ),
+        update({"sessionUpdate": "agent_message", "messageId": "done", "content": [text("Done.")]}),
+    ]
+    app = snapshot_app(tmp_path, v2_turn(*steps))
+    run_before = send_and_wait("Make it friendlier", record=tmp_path / "record.jsonl")
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_snapshot_plan_with_usage_meter(snap_compare: Any, tmp_path: Path) -> None:
+    steps = [
+        plan_update(
+            "plan-1",
+            ("Read the greeting code", "completed"),
+            ("Make the greeting friendlier", "completed"),
+            ("Run the tests", "in_progress"),
+            ("Update the changelog", "pending"),
+        ),
+        update({"sessionUpdate": "agent_message", "messageId": "m", "content": [text("Working through the plan.")]}),
+        update(
+            {
+                "sessionUpdate": "usage_update",
+                "used": 53_200,
+                "size": 200_000,
+                "cost": {"amount": 0.1234, "currency": "USD"},
+            }
+        ),
+    ]
+    app = snapshot_app(tmp_path, v2_turn(*steps))
+    run_before = send_and_wait("Plan it", record=tmp_path / "record.jsonl")
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_snapshot_light_theme(snap_compare: Any, tmp_path: Path) -> None:
+    steps = [
+        update({"sessionUpdate": "agent_thought", "messageId": "t", "content": [text("Check greet.py first.")]}),
+        *answer_steps(),
+        tool(
+            "edit-1",
+            title="Edit src/greet.py",
+            kind="edit",
+            status="completed",
+            content=[
+                {
+                    "type": "diff",
+                    "changes": [{"operation": "modify", "path": "src/greet.py"}],
+                    "patch": {"format": "git_patch", "text": GIT_DIFF},
+                }
+            ],
+        ),
+        update({"sessionUpdate": "usage_update", "used": 1_500, "size": 200_000}),
+    ]
+    app = snapshot_app(tmp_path, v2_turn(*steps), theme="acp-light")
+    run_before = send_and_wait("How can greet() be friendlier?", record=tmp_path / "record.jsonl")
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+# -- 80x24: the header and the status bar fit (issue 11) ----------------------------------------------
+
+NARROW = (80, 24)
+CHIPS = {
+    "sessionId": "narrow-1",
+    "configOptions": [
+        {
+            "type": "select",
+            "configId": "mode",
+            "name": "Mode",
+            "currentValue": "ask",
+            "category": "mode",
+            "options": [{"value": "ask", "name": "Ask"}, {"value": "code", "name": "Code"}],
+        },
+        {
+            "type": "select",
+            "configId": "model",
+            "name": "Model",
+            "currentValue": "fast",
+            "category": "model",
+            "options": [{"value": "fast", "name": "Fast"}, {"value": "smart", "name": "Smart"}],
+        },
+    ],
+}
+
+
+def narrow_steps() -> list[dict[str, Any]]:
+    return [
+        update({"sessionUpdate": "agent_message", "messageId": "m", "content": [text("I'll edit the greeting.")]}),
+        tool(
+            "edit-1",
+            title="Edit src/greet.py",
+            kind="edit",
+            status="completed",
+            content=[
+                {
+                    "type": "diff",
+                    "changes": [{"operation": "modify", "path": "src/greet.py"}],
+                    "patch": {"format": "git_patch", "text": GIT_DIFF},
+                }
+            ],
+        ),
+        update(
+            {
+                "sessionUpdate": "usage_update",
+                "used": 53_200,
+                "size": 200_000,
+                "cost": {"amount": 0.1234, "currency": "USD"},
+            }
+        ),
+    ]
+
+
+def test_snapshot_80x24_dark(snap_compare: Any, tmp_path: Path) -> None:
+    app = snapshot_app(tmp_path, v2_turn(*narrow_steps()), session_new=CHIPS)
+    run_before = send_and_wait("Make it friendlier", record=tmp_path / "record.jsonl")
+    assert snap_compare(app, terminal_size=NARROW, run_before=run_before)
+
+
+def test_snapshot_80x24_light_with_an_error(snap_compare: Any, tmp_path: Path) -> None:
+    """The turn fails: the status bar keeps the error and ^Q quit next to the usage and a problem."""
+    turn = {
+        "steps": [
+            {"op": "respond_prompt"},
+            {"op": "user_message"},
+            {"op": "state", "state": "running"},
+            *narrow_steps(),
+            {"op": "raw", "line": "not json"},
+            {"op": "stderr", "text": "rate limited"},
+            update(
+                {
+                    "sessionUpdate": "state_update",
+                    "state": "idle",
+                    "stopReason": "error",
+                    "error": {"code": -32603, "message": "model overloaded, try again in a minute"},
+                }
+            ),
+        ]
+    }
+    app = snapshot_app(tmp_path, turn, theme="acp-light", session_new=CHIPS)
+    sent = send_and_wait("Make it friendlier", record=tmp_path / "record.jsonl")
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await sent(pilot)
+        run = AppRun(pilot.app, pilot, tmp_path / "record.jsonl")  # type: ignore[arg-type]
+        # stderr has its own pipe: it may be read after the turn ended
+        await run.wait(lambda: run.chat.status.values.stderr_unseen == 1, "the stderr line")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=NARROW, run_before=run_before)
+
+
+# -- a turn of tool calls at both sizes and in both themes (issue 18) ----------------------------------
+
+
+def tools_steps() -> list[dict[str, Any]]:
+    """The shape of the demo's `tools` answer: prose, a read, an edit, a command, a failure, prose."""
+    return [
+        update(
+            {
+                "sessionUpdate": "agent_message",
+                "messageId": "intro",
+                "content": [text("Let me read the file, improve it, run the tests and check the index.")],
+            }
+        ),
+        tool(
+            "read-1",
+            title="Read src/greet.py",
+            kind="read",
+            status="completed",
+            locations=[{"path": "src/greet.py", "line": 1}],
+            content=[{"type": "content", "content": text("```python\ndef greet(name):\n    return name\n```")}],
+        ),
+        tool(
+            "edit-1",
+            title="Edit src/greet.py",
+            kind="edit",
+            status="completed",
+            content=[
+                {
+                    "type": "diff",
+                    "changes": [{"operation": "modify", "path": "src/greet.py"}],
+                    "patch": {"format": "git_patch", "text": GIT_DIFF},
+                }
+            ],
+        ),
+        tool(
+            "run-1",
+            title="Run pytest -q",
+            kind="execute",
+            status="in_progress",
+            content=[{"type": "terminal", "terminalId": "term-1"}],
+        ),
+        update({"sessionUpdate": "terminal_update", "terminalId": "term-1", "command": "pytest -q"}),
+        update(
+            {
+                "sessionUpdate": "terminal_output_chunk",
+                "terminalId": "term-1",
+                "data": b64(b"\x1b[32m3 passed\x1b[0m in 0.04s\n"),
+            }
+        ),
+        update({"sessionUpdate": "terminal_update", "terminalId": "term-1", "exitStatus": {"exitCode": 0}}),
+        tool("run-1", status="completed"),
+        tool(
+            "fetch-1",
+            title="Fetch https://pypi.invalid/simple/",
+            kind="fetch",
+            status="failed",
+            content=[{"type": "content", "content": text("Error: could not resolve host pypi.invalid")}],
+        ),
+        update(
+            {
+                "sessionUpdate": "agent_message",
+                "messageId": "done",
+                "content": [text("Three tool calls worked; the fetch failed.")],
+            }
+        ),
+    ]
+
+
+@pytest.mark.parametrize("theme", ["acp-dark", "acp-light"])
+@pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=lambda size: f"{size[0]}x{size[1]}")
+def test_snapshot_tools_answer(snap_compare: Any, tmp_path: Path, size: tuple[int, int], theme: str) -> None:
+    app = snapshot_app(tmp_path, v2_turn(*tools_steps()), theme=theme)
+    run_before = send_and_wait("tools", record=tmp_path / "record.jsonl")
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("theme", ["acp-dark", "acp-light"])
+@pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=lambda size: f"{size[0]}x{size[1]}")
+def test_snapshot_jobs_tray(
+    snap_compare: Any, tmp_path: Path, size: tuple[int, int], theme: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two background jobs listed after the turn: the tray above the status bar, `2 jobs` in it."""
+    from acp_tui.ui.widgets.jobs_tray import JobsTray
+    from tests.support.jobs_script import start_jobs
+
+    monkeypatch.setattr(JobsTray, "clock", staticmethod(lambda: 0.0))  # no elapsed time in a picture
+    app = snapshot_app(tmp_path, {"steps": start_jobs()["steps"]}, theme=theme)
+    run_before = send_and_wait("start", record=tmp_path / "record.jsonl")
+    assert snap_compare(app, terminal_size=size, run_before=run_before)

@@ -1,0 +1,498 @@
+"""Print mode (`acp-tui -p`, issue 25) run as a real process: the prompt in, the answer on stdout, the rest on
+stderr, the `--approve` policy answering the agent, signals cancelling per spec, exit codes by how the turn
+ended. Against the built-in demo agent and the scripted agent (tests/support/agents/scripted_agent.py), v1 and v2;
+everything the client sent validates against the negotiated version's schema (tests/support/schema_check.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.acp_process import acp, env_for
+from tests.support.agents import AGENTS_DIR
+from tests.support.peers import TsSdkPeers
+from tests.support.schema_check import validate_client_message
+from tests.support.scripted_app import STANDARD_OPTIONS, ScriptedRun, permission_request, v1_turn, v2_turn
+
+pytestmark = pytest.mark.timeout(90)
+
+
+def update(body: dict[str, Any]) -> dict[str, Any]:
+    return {"op": "update", "update": body}
+
+
+def chunk(text: str, version: int, message_id: str = "answer-1") -> dict[str, Any]:
+    body: dict[str, Any] = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
+    if version == 2:
+        body["messageId"] = message_id
+    return update(body)
+
+
+def turn(version: int, *steps: dict[str, Any], stop_reason: str | None = "end_turn") -> list[dict[str, Any]]:
+    return v2_turn(*steps, stop_reason=stop_reason) if version == 2 else v1_turn(*steps, stop_reason=stop_reason)
+
+
+def scripted(tmp_path: Path, version: int, steps: list[dict[str, Any]], **more: Any) -> ScriptedRun:
+    return ScriptedRun(tmp_path, {"version": version, "turns": [{"steps": steps}], **more})
+
+
+def run_scripted(run: ScriptedRun, *args: str) -> subprocess.CompletedProcess[str]:
+    return acp(run.script_path.parent, "-p", "go", *args, "--", *run.launch.agent_argv)
+
+
+# -- the demo agent ----------------------------------------------------------------------------------
+
+
+def test_the_demo_answers_in_plain_text_by_default_and_in_markdown_on_request(tmp_path: Path) -> None:
+    plain = acp(tmp_path, "-p", "markdown")
+    assert plain.returncode == 0, plain.stderr
+    assert "Greeting people, politely" in plain.stdout
+    assert "#" not in plain.stdout.splitlines()[0] and "```" not in plain.stdout and "**" not in plain.stdout
+    assert plain.stdout.endswith("\n")
+    markdown = acp(tmp_path, "-p", "markdown", "--output", "markdown")
+    assert markdown.returncode == 0, markdown.stderr
+    assert "```" in markdown.stdout and markdown.stdout.lstrip().startswith("#")
+
+
+def test_the_prompt_from_stdin_and_thoughts_and_tools_on_stderr_only(tmp_path: Path) -> None:
+    result = acp(tmp_path, "-p", "-", stdin="think tools")
+    assert result.returncode == 0, result.stderr
+    assert "I thought about it" in result.stdout  # the message's first chunk too
+    assert "thinking: The user wants" in result.stderr and "tool: Read src/greet.py [done]" in result.stderr
+    assert "thinking:" not in result.stdout and "tool:" not in result.stdout
+    quiet = acp(tmp_path, "-p", "-", "--quiet", stdin="think tools")
+    assert quiet.returncode == 0 and quiet.stderr == "" and "I thought about it" in quiet.stdout
+
+
+def test_jsonl_is_one_object_per_model_change_and_an_end(tmp_path: Path) -> None:
+    result = acp(tmp_path, "-p", "think", "--output", "jsonl", "--quiet")
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    assert records[-1] == {"event": "end", "exitCode": 0, "stopReason": "end_turn"}
+    text = "".join(
+        r.get("text", "")
+        for r in records
+        if r.get("change") in ("EntityAdded", "TextAppended") and "agent_message" in r["key"]
+    )
+    assert text.startswith("I thought about it")
+    assert any(r.get("change") == "TurnEnded" for r in records)
+
+
+def test_the_demo_edit_is_rejected_by_default_and_allowed_with_always(tmp_path: Path) -> None:
+    never = acp(tmp_path, "-p", "edit")
+    assert never.returncode == 0, never.stderr
+    assert "permission rejected (--approve never)" in never.stderr
+    assert "refused the edit" in never.stdout
+    always = acp(tmp_path, "-p", "edit", "--approve", "always")
+    assert always.returncode == 0, always.stderr
+    assert "permission allowed (--approve always)" in always.stderr
+    assert "refused the edit" not in always.stdout
+
+
+def test_a_closed_pipe_ends_the_run_quietly(tmp_path: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "acp_tui", "-p", "slow"],
+        cwd=tmp_path,
+        env=env_for(tmp_path),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline()  # it streams; then the reader goes away (`| head -1`)
+    proc.stdout.close()
+    proc.wait(timeout=30)
+    stderr = proc.stderr.read()
+    assert proc.returncode == 141, stderr
+    assert "Traceback" not in stderr and "BrokenPipe" not in stderr
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_cancels_the_turn_per_spec_and_stops_the_agent(tmp_path: Path, sig: signal.Signals, code: int) -> None:
+    pid_file = tmp_path / "agent.pid"
+    steps = turn(
+        2,
+        {"op": "stderr", "text": "working"},
+        chunk("started\n", 2),
+        {"op": "wait_for", "method": "session/cancel", "timeout": 30},
+        chunk("cancelled now\n", 2),
+        stop_reason="cancelled",
+    )
+    run = scripted(tmp_path, 2, steps)
+    argv = [sys.executable, "-c", _WRITE_PID.format(pid_file=str(pid_file)), *run.launch.agent_argv[1:]]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "acp_tui", "-p", "go", "--", *argv],
+        cwd=tmp_path,
+        env=env_for(tmp_path),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "started\n"
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == code, err
+    assert "cancelled now" in out  # the agent ended its turn itself after `session/cancel`
+    assert "session/cancel" in run.methods()
+    run.validate_all()
+    agent_pid = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(agent_pid, 0)
+
+
+#: run the scripted agent in this process after writing its pid (so a test can see it gone)
+_WRITE_PID = (
+    "import os, runpy, sys; open({pid_file!r}, 'w').write(str(os.getpid())); "
+    "sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')"
+)
+
+
+def test_the_timeout_cancels_the_turn(tmp_path: Path) -> None:
+    steps = turn(2, chunk("slowly\n", 2), {"op": "wait_for", "method": "session/cancel", "timeout": 30})
+    run = scripted(tmp_path, 2, steps)
+    result = run_scripted(run, "--timeout", "1")
+    assert result.returncode == 124, result.stderr
+    assert "timed out after 1 s" in result.stderr
+    assert "session/cancel" in run.methods()
+    run.validate_all()
+
+
+# -- exit codes ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize(
+    ("stop_reason", "code"),
+    [("end_turn", 0), ("refusal", 3), ("max_tokens", 4), ("max_turn_requests", 5), ("cancelled", 6)],
+)
+def test_the_exit_code_says_how_the_turn_ended(tmp_path: Path, version: int, stop_reason: str, code: int) -> None:
+    run = scripted(tmp_path, version, turn(version, chunk("the answer", version), stop_reason=stop_reason))
+    result = run_scripted(run)
+    assert result.returncode == code, result.stderr
+    assert result.stdout == "the answer\n"
+    run.validate_all()
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_a_failed_prompt_exits_1_and_a_login_demand_exits_8(tmp_path: Path, version: int) -> None:
+    failed = scripted(tmp_path, version, [{"op": "error_prompt", "code": -32603, "message": "model exploded"}])
+    result = run_scripted(failed)
+    assert result.returncode == 1, result.stderr
+    auth = tmp_path / "auth"
+    auth.mkdir()
+    needs_login = scripted(auth, version, [{"op": "error_prompt", "code": -32000, "message": "log in first"}])
+    result = run_scripted(needs_login)
+    assert result.returncode == 8, result.stderr
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_an_agent_that_dies_in_the_turn_exits_7(tmp_path: Path, version: int) -> None:
+    steps = turn(
+        version, chunk("about to", version), {"op": "stderr", "text": "fatal: oops"}, {"op": "exit", "code": 3}
+    )
+    result = run_scripted(scripted(tmp_path, version, steps))
+    assert result.returncode == 7, result.stderr
+    assert "agent stderr: fatal: oops" in result.stderr
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    assert acp(tmp_path, "--quiet").returncode == 2
+    assert acp(tmp_path, "--approve", "always").returncode == 2
+    assert acp(tmp_path, "-p", "  ").returncode == 2
+    assert acp(tmp_path, "-p", "-", stdin="").returncode == 2
+    assert acp(tmp_path, "-p", "x", "--resume").returncode == 2
+    assert acp(tmp_path, "-p", "x", "--approve", "sometimes").returncode == 2
+
+
+# -- agent requests answered by the policy --------------------------------------------------------
+
+
+def _read_request(request_id: int, version: int) -> dict[str, Any]:
+    step = permission_request(request_id, STANDARD_OPTIONS, title="Read notes.txt", version=version)
+    call = step["params"]["subject"]["toolCall"] if version == 2 else step["params"]["toolCall"]
+    call["kind"] = "read"
+    return step
+
+
+@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize(
+    ("approve", "read_answer", "edit_answer"),
+    [
+        ("never", "reject-once", "reject-once"),
+        ("reads", "allow-once", "reject-once"),
+        ("always", "allow-once", "allow-once"),
+    ],
+)
+def test_permissions_are_answered_by_the_policy(
+    tmp_path: Path, version: int, approve: str, read_answer: str, edit_answer: str
+) -> None:
+    steps = turn(
+        version,
+        _read_request(50, version),
+        permission_request(51, STANDARD_OPTIONS, version=version),
+        chunk("done", version),
+    )
+    run = scripted(tmp_path, version, steps)
+    args = () if approve == "never" else ("--approve", approve)
+    result = run_scripted(run, *args)
+    assert result.returncode == 0, result.stderr
+    answers = {i: run.answer_to(i) for i in (50, 51)}
+    assert [a["result"]["outcome"]["optionId"] for a in answers.values() if a] == [read_answer, edit_answer]
+    run.validate_all({50: "session/request_permission", 51: "session/request_permission"})
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_without_a_reject_option_the_request_is_cancelled(tmp_path: Path, version: int) -> None:
+    only_allow = [o for o in STANDARD_OPTIONS if o["kind"].startswith("allow")]
+    run = scripted(tmp_path, version, turn(version, permission_request(60, only_allow, version=version)))
+    result = run_scripted(run)
+    assert result.returncode == 0, result.stderr
+    answer = run.answer_to(60)
+    assert answer is not None and answer["result"]["outcome"] == {"outcome": "cancelled"}
+    run.validate_all({60: "session/request_permission"})
+
+
+def test_print_mode_offers_no_terminals_unless_always(tmp_path: Path) -> None:
+    run = scripted(tmp_path, 1, turn(1, chunk("hi", 1)))
+    assert run_scripted(run).returncode == 0
+    init = next(m for m in run.records() if m.get("method") == "initialize")
+    assert init["params"]["clientCapabilities"].get("terminal") is False
+    run.validate_all()
+
+
+# -- agent text is data ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "jsonl"])
+def test_escape_sequences_from_the_agent_never_reach_the_terminal(tmp_path: Path, fmt: str) -> None:
+    hostile = "safe \x1b]52;c;ZXZpbA==\x07\x1b[31mred\x1b[0m \x9b2J\x07 end"
+    run = scripted(tmp_path, 2, turn(2, chunk(hostile, 2)))
+    result = run_scripted(run, "--output", fmt)
+    assert result.returncode == 0, result.stderr
+    for char in ("\x1b", "\x9b", "\x07"):
+        assert char not in result.stdout and char not in result.stderr
+    if fmt != "jsonl":
+        assert "safe" in result.stdout and "red" in result.stdout and "52;" not in result.stdout
+
+
+# -- more of the demo, and what the run starts from ------------------------------------------------
+
+
+@pytest.mark.parametrize("protocol", ["1", "2"])
+def test_only_the_answer_to_the_prompt_is_printed(tmp_path: Path, protocol: str) -> None:
+    """The demo greets after `session/new` on its own: that is not the answer (and races the prompt)."""
+    result = acp(tmp_path, "-p", "think", "--protocol", protocol, "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("I thought about it") and "Welcome" not in result.stdout
+
+
+def test_a_form_is_declined(tmp_path: Path) -> None:
+    result = acp(tmp_path, "-p", "ask")
+    assert result.returncode == 0, result.stderr
+    assert "form: declined" in result.stderr and "You declined" in result.stdout
+
+
+def test_continue_runs_the_turn_in_the_last_session_without_printing_its_history(tmp_path: Path) -> None:
+    assert acp(tmp_path, "-p", "think", "--quiet").returncode == 0
+    result = acp(tmp_path, "-p", "markdown", "--continue", "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert "I thought about it" not in result.stdout and "Greeting people, politely" in result.stdout
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_an_agent_that_requires_a_login_exits_8(tmp_path: Path, version: int) -> None:
+    script = tmp_path / "auth.json"
+    method = {"id": "agent-login", "name": "Log in", "description": "with the agent"}
+    script.write_text(json.dumps({"version": version, "auth_methods": [method], "require": "session_new"}))
+    result = acp(tmp_path, "-p", "hello", "--", sys.executable, str(AUTH_AGENT), str(script))
+    assert result.returncode == 8, result.stderr
+    assert "not logged in" in result.stderr
+
+
+AUTH_AGENT = AGENTS_DIR / "auth_agent.py"
+
+
+# -- the TypeScript SDK's example agents ------------------------------------------------------------
+
+
+def sent(trace: Path) -> list[dict[str, Any]]:
+    """Every JSON frame the client sent, from the `--log` trace."""
+    frames = [json.loads(line) for line in trace.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [f["msg"] for f in frames if f.get("dir") == "->" and isinstance(f.get("msg"), dict)]
+
+
+@pytest.mark.parametrize(("approve", "kind"), [("never", "reject_once"), ("always", "allow_once")])
+def test_the_sdk_agent_v1_turn_with_its_permission_answered_by_the_policy(
+    tmp_path: Path, ts_sdk_peers: TsSdkPeers, peer_home_env: dict[str, str], approve: str, kind: str
+) -> None:
+    trace = tmp_path / "wire.jsonl"
+    args = ("-p", "Hello, who are you?", "--approve", approve, "--log", str(trace), "--", *ts_sdk_peers.agent)
+    result = acp(tmp_path, *args, env=peer_home_env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip()
+    messages = sent(trace)
+    answer = next(m for m in messages if "method" not in m)
+    assert answer["result"]["outcome"]["outcome"] == "selected"
+    assert answer["result"]["outcome"]["optionId"].startswith(kind.split("_")[0])
+    for message in messages:
+        validate_client_message(message, 1, answering=None if "method" in message else "session/request_permission")
+
+
+def test_the_sdk_dual_version_agent_answers_over_v2(
+    tmp_path: Path, ts_sdk_peers: TsSdkPeers, peer_home_env: dict[str, str]
+) -> None:
+    trace = tmp_path / "wire.jsonl"
+    args = ("-p", "Hello", "--output", "jsonl", "--log", str(trace), "--", *ts_sdk_peers.dual_version_agent)
+    result = acp(tmp_path, *args, env=peer_home_env)
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    assert records[-1]["event"] == "end" and records[-1]["exitCode"] == 0
+    messages = sent(trace)
+    version = next(m for m in messages if m.get("method") == "initialize")["params"]["protocolVersion"]
+    assert version == 2
+    for message in messages:
+        validate_client_message(message, 2, answering=None if "method" in message else "session/request_permission")
+
+
+# -- the pieces ----------------------------------------------------------------------------------
+
+
+def test_markdown_becomes_plain_text_a_line_at_a_time() -> None:
+    from acp_tui.headless.output import PlainMarkdown
+
+    plain = PlainMarkdown()
+    out = plain.feed("# Title\nSome **bold**, *em* and `code`, a [link](https://x.y).\n```py\n# not a heading\n")
+    out += plain.feed("```\n> quoted\nsnake_case_name and 2*3*4")
+    assert out + plain.finish() == (
+        "Title\nSome bold, em and code, a link (https://x.y).\n# not a heading\nquoted\nsnake_case_name and 2*3*4"
+    )
+
+
+def test_json_lines_escape_c1_controls_and_line_separators() -> None:
+    from acp_tui.headless.output import json_line
+
+    line = json_line({"text": "a\x1b[31m\x9b2J\u2028b"})
+    assert line == '{"text":"a\\u001b[31m\\u009b2J\\u2028b"}\n' and json.loads(line)["text"] == "a\x1b[31m\x9b2J\u2028b"
+
+
+# -- acp-tui check (issue 25: the agent check, the official schemas judging every frame) ---------------------
+
+
+@pytest.mark.parametrize("protocol", ["1", "2"])
+def test_check_passes_the_demo(tmp_path: Path, protocol: str) -> None:
+    result = acp(tmp_path, "--protocol", protocol, "check")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"protocol: v{protocol}" in result.stdout and "cancel: ended cancelled" in result.stdout
+    assert result.stdout.endswith("0 violations\n")
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_check_reports_each_violation_with_the_offending_value(tmp_path: Path, version: int) -> None:
+    bad_frame = {"op": "raw", "line": "this is not json"}
+    first = turn(version, bad_frame, chunk("hi", version))
+    # the cancelled turn ends "end_turn": against docs/protocol.md §9.3
+    cancelled = turn(version, {"op": "wait_for", "method": "session/cancel", "timeout": 20}, stop_reason="end_turn")
+    if version == 1:
+        cancelled = [{"op": "sleep", "seconds": 0.2}, *cancelled]
+    on_cancel = turn(version, stop_reason="end_turn")[-1:]
+    run = ScriptedRun(
+        tmp_path, {"version": version, "turns": [{"steps": first}, {"steps": cancelled}], "on_cancel": on_cancel}
+    )
+    result = acp(tmp_path, "check", "--", *run.launch.agent_argv)
+    assert result.returncode == 1, result.stdout + result.stderr
+    violations = [line for line in result.stdout.splitlines() if line.startswith("violation: ")]
+    assert any("this is not json" in line for line in violations), result.stdout
+    assert any('stop reason "end_turn", not "cancelled"' in line for line in violations), result.stdout
+    run.validate_all()
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_check_validates_every_agent_frame_against_the_schema_quoting_the_value(tmp_path: Path, version: int) -> None:
+    # v1's enums are closed; v2's are open and an unknown or malformed update is its fallback's, so v2 breaks
+    # what no fallback covers: a session id of the wrong type, a message that is no object
+    if version == 1:
+        bad_status = update({"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Read", "status": "exploded"})
+        bad_kind = update({"sessionUpdate": "weather_report", "forecast": "rain"})
+        status_quoted, kind_quoted = '"exploded"', '"weather_report"'
+    else:
+        wrong_id = {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": 5, "update": {}}}
+        bad_status = {"op": "raw", "line": json.dumps(wrong_id)}
+        bad_kind = {"op": "raw", "line": '["a", "list"]'}
+        status_quoted, kind_quoted = "value 5;", 'value ["a","list"]'
+    first = turn(version, bad_status, bad_kind, chunk("hi", version))
+    cancelled = turn(version, {"op": "wait_for", "method": "session/cancel", "timeout": 20}, stop_reason="cancelled")
+    if version == 1:
+        cancelled = [{"op": "sleep", "seconds": 0.2}, *cancelled]
+    run = ScriptedRun(tmp_path, {"version": version, "turns": [{"steps": first}, {"steps": cancelled}]})
+    result = acp(tmp_path, "check", "--", *run.launch.agent_argv)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"against ACP v{version}" in result.stdout
+    violations = [line for line in result.stdout.splitlines() if line.startswith("violation: frame ")]
+    assert any("session/update" in line and status_quoted in line for line in violations), result.stdout
+    assert any(kind_quoted in line for line in violations), result.stdout
+    # each quotes its frame, and nothing else the agent sent is blamed
+    assert all("; frame " in line for line in violations), result.stdout
+    assert len({line.split(" (")[0] for line in violations}) == 2, result.stdout
+
+
+@pytest.mark.parametrize("which", ["agent", "dual_version_agent"])
+def test_check_finds_the_sdk_agents_clean(
+    tmp_path: Path, ts_sdk_peers: TsSdkPeers, peer_home_env: dict[str, str], which: str
+) -> None:
+    argv = getattr(ts_sdk_peers, which)
+    result = acp(tmp_path, "check", "--", *argv, env=peer_home_env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "cancel: ended cancelled" in result.stdout and result.stdout.endswith("0 violations\n")
+
+
+def test_an_agent_that_ignores_the_cancel_is_stopped_after_the_grace(tmp_path: Path) -> None:
+    pid_file = tmp_path / "agent.pid"
+    steps = turn(2, chunk("started\n", 2), {"op": "sleep", "seconds": 60})
+    run = ScriptedRun(
+        tmp_path, {"version": 2, "turns": [{"steps": steps}], "on_cancel": [{"op": "sleep", "seconds": 60}]}
+    )
+    argv = [sys.executable, "-c", _WRITE_PID.format(pid_file=str(pid_file)), *run.launch.agent_argv[1:]]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "acp_tui", "-p", "go", "--", *argv],
+        cwd=tmp_path,
+        env=env_for(tmp_path),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "started\n"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid_file.read_text()), 0)
+
+
+@pytest.mark.parametrize(("approve", "allowed"), [("never", False), ("reads", True)])
+def test_a_read_outside_the_folder_follows_the_policy(tmp_path: Path, approve: str, allowed: bool) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("secret-ish\n")
+    folder = tmp_path / "project"
+    folder.mkdir()
+    params = {"sessionId": "$SESSION", "path": str(outside)}
+    read = {"op": "request", "method": "fs/read_text_file", "params": params, "id": 70, "wait": True}
+    run = ScriptedRun(folder, {"version": 1, "turns": [{"steps": turn(1, read, chunk("read", 1))}]})
+    result = run_scripted(run, "--approve", approve)
+    assert result.returncode == 0, result.stderr
+    answer = run.answer_to(70)
+    assert answer is not None
+    assert ("result" in answer and answer["result"]["content"] == "secret-ish\n") == allowed, answer
+    run.validate_all({70: "fs/read_text_file"})

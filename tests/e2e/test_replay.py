@@ -1,0 +1,157 @@
+"""`acp-tui replay LOG` (acp_tui/headless/replay.py): a `--log` recording played back as the agent reproduces
+what the live agent showed, in the TUI (pilot) and in print mode, and says where the client departs from it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from acp_tui.cli import demo_argv
+from acp_tui.headless.replay import Entry, Replayer, read_recording
+from acp_tui.session.model import Message, ToolCall
+from acp_tui.ui.app import AcpApp
+from acp_tui.ui.chat.screen import ChatScreen
+from tests.support.acp_process import acp
+from tests.support.paths import REPO
+from tests.support.scripted_app import make_launch, ready, submit, wait_until
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _replayer(entries: list[Entry], live: list[Any]) -> tuple[Replayer, list[Any], list[str], list[float]]:
+    written: list[Any] = []
+    notes: list[str] = []
+    slept: list[float] = []
+    inbox = iter(live)
+    replayer = Replayer(
+        entries,
+        lambda: next(inbox, None),
+        lambda line: written.append(json.loads(line) if line.startswith(b"{") else line.decode()),
+        notes.append,
+        speed=2.0,
+        sleep=slept.append,
+    )
+    return replayer, written, notes, slept
+
+
+def _call(id_: int, method: str, **params: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": id_, "method": method, "params": params}
+
+
+def test_answers_carry_the_live_id_and_departures_are_noted_and_refused() -> None:
+    entries = [
+        Entry(0.0, "->", _call(1, "initialize")),
+        Entry(1.0, "<-", {"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": 2}}),
+        Entry(1.5, "->", _call(2, "session/prompt", prompt=[{"type": "text", "text": "hi"}])),
+        Entry(2.5, "<-", "a line that was never JSON"),
+        Entry(3.0, "<-", _call(0, "session/request_permission", options=[])),
+        Entry(3.1, "->", {"jsonrpc": "2.0", "id": 0, "result": {"outcome": {"outcome": "selected"}}}),
+        Entry(4.1, "<-", {"jsonrpc": "2.0", "id": 2, "result": {}}),
+    ]
+    live = [
+        _call(7, "initialize"),
+        _call(8, "session/list"),  # not in the recording here: refused, noted
+        _call(9, "session/prompt", prompt=[{"type": "text", "text": "other"}]),
+        {"jsonrpc": "2.0", "id": 0, "result": {"outcome": {"outcome": "cancelled"}}},
+        _call(10, "session/new"),  # after the recording
+    ]
+    replayer, written, notes, slept = _replayer(entries, live)
+    replayer.run()
+    assert written[0] == {"jsonrpc": "2.0", "id": 7, "result": {"protocolVersion": 2}}
+    assert written[1]["id"] == 8 and "session/list" in written[1]["error"]["message"]
+    assert written[2] == "a line that was never JSON"  # a bad line comes back as it was
+    assert written[3]["method"] == "session/request_permission"
+    assert written[4] == {"jsonrpc": "2.0", "id": 9, "result": {}}
+    assert written[5]["id"] == 10 and "recording ends" in written[5]["error"]["message"]
+    assert any('"session/list"' in note and '"session/prompt"' in note for note in notes), notes
+    assert any("prompt differs" in note and '"other"' in note for note in notes), notes
+    assert any("answered request 0 otherwise" in note and "cancelled" in note for note in notes), notes
+    assert slept == pytest.approx([0.5, 0.5, 0.25, 0.5])  # the recorded pauses at speed 2
+
+
+def test_a_file_that_is_no_recording_is_refused(tmp_path: Path) -> None:
+    log = tmp_path / "x.log"
+    log.write_text("hello\n")
+    result = acp(tmp_path, "replay", str(log), "--speed", "0", "-p", "hi")
+    assert result.returncode != 0 and "not a --log line" in result.stderr
+    assert acp(tmp_path, "replay").returncode == 2
+
+
+def test_print_mode_replay_prints_what_the_live_run_printed(tmp_path: Path) -> None:
+    log = tmp_path / "live.log"
+    live = acp(tmp_path, "--log", str(log), "-p", "markdown")
+    assert live.returncode == 0, live.stderr
+    assert read_recording(log)
+    again = acp(tmp_path, "replay", str(log), "--speed", "0", "-p", "markdown")
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == live.stdout and "Greeting people" in again.stdout
+    other = acp(tmp_path, "replay", str(log), "--speed", "0", "-p", "something else")
+    assert other.stdout == live.stdout
+    assert "replay: the prompt differs from the recording" in other.stderr
+
+
+def _screen(chat: ChatScreen) -> list[tuple[str, str]]:
+    """What the conversation shows: each message and tool call, in order, by kind and text or title."""
+    shown: list[tuple[str, str]] = []
+    for entity in chat.controller.state.entities.values():
+        if isinstance(entity, Message):
+            shown.append((str(entity.key[0]), entity.text))
+        elif isinstance(entity, ToolCall):
+            shown.append(("tool", str(entity.title)))
+    return shown
+
+
+async def _one_turn(argv: list[str], tmp_path: Path, log: Path | None) -> tuple[list[tuple[str, str]], str]:
+    env = {"ACP_TUI_DEMO_SPEED": "0.02", "PYTHONPATH": str(REPO)}  # this tree's acp_tui, not an installed one
+    launch = make_launch(argv, tmp_path, env=env, name="demo", log_path=log)
+    app = AcpApp(launch, arm_delay=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        chat = await ready(pilot, app)
+        await submit(pilot, chat, "markdown")
+        await wait_until(
+            pilot,
+            lambda: chat.controller.state.foreground.stop_reason is not None and chat.status.values.state == "idle",
+            "the turn to end",
+            timeout=30,
+        )
+        await pilot.pause()
+        shown = _screen(chat)
+        header = str(chat.controller.state.foreground.stop_reason)
+        await app.action_quit_app()
+    return shown, header
+
+
+async def test_the_tui_replays_a_recording_to_the_same_conversation(tmp_path: Path) -> None:
+    log = tmp_path / "live.log"
+    live = await _one_turn(demo_argv(), tmp_path, log)
+    assert any(kind == "agent_message" and "Hello, world" in text for kind, text in live[0]), live
+    replayed = await _one_turn(
+        [sys.executable, "-m", "acp_tui.headless.replay", str(log), "--speed", "0"], tmp_path, None
+    )
+    assert replayed == live
+
+
+def test_the_replay_agent_runs_alone_and_says_where_its_recording_ends(tmp_path: Path) -> None:
+    log = tmp_path / "r.log"
+    log.write_text(
+        json.dumps({"t": 0, "dir": "->", "msg": _call(1, "initialize")})
+        + "\n"
+        + json.dumps({"t": 0.1, "dir": "<-", "msg": {"jsonrpc": "2.0", "id": 1, "result": {}}})
+        + "\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "acp_tui.headless.replay", str(log), "--speed", "0"],
+        input=json.dumps(_call(5, "initialize")) + "\n",
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert json.loads(out.stdout) == {"jsonrpc": "2.0", "id": 5, "result": {}}
+    assert "replay: the recording ends here" in out.stderr
