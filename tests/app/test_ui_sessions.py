@@ -429,8 +429,11 @@ async def test_a_followed_conversation_folds_its_oldest_entries_and_builds_them_
         timeline = run.chat.pump.timeline
         assert isinstance(timeline, HistoryTimeline)
         conversation = run.chat.conversation
-        await run.wait(lambda: conversation.max_scroll_y > 0, "the history laid out")
+        # Laid out means overflowing and anchored: the anchor is taken a callback after the first overflow, and a
+        # scroll before it would be undone by it.
+        await run.wait(lambda: conversation.max_scroll_y > 0 and conversation.is_anchored, "the history laid out")
         conversation.scroll_home(animate=False)  # the user reads above the end
+        await run.wait(lambda: not conversation.following and conversation.scroll_y == 0, "the user at the top")
         assert timeline.show_earlier(LIVE) == LIVE
         await run.idle()
         revealed = user_texts(run)
