@@ -15,11 +15,9 @@ import os
 import time
 from collections.abc import Callable, Coroutine
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from acp_tui.agent.connection import ConnectionClosed
-from acp_tui.agent.dialect import SessionAbilities
 from acp_tui.agent.process import SpawnError
 from acp_tui.agent.session import AgentSession, AuthRequired, SessionError
 from acp_tui.agent.session_events import ModelChanged, SessionEvent, SessionSwitched
@@ -45,7 +43,6 @@ from acp_tui.controller.login import LoginFlow, Resend
 from acp_tui.controller.mode_watch import ModeWatch
 from acp_tui.controller.prompt_queue import PromptQueue
 from acp_tui.controller.session_switcher import SessionSwitcher
-from acp_tui.controller.sessions import SessionListing, SessionPage
 from acp_tui.controller.wiring import ServicesFactory, UserAsker, default_services
 from acp_tui.launch import Launch
 from acp_tui.protocol import codec
@@ -77,8 +74,9 @@ TURN_END_TEXT: dict[str, str] = {
 class SessionController:
     """Owns one agent (across restarts) and its session; the UI renders what it reports.
 
-    Listing, opening, starting anew and deleting sessions are its `SessionSwitcher`'s (session_switcher.py);
-    logging in and out its `LoginFlow`'s (login.py).
+    Listing, opening, starting anew and deleting sessions are its `SessionSwitcher`'s (session_switcher.py),
+    asked of `controller.sessions` directly (the session browser's `SessionSource`); logging in and out its
+    `LoginFlow`'s (login.py).
     """
 
     def __init__(
@@ -165,33 +163,6 @@ class SessionController:
         if self.session is None:
             return ""
         return "\n".join(self.session.process.stderr_tail(4000).splitlines()[-lines:])
-
-    # -- sessions: what the UI asks of them (the switcher does it; `SessionSource` for the browser) ----------
-
-    @property
-    def current_session_id(self) -> str | None:
-        return self.sessions.current_session_id
-
-    def transcript_sessions(self, *, all_dirs: bool = False) -> list[SessionListing]:
-        return self.sessions.transcript_sessions(all_dirs=all_dirs)
-
-    async def session_abilities(self) -> SessionAbilities:
-        return await self.sessions.session_abilities()
-
-    async def list_sessions(self, cursor: str | None = None, *, all_dirs: bool = False) -> SessionPage:
-        return await self.sessions.list_sessions(cursor, all_dirs=all_dirs)
-
-    async def delete_session(self, session_id: str) -> None:
-        await self.sessions.delete_session(session_id)
-
-    async def open_session(self, session_id: str, *, cwd: str | None = None, history: bool = True) -> bool:
-        return await self.sessions.open_session(session_id, cwd=cwd, history=history)
-
-    async def new_session(self) -> bool:
-        return await self.sessions.new_session()
-
-    def export_markdown(self) -> tuple[str, Path]:
-        return self.sessions.export_markdown()
 
     # -- the agent's life --------------------------------------------------------------------------
 

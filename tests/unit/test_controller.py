@@ -206,8 +206,8 @@ async def test_a_hundred_thousand_replayed_updates_open_through_the_controller(
     try:
         assert await ctl.start()
         before = len(events)
-        assert await ctl.open_session("replay-100000")
-        assert ctl.current_session_id == "replay-100000"
+        assert await ctl.sessions.open_session("replay-100000")
+        assert ctl.sessions.current_session_id == "replay-100000"
         assert any(isinstance(e, SessionOpened) for e in events[before:])
         assert len(events) - before < 1_000  # progress is throttled: no event per replayed update
         assert sum(1 for key in ctl.state.entities if key[0] == USER_MESSAGE) == 1_000
