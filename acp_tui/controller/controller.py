@@ -39,7 +39,8 @@ from acp_tui.controller.controller_events import (
     Severity,
     Waiting,
 )
-from acp_tui.controller.login import LoginFlow, Resend
+from acp_tui.controller.login import LoginFlow
+from acp_tui.controller.login_turns import LoginTurns
 from acp_tui.controller.mode_watch import ModeWatch
 from acp_tui.controller.prompt_queue import PromptQueue
 from acp_tui.controller.session_switcher import SessionSwitcher
@@ -49,11 +50,6 @@ from acp_tui.protocol import codec
 from acp_tui.protocol.jsonrpc import AUTH_REQUIRED, RpcError
 from acp_tui.protocol.v2 import ContentBlock
 from acp_tui.sanitize import plain
-from acp_tui.services.auth import (
-    LoggedIn,
-    LoginCancelled,
-    RestartNeeded,
-)
 from acp_tui.session.changes import AgentGone, Change, ConfigChanged, InfoChanged, StateChanged, TurnEnded
 from acp_tui.session.coalesce import coalesce
 from acp_tui.session.model import USER_MESSAGE, Message, SessionState
@@ -115,12 +111,11 @@ class SessionController:
         self._transcript_flush: asyncio.TimerHandle | None = None
         self._slow_cancel: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[object]] = set()
-        self._closed = False
-        # Logging in (docs/protocol.md §2.4, login.py): the prompt in flight (sent again if the agent wants a
-        # login first) and the one a login interrupted, to send once logged in.
+        self.closed = False
+        # Logging in (docs/protocol.md §2.4): the login itself (login.py) and what it means for the prompt the
+        # agent refused and the queue (login_turns.py)
         self.login_flow = LoginFlow(self)
-        self._last_prompt: PromptSubmission | None = None
-        self._resend: Resend | None = None
+        self.logins = LoginTurns(self)
         self.sessions = SessionSwitcher(self, emit=emit, transcripts=transcripts)
 
     # -- what the UI reads -------------------------------------------------------------------------
@@ -185,7 +180,7 @@ class SessionController:
             self._emit(Waiting("waiting for the agent to initialize"))
             await session.initialize()
             self.identify(session)
-            restart_for_login = not await self._open_or_log_in(session, resume_id)
+            restart_for_login = not await self.logins.open_or_log_in(session, resume_id)
         except SpawnError as exc:
             self._unavailable(f"could not start the agent: {exc}")
             return False
@@ -209,7 +204,7 @@ class SessionController:
             await session.shutdown()
             return False
         if restart_for_login:
-            return await self._restart_for_login(session, resume_id)
+            return await self.restart_for_login(session, resume_id)
         self._emit(Waiting(None))
         self._open_transcript(session)
         if given := session.tools.given():
@@ -217,7 +212,7 @@ class SessionController:
         for line in session.tools.refused:  # what the agent cannot take is said, never dropped silently
             self.note(line, "warning")
         self._set_phase("ready")
-        if not self._resend_after_login():
+        if not self.logins.resend_after_login():
             self.send_queued()
         return True
 
@@ -237,7 +232,7 @@ class SessionController:
         )
         return session
 
-    async def _open_session(self, session: AgentSession, resume_id: str | None) -> None:
+    async def open_or_resume(self, session: AgentSession, resume_id: str | None) -> None:
         """Resume `resume_id` where the agent can, else open a new session; `AuthRequired` goes to the caller.
 
         The first session may be one the command line asked for (`--resume ID`, `--continue`): opened with its
@@ -290,9 +285,9 @@ class SessionController:
 
     async def shutdown(self) -> None:
         """Cancel running work, then stop the agent cleanly (quit); only the first call does anything."""
-        if self._closed:
+        if self.closed:
             return
-        self._closed = True
+        self.closed = True
         session = self.session
         if session is not None:
             if not self.stopped and (session.state.foreground.busy or session.state.permissions):
@@ -309,119 +304,7 @@ class SessionController:
         if self.transcript is not None:
             self.transcript.close()
 
-    # -- logging in (docs/protocol.md §2.4) ----------------------------------------------------------
-
-    async def login(self) -> bool:
-        """The user asked to log in (command palette): offer the agent's methods now; True once logged in.
-
-        A stopped agent is started again (it asks when it needs a login); a working one is left to finish.
-        """
-        session = self.session
-        if session is None or self.stopped:
-            return await (self.restart() if session is not None else self.start())
-        if self.login_flow.active or self.phase == "starting":
-            return False  # a login is already being asked (start-up asks by itself when the agent needs one)
-        if self.busy:
-            self.note("the agent is working; log in once it is done (or cancel the turn first)", "warning")
-            return False
-        match await self.login_flow.log_in(session, None, asked=True, hold=True):
-            case None:
-                self.note("this agent lists no login methods; log in with its own command", "warning")
-                return False
-            case LoggedIn(how=how):
-                self.note(how)
-                return True
-            case RestartNeeded(how=how):
-                self.note(how)
-                return await self._restart_for_login(session, session.session_id)
-            case LoginCancelled(stopped=stopped):
-                if stopped:
-                    self.note("log in again from the command palette (Log in) when you are ready", "warning")
-                return False
-
-    async def logout(self) -> bool:
-        """Log out (command palette): the agent's own logout when it allows it; the login's variables are forgotten."""
-        return await self.login_flow.log_out(None if self.stopped else self.session)
-
-    async def _open_or_log_in(self, session: AgentSession, resume_id: str | None) -> bool:
-        """Open (or resume) the session, logging in and retrying while the agent requires it.
-
-        False: a fresh agent must start first (a terminal login, new variables). Raises `AuthRequired` when
-        the user does not log in, or nothing can be offered.
-        """
-        while True:
-            try:
-                await self._open_session(session, resume_id)
-                return True
-            except AuthRequired as exc:
-                match await self.login_flow.log_in(session, str(exc)):
-                    case LoggedIn(how=how):
-                        self.note(how)
-                    case RestartNeeded(how=how):
-                        self.note(how)
-                        return False
-                    case LoginCancelled() | None:
-                        raise
-
-    def _auth_failed(self, session: AgentSession, reason: str, *, inserted: str | None = None) -> None:
-        """A prompt (or its turn) failed with -32000: log in, then send the prompt again; the queue waits.
-
-        `inserted`: the user message the failed turn began with (the agent inserted the prompt); without it the
-        prompt was refused before insertion and its failed submission is the first try.
-        """
-        if self.login_flow.active or self._closed or session is not self.session:
-            return
-        self.login_flow.active = True  # before anything queued can go out
-        prompt, self._last_prompt = self._last_prompt, None
-        refused = None if inserted is not None else _refused_submission(session.state)
-        resend = Resend(prompt, inserted, refused) if prompt is not None else None
-        self.spawn(self._log_in_and_resend(session, resend, reason))
-
-    async def _log_in_and_resend(self, session: AgentSession, resend: Resend | None, reason: str) -> None:
-        match await self.login_flow.log_in(session, reason, hold=True):
-            case LoggedIn(how=how):
-                self.note(how)
-                self._resend = resend
-                if not self._resend_after_login():
-                    self.send_queued()
-            case RestartNeeded(how=how):
-                self.note(how)
-                self._resend = resend
-                if not await self._restart_for_login(session, session.session_id) and self._resend is not None:
-                    self._requeue(self._resend.prompt)
-                    self._resend = None
-            case LoginCancelled() | None:
-                if resend is not None:
-                    self._requeue(resend.prompt)
-                    self.note(
-                        "not logged in: your prompt waits in the queue; log in from the command palette, "
-                        "then send it with Enter",
-                        "warning",
-                    )
-                self.send_queued()
-
-    def _resend_after_login(self) -> bool:
-        """Send the prompt a login interrupted (nothing the user typed is lost); True when one was sent."""
-        resend, self._resend = self._resend, None
-        if resend is None:
-            return False
-        session = self.session
-        if session is None or session.session_id is None or self.stopped or self.busy:
-            self._requeue(resend.prompt)
-            return False
-        self.note("sending your prompt again")
-        if resend.refused is not None:
-            session.dismiss_submission(resend.refused)  # the refused try goes; the words show once, as sent now
-        self._send(resend.prompt, resend_of=resend.of)
-        return True
-
-    def _requeue(self, submission: PromptSubmission) -> None:
-        """Put a prompt back in the queue, paused: it waits for the user's Enter."""
-        self.queue.add(submission)
-        self.queue.paused = True
-        self._queue_changed()
-
-    async def _restart_for_login(self, session: AgentSession, resume_id: str | None) -> bool:
+    async def restart_for_login(self, session: AgentSession, resume_id: str | None) -> bool:
         """Stop this agent quietly and start a fresh one: it reads the new login or variables when it starts."""
         self._failure_shown = True  # our own stop: no "the agent stopped" banner
         self._stopped_by_user = True
@@ -442,16 +325,16 @@ class SessionController:
         )
         if self.session is None or self.session.session_id is None or self.busy or self.stopped:
             self.queue.add(submission)
-            self._queue_changed()
+            self.queue_changed()
             return False
-        self._send(submission)
+        self.send(submission)
         return True
 
     def send_next(self) -> bool:
         """Send the oldest queued prompt now (also when the queue is paused); True when one was sent."""
         self.queue.paused = False
         sent = self.send_queued()
-        self._queue_changed()
+        self.queue_changed()
         return sent
 
     def unqueue(self, index: int) -> PromptSubmission | None:
@@ -459,7 +342,7 @@ class SessionController:
         submission = self.queue.remove(index)
         if not len(self.queue):
             self.queue.paused = False
-        self._queue_changed()
+        self.queue_changed()
         return submission
 
     def send_queued(self) -> bool:
@@ -469,13 +352,13 @@ class SessionController:
         if session.connection.exit_info is not None:
             return False  # exited; its exit is still being reported: keep the prompts for a restart
         submission = self.queue.pop()
-        self._queue_changed()
+        self.queue_changed()
         if submission is None:
             return False
-        self._send(submission)
+        self.send(submission)
         return True
 
-    def _send(self, submission: PromptSubmission, *, resend_of: str | None = None) -> None:
+    def send(self, submission: PromptSubmission, *, resend_of: str | None = None) -> None:
         self._sending = True
         self._emit(Waiting("waiting for the agent to take the prompt"))
         self.spawn(self._prompt(submission, resend_of))
@@ -487,7 +370,7 @@ class SessionController:
         """
         session = self.session
         assert session is not None
-        self._last_prompt = submission  # sent again after a login (docs/protocol.md §2.4)
+        self.logins.last_prompt = submission  # sent again after a login (docs/protocol.md §2.4)
         try:
             blocks: list[ContentBlock] = [codec.text_block(submission.text)]
             if submission.mentions:
@@ -510,7 +393,7 @@ class SessionController:
         except RpcError as exc:
             # the model holds the failed submission; its widget shows the error
             if exc.code == AUTH_REQUIRED:
-                self._auth_failed(session, exc.message)
+                self.logins.auth_failed(session, exc.message)
         except (ConnectionClosed, SessionError):
             pass  # the exit is reported by the model
         finally:
@@ -523,7 +406,7 @@ class SessionController:
         """A prompt cancelled before it reached the agent waits at the queue's head, paused, not lost."""
         self.queue.put_back(submission)
         self.queue.paused = True
-        self._queue_changed()
+        self.queue_changed()
         self._set_cancel(None)
         self.note("not sent: cancelled before it reached the agent; it waits in the queue", "warning")
 
@@ -593,7 +476,7 @@ class SessionController:
 
     def session_event(self, session: AgentSession, event: SessionEvent) -> None:
         """What the agent session reports (`SessionListener`): fed to the transcript, the UI and the turn."""
-        if session is not self.session or self._closed:
+        if session is not self.session or self.closed:
             return  # a replaced connection's late news
         if isinstance(event, ModelChanged):
             if self.transcript is not None:  # with none open, nothing would ever flush them
@@ -631,12 +514,12 @@ class SessionController:
         self._mark_turn_end(change.stop_reason, change.error.message if change.error is not None else None)
         if change.stop_reason == "error" and change.error is not None and change.error.code == AUTH_REQUIRED:
             if self.session is not None:  # e.g. Claude's adapter (docs/protocol.md §2.4)
-                self._auth_failed(self.session, change.error.message, inserted=_turn_message(self.session.state))
+                self.logins.auth_failed(self.session, change.error.message, inserted=_turn_message(self.session.state))
         else:
-            self._last_prompt = None  # answered: nothing to send again
+            self.logins.last_prompt = None  # answered: nothing to send again
         if change.cancel_requested and len(self.queue):
             self.queue.paused = True  # what the user queued waits until they say so
-            self._queue_changed()
+            self.queue_changed()
 
     def _turn_progress(self) -> None:
         """The foreground state moved: when the agent is idle, the cancel is over and the next prompt goes."""
@@ -726,7 +609,7 @@ class SessionController:
         """Show (or, None, clear) what the client waits for in the status line."""
         self._emit(Waiting(what))
 
-    def _queue_changed(self) -> None:
+    def queue_changed(self) -> None:
         self._emit(QueueChanged(self.queue.items, self.queue.paused and bool(len(self.queue))))
 
     def _open_transcript(self, session: AgentSession) -> None:
@@ -775,14 +658,6 @@ def _turn_message(state: SessionState) -> str | None:
     for key, entity in reversed(state.entities.items()):
         if key[0] == USER_MESSAGE and type(entity) is Message:
             return entity.resend_of or entity.id
-    return None
-
-
-def _refused_submission(state: SessionState) -> int | str | None:
-    """The prompt the agent refused with "authentication required" before inserting it, if one is shown."""
-    for request_id, submission in reversed(state.submissions.items()):
-        if submission.status == "failed" and submission.error is not None and submission.error.code == AUTH_REQUIRED:
-            return request_id
     return None
 
 
