@@ -14,7 +14,6 @@ import asyncio
 import os
 import time
 from collections.abc import Callable, Coroutine
-from datetime import datetime
 from typing import Any
 
 from acp_tui.agent.connection import ConnectionClosed
@@ -44,21 +43,18 @@ from acp_tui.controller.login_turns import LoginTurns
 from acp_tui.controller.mode_watch import ModeWatch
 from acp_tui.controller.prompt_queue import PromptQueue
 from acp_tui.controller.session_switcher import SessionSwitcher
+from acp_tui.controller.transcript_feed import TranscriptFeed
 from acp_tui.controller.wiring import ServicesFactory, UserAsker, default_services
 from acp_tui.launch import Launch
 from acp_tui.protocol import codec
 from acp_tui.protocol.jsonrpc import AUTH_REQUIRED, RpcError
 from acp_tui.protocol.v2 import ContentBlock
 from acp_tui.sanitize import plain
-from acp_tui.session.changes import AgentGone, Change, ConfigChanged, InfoChanged, StateChanged, TurnEnded
-from acp_tui.session.coalesce import coalesce
+from acp_tui.session.changes import AgentGone, ConfigChanged, InfoChanged, StateChanged, TurnEnded
 from acp_tui.session.model import USER_MESSAGE, Message, SessionState
-from acp_tui.transcript import TranscriptWriter, transcript_path
 
 #: how long after a cancel before a second Ctrl-C may stop the agent process (and the slow-cancel line shows)
 FORCE_STOP_AFTER = 3.0
-#: how often the transcript is flushed while updates stream (one write per frame, not per update)
-TRANSCRIPT_FRAME = 1 / 30
 
 #: Stop reasons of turns that did not simply end, as the line the conversation keeps (docs/protocol.md §9.2).
 TURN_END_TEXT: dict[str, str] = {
@@ -89,7 +85,6 @@ class SessionController:
         self.asker = asker
         self._emit = emit
         self._services_factory = services
-        self._transcripts = transcripts
         self.force_stop_after = force_stop_after
         self.session: AgentSession | None = None
         #: who the user talks to: the agent's own name from `initialize` once it gave one (its title, else its
@@ -97,7 +92,7 @@ class SessionController:
         self.agent_name = launch.agent_name
         self.queue = PromptQueue()
         self._modes = ModeWatch()  # a mode change is a line in the conversation (mode_watch.py)
-        self.transcript: TranscriptWriter | None = None
+        self.transcript = TranscriptFeed(self)  # the model's changes, written once per frame (transcript_feed.py)
         self.phase: Lifecycle = "stopped"
         #: when the current cancel was sent (None when no cancel is in flight)
         self.cancel_sent_at: float | None = None
@@ -107,8 +102,6 @@ class SessionController:
         self._stderr_lines = 0  # what this agent process wrote to stderr (the panel has the lines)
         self._failure_shown = False  # the reason the agent is gone was already said (no second banner)
         self._previous_session_id: str | None = None
-        self._pending_transcript: list[Change] = []
-        self._transcript_flush: asyncio.TimerHandle | None = None
         self._slow_cancel: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[object]] = set()
         self.closed = False
@@ -206,7 +199,7 @@ class SessionController:
         if restart_for_login:
             return await self.restart_for_login(session, resume_id)
         self._emit(Waiting(None))
-        self._open_transcript(session)
+        self.sessions.started(session)
         if given := session.tools.given():
             self.note(given)
         for line in session.tools.refused:  # what the agent cannot take is said, never dropped silently
@@ -300,9 +293,8 @@ class SessionController:
             await session.shutdown()
         for task in list(self._tasks):
             task.cancel()
-        self.flush_transcript()
-        if self.transcript is not None:
-            self.transcript.close()
+        self.transcript.flush()
+        self.transcript.close()
 
     async def restart_for_login(self, session: AgentSession, resume_id: str | None) -> bool:
         """Stop this agent quietly and start a fresh one: it reads the new login or variables when it starts."""
@@ -479,9 +471,7 @@ class SessionController:
         if session is not self.session or self.closed:
             return  # a replaced connection's late news
         if isinstance(event, ModelChanged):
-            if self.transcript is not None:  # with none open, nothing would ever flush them
-                self._pending_transcript.extend(event.changes)
-                self._schedule_transcript()
+            self.transcript.changed(event.changes)
             self._emit(event)
             moved = indexed = False
             for change in event.changes:
@@ -569,7 +559,7 @@ class SessionController:
             count = self._stderr_lines
             wrote = f"; it wrote {count} line{'s' if count != 1 else ''} to stderr (F2 shows them)" if count else ""
             self.note(f"{how} — press Ctrl-R to restart it{wrote}", "error")
-        elif self.transcript is not None:
+        else:
             self.transcript.note(how)
         if was_starting:
             self._emit(Waiting(None))
@@ -578,9 +568,8 @@ class SessionController:
 
     def note(self, text: str, severity: Severity = "info", *, detail: str = "") -> None:
         """A client line in the conversation and the transcript."""
-        self.flush_transcript()  # keep the transcript in conversation order
-        if self.transcript is not None:
-            self.transcript.note(text)
+        self.transcript.flush()  # keep the transcript in conversation order
+        self.transcript.note(text)
         self._emit(Note(text, severity, detail))
 
     def _unavailable(self, message: str) -> None:
@@ -611,38 +600,6 @@ class SessionController:
 
     def queue_changed(self) -> None:
         self._emit(QueueChanged(self.queue.items, self.queue.paused and bool(len(self.queue))))
-
-    def _open_transcript(self, session: AgentSession) -> None:
-        fresh, self.sessions.fresh_transcript = self.sessions.fresh_transcript, False
-        self.sessions.session_shown()
-        if not self._transcripts or fresh:
-            return  # a session switch opened it (with the history it replayed)
-        if self.transcript is not None:
-            self.transcript.note(f"agent restarted; session {session.session_id}", kind="restart")
-            return
-        label = session.session_id or "session"
-        self.transcript = TranscriptWriter(transcript_path(label, datetime.now()), label=label)
-        self.transcript.note(f"agent {self.launch.agent_name}; session {session.session_id}; cwd {self.launch.cwd}")
-        self.sessions.index_session(session)
-
-    @property
-    def transcript_error(self) -> str | None:
-        return self.transcript.error if self.transcript is not None else None
-
-    def _schedule_transcript(self) -> None:
-        if self._transcript_flush is None:
-            self._transcript_flush = asyncio.get_running_loop().call_later(TRANSCRIPT_FRAME, self.flush_transcript)
-
-    def flush_transcript(self, state: SessionState | None = None) -> None:
-        """Write the pending changes; `state` is the model they belong to (the current one by default)."""
-        if self._transcript_flush is not None:
-            self._transcript_flush.cancel()
-            self._transcript_flush = None
-        changes, self._pending_transcript = self._pending_transcript, []
-        if state is None and self.session is not None:
-            state = self.session.state
-        if changes and self.transcript is not None and state is not None:
-            self.transcript.write_changes(state, coalesce(changes))
 
     def spawn(self, coro: Coroutine[Any, Any, object]) -> None:
         task: asyncio.Task[object] = asyncio.get_running_loop().create_task(coro)

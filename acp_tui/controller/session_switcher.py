@@ -37,6 +37,7 @@ from acp_tui.controller.sessions import (
     same_folder,
     state_title,
 )
+from acp_tui.controller.transcript_feed import TranscriptFeed
 from acp_tui.launch import Launch
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.sanitize import plain
@@ -55,7 +56,7 @@ class SwitcherHost(Protocol):
 
     launch: Launch
     session: AgentSession | None
-    transcript: TranscriptWriter | None
+    transcript: TranscriptFeed
 
     @property
     def phase(self) -> Lifecycle: ...
@@ -79,8 +80,6 @@ class SwitcherHost(Protocol):
         ...
 
     def identify(self, session: AgentSession) -> None: ...
-
-    def flush_transcript(self, state: SessionState | None = None) -> None: ...
 
     def new_agent(self, launch: Launch) -> AgentSession:
         """A new connection for `launch` (not started), its events routed like every other's."""
@@ -229,10 +228,10 @@ class SessionSwitcher:
 
     def export_markdown(self) -> tuple[str, Path]:
         """The conversation so far as Markdown (a chat log, from our transcript) and the transcript it came from."""
-        writer = self._host.transcript
+        writer = self._host.transcript.writer
         if writer is None:
             raise SessionError("there is no transcript of this conversation to export")
-        self._host.flush_transcript()
+        self._host.transcript.flush()
         try:
             return render_markdown(writer.path), writer.path
         except OSError as exc:
@@ -259,9 +258,25 @@ class SessionSwitcher:
             return None, False
         return latest.session_id, True
 
+    def started(self, session: AgentSession) -> None:
+        """The agent started with a session: its transcript (a restart goes on in the one open), unless a switch opened it."""
+        fresh, self.fresh_transcript = self.fresh_transcript, False
+        self.session_shown()
+        if not self._transcripts or fresh:
+            return  # a session switch opened it (with the history it replayed)
+        if self._host.transcript.writer is not None:
+            self._host.transcript.note(f"agent restarted; session {session.session_id}", kind="restart")
+            return
+        label = session.session_id or "session"
+        self._host.transcript.writer = TranscriptWriter(transcript_path(label, datetime.now()), label=label)
+        self._host.transcript.note(
+            f"agent {self._host.launch.agent_name}; session {session.session_id}; cwd {self._host.launch.cwd}"
+        )
+        self.index_session(session)
+
     def switched(self, session: AgentSession, event: SessionSwitched) -> None:
         """The agent session now holds another session's model: a transcript of its own, then show it whole."""
-        self._host.flush_transcript(event.previous)  # what was left of the session shown so far
+        self._host.transcript.flush(event.previous)  # what was left of the session shown so far
         self._new_transcript(session)
         replaces = self.had_session
         self.session_shown()
@@ -275,7 +290,7 @@ class SessionSwitcher:
 
     def index_session(self, session: AgentSession) -> None:
         """Keep the index entry of this session's transcript current (title, last activity)."""
-        writer = self._host.transcript
+        writer = self._host.transcript.writer
         if writer is None or session.session_id is None:
             return
         self.index.record(
@@ -328,8 +343,7 @@ class SessionSwitcher:
         try:
             await asyncio.wait_for(session.close_other(session_id), CLOSE_TIMEOUT)
         except (TimeoutError, SessionError, RpcError, ConnectionClosed) as exc:
-            if self._host.transcript is not None:
-                self._host.transcript.note(f"the session left behind was not closed: {plain(str(exc))}")
+            self._host.transcript.note(f"the session left behind was not closed: {plain(str(exc))}")
 
     def replay_progress(self, count: int) -> None:
         now = time.monotonic()
@@ -353,13 +367,12 @@ class SessionSwitcher:
         """A transcript for the session now shown, starting with everything it holds (its replayed history)."""
         if not self._transcripts:
             return
-        if self._host.transcript is not None:
-            self._host.transcript.close()
+        self._host.transcript.close()
         label = session.session_id or "session"
         writer = TranscriptWriter(transcript_path(label, datetime.now()), label=label)
         writer.note(f"agent {self._host.launch.agent_name}; session {session.session_id}; cwd {session.cwd}")
         writer.write_changes(session.state, _whole(session.state))
-        self._host.transcript = writer
+        self._host.transcript.writer = writer
         self.fresh_transcript = True
         self.index_session(session)
 
@@ -387,7 +400,7 @@ class SessionSwitcher:
         finally:
             self._end_switch()
         left = old.session_id
-        self._host.flush_transcript()  # the old session's last changes, against its own model
+        self._host.transcript.flush()  # the old session's last changes, against its own model
         self._host.session, self._host.launch = fresh, launch
         self._host.identify(fresh)
         assert fresh.session_id is not None

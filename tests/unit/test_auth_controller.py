@@ -483,7 +483,7 @@ async def test_a_prompt_sent_again_after_a_login_shows_the_users_words_once(
     else:
         first, again = messages  # the agent did insert two messages: the model keeps both, honestly
         assert again.resend_of == first.id and first.resend_of is None
-    transcript = run.ctl.transcript
+    transcript = run.ctl.transcript.writer
     assert transcript is not None
     await run.ctl.shutdown()
     markdown = render_markdown(transcript.path)

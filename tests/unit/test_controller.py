@@ -84,7 +84,7 @@ async def test_a_whole_turn_with_a_permission_answered_by_the_script(
     assert calls and calls[-1].status == "completed"
     assert "greet" in agent_text(ctl)
     assert any(isinstance(e, ModelChanged) for e in events)
-    assert ctl.transcript is not None and ctl.transcript.path.exists()
+    assert ctl.transcript.writer is not None and ctl.transcript.writer.path.exists()
 
 
 async def test_cancel_ends_a_slow_turn_and_pauses_what_is_queued(

@@ -187,9 +187,9 @@ async def test_new_session_list_and_open_with_history(tmp_path: Path, runs: list
     else:
         assert opened[-1]["method"] == "session/load"
     # our transcript of the opened session starts with its whole history
-    assert ctl.transcript is not None
+    assert ctl.transcript.writer is not None
     await asyncio.sleep(0.1)  # the transcript is written once per frame
-    markdown = render_markdown(ctl.transcript.path)
+    markdown = render_markdown(ctl.transcript.writer.path)
     assert markdown.index("hello there") < markdown.index("and a second prompt") < markdown.index("after opening")
 
 
