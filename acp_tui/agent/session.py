@@ -27,6 +27,7 @@ from acp_tui.agent.frames import FrameLog
 from acp_tui.agent.process import AgentProcess, ExitInfo
 from acp_tui.agent.session_events import ModelChanged, SessionEvent, SessionSwitched, StderrLine
 from acp_tui.agent.trace import TraceSink, WireTrace
+from acp_tui.agent.update_routing import Opening, UpdateRouter
 from acp_tui.agent.v1_turns import V1Turns
 from acp_tui.mcp_servers import McpServer
 from acp_tui.protocol import codec, methods
@@ -70,24 +71,6 @@ class AuthRequired(SessionError):
     def __init__(self, message: str, auth_methods: list[dict[str, Any]]) -> None:
         super().__init__(message)
         self.auth_methods = auth_methods
-
-
-class _Opening:
-    """A session being set up beside the current one (docs/protocol.md §3): its own model and dialect.
-
-    Its updates (a replayed history) are applied here, not shown; the current conversation stays as it
-    is until the agent answers, and stays for good if it refuses or fails halfway.
-    """
-
-    __slots__ = ("session_id", "state", "dialect", "buffered", "updates", "progress")
-
-    def __init__(self, session_id: str | None, dialect: Dialect, progress: Callable[[int], None] | None) -> None:
-        self.session_id = session_id  # None until `session/new` answers
-        self.state = SessionState()
-        self.dialect = dialect
-        self.buffered: list[tuple[str, Any]] = []
-        self.updates = 0
-        self.progress = progress
 
 
 class SessionListener(Protocol):
@@ -145,10 +128,9 @@ class AgentSession:
         self.mcp_servers: tuple[McpServer, ...] = tuple(mcp_servers)
         self.additional_directories = tuple(os.path.abspath(folder) for folder in additional_directories)
         self.tools = SessionTools()
-        self._buffered: list[tuple[str, Any]] = []
         self.turns = V1Turns(self)  # turns that last as long as their `session/prompt` (v1_turns.py)
         self._closing: asyncio.Task[None] | None = None
-        self._opening: _Opening | None = None
+        self.routing = UpdateRouter(self)  # where each `session/update` goes (update_routing.py)
 
     @property
     def version(self) -> int | None:
@@ -166,7 +148,7 @@ class AgentSession:
     async def connect(self) -> None:
         """Spawn the agent and start reading it (raises `SpawnError` when it cannot run)."""
         await self.process.start()
-        self.connection.on_notification("session/update", self._on_update)
+        self.connection.on_notification("session/update", self.routing.on_update)
         for service in self.services:
             for method, handler in service.methods().items():
                 self.connection.on_request(method, handler)
@@ -255,7 +237,7 @@ class AgentSession:
         session and replaces it only once the agent answered (`SessionSwitched`).
         """
         params = self._dialect().new_params(self.cwd, self.tools)
-        if self.session_id is None and self._opening is None:
+        if self.session_id is None and self.routing.opening is None:
             try:
                 raw = await self._handshake("session/new", params)
             except SessionRefused as exc:
@@ -304,7 +286,7 @@ class AgentSession:
             raise SessionError(
                 "this agent cannot open past sessions (it offers neither session/load nor session/resume)"
             )
-        if method == "resume" and self.session_id is None and self._opening is None:
+        if method == "resume" and self.session_id is None and self.routing.opening is None:
             await self.resume(session_id)  # nothing shown yet, no history asked: the restart path
             return method
         opening = self._begin(session_id, progress)
@@ -357,20 +339,20 @@ class AgentSession:
             raise SessionError("this agent cannot delete sessions")
         await self._handshake("session/delete", methods.SessionIdRequest(session_id=session_id))
 
-    def _begin(self, session_id: str | None, progress: Callable[[int], None] | None) -> _Opening:
-        if self._opening is not None:
+    def _begin(self, session_id: str | None, progress: Callable[[int], None] | None) -> Opening:
+        if self.routing.opening is not None:
             raise SessionError("another session is being opened")
         current = self._dialect()
         dialect = dialect_for(current.version, current.init)
-        self._opening = _Opening(session_id, dialect, progress)
-        return self._opening
+        self.routing.opening = Opening(session_id, dialect, progress)
+        return self.routing.opening
 
-    def _end(self, opening: _Opening) -> None:
-        if self._opening is opening:
-            self._opening = None  # refused or failed: its model is dropped, the current session untouched
+    def _end(self, opening: Opening) -> None:
+        if self.routing.opening is opening:
+            self.routing.opening = None  # refused or failed: its model is dropped, the current session untouched
 
     def _switch(
-        self, opening: _Opening, result: methods.NewSessionResponse | methods.ResumeSessionResponse, *, replayed: bool
+        self, opening: Opening, result: methods.NewSessionResponse | methods.ResumeSessionResponse, *, replayed: bool
     ) -> None:
         """The agent answered: the opened session becomes the current one (`SessionSwitched`)."""
         assert opening.session_id is not None
@@ -378,10 +360,10 @@ class AgentSession:
             apply(opening.state, item)
         previous = self.state
         self.state, self.dialect, self.session_id = opening.state, opening.dialect, opening.session_id
-        self._opening = None
+        self.routing.opening = None
         self._emit(SessionSwitched(opening.session_id, previous, replayed))
         for session_id, update in opening.buffered:  # a new session's updates sent before its id was known
-            self._route_update(session_id, update)
+            self.routing.route(session_id, update)
 
     async def resume(self, session_id: str, *, replay: bool = False) -> None:
         """`session/resume` (v2 baseline; v1 only when `sessionCapabilities.resume` is advertised)."""
@@ -402,11 +384,11 @@ class AgentSession:
     def _session_ready(self, result: methods.NewSessionResponse | methods.ResumeSessionResponse) -> None:
         for item in self._dialect().session_ready(result):
             self.apply(item)
-        buffered, self._buffered = self._buffered, []
+        buffered, self.routing.buffered = self.routing.buffered, []
         for session_id, update in buffered:
-            self._route_update(session_id, update)
+            self.routing.route(session_id, update)
 
-    async def _handshake(self, method: str, params: Any, opening: _Opening | None = None) -> msgspec.Raw:
+    async def _handshake(self, method: str, params: Any, opening: Opening | None = None) -> msgspec.Raw:
         try:
             if opening is None:
                 return await asyncio.wait_for(self.connection.request(method, params), self.handshake_timeout)
@@ -427,7 +409,7 @@ class AgentSession:
         except ConnectionClosed as exc:
             raise SessionError(f"the agent stopped during {method}: {exc}") from None
 
-    async def _replaying(self, request: Coroutine[Any, Any, msgspec.Raw], opening: _Opening) -> msgspec.Raw:
+    async def _replaying(self, request: Coroutine[Any, Any, msgspec.Raw], opening: Opening) -> msgspec.Raw:
         """Await a setup request that may replay a long history: it times out only when nothing arrives."""
         task = asyncio.ensure_future(request)
         seen = -1
@@ -602,47 +584,6 @@ class AgentSession:
                 self.report(WireProblem(f"closing the {service.name} service failed: {exc}", b""))
 
     # -- incoming --------------------------------------------------------------------------------
-
-    def _on_update(self, params: msgspec.Raw) -> None:
-        """`session/update`: decode for the version, then apply (hot path, synchronous)."""
-        dialect = self.dialect
-        if dialect is None:
-            self.report(WireProblem("session/update before initialize was answered", bytes(params)))
-            return
-        try:
-            session_id, update = codec.decode_update(bytes(params), dialect.version)
-        except MalformedMessage as exc:
-            self.report(WireProblem(f"malformed session/update: {exc.reason}", exc.raw))
-            return
-        opening = self._opening
-        if opening is not None and session_id != self.session_id:
-            self._opening_update(opening, session_id, update)
-            return
-        if self.session_id is None:
-            self._buffered.append((session_id, update))  # session/new has not answered yet
-            return
-        self._route_update(session_id, update)
-
-    def _opening_update(self, opening: _Opening, session_id: str, update: Any) -> None:
-        """An update for the session being opened: into its own model, counted, not shown yet."""
-        if opening.session_id is None:
-            opening.buffered.append((session_id, update))  # `session/new` has not answered yet
-            return
-        if session_id != opening.session_id:
-            self.report(WireProblem(f"session/update for unknown session {session_id!r}", b""))
-            return
-        for item in opening.dialect.update(update):
-            apply(opening.state, item)
-        opening.updates += 1
-        if opening.progress is not None:
-            opening.progress(opening.updates)
-
-    def _route_update(self, session_id: str, update: Any) -> None:
-        if session_id != self.session_id:
-            self.report(WireProblem(f"session/update for unknown session {session_id!r}", b""))
-            return
-        for item in self._dialect().update(update):
-            self.apply(item)
 
     def _on_stderr(self, line: str) -> None:
         if self.trace is not None:
