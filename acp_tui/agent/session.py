@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
@@ -81,7 +81,11 @@ class SessionListener(Protocol):
 
 
 class AgentSession:
-    """Starts an agent, negotiates v2 or v1, and runs one session with it at a time."""
+    """Starts an agent, negotiates v2 or v1, and runs one session with it at a time.
+
+    Where each update goes is its `UpdateRouter`'s (update_routing.py, with the session being opened beside
+    the current one); a turn that lasts as long as its `session/prompt` is its `V1Turns`' (v1_turns.py).
+    """
 
     def __init__(
         self,
@@ -259,7 +263,7 @@ class AgentSession:
             opening.session_id = result.session_id
             self._switch(opening, result, replayed=False)
         finally:
-            self._end(opening)
+            self.routing.end(opening)
         return result.session_id
 
     def abilities(self) -> SessionAbilities:
@@ -300,7 +304,7 @@ class AgentSession:
                 result = self._decode(codec.decode_resume_session_result, raw, "session/resume result")
             self._switch(opening, result, replayed=method != "resume")
         finally:
-            self._end(opening)
+            self.routing.end(opening)
         return method
 
     def _load_params(self, session_id: str) -> methods.LoadSessionRequest:
@@ -347,10 +351,6 @@ class AgentSession:
         self.routing.opening = Opening(session_id, dialect, progress)
         return self.routing.opening
 
-    def _end(self, opening: Opening) -> None:
-        if self.routing.opening is opening:
-            self.routing.opening = None  # refused or failed: its model is dropped, the current session untouched
-
     def _switch(
         self, opening: Opening, result: methods.NewSessionResponse | methods.ResumeSessionResponse, *, replayed: bool
     ) -> None:
@@ -392,7 +392,7 @@ class AgentSession:
         try:
             if opening is None:
                 return await asyncio.wait_for(self.connection.request(method, params), self.handshake_timeout)
-            return await self._replaying(self.connection.request(method, params), opening)
+            return await opening.answer(self.connection.request(method, params), self.handshake_timeout)
         except TimeoutError:
             raise HandshakeTimeout(f"the agent did not answer {method} within {self.handshake_timeout:g} s") from None
         except NotAnAgent as exc:
@@ -408,21 +408,6 @@ class AgentSession:
             raise SessionRefused(f"the agent refused {method}: {exc.message} ({exc.code})") from None
         except ConnectionClosed as exc:
             raise SessionError(f"the agent stopped during {method}: {exc}") from None
-
-    async def _replaying(self, request: Coroutine[Any, Any, msgspec.Raw], opening: Opening) -> msgspec.Raw:
-        """Await a setup request that may replay a long history: it times out only when nothing arrives."""
-        task = asyncio.ensure_future(request)
-        seen = -1
-        try:
-            while True:
-                done, _ = await asyncio.wait({task}, timeout=self.handshake_timeout)
-                if done:
-                    return task.result()
-                if opening.updates == seen:
-                    raise TimeoutError
-                seen = opening.updates
-        finally:
-            task.cancel()
 
     def _dialect(self) -> Dialect:
         if self.dialect is None:

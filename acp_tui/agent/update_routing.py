@@ -9,7 +9,8 @@ own model, counted, not shown; an update for a session nobody asked about is a p
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
 import msgspec
@@ -39,6 +40,21 @@ class Opening:
         self.updates = 0
         self.progress = progress
 
+    async def answer(self, request: Coroutine[Any, Any, msgspec.Raw], timeout: float) -> msgspec.Raw:
+        """Await a setup request that may replay a long history: it times out only when nothing arrives."""
+        task = asyncio.ensure_future(request)
+        seen = -1
+        try:
+            while True:
+                done, _ = await asyncio.wait({task}, timeout=timeout)
+                if done:
+                    return task.result()
+                if self.updates == seen:
+                    raise TimeoutError
+                seen = self.updates
+        finally:
+            task.cancel()
+
 
 class RoutingHost(Protocol):
     """What the routing needs of its session: the negotiated dialect, the current session and the model's writer."""
@@ -63,6 +79,11 @@ class UpdateRouter:
         self.buffered: list[tuple[str, Any]] = []
         #: the session being set up beside the current one, if any
         self.opening: Opening | None = None
+
+    def end(self, opening: Opening) -> None:
+        """The opening is over: answered (already current) or refused or failed."""
+        if self.opening is opening:
+            self.opening = None  # refused or failed: its model is dropped, the current session untouched
 
     def on_update(self, params: msgspec.Raw) -> None:
         """`session/update`: decode for the version, then apply (hot path, synchronous)."""
