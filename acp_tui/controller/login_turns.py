@@ -9,46 +9,26 @@ once) and the queue (it waits, paused, when the user did not log in) (docs/proto
 
 from __future__ import annotations
 
-from collections.abc import Coroutine
-from typing import Any, Protocol
+from typing import Protocol
 
 from acp_tui.agent.session import AgentSession, AuthRequired
 from acp_tui.context import PromptSubmission
-from acp_tui.controller.controller_events import Lifecycle, Severity
 from acp_tui.controller.login import LoginFlow, Resend
+from acp_tui.controller.part_host import PartHost
 from acp_tui.controller.prompt_queue import PromptQueue
 from acp_tui.protocol.jsonrpc import AUTH_REQUIRED
 from acp_tui.services.auth import LoggedIn, LoginCancelled, RestartNeeded
 from acp_tui.session.model import SessionState
 
 
-class LoginTurnsHost(Protocol):
-    """What the login turns need of their controller: the agent, its queue and its login, and its life."""
+class LoginTurnsHost(PartHost, Protocol):
+    """What the login turns need of their controller besides a part's (`PartHost`): its queue and its login,
+    and its life (open, start, restart)."""
 
-    session: AgentSession | None
     queue: PromptQueue
     login_flow: LoginFlow
     #: the controller shut down: nothing more is started
     closed: bool
-
-    @property
-    def phase(self) -> Lifecycle: ...
-
-    @property
-    def stopped(self) -> bool: ...
-
-    @property
-    def busy(self) -> bool: ...
-
-    def note(self, text: str, severity: Severity = "info", *, detail: str = "") -> None: ...
-
-    def spawn(self, coro: Coroutine[Any, Any, object]) -> None:
-        """Run `coro` as the controller's task (cancelled when it shuts down)."""
-        ...
-
-    def send_queued(self) -> bool:
-        """Send the next queued prompt if the agent can take it now."""
-        ...
 
     def send(self, submission: PromptSubmission, *, resend_of: str | None = None) -> None:
         """Send this prompt now (the caller made sure the agent can take it)."""

@@ -15,18 +15,19 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from acp_tui.agent.connection import ConnectionClosed
 from acp_tui.agent.dialect import OpenMethod, SessionAbilities
 from acp_tui.agent.process import SpawnError
 from acp_tui.agent.session import AgentSession, SessionError
 from acp_tui.agent.session_events import SessionSwitched
-from acp_tui.controller.controller_events import ControllerEvent, Lifecycle, SessionOpened, Severity
+from acp_tui.controller.controller_events import ControllerEvent, SessionOpened
+from acp_tui.controller.part_host import PartHost
 from acp_tui.controller.sessions import (
     IndexEntry,
     SessionIndex,
@@ -51,33 +52,14 @@ PROGRESS_EVERY = 0.1
 CLOSE_TIMEOUT = 2.0
 
 
-class SwitcherHost(Protocol):
-    """What the switcher needs of its controller: the agent, its launch and transcript, and its conversation."""
+class SwitcherHost(PartHost, Protocol):
+    """What the switcher needs of its controller besides a part's (`PartHost`): its launch, its transcript, a
+    way to start another agent, and the status line."""
 
     launch: Launch
-    session: AgentSession | None
     transcript: TranscriptFeed
 
-    @property
-    def phase(self) -> Lifecycle: ...
-
-    @property
-    def stopped(self) -> bool: ...
-
-    @property
-    def busy(self) -> bool: ...
-
-    def note(self, text: str, severity: Severity = "info", *, detail: str = "") -> None: ...
-
     def waiting(self, what: str | None) -> None: ...
-
-    def spawn(self, coro: Coroutine[Any, Any, object]) -> None:
-        """Run `coro` as the controller's task (cancelled when it shuts down)."""
-        ...
-
-    def send_queued(self) -> bool:
-        """Send the next queued prompt if the agent can take it now."""
-        ...
 
     def identify(self, session: AgentSession) -> None: ...
 
