@@ -44,6 +44,7 @@ from acp_tui.controller.mode_watch import ModeWatch
 from acp_tui.controller.prompt_queue import PromptQueue
 from acp_tui.controller.session_switcher import SessionSwitcher
 from acp_tui.controller.transcript_feed import TranscriptFeed
+from acp_tui.controller.turn_ends import TurnEnds
 from acp_tui.controller.wiring import ServicesFactory, UserAsker, default_services
 from acp_tui.launch import Launch
 from acp_tui.protocol import codec
@@ -51,16 +52,10 @@ from acp_tui.protocol.jsonrpc import AUTH_REQUIRED, RpcError
 from acp_tui.protocol.v2 import ContentBlock
 from acp_tui.sanitize import plain
 from acp_tui.session.changes import AgentGone, ConfigChanged, InfoChanged, StateChanged, TurnEnded
-from acp_tui.session.model import USER_MESSAGE, Message, SessionState
+from acp_tui.session.model import SessionState
 
 #: how long after a cancel before a second Ctrl-C may stop the agent process (and the slow-cancel line shows)
 FORCE_STOP_AFTER = 3.0
-
-#: Stop reasons of turns that did not simply end, as the line the conversation keeps (docs/protocol.md §9.2).
-TURN_END_TEXT: dict[str, str] = {
-    "max_tokens": "stopped: token limit",
-    "max_turn_requests": "stopped: request limit",
-}
 
 
 class SessionController:
@@ -109,6 +104,7 @@ class SessionController:
         # agent refused and the queue (login_turns.py)
         self.login_flow = LoginFlow(self)
         self.logins = LoginTurns(self)
+        self.turn_ends = TurnEnds(self)  # how a turn ended, said in the conversation (turn_ends.py)
         self.sessions = SessionSwitcher(self, emit=emit, transcripts=transcripts)
 
     # -- what the UI reads -------------------------------------------------------------------------
@@ -476,7 +472,7 @@ class SessionController:
             moved = indexed = False
             for change in event.changes:
                 if type(change) is TurnEnded:
-                    self._turn_ended(change)
+                    self.turn_ends.ended(change)
                     indexed = True
                 elif type(change) is StateChanged:
                     moved = True
@@ -499,18 +495,6 @@ class SessionController:
             self._stderr_lines += 1
             self._emit(event)
 
-    def _turn_ended(self, change: TurnEnded) -> None:
-        """A turn's end (once per turn, after all its output): say how it ended; a cancel pauses the queue."""
-        self._mark_turn_end(change.stop_reason, change.error.message if change.error is not None else None)
-        if change.stop_reason == "error" and change.error is not None and change.error.code == AUTH_REQUIRED:
-            if self.session is not None:  # e.g. Claude's adapter (docs/protocol.md §2.4)
-                self.logins.auth_failed(self.session, change.error.message, inserted=_turn_message(self.session.state))
-        else:
-            self.logins.last_prompt = None  # answered: nothing to send again
-        if change.cancel_requested and len(self.queue):
-            self.queue.paused = True  # what the user queued waits until they say so
-            self.queue_changed()
-
     def _turn_progress(self) -> None:
         """The foreground state moved: when the agent is idle, the cancel is over and the next prompt goes."""
         session = self.session
@@ -523,19 +507,6 @@ class SessionController:
         self._set_cancel(None)
         if not self.stopped:
             self.send_queued()
-
-    def _mark_turn_end(self, stop_reason: str | None, error_message: str | None) -> None:
-        """A turn that did not simply end gets a line in the conversation, so the history says so."""
-        if stop_reason is None or stop_reason == "end_turn":
-            return
-        if stop_reason == "error":
-            self.note(f"✗ the turn failed: {plain(error_message or 'unknown error')}", "error")
-        elif stop_reason == "cancelled":
-            self.note("⊘ cancelled")
-        elif stop_reason == "refusal":
-            self.note("the agent refused; this exchange is left out of its context", "warning")
-        else:
-            self.note(TURN_END_TEXT.get(stop_reason, f"stopped ({plain(stop_reason)})"), "warning")
 
     def _agent_gone(self, session: AgentSession) -> None:
         self._previous_session_id = session.session_id or self._previous_session_id
@@ -608,14 +579,6 @@ class SessionController:
 
 
 _EMPTY_STATE = SessionState()
-
-
-def _turn_message(state: SessionState) -> str | None:
-    """The user message the last turn began with, or the one it repeats (a prompt sent again after a login)."""
-    for key, entity in reversed(state.entities.items()):
-        if key[0] == USER_MESSAGE and type(entity) is Message:
-            return entity.resend_of or entity.id
-    return None
 
 
 __all__ = ["FORCE_STOP_AFTER", "SessionController"]
