@@ -7,7 +7,7 @@
 1. **History.** The demo agent (a real subprocess, its store prepared on disk) holds a session of
    `--turns` turns of five updates each: the prompt, the answer, a tool call, its completion with
    output, and a plan (2,000 turns = 10,000 updates). The app (headless, 120x45) opens it the way the
-   browser does (`SessionController.open_session`: v2 `session/resume` with `replayFrom`, v1
+   browser does (`SessionSwitcher.open_session`: v2 `session/resume` with `replayFrom`, v1
    `session/load`); the time is from the request to the last answer's widget mounted and drawn.
    Budget: 1.0 s.
 2. **Browser.** A session browser over `--sessions` listed sessions (one page, so the whole list is
@@ -130,11 +130,11 @@ async def open_history(store: Path, project: Path, version: int, turns: int) -> 
     async with app.run_test(size=(120, 45)) as pilot:
         chat = app.chat
         assert chat is not None
-        while chat.controller.current_session_id is None or chat.controller.phase != "ready":
+        while chat.controller.sessions.current_session_id is None or chat.controller.phase != "ready":
             await pilot.pause(0.02)
         await pilot.pause(0.2)
         started = time.perf_counter()
-        task = asyncio.ensure_future(chat.controller.open_session(SESSION, cwd=str(project)))
+        task = asyncio.ensure_future(chat.controller.sessions.open_session(SESSION, cwd=str(project)))
 
         def shown() -> bool:
             views = [w for w in chat.conversation.entries if isinstance(w, AgentMessageView)]

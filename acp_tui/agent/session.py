@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
@@ -27,6 +27,8 @@ from acp_tui.agent.frames import FrameLog
 from acp_tui.agent.process import AgentProcess, ExitInfo
 from acp_tui.agent.session_events import ModelChanged, SessionEvent, SessionSwitched, StderrLine
 from acp_tui.agent.trace import TraceSink, WireTrace
+from acp_tui.agent.update_routing import Opening, UpdateRouter
+from acp_tui.agent.v1_turns import V1Turns
 from acp_tui.mcp_servers import McpServer
 from acp_tui.protocol import codec, methods
 from acp_tui.protocol.codec import MalformedMessage, UnsupportedVersion
@@ -71,24 +73,6 @@ class AuthRequired(SessionError):
         self.auth_methods = auth_methods
 
 
-class _Opening:
-    """A session being set up beside the current one (docs/protocol.md §3): its own model and dialect.
-
-    Its updates (a replayed history) are applied here, not shown; the current conversation stays as it
-    is until the agent answers, and stays for good if it refuses or fails halfway.
-    """
-
-    __slots__ = ("session_id", "state", "dialect", "buffered", "updates", "progress")
-
-    def __init__(self, session_id: str | None, dialect: Dialect, progress: Callable[[int], None] | None) -> None:
-        self.session_id = session_id  # None until `session/new` answers
-        self.state = SessionState()
-        self.dialect = dialect
-        self.buffered: list[tuple[str, Any]] = []
-        self.updates = 0
-        self.progress = progress
-
-
 class SessionListener(Protocol):
     """Who hears an `AgentSession` (the session controller): each event, in order, synchronously, with the
     session it came from (so a replaced connection's late news is told apart)."""
@@ -97,7 +81,11 @@ class SessionListener(Protocol):
 
 
 class AgentSession:
-    """Starts an agent, negotiates v2 or v1, and runs one session with it at a time."""
+    """Starts an agent, negotiates v2 or v1, and runs one session with it at a time.
+
+    Where each update goes is its `UpdateRouter`'s (update_routing.py, with the session being opened beside
+    the current one); a turn that lasts as long as its `session/prompt` is its `V1Turns`' (v1_turns.py).
+    """
 
     def __init__(
         self,
@@ -144,11 +132,9 @@ class AgentSession:
         self.mcp_servers: tuple[McpServer, ...] = tuple(mcp_servers)
         self.additional_directories = tuple(os.path.abspath(folder) for folder in additional_directories)
         self.tools = SessionTools()
-        self._buffered: list[tuple[str, Any]] = []
-        self._cancelled = False
-        self._turns: set[asyncio.Task[None]] = set()
+        self.turns = V1Turns(self)  # turns that last as long as their `session/prompt` (v1_turns.py)
         self._closing: asyncio.Task[None] | None = None
-        self._opening: _Opening | None = None
+        self.routing = UpdateRouter(self)  # where each `session/update` goes (update_routing.py)
 
     @property
     def version(self) -> int | None:
@@ -166,7 +152,7 @@ class AgentSession:
     async def connect(self) -> None:
         """Spawn the agent and start reading it (raises `SpawnError` when it cannot run)."""
         await self.process.start()
-        self.connection.on_notification("session/update", self._on_update)
+        self.connection.on_notification("session/update", self.routing.on_update)
         for service in self.services:
             for method, handler in service.methods().items():
                 self.connection.on_request(method, handler)
@@ -204,7 +190,7 @@ class AgentSession:
         self.tools = self.dialect.session_tools(self.mcp_servers, self.additional_directories)
         if version == 1 and response.protocol_version == 2:
             # e.g. the Python SDK's echo agent echoes the version it was offered, then speaks v1
-            self._report(
+            self.report(
                 WireProblem(
                     "the agent answered protocolVersion 2 in a v1-shaped result (no `info`); speaking v1", bytes(raw)
                 )
@@ -238,8 +224,8 @@ class AgentSession:
             version=self.dialect.version,
             cwd=Path(self.cwd).resolve(),
             session_id=lambda: self.session_id,
-            apply=self._apply,
-            report=lambda reason, raw: self._report(WireProblem(reason, raw)),
+            apply=self.apply,
+            report=lambda reason, raw: self.report(WireProblem(reason, raw)),
             agent_capabilities=agent_caps if isinstance(agent_caps, dict) else {},
             dialect=_CurrentDialect(self),  # each session has its own dialect; services follow the current one
             connection_closed=lambda: self.connection.closed,
@@ -255,7 +241,7 @@ class AgentSession:
         session and replaces it only once the agent answered (`SessionSwitched`).
         """
         params = self._dialect().new_params(self.cwd, self.tools)
-        if self.session_id is None and self._opening is None:
+        if self.session_id is None and self.routing.opening is None:
             try:
                 raw = await self._handshake("session/new", params)
             except SessionRefused as exc:
@@ -277,7 +263,7 @@ class AgentSession:
             opening.session_id = result.session_id
             self._switch(opening, result, replayed=False)
         finally:
-            self._end(opening)
+            self.routing.end(opening)
         return result.session_id
 
     def abilities(self) -> SessionAbilities:
@@ -304,7 +290,7 @@ class AgentSession:
             raise SessionError(
                 "this agent cannot open past sessions (it offers neither session/load nor session/resume)"
             )
-        if method == "resume" and self.session_id is None and self._opening is None:
+        if method == "resume" and self.session_id is None and self.routing.opening is None:
             await self.resume(session_id)  # nothing shown yet, no history asked: the restart path
             return method
         opening = self._begin(session_id, progress)
@@ -318,7 +304,7 @@ class AgentSession:
                 result = self._decode(codec.decode_resume_session_result, raw, "session/resume result")
             self._switch(opening, result, replayed=method != "resume")
         finally:
-            self._end(opening)
+            self.routing.end(opening)
         return method
 
     def _load_params(self, session_id: str) -> methods.LoadSessionRequest:
@@ -357,20 +343,16 @@ class AgentSession:
             raise SessionError("this agent cannot delete sessions")
         await self._handshake("session/delete", methods.SessionIdRequest(session_id=session_id))
 
-    def _begin(self, session_id: str | None, progress: Callable[[int], None] | None) -> _Opening:
-        if self._opening is not None:
+    def _begin(self, session_id: str | None, progress: Callable[[int], None] | None) -> Opening:
+        if self.routing.opening is not None:
             raise SessionError("another session is being opened")
         current = self._dialect()
         dialect = dialect_for(current.version, current.init)
-        self._opening = _Opening(session_id, dialect, progress)
-        return self._opening
-
-    def _end(self, opening: _Opening) -> None:
-        if self._opening is opening:
-            self._opening = None  # refused or failed: its model is dropped, the current session untouched
+        self.routing.opening = Opening(session_id, dialect, progress)
+        return self.routing.opening
 
     def _switch(
-        self, opening: _Opening, result: methods.NewSessionResponse | methods.ResumeSessionResponse, *, replayed: bool
+        self, opening: Opening, result: methods.NewSessionResponse | methods.ResumeSessionResponse, *, replayed: bool
     ) -> None:
         """The agent answered: the opened session becomes the current one (`SessionSwitched`)."""
         assert opening.session_id is not None
@@ -378,10 +360,10 @@ class AgentSession:
             apply(opening.state, item)
         previous = self.state
         self.state, self.dialect, self.session_id = opening.state, opening.dialect, opening.session_id
-        self._opening = None
+        self.routing.opening = None
         self._emit(SessionSwitched(opening.session_id, previous, replayed))
         for session_id, update in opening.buffered:  # a new session's updates sent before its id was known
-            self._route_update(session_id, update)
+            self.routing.route(session_id, update)
 
     async def resume(self, session_id: str, *, replay: bool = False) -> None:
         """`session/resume` (v2 baseline; v1 only when `sessionCapabilities.resume` is advertised)."""
@@ -401,16 +383,16 @@ class AgentSession:
 
     def _session_ready(self, result: methods.NewSessionResponse | methods.ResumeSessionResponse) -> None:
         for item in self._dialect().session_ready(result):
-            self._apply(item)
-        buffered, self._buffered = self._buffered, []
+            self.apply(item)
+        buffered, self.routing.buffered = self.routing.buffered, []
         for session_id, update in buffered:
-            self._route_update(session_id, update)
+            self.routing.route(session_id, update)
 
-    async def _handshake(self, method: str, params: Any, opening: _Opening | None = None) -> msgspec.Raw:
+    async def _handshake(self, method: str, params: Any, opening: Opening | None = None) -> msgspec.Raw:
         try:
             if opening is None:
                 return await asyncio.wait_for(self.connection.request(method, params), self.handshake_timeout)
-            return await self._replaying(self.connection.request(method, params), opening)
+            return await opening.answer(self.connection.request(method, params), self.handshake_timeout)
         except TimeoutError:
             raise HandshakeTimeout(f"the agent did not answer {method} within {self.handshake_timeout:g} s") from None
         except NotAnAgent as exc:
@@ -426,21 +408,6 @@ class AgentSession:
             raise SessionRefused(f"the agent refused {method}: {exc.message} ({exc.code})") from None
         except ConnectionClosed as exc:
             raise SessionError(f"the agent stopped during {method}: {exc}") from None
-
-    async def _replaying(self, request: Coroutine[Any, Any, msgspec.Raw], opening: _Opening) -> msgspec.Raw:
-        """Await a setup request that may replay a long history: it times out only when nothing arrives."""
-        task = asyncio.ensure_future(request)
-        seen = -1
-        try:
-            while True:
-                done, _ = await asyncio.wait({task}, timeout=self.handshake_timeout)
-                if done:
-                    return task.result()
-                if opening.updates == seen:
-                    raise TimeoutError
-                seen = opening.updates
-        finally:
-            task.cancel()
 
     def _dialect(self) -> Dialect:
         if self.dialect is None:
@@ -459,70 +426,41 @@ class AgentSession:
         if self.session_id is None:
             raise SessionError("no session yet")
         dialect = self._dialect()
-        self._cancelled = False
+        self.turns.cancelled = False
         request_id = self.connection.reserve_id()
         params = methods.PromptRequest(session_id=self.session_id, prompt=list(blocks))
-        self._apply(local.PromptSubmitted(request_id, list(blocks)))
+        self.apply(local.PromptSubmitted(request_id, list(blocks)))
         if resend_of is not None:
-            self._apply(local.PromptResent(request_id, resend_of))
+            self.apply(local.PromptResent(request_id, resend_of))
         if isinstance(dialect, V1Dialect):
-            message_id = self._start_turn(dialect, request_id)
-            task = asyncio.get_running_loop().create_task(self._v1_turn(dialect, request_id, params))
-            self._turns.add(task)
-            task.add_done_callback(self._turns.discard)
+            message_id = self.turns.start(dialect, request_id)
+            self.turns.run(dialect, request_id, params)
             return message_id
         try:
             raw = await self.connection.request("session/prompt", params, request_id=request_id)
         except RpcError as exc:
-            self._apply(local.PromptRejected(request_id, exc.to_object(), cancelled=exc.code == REQUEST_CANCELLED))
+            self.apply(local.PromptRejected(request_id, exc.to_object(), cancelled=exc.code == REQUEST_CANCELLED))
             raise
         if codec.is_v1_prompt_result(bytes(raw)):
             # It said v2 but ended the turn the v1 way: carry on as v1.
-            self._report(WireProblem("the agent negotiated v2 but answered session/prompt like v1", bytes(raw)))
+            self.report(WireProblem("the agent negotiated v2 but answered session/prompt like v1", bytes(raw)))
             v1 = V1Dialect(self.init)
             self.dialect = v1
-            message_id = self._start_turn(v1, request_id)
-            self._end_v1_turn(v1, raw)
+            message_id = self.turns.start(v1, request_id)
+            self.turns.end(v1, raw)
             return message_id
         result = self._decode(codec.decode_prompt_result, raw, "session/prompt result", 2)
-        self._apply(local.PromptAccepted(request_id, result.message_id))
+        self.apply(local.PromptAccepted(request_id, result.message_id))
         return result.message_id
-
-    def _start_turn(self, dialect: Dialect, request_id: int) -> str:
-        items = dialect.turn_started(request_id)
-        for item in items:
-            self._apply(item)
-        return dialect.message_accepted(items)
-
-    async def _v1_turn(self, dialect: V1Dialect, request_id: int, params: methods.PromptRequest) -> None:
-        """A v1 turn lasts as long as its `session/prompt` request (docs/protocol.md §4.2)."""
-        try:
-            raw = await self.connection.request("session/prompt", params, request_id=request_id)
-        except RpcError as exc:
-            for item in dialect.turn_failed(exc.to_object(), after_cancel=self._cancelled):
-                self._apply(item)
-            return
-        except ConnectionClosed:
-            return
-        self._end_v1_turn(dialect, raw)
-
-    def _end_v1_turn(self, dialect: Dialect, raw: msgspec.Raw) -> None:
-        try:
-            stop_reason: Any = codec.decode_prompt_result(bytes(raw), 1).stop_reason
-        except MalformedMessage as exc:
-            self._report(WireProblem(f"session/prompt result: {exc.reason}", bytes(raw)))
-            stop_reason = None
-        for item in dialect.turn_ended(stop_reason):
-            self._apply(item)
 
     async def cancel(self) -> None:
         """`session/cancel`; every open question of every service is answered `cancelled` first (docs/protocol.md §9.3)."""
         if self.session_id is None:
             return
-        self._cancelled = True
+        self.turns.cancelled = True
         for service in self.services:
             service.turn_cancelled()
-        self._apply(local.CancelRequested())
+        self.apply(local.CancelRequested())
         try:
             await self.connection.notify("session/cancel", codec.build_cancel(self.session_id))
         except ConnectionClosed:
@@ -533,7 +471,7 @@ class AgentSession:
 
     def dismiss_submission(self, request_id: int | str) -> None:
         """Drop a failed or cancelled prompt's bubble (a prompt refused before a login, now sent again)."""
-        self._apply(local.SubmissionDismissed(request_id))
+        self.apply(local.SubmissionDismissed(request_id))
 
     async def cancel_tool_call(self, tool_call_id: str) -> None:
         """v2 `tool_call/cancel`, only for a tool call that advertises `capabilities.cancel`."""
@@ -553,7 +491,7 @@ class AgentSession:
         term = self.state.terminal(terminal_id)
         if term is None or not term.cancellable or self.session_id is None or self.dialect is None:
             raise SessionError(f"terminal {terminal_id} cannot be stopped")
-        self._apply(local.TerminalCancelRequested(terminal_id))
+        self.apply(local.TerminalCancelRequested(terminal_id))
         try:
             if self.dialect.agent_owns_terminals:
                 params = CancelTerminalRequest(session_id=self.session_id, terminal_id=terminal_id)
@@ -565,13 +503,13 @@ class AgentSession:
                     return
             raise SessionError(f"terminal {terminal_id} cannot be stopped")
         except RpcError as exc:
-            self._apply(local.TerminalCancelFailed(terminal_id))
+            self.apply(local.TerminalCancelFailed(terminal_id))
             raise SessionError(f"the agent did not stop terminal {terminal_id}: {exc.message} ({exc.code})") from None
         except ConnectionClosed as exc:
-            self._apply(local.TerminalCancelFailed(terminal_id))
+            self.apply(local.TerminalCancelFailed(terminal_id))
             raise SessionError(f"terminal {terminal_id} was not stopped: {exc}") from None
         except SessionError:
-            self._apply(local.TerminalCancelFailed(terminal_id))
+            self.apply(local.TerminalCancelFailed(terminal_id))
             raise
 
     async def set_config_option(self, config_id: str, value: str | bool) -> None:
@@ -600,13 +538,13 @@ class AgentSession:
         if dialect.mode_request(config_id):
             await self._config_request("session/set_mode", {"sessionId": self.session_id, "modeId": value})
             for item in dialect.mode_changed(str(value)):
-                self._apply(item)
+                self.apply(item)
             return
         params = codec.build_set_config_option(self.session_id, config_id, value, dialect.version)
         raw = await self._config_request("session/set_config_option", params)
         result = self._decode(codec.decode_set_config_option_result, raw, "session/set_config_option result")
         for item in dialect.config_result(ConfigOptionUpdate(config_options=result.config_options)):
-            self._apply(item)
+            self.apply(item)
 
     async def _config_request(self, method: str, params: Any) -> msgspec.Raw:
         try:
@@ -616,8 +554,7 @@ class AgentSession:
 
     async def shutdown(self) -> None:
         """Stop the agent: release what the services started, close stdin, then SIGTERM, then SIGKILL its group."""
-        for task in list(self._turns):
-            task.cancel()
+        self.turns.cancel_all()
         await self._close_services()
         await self.process.shutdown()
         if self._own_trace and isinstance(self.trace, WireTrace):
@@ -629,50 +566,9 @@ class AgentSession:
             try:
                 await service.close()
             except Exception as exc:  # noqa: BLE001 - one failing service must not keep the others' processes alive
-                self._report(WireProblem(f"closing the {service.name} service failed: {exc}", b""))
+                self.report(WireProblem(f"closing the {service.name} service failed: {exc}", b""))
 
     # -- incoming --------------------------------------------------------------------------------
-
-    def _on_update(self, params: msgspec.Raw) -> None:
-        """`session/update`: decode for the version, then apply (hot path, synchronous)."""
-        dialect = self.dialect
-        if dialect is None:
-            self._report(WireProblem("session/update before initialize was answered", bytes(params)))
-            return
-        try:
-            session_id, update = codec.decode_update(bytes(params), dialect.version)
-        except MalformedMessage as exc:
-            self._report(WireProblem(f"malformed session/update: {exc.reason}", exc.raw))
-            return
-        opening = self._opening
-        if opening is not None and session_id != self.session_id:
-            self._opening_update(opening, session_id, update)
-            return
-        if self.session_id is None:
-            self._buffered.append((session_id, update))  # session/new has not answered yet
-            return
-        self._route_update(session_id, update)
-
-    def _opening_update(self, opening: _Opening, session_id: str, update: Any) -> None:
-        """An update for the session being opened: into its own model, counted, not shown yet."""
-        if opening.session_id is None:
-            opening.buffered.append((session_id, update))  # `session/new` has not answered yet
-            return
-        if session_id != opening.session_id:
-            self._report(WireProblem(f"session/update for unknown session {session_id!r}", b""))
-            return
-        for item in opening.dialect.update(update):
-            apply(opening.state, item)
-        opening.updates += 1
-        if opening.progress is not None:
-            opening.progress(opening.updates)
-
-    def _route_update(self, session_id: str, update: Any) -> None:
-        if session_id != self.session_id:
-            self._report(WireProblem(f"session/update for unknown session {session_id!r}", b""))
-            return
-        for item in self._dialect().update(update):
-            self._apply(item)
 
     def _on_stderr(self, line: str) -> None:
         if self.trace is not None:
@@ -680,17 +576,18 @@ class AgentSession:
         self._emit(StderrLine(line))
 
     def _on_wire_problem(self, problem: WireProblem) -> None:
-        self._report(problem)
+        self.report(problem)
 
     def _on_exit(self, info: ExitInfo) -> None:
         if self.services:
             # kept referenced until done; shutdown() closes again, which each service makes idempotent
             self._closing = asyncio.get_running_loop().create_task(self._close_services())
-        self._apply(local.AgentExited(returncode=info.code, reason=info.describe()))
+        self.apply(local.AgentExited(returncode=info.code, reason=info.describe()))
 
     # -- helpers ---------------------------------------------------------------------------------
 
-    def _apply(self, item: ModelInput) -> None:
+    def apply(self, item: ModelInput) -> None:
+        """Apply one input to the model and tell the listener what changed (the model's only writer)."""
         changes = apply(self.state, item)
         if changes:
             for change in changes:
@@ -698,8 +595,9 @@ class AgentSession:
                     self.frames.mark_last_received(change.reason)
             self._emit(ModelChanged(changes))
 
-    def _report(self, problem: WireProblem) -> None:
-        self._apply(local.ProtocolProblem(problem.reason, problem.raw[:2000].decode("utf-8", "replace")))
+    def report(self, problem: WireProblem) -> None:
+        """A problem with what the agent sent: marked on its frame and shown in the conversation."""
+        self.apply(local.ProtocolProblem(problem.reason, problem.raw[:2000].decode("utf-8", "replace")))
 
     def _decode(self, decoder: Callable[..., Any], raw: msgspec.Raw, what: str, *args: Any) -> Any:
         try:

@@ -14,12 +14,9 @@ import asyncio
 import os
 import time
 from collections.abc import Callable, Coroutine
-from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from acp_tui.agent.connection import ConnectionClosed
-from acp_tui.agent.dialect import SessionAbilities
 from acp_tui.agent.process import SpawnError
 from acp_tui.agent.session import AgentSession, AuthRequired, SessionError
 from acp_tui.agent.session_events import ModelChanged, SessionEvent, SessionSwitched
@@ -41,44 +38,32 @@ from acp_tui.controller.controller_events import (
     Severity,
     Waiting,
 )
-from acp_tui.controller.login import LoginFlow, Resend
+from acp_tui.controller.login import LoginFlow
+from acp_tui.controller.login_turns import LoginTurns
 from acp_tui.controller.mode_watch import ModeWatch
 from acp_tui.controller.prompt_queue import PromptQueue
 from acp_tui.controller.session_switcher import SessionSwitcher
-from acp_tui.controller.sessions import SessionListing, SessionPage
+from acp_tui.controller.transcript_feed import TranscriptFeed
+from acp_tui.controller.turn_ends import TurnEnds
 from acp_tui.controller.wiring import ServicesFactory, UserAsker, default_services
 from acp_tui.launch import Launch
 from acp_tui.protocol import codec
 from acp_tui.protocol.jsonrpc import AUTH_REQUIRED, RpcError
 from acp_tui.protocol.v2 import ContentBlock
 from acp_tui.sanitize import plain
-from acp_tui.services.auth import (
-    LoggedIn,
-    LoginCancelled,
-    RestartNeeded,
-)
-from acp_tui.session.changes import AgentGone, Change, ConfigChanged, InfoChanged, StateChanged, TurnEnded
-from acp_tui.session.coalesce import coalesce
-from acp_tui.session.model import USER_MESSAGE, Message, SessionState
-from acp_tui.transcript import TranscriptWriter, transcript_path
+from acp_tui.session.changes import AgentGone, ConfigChanged, InfoChanged, StateChanged, TurnEnded
+from acp_tui.session.model import SessionState
 
 #: how long after a cancel before a second Ctrl-C may stop the agent process (and the slow-cancel line shows)
 FORCE_STOP_AFTER = 3.0
-#: how often the transcript is flushed while updates stream (one write per frame, not per update)
-TRANSCRIPT_FRAME = 1 / 30
-
-#: Stop reasons of turns that did not simply end, as the line the conversation keeps (docs/protocol.md §9.2).
-TURN_END_TEXT: dict[str, str] = {
-    "max_tokens": "stopped: token limit",
-    "max_turn_requests": "stopped: request limit",
-}
 
 
 class SessionController:
     """Owns one agent (across restarts) and its session; the UI renders what it reports.
 
-    Listing, opening, starting anew and deleting sessions are its `SessionSwitcher`'s (session_switcher.py);
-    logging in and out its `LoginFlow`'s (login.py).
+    Listing, opening, starting anew and deleting sessions are its `SessionSwitcher`'s (session_switcher.py),
+    asked of `controller.sessions` directly (the session browser's `SessionSource`); logging in and out its
+    `LoginFlow`'s (login.py).
     """
 
     def __init__(
@@ -95,7 +80,6 @@ class SessionController:
         self.asker = asker
         self._emit = emit
         self._services_factory = services
-        self._transcripts = transcripts
         self.force_stop_after = force_stop_after
         self.session: AgentSession | None = None
         #: who the user talks to: the agent's own name from `initialize` once it gave one (its title, else its
@@ -103,7 +87,7 @@ class SessionController:
         self.agent_name = launch.agent_name
         self.queue = PromptQueue()
         self._modes = ModeWatch()  # a mode change is a line in the conversation (mode_watch.py)
-        self.transcript: TranscriptWriter | None = None
+        self.transcript = TranscriptFeed(self)  # the model's changes, written once per frame (transcript_feed.py)
         self.phase: Lifecycle = "stopped"
         #: when the current cancel was sent (None when no cancel is in flight)
         self.cancel_sent_at: float | None = None
@@ -113,16 +97,14 @@ class SessionController:
         self._stderr_lines = 0  # what this agent process wrote to stderr (the panel has the lines)
         self._failure_shown = False  # the reason the agent is gone was already said (no second banner)
         self._previous_session_id: str | None = None
-        self._pending_transcript: list[Change] = []
-        self._transcript_flush: asyncio.TimerHandle | None = None
         self._slow_cancel: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[object]] = set()
-        self._closed = False
-        # Logging in (docs/protocol.md §2.4, login.py): the prompt in flight (sent again if the agent wants a
-        # login first) and the one a login interrupted, to send once logged in.
+        self.closed = False
+        # Logging in (docs/protocol.md §2.4): the login itself (login.py) and what it means for the prompt the
+        # agent refused and the queue (login_turns.py)
         self.login_flow = LoginFlow(self)
-        self._last_prompt: PromptSubmission | None = None
-        self._resend: Resend | None = None
+        self.logins = LoginTurns(self)
+        self.turn_ends = TurnEnds(self)  # how a turn ended, said in the conversation (turn_ends.py)
         self.sessions = SessionSwitcher(self, emit=emit, transcripts=transcripts)
 
     # -- what the UI reads -------------------------------------------------------------------------
@@ -166,33 +148,6 @@ class SessionController:
             return ""
         return "\n".join(self.session.process.stderr_tail(4000).splitlines()[-lines:])
 
-    # -- sessions: what the UI asks of them (the switcher does it; `SessionSource` for the browser) ----------
-
-    @property
-    def current_session_id(self) -> str | None:
-        return self.sessions.current_session_id
-
-    def transcript_sessions(self, *, all_dirs: bool = False) -> list[SessionListing]:
-        return self.sessions.transcript_sessions(all_dirs=all_dirs)
-
-    async def session_abilities(self) -> SessionAbilities:
-        return await self.sessions.session_abilities()
-
-    async def list_sessions(self, cursor: str | None = None, *, all_dirs: bool = False) -> SessionPage:
-        return await self.sessions.list_sessions(cursor, all_dirs=all_dirs)
-
-    async def delete_session(self, session_id: str) -> None:
-        await self.sessions.delete_session(session_id)
-
-    async def open_session(self, session_id: str, *, cwd: str | None = None, history: bool = True) -> bool:
-        return await self.sessions.open_session(session_id, cwd=cwd, history=history)
-
-    async def new_session(self) -> bool:
-        return await self.sessions.new_session()
-
-    def export_markdown(self) -> tuple[str, Path]:
-        return self.sessions.export_markdown()
-
     # -- the agent's life --------------------------------------------------------------------------
 
     async def start(self, resume_id: str | None = None) -> bool:
@@ -214,7 +169,7 @@ class SessionController:
             self._emit(Waiting("waiting for the agent to initialize"))
             await session.initialize()
             self.identify(session)
-            restart_for_login = not await self._open_or_log_in(session, resume_id)
+            restart_for_login = not await self.logins.open_or_log_in(session, resume_id)
         except SpawnError as exc:
             self._unavailable(f"could not start the agent: {exc}")
             return False
@@ -238,15 +193,15 @@ class SessionController:
             await session.shutdown()
             return False
         if restart_for_login:
-            return await self._restart_for_login(session, resume_id)
+            return await self.restart_for_login(session, resume_id)
         self._emit(Waiting(None))
-        self._open_transcript(session)
+        self.sessions.started(session)
         if given := session.tools.given():
             self.note(given)
         for line in session.tools.refused:  # what the agent cannot take is said, never dropped silently
             self.note(line, "warning")
         self._set_phase("ready")
-        if not self._resend_after_login():
+        if not self.logins.resend_after_login():
             self.send_queued()
         return True
 
@@ -266,7 +221,7 @@ class SessionController:
         )
         return session
 
-    async def _open_session(self, session: AgentSession, resume_id: str | None) -> None:
+    async def open_or_resume(self, session: AgentSession, resume_id: str | None) -> None:
         """Resume `resume_id` where the agent can, else open a new session; `AuthRequired` goes to the caller.
 
         The first session may be one the command line asked for (`--resume ID`, `--continue`): opened with its
@@ -319,9 +274,9 @@ class SessionController:
 
     async def shutdown(self) -> None:
         """Cancel running work, then stop the agent cleanly (quit); only the first call does anything."""
-        if self._closed:
+        if self.closed:
             return
-        self._closed = True
+        self.closed = True
         session = self.session
         if session is not None:
             if not self.stopped and (session.state.foreground.busy or session.state.permissions):
@@ -334,123 +289,10 @@ class SessionController:
             await session.shutdown()
         for task in list(self._tasks):
             task.cancel()
-        self.flush_transcript()
-        if self.transcript is not None:
-            self.transcript.close()
+        self.transcript.flush()
+        self.transcript.close()
 
-    # -- logging in (docs/protocol.md §2.4) ----------------------------------------------------------
-
-    async def login(self) -> bool:
-        """The user asked to log in (command palette): offer the agent's methods now; True once logged in.
-
-        A stopped agent is started again (it asks when it needs a login); a working one is left to finish.
-        """
-        session = self.session
-        if session is None or self.stopped:
-            return await (self.restart() if session is not None else self.start())
-        if self.login_flow.active or self.phase == "starting":
-            return False  # a login is already being asked (start-up asks by itself when the agent needs one)
-        if self.busy:
-            self.note("the agent is working; log in once it is done (or cancel the turn first)", "warning")
-            return False
-        match await self.login_flow.log_in(session, None, asked=True, hold=True):
-            case None:
-                self.note("this agent lists no login methods; log in with its own command", "warning")
-                return False
-            case LoggedIn(how=how):
-                self.note(how)
-                return True
-            case RestartNeeded(how=how):
-                self.note(how)
-                return await self._restart_for_login(session, session.session_id)
-            case LoginCancelled(stopped=stopped):
-                if stopped:
-                    self.note("log in again from the command palette (Log in) when you are ready", "warning")
-                return False
-
-    async def logout(self) -> bool:
-        """Log out (command palette): the agent's own logout when it allows it; the login's variables are forgotten."""
-        return await self.login_flow.log_out(None if self.stopped else self.session)
-
-    async def _open_or_log_in(self, session: AgentSession, resume_id: str | None) -> bool:
-        """Open (or resume) the session, logging in and retrying while the agent requires it.
-
-        False: a fresh agent must start first (a terminal login, new variables). Raises `AuthRequired` when
-        the user does not log in, or nothing can be offered.
-        """
-        while True:
-            try:
-                await self._open_session(session, resume_id)
-                return True
-            except AuthRequired as exc:
-                match await self.login_flow.log_in(session, str(exc)):
-                    case LoggedIn(how=how):
-                        self.note(how)
-                    case RestartNeeded(how=how):
-                        self.note(how)
-                        return False
-                    case LoginCancelled() | None:
-                        raise
-
-    def _auth_failed(self, session: AgentSession, reason: str, *, inserted: str | None = None) -> None:
-        """A prompt (or its turn) failed with -32000: log in, then send the prompt again; the queue waits.
-
-        `inserted`: the user message the failed turn began with (the agent inserted the prompt); without it the
-        prompt was refused before insertion and its failed submission is the first try.
-        """
-        if self.login_flow.active or self._closed or session is not self.session:
-            return
-        self.login_flow.active = True  # before anything queued can go out
-        prompt, self._last_prompt = self._last_prompt, None
-        refused = None if inserted is not None else _refused_submission(session.state)
-        resend = Resend(prompt, inserted, refused) if prompt is not None else None
-        self.spawn(self._log_in_and_resend(session, resend, reason))
-
-    async def _log_in_and_resend(self, session: AgentSession, resend: Resend | None, reason: str) -> None:
-        match await self.login_flow.log_in(session, reason, hold=True):
-            case LoggedIn(how=how):
-                self.note(how)
-                self._resend = resend
-                if not self._resend_after_login():
-                    self.send_queued()
-            case RestartNeeded(how=how):
-                self.note(how)
-                self._resend = resend
-                if not await self._restart_for_login(session, session.session_id) and self._resend is not None:
-                    self._requeue(self._resend.prompt)
-                    self._resend = None
-            case LoginCancelled() | None:
-                if resend is not None:
-                    self._requeue(resend.prompt)
-                    self.note(
-                        "not logged in: your prompt waits in the queue; log in from the command palette, "
-                        "then send it with Enter",
-                        "warning",
-                    )
-                self.send_queued()
-
-    def _resend_after_login(self) -> bool:
-        """Send the prompt a login interrupted (nothing the user typed is lost); True when one was sent."""
-        resend, self._resend = self._resend, None
-        if resend is None:
-            return False
-        session = self.session
-        if session is None or session.session_id is None or self.stopped or self.busy:
-            self._requeue(resend.prompt)
-            return False
-        self.note("sending your prompt again")
-        if resend.refused is not None:
-            session.dismiss_submission(resend.refused)  # the refused try goes; the words show once, as sent now
-        self._send(resend.prompt, resend_of=resend.of)
-        return True
-
-    def _requeue(self, submission: PromptSubmission) -> None:
-        """Put a prompt back in the queue, paused: it waits for the user's Enter."""
-        self.queue.add(submission)
-        self.queue.paused = True
-        self._queue_changed()
-
-    async def _restart_for_login(self, session: AgentSession, resume_id: str | None) -> bool:
+    async def restart_for_login(self, session: AgentSession, resume_id: str | None) -> bool:
         """Stop this agent quietly and start a fresh one: it reads the new login or variables when it starts."""
         self._failure_shown = True  # our own stop: no "the agent stopped" banner
         self._stopped_by_user = True
@@ -471,16 +313,16 @@ class SessionController:
         )
         if self.session is None or self.session.session_id is None or self.busy or self.stopped:
             self.queue.add(submission)
-            self._queue_changed()
+            self.queue_changed()
             return False
-        self._send(submission)
+        self.send(submission)
         return True
 
     def send_next(self) -> bool:
         """Send the oldest queued prompt now (also when the queue is paused); True when one was sent."""
         self.queue.paused = False
         sent = self.send_queued()
-        self._queue_changed()
+        self.queue_changed()
         return sent
 
     def unqueue(self, index: int) -> PromptSubmission | None:
@@ -488,7 +330,7 @@ class SessionController:
         submission = self.queue.remove(index)
         if not len(self.queue):
             self.queue.paused = False
-        self._queue_changed()
+        self.queue_changed()
         return submission
 
     def send_queued(self) -> bool:
@@ -498,13 +340,13 @@ class SessionController:
         if session.connection.exit_info is not None:
             return False  # exited; its exit is still being reported: keep the prompts for a restart
         submission = self.queue.pop()
-        self._queue_changed()
+        self.queue_changed()
         if submission is None:
             return False
-        self._send(submission)
+        self.send(submission)
         return True
 
-    def _send(self, submission: PromptSubmission, *, resend_of: str | None = None) -> None:
+    def send(self, submission: PromptSubmission, *, resend_of: str | None = None) -> None:
         self._sending = True
         self._emit(Waiting("waiting for the agent to take the prompt"))
         self.spawn(self._prompt(submission, resend_of))
@@ -516,7 +358,7 @@ class SessionController:
         """
         session = self.session
         assert session is not None
-        self._last_prompt = submission  # sent again after a login (docs/protocol.md §2.4)
+        self.logins.last_prompt = submission  # sent again after a login (docs/protocol.md §2.4)
         try:
             blocks: list[ContentBlock] = [codec.text_block(submission.text)]
             if submission.mentions:
@@ -539,7 +381,7 @@ class SessionController:
         except RpcError as exc:
             # the model holds the failed submission; its widget shows the error
             if exc.code == AUTH_REQUIRED:
-                self._auth_failed(session, exc.message)
+                self.logins.auth_failed(session, exc.message)
         except (ConnectionClosed, SessionError):
             pass  # the exit is reported by the model
         finally:
@@ -552,7 +394,7 @@ class SessionController:
         """A prompt cancelled before it reached the agent waits at the queue's head, paused, not lost."""
         self.queue.put_back(submission)
         self.queue.paused = True
-        self._queue_changed()
+        self.queue_changed()
         self._set_cancel(None)
         self.note("not sent: cancelled before it reached the agent; it waits in the queue", "warning")
 
@@ -622,17 +464,15 @@ class SessionController:
 
     def session_event(self, session: AgentSession, event: SessionEvent) -> None:
         """What the agent session reports (`SessionListener`): fed to the transcript, the UI and the turn."""
-        if session is not self.session or self._closed:
+        if session is not self.session or self.closed:
             return  # a replaced connection's late news
         if isinstance(event, ModelChanged):
-            if self.transcript is not None:  # with none open, nothing would ever flush them
-                self._pending_transcript.extend(event.changes)
-                self._schedule_transcript()
+            self.transcript.changed(event.changes)
             self._emit(event)
             moved = indexed = False
             for change in event.changes:
                 if type(change) is TurnEnded:
-                    self._turn_ended(change)
+                    self.turn_ends.ended(change)
                     indexed = True
                 elif type(change) is StateChanged:
                     moved = True
@@ -655,18 +495,6 @@ class SessionController:
             self._stderr_lines += 1
             self._emit(event)
 
-    def _turn_ended(self, change: TurnEnded) -> None:
-        """A turn's end (once per turn, after all its output): say how it ended; a cancel pauses the queue."""
-        self._mark_turn_end(change.stop_reason, change.error.message if change.error is not None else None)
-        if change.stop_reason == "error" and change.error is not None and change.error.code == AUTH_REQUIRED:
-            if self.session is not None:  # e.g. Claude's adapter (docs/protocol.md §2.4)
-                self._auth_failed(self.session, change.error.message, inserted=_turn_message(self.session.state))
-        else:
-            self._last_prompt = None  # answered: nothing to send again
-        if change.cancel_requested and len(self.queue):
-            self.queue.paused = True  # what the user queued waits until they say so
-            self._queue_changed()
-
     def _turn_progress(self) -> None:
         """The foreground state moved: when the agent is idle, the cancel is over and the next prompt goes."""
         session = self.session
@@ -679,19 +507,6 @@ class SessionController:
         self._set_cancel(None)
         if not self.stopped:
             self.send_queued()
-
-    def _mark_turn_end(self, stop_reason: str | None, error_message: str | None) -> None:
-        """A turn that did not simply end gets a line in the conversation, so the history says so."""
-        if stop_reason is None or stop_reason == "end_turn":
-            return
-        if stop_reason == "error":
-            self.note(f"✗ the turn failed: {plain(error_message or 'unknown error')}", "error")
-        elif stop_reason == "cancelled":
-            self.note("⊘ cancelled")
-        elif stop_reason == "refusal":
-            self.note("the agent refused; this exchange is left out of its context", "warning")
-        else:
-            self.note(TURN_END_TEXT.get(stop_reason, f"stopped ({plain(stop_reason)})"), "warning")
 
     def _agent_gone(self, session: AgentSession) -> None:
         self._previous_session_id = session.session_id or self._previous_session_id
@@ -715,7 +530,7 @@ class SessionController:
             count = self._stderr_lines
             wrote = f"; it wrote {count} line{'s' if count != 1 else ''} to stderr (F2 shows them)" if count else ""
             self.note(f"{how} — press Ctrl-R to restart it{wrote}", "error")
-        elif self.transcript is not None:
+        else:
             self.transcript.note(how)
         if was_starting:
             self._emit(Waiting(None))
@@ -724,9 +539,8 @@ class SessionController:
 
     def note(self, text: str, severity: Severity = "info", *, detail: str = "") -> None:
         """A client line in the conversation and the transcript."""
-        self.flush_transcript()  # keep the transcript in conversation order
-        if self.transcript is not None:
-            self.transcript.note(text)
+        self.transcript.flush()  # keep the transcript in conversation order
+        self.transcript.note(text)
         self._emit(Note(text, severity, detail))
 
     def _unavailable(self, message: str) -> None:
@@ -755,40 +569,8 @@ class SessionController:
         """Show (or, None, clear) what the client waits for in the status line."""
         self._emit(Waiting(what))
 
-    def _queue_changed(self) -> None:
+    def queue_changed(self) -> None:
         self._emit(QueueChanged(self.queue.items, self.queue.paused and bool(len(self.queue))))
-
-    def _open_transcript(self, session: AgentSession) -> None:
-        fresh, self.sessions.fresh_transcript = self.sessions.fresh_transcript, False
-        self.sessions.session_shown()
-        if not self._transcripts or fresh:
-            return  # a session switch opened it (with the history it replayed)
-        if self.transcript is not None:
-            self.transcript.note(f"agent restarted; session {session.session_id}", kind="restart")
-            return
-        label = session.session_id or "session"
-        self.transcript = TranscriptWriter(transcript_path(label, datetime.now()), label=label)
-        self.transcript.note(f"agent {self.launch.agent_name}; session {session.session_id}; cwd {self.launch.cwd}")
-        self.sessions.index_session(session)
-
-    @property
-    def transcript_error(self) -> str | None:
-        return self.transcript.error if self.transcript is not None else None
-
-    def _schedule_transcript(self) -> None:
-        if self._transcript_flush is None:
-            self._transcript_flush = asyncio.get_running_loop().call_later(TRANSCRIPT_FRAME, self.flush_transcript)
-
-    def flush_transcript(self, state: SessionState | None = None) -> None:
-        """Write the pending changes; `state` is the model they belong to (the current one by default)."""
-        if self._transcript_flush is not None:
-            self._transcript_flush.cancel()
-            self._transcript_flush = None
-        changes, self._pending_transcript = self._pending_transcript, []
-        if state is None and self.session is not None:
-            state = self.session.state
-        if changes and self.transcript is not None and state is not None:
-            self.transcript.write_changes(state, coalesce(changes))
 
     def spawn(self, coro: Coroutine[Any, Any, object]) -> None:
         task: asyncio.Task[object] = asyncio.get_running_loop().create_task(coro)
@@ -797,22 +579,6 @@ class SessionController:
 
 
 _EMPTY_STATE = SessionState()
-
-
-def _turn_message(state: SessionState) -> str | None:
-    """The user message the last turn began with, or the one it repeats (a prompt sent again after a login)."""
-    for key, entity in reversed(state.entities.items()):
-        if key[0] == USER_MESSAGE and type(entity) is Message:
-            return entity.resend_of or entity.id
-    return None
-
-
-def _refused_submission(state: SessionState) -> int | str | None:
-    """The prompt the agent refused with "authentication required" before inserting it, if one is shown."""
-    for request_id, submission in reversed(state.submissions.items()):
-        if submission.status == "failed" and submission.error is not None and submission.error.code == AUTH_REQUIRED:
-            return request_id
-    return None
 
 
 __all__ = ["FORCE_STOP_AFTER", "SessionController"]

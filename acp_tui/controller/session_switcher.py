@@ -15,18 +15,19 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from acp_tui.agent.connection import ConnectionClosed
 from acp_tui.agent.dialect import OpenMethod, SessionAbilities
 from acp_tui.agent.process import SpawnError
 from acp_tui.agent.session import AgentSession, SessionError
 from acp_tui.agent.session_events import SessionSwitched
-from acp_tui.controller.controller_events import ControllerEvent, Lifecycle, SessionOpened, Severity
+from acp_tui.controller.controller_events import ControllerEvent, SessionOpened
+from acp_tui.controller.part_host import PartHost
 from acp_tui.controller.sessions import (
     IndexEntry,
     SessionIndex,
@@ -37,6 +38,7 @@ from acp_tui.controller.sessions import (
     same_folder,
     state_title,
 )
+from acp_tui.controller.transcript_feed import TranscriptFeed
 from acp_tui.launch import Launch
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.sanitize import plain
@@ -50,37 +52,16 @@ PROGRESS_EVERY = 0.1
 CLOSE_TIMEOUT = 2.0
 
 
-class SwitcherHost(Protocol):
-    """What the switcher needs of its controller: the agent, its launch and transcript, and its conversation."""
+class SwitcherHost(PartHost, Protocol):
+    """What the switcher needs of its controller besides a part's (`PartHost`): its launch, its transcript, a
+    way to start another agent, and the status line."""
 
     launch: Launch
-    session: AgentSession | None
-    transcript: TranscriptWriter | None
-
-    @property
-    def phase(self) -> Lifecycle: ...
-
-    @property
-    def stopped(self) -> bool: ...
-
-    @property
-    def busy(self) -> bool: ...
-
-    def note(self, text: str, severity: Severity = "info", *, detail: str = "") -> None: ...
+    transcript: TranscriptFeed
 
     def waiting(self, what: str | None) -> None: ...
 
-    def spawn(self, coro: Coroutine[Any, Any, object]) -> None:
-        """Run `coro` as the controller's task (cancelled when it shuts down)."""
-        ...
-
-    def send_queued(self) -> bool:
-        """Send the next queued prompt if the agent can take it now."""
-        ...
-
     def identify(self, session: AgentSession) -> None: ...
-
-    def flush_transcript(self, state: SessionState | None = None) -> None: ...
 
     def new_agent(self, launch: Launch) -> AgentSession:
         """A new connection for `launch` (not started), its events routed like every other's."""
@@ -229,10 +210,10 @@ class SessionSwitcher:
 
     def export_markdown(self) -> tuple[str, Path]:
         """The conversation so far as Markdown (a chat log, from our transcript) and the transcript it came from."""
-        writer = self._host.transcript
+        writer = self._host.transcript.writer
         if writer is None:
             raise SessionError("there is no transcript of this conversation to export")
-        self._host.flush_transcript()
+        self._host.transcript.flush()
         try:
             return render_markdown(writer.path), writer.path
         except OSError as exc:
@@ -259,9 +240,25 @@ class SessionSwitcher:
             return None, False
         return latest.session_id, True
 
+    def started(self, session: AgentSession) -> None:
+        """The agent started with a session: its transcript (a restart goes on in the one open), unless a switch opened it."""
+        fresh, self.fresh_transcript = self.fresh_transcript, False
+        self.session_shown()
+        if not self._transcripts or fresh:
+            return  # a session switch opened it (with the history it replayed)
+        if self._host.transcript.writer is not None:
+            self._host.transcript.note(f"agent restarted; session {session.session_id}", kind="restart")
+            return
+        label = session.session_id or "session"
+        self._host.transcript.writer = TranscriptWriter(transcript_path(label, datetime.now()), label=label)
+        self._host.transcript.note(
+            f"agent {self._host.launch.agent_name}; session {session.session_id}; cwd {self._host.launch.cwd}"
+        )
+        self.index_session(session)
+
     def switched(self, session: AgentSession, event: SessionSwitched) -> None:
         """The agent session now holds another session's model: a transcript of its own, then show it whole."""
-        self._host.flush_transcript(event.previous)  # what was left of the session shown so far
+        self._host.transcript.flush(event.previous)  # what was left of the session shown so far
         self._new_transcript(session)
         replaces = self.had_session
         self.session_shown()
@@ -275,7 +272,7 @@ class SessionSwitcher:
 
     def index_session(self, session: AgentSession) -> None:
         """Keep the index entry of this session's transcript current (title, last activity)."""
-        writer = self._host.transcript
+        writer = self._host.transcript.writer
         if writer is None or session.session_id is None:
             return
         self.index.record(
@@ -328,8 +325,7 @@ class SessionSwitcher:
         try:
             await asyncio.wait_for(session.close_other(session_id), CLOSE_TIMEOUT)
         except (TimeoutError, SessionError, RpcError, ConnectionClosed) as exc:
-            if self._host.transcript is not None:
-                self._host.transcript.note(f"the session left behind was not closed: {plain(str(exc))}")
+            self._host.transcript.note(f"the session left behind was not closed: {plain(str(exc))}")
 
     def replay_progress(self, count: int) -> None:
         now = time.monotonic()
@@ -353,13 +349,12 @@ class SessionSwitcher:
         """A transcript for the session now shown, starting with everything it holds (its replayed history)."""
         if not self._transcripts:
             return
-        if self._host.transcript is not None:
-            self._host.transcript.close()
+        self._host.transcript.close()
         label = session.session_id or "session"
         writer = TranscriptWriter(transcript_path(label, datetime.now()), label=label)
         writer.note(f"agent {self._host.launch.agent_name}; session {session.session_id}; cwd {session.cwd}")
         writer.write_changes(session.state, _whole(session.state))
-        self._host.transcript = writer
+        self._host.transcript.writer = writer
         self.fresh_transcript = True
         self.index_session(session)
 
@@ -387,7 +382,7 @@ class SessionSwitcher:
         finally:
             self._end_switch()
         left = old.session_id
-        self._host.flush_transcript()  # the old session's last changes, against its own model
+        self._host.transcript.flush()  # the old session's last changes, against its own model
         self._host.session, self._host.launch = fresh, launch
         self._host.identify(fresh)
         assert fresh.session_id is not None

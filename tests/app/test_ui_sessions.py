@@ -227,9 +227,9 @@ def user_texts(run: DemoRun) -> list[str]:
 async def test_new_session_then_open_the_first_with_its_history(tmp_path: Path, version: int) -> None:
     async with demo_app(tmp_path, version) as run:
         await run.turn("the first prompt")
-        first = run.chat.controller.current_session_id
+        first = run.chat.controller.sessions.current_session_id
         run.chat.action_sessions("new")
-        await run.wait(lambda: run.chat.controller.current_session_id not in (None, first), "a new session")
+        await run.wait(lambda: run.chat.controller.sessions.current_session_id not in (None, first), "a new session")
         await run.idle()
         await run.wait(lambda: not run.views(UserMessageView), "a fresh timeline")
         run.chat.action_sessions("browse")
@@ -240,7 +240,7 @@ async def test_new_session_then_open_the_first_with_its_history(tmp_path: Path, 
         await run.pilot.press(*"first prompt")
         await run.wait(lambda: len(browser.query_one(SessionList).shown) == 1, "the filter")
         await run.pilot.press("enter")
-        await run.wait(lambda: run.chat.controller.current_session_id == first, "the first session to open")
+        await run.wait(lambda: run.chat.controller.sessions.current_session_id == first, "the first session to open")
         await run.idle()
         assert user_texts(run) == ["the first prompt"]  # replayed once into a fresh timeline
         assert run.views(AgentMessageView)
@@ -274,7 +274,7 @@ async def test_a_large_history_shows_its_end_first_and_the_rest_on_the_way_up(
     write_sessions(store, [(StoredSession("big", str(project), 2, "A long one"), updates)])
     monkeypatch.setenv("ACP_TUI_DEMO_STORE", str(store))
     async with demo_app(tmp_path, 2) as run:
-        assert await run.chat.controller.open_session("big", cwd=str(project))
+        assert await run.chat.controller.sessions.open_session("big", cwd=str(project))
         await run.idle()
         timeline = run.chat.pump.timeline
         assert isinstance(timeline, HistoryTimeline)
@@ -331,7 +331,7 @@ async def test_resume_without_an_id_opens_the_browser_once_the_agent_is_up(tmp_p
         assert isinstance(browser, SessionBrowser)
         await settle(pilot, lambda: browser.rows and not browser.loading, "the agent's list")
         assert browser.abilities.list and [r.session_id for r in browser.rows] == [
-            app.chat.controller.current_session_id if app.chat else None
+            app.chat.controller.sessions.current_session_id if app.chat else None
         ]
         await pilot.press("escape")
         await settle(pilot, lambda: not isinstance(app.screen, SessionBrowser), "the chat again")
@@ -424,7 +424,7 @@ async def test_a_followed_conversation_folds_its_oldest_entries_and_builds_them_
     write_sessions(store, [(StoredSession("big", str(project), 2, "A long one"), updates)])
     monkeypatch.setenv("ACP_TUI_DEMO_STORE", str(store))
     async with demo_app(tmp_path, 2) as run:
-        assert await run.chat.controller.open_session("big", cwd=str(project))
+        assert await run.chat.controller.sessions.open_session("big", cwd=str(project))
         await run.idle()
         timeline = run.chat.pump.timeline
         assert isinstance(timeline, HistoryTimeline)

@@ -513,3 +513,43 @@ def test_the_module_state_walk_sees_what_it_should() -> None:
         "    global G\n"
     )
     assert [name for name, _ in _module_state("m", source)] == ["m.A", "m.B", "m.G"]
+
+
+#: A class holds at most this many methods (issue 23: a hub that grows is split into composed parts, each
+#: with a declared host protocol, as the controller's `LoginFlow` and `SessionSwitcher` are).
+MAX_METHODS = 40
+#: Widgets may be larger: one widget renders one thing and its methods are its event handlers.
+METHOD_CAP_EXEMPT = ("acp_tui.ui.widgets",)
+
+
+def _classes_over(source: str, limit: int) -> Iterator[tuple[str, int]]:
+    """Every class (nested ones too) with more than `limit` methods (`def` and `async def` in its body)."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ClassDef):
+            count = sum(isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) for item in node.body)
+            if count > limit:
+                yield node.name, count
+
+
+def test_no_class_outside_the_widgets_has_more_than_40_methods() -> None:
+    over = [
+        f"{module}.{name}: {count} methods"
+        for module, path in _modules().items()
+        if not any(module == room or module.startswith(room + ".") for room in METHOD_CAP_EXEMPT)
+        for name, count in _classes_over(path.read_text(encoding="utf-8"), MAX_METHODS)
+    ]
+    assert not over, (
+        f"classes over {MAX_METHODS} methods (move a cohesive block into a composed part with a host protocol, "
+        "docs/architecture.md):\n" + "\n".join(over)
+    )
+
+
+def test_the_method_count_sees_what_it_should() -> None:
+    methods = "".join(f"    def m{i}(self) -> None: ...\n" for i in range(40))
+    source = (
+        f"class Forty:\n{methods}"
+        f"class Big:\n{methods}    async def more(self) -> None: ...\n"
+        f"def outer() -> None:\n    class Inner:\n" + methods.replace("    def", "        def") + "        @property\n"
+        "        def one_more(self) -> int: ...\n"
+    )
+    assert sorted(_classes_over(source, MAX_METHODS)) == [("Big", 41), ("Inner", 41)]

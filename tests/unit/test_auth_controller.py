@@ -483,7 +483,7 @@ async def test_a_prompt_sent_again_after_a_login_shows_the_users_words_once(
     else:
         first, again = messages  # the agent did insert two messages: the model keeps both, honestly
         assert again.resend_of == first.id and first.resend_of is None
-    transcript = run.ctl.transcript
+    transcript = run.ctl.transcript.writer
     assert transcript is not None
     await run.ctl.shutdown()
     markdown = render_markdown(transcript.path)
@@ -530,7 +530,7 @@ async def test_a_login_the_agent_does_not_answer_is_cancelled_with_ctrl_c_and_th
     assert withdrawn["params"] == {"requestId": request["id"]}
     assert "session/cancel" not in run.methods_sent()  # a login is not a turn
     # the way back the note gives: log in from the palette, then Enter sends the prompt
-    assert await run.ctl.login()
+    assert await run.ctl.logins.login()
     assert run.ctl.send_next()
     await run.until(lambda: "echo: keep me" in run.answers(), "the prompt answered after logging in")
     assert run.validate_frames() >= 6
@@ -556,11 +556,11 @@ async def test_login_from_the_palette_and_logout_v2(make: RunFactory) -> None:
         {"version": 2, "auth_methods": [AGENT_METHOD_V2, UNKNOWN_V2], "require": "prompt"}, User(["agent-login"])
     )
     assert await run.ctl.start()
-    assert await run.ctl.login()
+    assert await run.ctl.logins.login()
     [request] = run.user.asked
     assert isinstance(request.methods[1], UnsupportedLogin) and request.methods[1].type == "_carrier_pigeon"
     assert [type(m) for m in request.offered] == [AgentLogin]
-    assert await run.ctl.logout()
+    assert await run.ctl.logins.logout()
     assert run.methods_sent()[-2:] == ["auth/login", "auth/logout"]
     assert [m for m in run.received() if m.get("method") == "auth/logout"][0]["params"] == {}
     assert any(note.startswith("logged out") for note in run.notes())
@@ -573,7 +573,7 @@ async def test_v1_logout_only_when_advertised(make: RunFactory, capability: bool
         {"version": 1, "auth_methods": [AGENT_METHOD_V1], "require": "prompt", "logout_capability": capability}, User()
     )
     assert await run.ctl.start()
-    assert await run.ctl.logout() is capability
+    assert await run.ctl.logins.logout() is capability
     assert ("logout" in run.methods_sent()) is capability
     if not capability:
         assert any("offers no way to log out" in note for note in run.notes())
@@ -583,8 +583,8 @@ async def test_v1_logout_only_when_advertised(make: RunFactory, capability: bool
 async def test_logout_is_never_sent_without_methods(make: RunFactory) -> None:
     run = make({"version": 2, "auth_methods": [], "require": "prompt"}, User())
     assert await run.ctl.start()
-    assert not await run.ctl.logout()
-    assert not await run.ctl.login()  # the key entry is offered; the scripted user declines
+    assert not await run.ctl.logins.logout()
+    assert not await run.ctl.logins.login()  # the key entry is offered; the scripted user declines
     assert "auth/logout" not in run.methods_sent() and "auth/login" not in run.methods_sent()
 
 
@@ -871,8 +871,8 @@ async def test_sdk_agents_list_no_methods_so_login_and_logout_are_never_sent(
     ctl = SessionController(launch, asker=user, emit=events.append, transcripts=False)
     try:
         assert await ctl.start()
-        assert not await ctl.logout()
-        assert not await ctl.login()  # only the key entry is offered; the scripted user declines
+        assert not await ctl.logins.logout()
+        assert not await ctl.logins.login()  # only the key entry is offered; the scripted user declines
         assert [request.methods for request in user.asked] == [()]
         version = ctl.session.version if ctl.session is not None else None
     finally:

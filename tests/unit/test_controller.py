@@ -84,7 +84,7 @@ async def test_a_whole_turn_with_a_permission_answered_by_the_script(
     assert calls and calls[-1].status == "completed"
     assert "greet" in agent_text(ctl)
     assert any(isinstance(e, ModelChanged) for e in events)
-    assert ctl.transcript is not None and ctl.transcript.path.exists()
+    assert ctl.transcript.writer is not None and ctl.transcript.writer.path.exists()
 
 
 async def test_cancel_ends_a_slow_turn_and_pauses_what_is_queued(
@@ -206,8 +206,8 @@ async def test_a_hundred_thousand_replayed_updates_open_through_the_controller(
     try:
         assert await ctl.start()
         before = len(events)
-        assert await ctl.open_session("replay-100000")
-        assert ctl.current_session_id == "replay-100000"
+        assert await ctl.sessions.open_session("replay-100000")
+        assert ctl.sessions.current_session_id == "replay-100000"
         assert any(isinstance(e, SessionOpened) for e in events[before:])
         assert len(events) - before < 1_000  # progress is throttled: no event per replayed update
         assert sum(1 for key in ctl.state.entities if key[0] == USER_MESSAGE) == 1_000

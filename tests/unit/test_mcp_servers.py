@@ -295,8 +295,8 @@ async def test_the_conversation_says_what_was_given_and_what_not(
     ctl = SessionController(launch, asker=ScriptedUser([]), emit=events.append)
     try:
         assert await ctl.start()
-        assert ctl.transcript is not None
-        transcript = ctl.transcript.path
+        assert ctl.transcript.writer is not None
+        transcript = ctl.transcript.writer.path
     finally:
         await ctl.shutdown()
     notes = [(e.text, e.severity) for e in events if isinstance(e, Note)]

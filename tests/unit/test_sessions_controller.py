@@ -156,7 +156,7 @@ async def test_new_session_list_and_open_with_history(tmp_path: Path, runs: list
         and ctl.sessions.abilities.can_open
     )
 
-    assert await ctl.new_session()
+    assert await ctl.sessions.new_session()
     assert ctl.session is not None and ctl.session.session_id != first
     assert ctl.state is not first_state and run.opened()[-1].replaces
     assert run.texts(USER_MESSAGE) == []  # a fresh conversation
@@ -165,13 +165,13 @@ async def test_new_session_list_and_open_with_history(tmp_path: Path, runs: list
         "the left session to be closed",
     )
 
-    page = await ctl.list_sessions()
+    page = await ctl.sessions.list_sessions()
     assert {row.session_id for row in page.sessions} >= {first, ctl.session.session_id}
     row = next(r for r in page.sessions if r.session_id == first)
     assert row.title == "hello there" and row.updated_at is not None and row.cwd == str(tmp_path)
     assert page.sessions[0].session_id in {first, ctl.session.session_id}  # newest first
 
-    assert await ctl.open_session(first or "", cwd=row.cwd)
+    assert await ctl.sessions.open_session(first or "", cwd=row.cwd)
     assert ctl.session.session_id == first
     assert run.texts(USER_MESSAGE) == ["hello there", "and a second prompt"]  # replayed once, no duplicates
     assert any("greet" in text or text for text in run.texts(AGENT_MESSAGE))
@@ -187,9 +187,9 @@ async def test_new_session_list_and_open_with_history(tmp_path: Path, runs: list
     else:
         assert opened[-1]["method"] == "session/load"
     # our transcript of the opened session starts with its whole history
-    assert ctl.transcript is not None
+    assert ctl.transcript.writer is not None
     await asyncio.sleep(0.1)  # the transcript is written once per frame
-    markdown = render_markdown(ctl.transcript.path)
+    markdown = render_markdown(ctl.transcript.writer.path)
     assert markdown.index("hello there") < markdown.index("and a second prompt") < markdown.index("after opening")
 
 
@@ -204,16 +204,16 @@ async def test_unknown_id_bad_cursor_and_a_broken_replay_leave_the_conversation(
     await run.turn("keep me")
     kept_id, kept_state = ctl.session.session_id if ctl.session else None, ctl.state
 
-    assert not await ctl.open_session("no-such-session")
+    assert not await ctl.sessions.open_session("no-such-session")
     assert ctl.session is not None and ctl.session.session_id == kept_id and ctl.state is kept_state
     assert any(n.startswith("could not open the session") and "this conversation stays" in n for n in run.notes)
 
     with pytest.raises(SessionError, match="refused session/list"):
-        await ctl.list_sessions("not-a-cursor")
+        await ctl.sessions.list_sessions("not-a-cursor")
 
-    assert await ctl.new_session()
+    assert await ctl.sessions.new_session()
     left_again = ctl.session.session_id if ctl.session else None
-    assert not await ctl.open_session(kept_id or "")  # the demo breaks the replay halfway
+    assert not await ctl.sessions.open_session(kept_id or "")  # the demo breaks the replay halfway
     assert ctl.session.session_id == left_again
     assert "could not read the rest" in run.notes[-1]
     await run.turn("still here")  # the session shown goes on
@@ -226,15 +226,15 @@ async def test_delete_and_paging(tmp_path: Path, runs: list[Run], version: int) 
     run = start(runs, launch_for(demo_argv(), tmp_path, version, trace, env={"ACP_TUI_DEMO_PAGE_SIZE": "2"}))
     ctl = run.controller
     assert await ctl.start()
-    ids = [ctl.current_session_id or ""]
+    ids = [ctl.sessions.current_session_id or ""]
     for _ in range(4):
-        assert await ctl.new_session()
-        ids.append(ctl.current_session_id or "")
+        assert await ctl.sessions.new_session()
+        ids.append(ctl.sessions.current_session_id or "")
     seen: list[str] = []
     cursor: str | None = None
     pages = 0
     while True:
-        page = await ctl.list_sessions(cursor)
+        page = await ctl.sessions.list_sessions(cursor)
         pages += 1
         seen.extend(r.session_id for r in page.sessions)
         cursor = page.next_cursor
@@ -243,13 +243,13 @@ async def test_delete_and_paging(tmp_path: Path, runs: list[Run], version: int) 
     assert pages == 3 and sorted(seen) == sorted(ids)
 
     with pytest.raises(SessionError, match="open session"):
-        await ctl.delete_session(ids[-1])
-    await ctl.delete_session(ids[0])
-    await ctl.delete_session(ids[0])  # idempotent
-    page = await ctl.list_sessions()
+        await ctl.sessions.delete_session(ids[-1])
+    await ctl.sessions.delete_session(ids[0])
+    await ctl.sessions.delete_session(ids[0])  # idempotent
+    page = await ctl.sessions.list_sessions()
     rest = [r.session_id for r in page.sessions]
     while page.next_cursor is not None:
-        page = await ctl.list_sessions(page.next_cursor)
+        page = await ctl.sessions.list_sessions(page.next_cursor)
         rest.extend(r.session_id for r in page.sessions)
     assert ids[0] not in rest and len(rest) == 4
     sent = validate_trace(trace, version)
@@ -283,7 +283,7 @@ async def test_continue_and_resume_across_runs_and_quit_closes(tmp_path: Path, r
     assert await third.controller.start()
     assert third.texts(USER_MESSAGE) == ["yesterday's question", "today's question"]
     # the transcripts we wrote know it too, for this agent and folder
-    rows = third.controller.transcript_sessions()
+    rows = third.controller.sessions.transcript_sessions()
     assert yesterday in {r.session_id for r in rows}
     for name in ("two.jsonl", "three.jsonl"):
         validate_trace(tmp_path / name, version)
@@ -309,18 +309,18 @@ async def test_a_session_of_another_folder_is_opened_by_an_agent_started_there(
     other = start(runs, launch_for(demo_argv(), elsewhere, version, tmp_path / "other.jsonl", env=env))
     assert await other.controller.start()
     await other.turn("made elsewhere")
-    made = other.controller.current_session_id or ""
+    made = other.controller.sessions.current_session_id or ""
     await other.controller.shutdown()
 
     run = start(runs, launch_for(demo_argv(), here, version, tmp_path / "wire.jsonl", env=env))
     ctl = run.controller
     assert await ctl.start()
-    assert made not in {r.session_id for r in (await ctl.list_sessions()).sessions}  # this folder's only
-    everywhere = await ctl.list_sessions(all_dirs=True)
+    assert made not in {r.session_id for r in (await ctl.sessions.list_sessions()).sessions}  # this folder's only
+    everywhere = await ctl.sessions.list_sessions(all_dirs=True)
     row = next(r for r in everywhere.sessions if r.session_id == made)
     assert row.cwd == str(elsewhere)
     old_process = ctl.session
-    assert await ctl.open_session(made, cwd=row.cwd)
+    assert await ctl.sessions.open_session(made, cwd=row.cwd)
     assert ctl.session is not old_process and ctl.session is not None and ctl.session.cwd == str(elsewhere)
     assert ctl.launch.cwd == elsewhere and run.opened()[-1].cwd == str(elsewhere)
     assert run.texts(USER_MESSAGE) == ["made elsewhere"]
@@ -359,7 +359,7 @@ async def test_ten_thousand_sessions_page_through_and_filter(tmp_path: Path, run
     rows = []
     cursor: str | None = None
     while True:
-        page = await run.controller.list_sessions(cursor)
+        page = await run.controller.sessions.list_sessions(cursor)
         rows.extend(page.sessions)
         if (cursor := page.next_cursor) is None:
             break
@@ -408,10 +408,10 @@ async def test_ts_sdk_agent_lists_resumes_with_replay_and_closes(
     await run.turn("Hello, who are you?")
     answer = run.texts(AGENT_MESSAGE)
     assert answer
-    assert await ctl.new_session()
-    page = await ctl.list_sessions()
+    assert await ctl.sessions.new_session()
+    page = await ctl.sessions.list_sessions()
     assert first in {r.session_id for r in page.sessions}
-    assert await ctl.open_session(first, cwd=str(tmp_path))
+    assert await ctl.sessions.open_session(first, cwd=str(tmp_path))
     assert run.texts(USER_MESSAGE) == ["Hello, who are you?"] and run.texts(AGENT_MESSAGE) == answer
     await run.turn("once more")
     sent = validate_trace(trace, 2)
@@ -429,13 +429,13 @@ async def test_recorded_claude_v2_resume_traffic_lists_and_opens_with_history(tm
     ctl = run.controller
     assert await ctl.start()
     assert ctl.sessions.abilities.delete and ctl.sessions.abilities.list and not ctl.sessions.abilities.load
-    page = await ctl.list_sessions()
+    page = await ctl.sessions.list_sessions()
     titles = {row.session_id: row.title for row in page.sessions}
     assert titles["0fc11f28-7c41-4bc9-b9e1-906896eaa52e"] == "Please WRITEFILE now"
     assert [r.updated_at for r in page.sessions] == sorted((r.updated_at for r in page.sessions), reverse=True)  # type: ignore[type-var]
     target = "47175e42-d552-4a31-8473-1ba629248023"
     assert target in titles
-    assert await ctl.open_session(target)
+    assert await ctl.sessions.open_session(target)
     assert run.texts(USER_MESSAGE) == ["Hello, who are you?"]
     assert run.texts(AGENT_MESSAGE) == ["Hello from mock LLM. You said: Hello, who are you?"]
     assert ctl.state.info.title == "Hello, who are you?" and not ctl.state.foreground.busy
@@ -461,14 +461,14 @@ async def test_claude_adapter_continues_yesterdays_session_with_its_history(
     first = start(runs, first_launch)
     assert await first.controller.start()
     await first.turn("hello there")
-    yesterday = first.controller.current_session_id
+    yesterday = first.controller.sessions.current_session_id
     assert "Hello from mock LLM. You said: hello there" in first.texts(AGENT_MESSAGE)
     await first.controller.shutdown()
     assert "session/close" in methods_sent(validate_trace(tmp_path / "one.jsonl", version))
 
     second = start(runs, replace(first_launch, log_path=tmp_path / "two.jsonl", continue_last=True))
     assert await second.controller.start()
-    assert second.controller.current_session_id == yesterday
+    assert second.controller.sessions.current_session_id == yesterday
     assert second.texts(USER_MESSAGE) == ["hello there"]
     assert "Hello from mock LLM. You said: hello there" in second.texts(AGENT_MESSAGE)
     await second.turn("and again")
@@ -476,7 +476,7 @@ async def test_claude_adapter_continues_yesterdays_session_with_its_history(
     sent = validate_trace(tmp_path / "two.jsonl", version)
     opened = next(m for m in sent if m.get("method") in ("session/load", "session/resume"))
     assert opened["method"] == ("session/resume" if version == 2 else "session/load")
-    page = await second.controller.list_sessions()
+    page = await second.controller.sessions.list_sessions()
     assert yesterday in {r.session_id for r in page.sessions}
 
 

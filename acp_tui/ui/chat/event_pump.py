@@ -136,7 +136,7 @@ class EventPump:
             self.timeline.apply(change)
             self.renderer.apply(state, change)
         self.timeline.trim()  # a long turn keeps a few screens built; the rest on scroll
-        error = self.controller.transcript_error
+        error = self.controller.transcript.error
         if error is not None and not self._transcript_warned:
             self._transcript_warned = True  # say it once; the conversation itself goes on
             self._transcript_error(error)

@@ -257,10 +257,10 @@ class ChatScreen(Screen[None]):
 
     def action_log_in(self) -> None:
         """The command palette's "Log in": the agent's login methods (docs/protocol.md §2.4)."""
-        self.run_worker(self.controller.login(), group="login")
+        self.run_worker(self.controller.logins.login(), group="login")
 
     def action_log_out(self) -> None:
-        self.run_worker(self.controller.logout(), group="login")
+        self.run_worker(self.controller.logins.logout(), group="login")
 
     def action_restart_agent(self) -> None:
         """Ctrl+R: restart a stopped agent; a running one only when asked twice (it would lose its work)."""

@@ -57,23 +57,23 @@ class SessionActions:
 
     def browse(self) -> None:
         """The session browser; the session chosen is opened (with its history) when it closes."""
-        browser = SessionBrowser(self.controller, self.controller.launch.cwd)
+        browser = SessionBrowser(self.controller.sessions, self.controller.launch.cwd)
         self.screen.app.push_screen(browser, self._chosen)
 
     def _chosen(self, row: SessionListing | None) -> None:
         if row is not None:
             self.screen.run_worker(
-                self.controller.open_session(row.session_id, cwd=row.cwd), group="session-open", exclusive=True
+                self.controller.sessions.open_session(row.session_id, cwd=row.cwd), group="session-open", exclusive=True
             )
 
     def new(self) -> None:
-        self.screen.run_worker(self.controller.new_session(), group="session-open", exclusive=True)
+        self.screen.run_worker(self.controller.sessions.new_session(), group="session-open", exclusive=True)
 
     def export(self) -> None:
         """Save the conversation so far as Markdown, to a file the user confirms."""
         app = self.screen.app
         try:
-            markdown, transcript = self.controller.export_markdown()
+            markdown, transcript = self.controller.sessions.export_markdown()
         except SessionError as exc:
             app.notify(plain(str(exc)), title="export", severity="warning", markup=False)
             return
