@@ -279,10 +279,17 @@ async def test_a_large_history_shows_its_end_first_and_the_rest_on_the_way_up(
         timeline = run.chat.pump.timeline
         assert isinstance(timeline, HistoryTimeline)
         conversation = run.chat.conversation
-        await run.wait(lambda: conversation.max_scroll_y > 0, "the history laid out")
-        await run.pilot.pause()
-        # the replay is over: the view is at its newest entry, following, never left mid-history
-        assert conversation.scroll_y == conversation.max_scroll_y and conversation.following
+        # the replay is over: the view comes to rest at its newest entry, following, never left mid-history (the
+        # anchor is taken a callback after the first overflow, so wait for it rather than read one frame)
+        await run.wait(
+            lambda: (
+                conversation.max_scroll_y > 0
+                and conversation.is_anchored
+                and conversation.scroll_y == conversation.max_scroll_y
+            ),
+            "the history laid out at its end",
+        )
+        assert conversation.following
         shown = user_texts(run)
         assert shown[-1] == "question 299" and len(shown) < 40 and timeline.hidden > 500
         earlier = run.views(EarlierEntries)
