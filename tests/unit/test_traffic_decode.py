@@ -24,6 +24,7 @@ RECORDINGS = {
     "claude-v2-cancel.log",
     "claude-v2-plan.log",
     "claude-v2-resume.log",
+    "claude-v2-subagent.log",
     "claude-v2-tool.log",
     "claude-v2.log",
     "dual-v1.log",

@@ -171,3 +171,20 @@ def test_claude_v1_tool_turn_through_adapter() -> None:
     mode = state.config_options[0]
     assert (getattr(mode, "config_id", None), getattr(mode, "current_value", None)) == ("mode", "default")
     assert state.info.title == "Please WRITEFILE now"
+
+
+def test_claude_v2_subagent_lands_in_its_lane_with_its_own_permission() -> None:
+    replayed = Replay(TRAFFIC / "claude-v2-subagent.log")
+    state = replayed.state
+    assert state.problem_count == 0, list(state.problems)
+    [child] = state.subagents.values()
+    assert child.title == "Write hello" and child.description == "general-purpose" and child.parent_id is None
+    assert state.get("subagent", child.session_id) is child  # one lane in the parent's timeline
+    # the child's work is its own: the Write call, its permission, its prompt; none of it in the parent
+    [write] = child.tool_calls
+    assert write.title == "Write hello.txt" and write.status == "completed"
+    assert not [e for e in state.entities.values() if isinstance(e, ToolCall)]
+    assert messages(child.model, USER_MESSAGE) == ["WRITEFILE for the parent"]
+    assert not child.model.permissions and not state.permissions
+    assert child.ended and child.stop_reason == "end_turn"
+    assert child.reply.startswith("Async agent launched")  # the adapter's own reply text, kept as data

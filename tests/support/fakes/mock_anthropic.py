@@ -97,8 +97,8 @@ def choose_reply(request: dict[str, Any], cwd: str) -> list[Block]:
         ]
         return [Text("Making a plan."), ToolUse("TodoWrite", {"todos": todos})]
     if "SUBAGENT" in said and (tools & {"Agent", "Task"}):
-        # the parent delegates: the child's own prompt asks for a command, so its Bash call asks permission
-        task = {"description": "Print hi", "prompt": "RUNCMD for the parent", "subagent_type": "general-purpose"}
+        # the parent delegates: the child's own prompt asks for a file write, so its Write call asks permission
+        task = {"description": "Write hello", "prompt": "WRITEFILE for the parent", "subagent_type": "general-purpose"}
         return [Text("Delegating to a subagent."), ToolUse("Agent" if "Agent" in tools else "Task", task)]
     if "RUNCMD" in said and "Bash" in tools:
         return [Text("I will run a command."), ToolUse("Bash", {"command": "echo hi", "description": "Print hi"})]
