@@ -9,6 +9,7 @@ from __future__ import annotations
 from acp_tui.protocol.v2 import (
     AgentMessage,
     BackgroundWork,
+    ContentBlock,
     SessionMessage,
     StateUpdate,
     SubagentState,
@@ -16,14 +17,14 @@ from acp_tui.protocol.v2 import (
     TextContent,
     ToolCallUpdate,
 )
-from acp_tui.session.changes import EntityAdded, EntityChanged, ProblemAdded
+from acp_tui.session.changes import Change, EntityAdded, EntityChanged, ProblemAdded
 from acp_tui.session.local_events import AgentExited, ChildUpdate
 from acp_tui.session.model import AGENT_MESSAGE, SUBAGENT, Message, SessionState, Subagent
 from acp_tui.session.reducer import apply
 from acp_tui.session.subagents import LANE, MAX_DEPTH, MAX_ENTRIES, MAX_SUBAGENTS, subagent_name
 
 
-def announce(s: SessionState, child: str, **fields: object) -> list[object]:
+def announce(s: SessionState, child: str, **fields: object) -> list[Change]:
     return list(apply(s, SubagentUpdate(session_id=child, **fields)))  # type: ignore[arg-type]
 
 
@@ -127,10 +128,10 @@ def test_the_agent_exiting_closes_every_child() -> None:
 def test_session_messages_between_parent_and_child() -> None:
     s = SessionState()
     announce(s, "c")
-    text = [TextContent(text="Find the tests")]
+    text: list[ContentBlock] = [TextContent(text="Find the tests")]
     apply(s, SessionMessage(message_id="m", sender_session_id="root", recipient_session_id="c", content=text))
     apply(s, ChildUpdate("c", SessionMessage(message_id="m", sender_session_id="root", content=text)))
-    reply = [TextContent(text="3 tests")]
+    reply: list[ContentBlock] = [TextContent(text="3 tests")]
     apply(s, SessionMessage(message_id="r", sender_session_id="c", recipient_session_id="root", content=reply))
     child = child_of(s, "c")
     assert child.prompt == "Find the tests" and child.reply == "3 tests"
