@@ -10,6 +10,7 @@ from typing import Any
 
 from acp_tui.agent.session import AgentSession
 from acp_tui.protocol.v2 import TextContent
+from acp_tui.services.base import ClientService
 from acp_tui.services.permission import PermissionService
 from acp_tui.services.subagents import SubagentService
 from acp_tui.session.model import ToolCall
@@ -24,7 +25,7 @@ SCRIPTED = str(AGENTS_DIR / "scripted_agent.py")
 async def start(tmp_path: Path, script: dict[str, Any], recorder: Recorder) -> AgentSession:
     path = tmp_path / "script.json"
     path.write_text(json.dumps(script))
-    services = [PermissionService(recorder), SubagentService()]
+    services: list[ClientService] = [PermissionService(recorder), SubagentService()]
     session = AgentSession(
         [sys.executable, SCRIPTED, str(path)], cwd=tmp_path, trace=recorder, listener=recorder, services=services
     )
