@@ -104,21 +104,24 @@ def subagent_steps(*, ask: bool = False, end: bool = True) -> list[Step]:
     steps.append(
         child({"sessionUpdate": "agent_message", "messageId": "cm-1", "content": _text("Found [bold]3[/] tests")})
     )
-    if end:
-        steps += [
-            child({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}),
-            announce("idle"),
-            parent(
-                {
-                    "sessionUpdate": "session_message",
-                    "messageId": "toolu_1:reply",
-                    "senderSessionId": CHILD,
-                    "recipientSessionId": "$SESSION",
-                    "content": _text("3 tests found"),
-                }
-            ),
-        ]
-    return steps
+    return steps + subagent_end() if end else steps
 
 
-__all__ = ["CHILD", "TITLE", "announce", "child", "child_permission", "parent", "subagent_steps"]
+def subagent_end() -> list[Step]:
+    """The child goes idle, the parent mirrors it, and the child's reply reaches the parent."""
+    return [
+        child({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}),
+        announce("idle"),
+        parent(
+            {
+                "sessionUpdate": "session_message",
+                "messageId": "toolu_1:reply",
+                "senderSessionId": CHILD,
+                "recipientSessionId": "$SESSION",
+                "content": _text("3 tests found"),
+            }
+        ),
+    ]
+
+
+__all__ = ["CHILD", "TITLE", "announce", "child", "child_permission", "parent", "subagent_end", "subagent_steps"]
