@@ -1,6 +1,6 @@
 """A subagent's lane (docs/protocol.md, *Subagents*): a child session's work, under the line that names it.
 
-The line reads `◐ ↳ Explore the tests · general-purpose · 2 tool calls ▾`: the child's state as a tool
+The line reads `◐ ◇ Explore the tests · general-purpose · 2 tool calls ▾`: the child's state as a tool
 call's status glyph, its name and description as the agent labelled it, how many tool calls it made, and
 the arrow. Open, its work follows indented: its messages (the parent's task first), one line per tool
 call as a card's line reads (status glyph, kind icon, title), a nested subagent as one line, and its
