@@ -84,6 +84,7 @@ def route(root: SessionState, event: ChildUpdate, apply: Apply) -> list[Change]:
         return announce(root, child, item)
     if type(item) is SessionMessage:
         item = _as_message(item, child.session_id)
+    seen = child.model.problem_count
     apply(child.model, item)
     if type(item) is StateUpdate:
         _set_state(child, item.state, item.stop_reason)
@@ -91,7 +92,12 @@ def route(root: SessionState, event: ChildUpdate, apply: Apply) -> list[Change]:
     while len(entities) > MAX_ENTRIES:
         entities.pop(next(reversed(entities)))  # the newest beyond the cap goes; what was shown stays
         child.dropped += 1
-    return [EntityChanged(lane_key(root, child), LANE)]
+    changes: list[Change] = [EntityChanged(lane_key(root, child), LANE)]
+    new = min(child.model.problem_count - seen, len(child.model.problems))
+    for problem in list(child.model.problems)[len(child.model.problems) - new :]:
+        # what the child sent that could not be used is the session's problem too (F3 lists it)
+        changes.extend(_problem(root, f"subagent {child.name[:80]}: {problem.reason}", problem.detail))
+    return changes
 
 
 def message(root: SessionState, update: SessionMessage, apply: Apply) -> list[Change]:

@@ -140,3 +140,10 @@ def test_session_messages_between_parent_and_child() -> None:
     apply(s, SessionMessage(message_id="x", sender_session_id="p", recipient_session_id="q", content=reply))
     stray = s.message(AGENT_MESSAGE, "x")
     assert isinstance(stray, Message) and stray.text == "3 tests"
+
+
+def test_what_a_child_sent_that_could_not_be_used_is_a_problem_of_the_session() -> None:
+    s = SessionState()
+    announce(s, "c", title="Explore")
+    apply(s, ChildUpdate("c", object()))  # nothing the reducer knows
+    assert s.problem_count == 1 and s.problems[-1].reason == "subagent Explore: unsupported update"

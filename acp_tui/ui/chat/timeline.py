@@ -240,6 +240,8 @@ class TimelineRenderer:
             view: Widget = ToolCallCard(entity, terminal_factory=self._terminal_for_card, context=context)
         elif kind == TERMINAL:
             view = TerminalView(entity, context=self.conversation.context)
+        elif kind == SUBAGENT:
+            view = SubagentLane(entity, context=self.conversation.context)
         elif kind in VIEWS:
             view = VIEWS[kind](entity)
         else:

@@ -22,6 +22,7 @@ from textual.color import Color
 from textual.widget import Widget
 from textual.widgets import Static
 
+from acp_tui.path_text import NO_CONTEXT, ViewContext
 from acp_tui.sanitize import multiline, plain
 from acp_tui.session.model import AGENT_MESSAGE, AGENT_THOUGHT, USER_MESSAGE, Message, Subagent, ToolCall
 from acp_tui.ui.widgets.icons import GLYPHS, Pill, kind_icon, status_pill
@@ -57,9 +58,10 @@ class SubagentLane(Widget, can_focus=True):
 
     DEFAULT_CSS = Path(__file__).with_name("subagent_lane.tcss").read_text(encoding="utf-8")
 
-    def __init__(self, child: Subagent) -> None:
+    def __init__(self, child: Subagent, *, context: ViewContext = NO_CONTEXT) -> None:
         super().__init__()
         self.child = child
+        self.context = context  # the session folder: paths in tool-call titles read relative to it
         self._user_expanded: bool | None = None
         self._header = _LaneHeader(self)
         self._body = Static(classes="lane--body")
@@ -132,7 +134,8 @@ class SubagentLane(Widget, can_focus=True):
                 break
             if type(entity) is ToolCall:
                 line = Text(status_pill(entity.status, interrupted=entity.interrupted).text.split(" ", 1)[0])
-                line.append(f" {kind_icon(entity.kind)} {plain(entity.title or entity.name or entity.id)}")
+                title = self.context.text(entity.title) if entity.title else plain(entity.name or entity.id)
+                line.append(f" {kind_icon(entity.kind)} {title}")
                 lines.append(line)
             elif type(entity) is Message and entity.key[0] in (USER_MESSAGE, AGENT_MESSAGE, AGENT_THOUGHT):
                 lines.extend(_message_lines(entity))
