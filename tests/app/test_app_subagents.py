@@ -62,11 +62,15 @@ async def test_the_lane_is_open_while_the_child_works_and_closes_when_it_ends(tm
         await wait_until(pilot, lambda: lane.child.ended and not lane.expanded, "the lane to close")
         await wait_until(pilot, lambda: chat.status.values.state == "idle", "the turn to end")
         assert "↩ 3 tests found" in lane.body_text().plain
-        lane.focus()
+        chat.prompt_input.focus()
+        await pilot.press("tab")  # from the prompt to the newest entry that takes the focus: the lane
+        assert app.focused is lane
         await pilot.press("enter")
         assert lane.expanded and lane.has_class("-expanded")
         await pilot.click(lane.query_one("_LaneHeader"))
         assert not lane.expanded
+        await pilot.press("h")  # typing away from the prompt lands in it
+        assert app.focused is chat.prompt_input and chat.prompt_input.text == "h"
     run.validate_all()
 
 
