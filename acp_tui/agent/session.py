@@ -672,8 +672,8 @@ class AgentSession:
 
     def _route_update(self, session_id: str, update: Any) -> None:
         if session_id != self.session_id:
-            if session_id in self.state.subagents and self._dialect().version == 2:  # session/subagents.py
-                for item in self._dialect().update(update):
+            if session_id in self.state.subagents:  # session/subagents.py
+                for item in self._dialect().child_update(session_id, update):
                     self._apply(local.ChildUpdate(session_id, item))
                 return
             self._report(WireProblem(f"session/update for unknown session {session_id!r}", b""))

@@ -2,9 +2,8 @@
 
 Nothing to answer here: a child's updates go to its lane (session/subagents.py) and its permission requests
 through the one permission queue, labelled with its name (services/permission.py). Claude's ACP adapter
-sends its subagents' own sessions only to a client that advertises `subagents` as an object; v1 is not
-advertised, since a v1 child's updates would run through the parent's implicit-turn adapter
-(docs/protocol.md, *Subagents*).
+sends its subagents' own sessions only to a client that advertises `subagents` as an object, in v2 and
+in v1 (where each child gets its own v1 adapter, `V1Dialect.child_update`; docs/protocol.md §10.6).
 """
 
 from __future__ import annotations
@@ -15,12 +14,12 @@ from acp_tui.services.base import Capabilities, ServiceContext, ServiceHandler
 
 
 class SubagentService:
-    """Advertises `subagents: {}` in v2; answers no method."""
+    """Advertises `subagents: {}` (v2 `capabilities`, v1 `clientCapabilities`); answers no method."""
 
     name = "subagents"
 
     def capabilities(self) -> Capabilities:
-        return Capabilities(v2={"subagents": {}})
+        return Capabilities(v2={"subagents": {}}, v1={"subagents": {}})
 
     def methods(self) -> Mapping[str, ServiceHandler]:
         return {}

@@ -10,9 +10,11 @@ API and blocks the call), as in the recorded `claude-v2-subagent.log`.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
+from acp_tui.session.v1_adapter import V1_MODE_CONFIG_ID
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.widgets.subagent_lane import SubagentLane
 from acp_tui.ui.widgets.tool_call import ToolCallCard
@@ -22,13 +24,15 @@ from tests.support.scripted_app import armed_dialog
 
 
 @pytest.mark.timeout(180)
+@pytest.mark.parametrize("protocol", [2, 1], ids=["v2", "v1"])
 async def test_claude_subagent_work_and_permission_show_in_its_lane(
     tmp_path: Path,
     claude_adapter: list[str],  # noqa: F811
     mock_model: int,  # noqa: F811
+    protocol: Literal[1, 2],
 ) -> None:
     project = tmp_path / "src" / "project"
-    app = AcpApp(_launch(claude_adapter, project, mock_model, 2), arm_delay=0.1)
+    app = AcpApp(_launch(claude_adapter, project, mock_model, protocol), arm_delay=0.1)
     async with app.run_test(size=(140, 45)) as pilot:
         run = AppRun(app, pilot, tmp_path / "no-record.jsonl")
         await run.wait(
@@ -41,8 +45,8 @@ async def test_claude_subagent_work_and_permission_show_in_its_lane(
             timeout=60,
         )
         session = run.chat.controller.session
-        assert session is not None and session.version == 2
-        await run.chat.controller.set_config("mode", "default")
+        assert session is not None and session.version == protocol
+        await run.chat.controller.set_config("mode" if protocol == 2 else V1_MODE_CONFIG_ID, "default")
         await run.send("SUBAGENT please")
         dialog = await armed_dialog(pilot, app)
         assert dialog.subagent == "Write hello" and dialog.request.session_id in session.state.subagents

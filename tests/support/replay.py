@@ -52,6 +52,7 @@ class Replay:
         self.cancel_changes: list[Any] = []
         self.session_id: str | None = None  # the root session, from `session/new`
         self.asked_by: dict[Any, str] = {}  # permission request id -> the session that asked
+        self.child_adapters: dict[str, V1Adapter] = {}  # v1: each subagent session's own adapter
         for direction, msg in frames(path):
             if direction == "->":
                 self.outgoing(msg)
@@ -70,9 +71,11 @@ class Replay:
             if msg["id"] in self.agent_requests:
                 outcome = msg["result"]["outcome"]
                 resolved = PermissionResolved(msg["id"], outcome.get("optionId", outcome["outcome"]))
-                self.feed([resolved], self.asked_by.get(msg["id"]))
-                if self.adapter:
-                    self.feed(self.adapter.permission_resolved())
+                asker = self.asked_by.get(msg["id"])
+                self.feed([resolved], asker)
+                adapter = self.child_adapters.get(asker or "", self.adapter)
+                if adapter:
+                    self.feed(adapter.permission_resolved(), asker)
             return
         if "id" in msg:
             self.sent[msg["id"]] = method
@@ -94,14 +97,19 @@ class Replay:
             except codec.MalformedMessage as exc:
                 self.feed([ProtocolProblem("malformed update", exc.reason)])
                 return
-            self.feed(self.adapter.update(update) if self.adapter else [update], msg["params"].get("sessionId"))
+            session_id = msg["params"].get("sessionId")
+            adapter = self.adapter
+            if adapter is not None and session_id != self.session_id:  # a subagent: its own v1 adapter
+                adapter = self.child_adapters.setdefault(session_id, V1Adapter())
+            self.feed(adapter.update(update) if adapter else [update], session_id)
         elif method == "session/request_permission":
             self.agent_requests.add(msg["id"])
             request = codec.decode_permission_request(json.dumps(msg["params"]).encode(), self.version)
             self.feed([PermissionRequested(msg["id"], request)], request.session_id)
             self.asked_by[msg["id"]] = request.session_id
-            if self.adapter:
-                self.feed(self.adapter.permission_requested(request))
+            adapter = self.child_adapters.get(request.session_id, self.adapter)
+            if adapter:
+                self.feed(adapter.permission_requested(request), request.session_id)
         elif method is None and msg.get("id") in self.sent:
             self.response(self.sent.pop(msg["id"]), msg)
 

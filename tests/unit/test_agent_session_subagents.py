@@ -38,7 +38,7 @@ async def test_a_child_session_fills_its_lane_and_asks_through_the_queue(tmp_pat
     session = await start(tmp_path, {"turns": [{"steps": v2_turn(*subagent_steps(ask=True))}]}, recorder)
     try:
         init = json.loads(recorder.sent[0])["params"]
-        assert init["capabilities"]["subagents"] == {} and "subagents" not in init["clientCapabilities"]
+        assert init["capabilities"]["subagents"] == {} and init["clientCapabilities"]["subagents"] == {}
         await session.prompt([TextContent(text="go")])
         await recorder.until(lambda: bool(recorder.asked))
         [asked] = recorder.asked

@@ -7,6 +7,8 @@ fed as the local events the agent layer would feed.
 
 from __future__ import annotations
 
+import pytest
+
 from acp_tui.session.changes import EntityChanged, PermissionsChanged
 from acp_tui.session.model import (
     AGENT_MESSAGE,
@@ -173,8 +175,9 @@ def test_claude_v1_tool_turn_through_adapter() -> None:
     assert state.info.title == "Please WRITEFILE now"
 
 
-def test_claude_v2_subagent_lands_in_its_lane_with_its_own_permission() -> None:
-    replayed = Replay(TRAFFIC / "claude-v2-subagent.log")
+@pytest.mark.parametrize("version", [2, 1])
+def test_claude_subagent_lands_in_its_lane_with_its_own_permission(version: int) -> None:
+    replayed = Replay(TRAFFIC / f"claude-v{version}-subagent.log")
     state = replayed.state
     assert state.problem_count == 0, list(state.problems)
     [child] = state.subagents.values()
@@ -182,7 +185,7 @@ def test_claude_v2_subagent_lands_in_its_lane_with_its_own_permission() -> None:
     assert state.get("subagent", child.session_id) is child  # one lane in the parent's timeline
     # the child's work is its own: the Write call, its permission, its prompt; none of it in the parent
     [write] = child.tool_calls
-    assert write.title == "Write hello.txt" and write.status == "completed"
+    assert write.title == "Write hello.txt" and write.status == "completed" and write.kind == "edit"
     assert not [e for e in state.entities.values() if isinstance(e, ToolCall)]
     assert messages(child.model, USER_MESSAGE) == ["WRITEFILE for the parent"]
     assert not child.model.permissions and not state.permissions
