@@ -419,6 +419,7 @@ class Subagent:
         "reply",
         "model",
         "dropped",
+        "text_chars",
     )
 
     def __init__(self, key: EntityKey, parent_id: str | None, depth: int) -> None:
@@ -436,6 +437,8 @@ class Subagent:
         self.reply: str = ""
         self.model: SessionState = SessionState(terminal_limit=256 * 1024, max_notices=5, max_problems=20)
         self.dropped: int = 0
+        #: characters of streamed text kept so far (bounded: session/subagents.py `MAX_TEXT_BUDGET`)
+        self.text_chars: int = 0
 
     @property
     def name(self) -> str:

@@ -7,7 +7,8 @@ child's own updates then arrive under the child's session id and reach the reduc
 Every child, nested ones too, is registered once in the root state's `subagents` by session id, so routing
 is one lookup and never a recursion; a child can only be announced by a session already known, and a known
 child never changes owner, so ownership has no cycle. Caps, not hopes: `MAX_SUBAGENTS` per session,
-`MAX_DEPTH` levels, `MAX_ENTRIES` timeline entries per child (the rest counted in `dropped`).
+`MAX_DEPTH` levels, `MAX_ENTRIES` timeline entries and `MAX_TEXT_BUDGET` characters of streamed text per
+child (the rest counted in `dropped`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from typing import Any, Final
 from acp_tui.protocol.common import UNSET
 from acp_tui.protocol.v2 import (
     AgentMessage,
+    AgentMessageChunk,
+    AgentThoughtChunk,
     ContentBlock,
     SessionMessage,
     StateUpdate,
@@ -25,6 +28,7 @@ from acp_tui.protocol.v2 import (
     SubagentUpdate,
     TextContent,
     UserMessage,
+    UserMessageChunk,
 )
 from acp_tui.session.changes import Change, EntityAdded, EntityChanged, ProblemAdded
 from acp_tui.session.local_events import ChildUpdate
@@ -35,6 +39,10 @@ MAX_DEPTH: Final = 4
 MAX_ENTRIES: Final = 400
 MAX_ID_CHARS: Final = 200
 MAX_TEXT_CHARS: Final = 4000
+#: streamed message and thought text kept per child; chunks past it are counted in `dropped`, not kept
+MAX_TEXT_BUDGET: Final = 2 * 1024 * 1024
+
+_CHUNKS: Final = (AgentMessageChunk, AgentThoughtChunk, UserMessageChunk)
 
 #: the field name a lane's `EntityChanged` carries when anything inside the child changed
 LANE: Final = frozenset({"lane"})
@@ -84,6 +92,11 @@ def route(root: SessionState, event: ChildUpdate, apply: Apply) -> list[Change]:
         return announce(root, child, item)
     if type(item) is SessionMessage:
         item = _as_message(item, child.session_id)
+    if type(item) in _CHUNKS and type(item.content) is TextContent:
+        child.text_chars += len(item.content.text)
+        if child.text_chars > MAX_TEXT_BUDGET:
+            child.dropped += 1
+            return [EntityChanged(lane_key(root, child), LANE)]
     seen = child.model.problem_count
     apply(child.model, item)
     if type(item) is StateUpdate:
@@ -196,6 +209,7 @@ __all__ = [
     "MAX_SUBAGENTS",
     "MAX_DEPTH",
     "MAX_ENTRIES",
+    "MAX_TEXT_BUDGET",
     "LANE",
     "announce",
     "route",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from acp_tui.protocol.v2 import (
     AgentMessage,
+    AgentMessageChunk,
     BackgroundWork,
     ContentBlock,
     SessionMessage,
@@ -21,7 +22,7 @@ from acp_tui.session.changes import Change, EntityAdded, EntityChanged, ProblemA
 from acp_tui.session.local_events import AgentExited, ChildUpdate
 from acp_tui.session.model import AGENT_MESSAGE, SUBAGENT, Message, SessionState, Subagent
 from acp_tui.session.reducer import apply
-from acp_tui.session.subagents import LANE, MAX_DEPTH, MAX_ENTRIES, MAX_SUBAGENTS, subagent_name
+from acp_tui.session.subagents import LANE, MAX_DEPTH, MAX_ENTRIES, MAX_SUBAGENTS, MAX_TEXT_BUDGET, subagent_name
 
 
 def announce(s: SessionState, child: str, **fields: object) -> list[Change]:
@@ -147,3 +148,14 @@ def test_what_a_child_sent_that_could_not_be_used_is_a_problem_of_the_session() 
     announce(s, "c", title="Explore")
     apply(s, ChildUpdate("c", object()))  # nothing the reducer knows
     assert s.problem_count == 1 and s.problems[-1].reason == "subagent Explore: unsupported update"
+
+
+def test_a_child_streaming_without_end_is_bounded() -> None:
+    s = SessionState()
+    announce(s, "c")
+    chunk = "x" * 65536
+    for _ in range(MAX_TEXT_BUDGET // len(chunk) + 10):
+        apply(s, ChildUpdate("c", AgentMessageChunk(message_id="m", content=TextContent(text=chunk))))
+    child = child_of(s, "c")
+    message = child.model.message(AGENT_MESSAGE, "m")
+    assert isinstance(message, Message) and len(message.text) <= MAX_TEXT_BUDGET and child.dropped == 10

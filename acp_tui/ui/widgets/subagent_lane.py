@@ -172,7 +172,7 @@ class _LaneHeader(Widget):
 
 
 def _message_lines(message: Message) -> list[Text]:
-    text = multiline(message.text).strip()
+    text = multiline(message.text[: MAX_MESSAGE_LINES * 500]).strip()  # only what can be shown is read
     if not text:
         return []
     rows = text.split("\n")
