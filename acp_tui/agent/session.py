@@ -245,7 +245,7 @@ class AgentSession:
             dialect=_CurrentDialect(self),  # each session has its own dialect; services follow the current one
             connection_closed=lambda: self.connection.closed,
             roots=tuple(Path(folder).resolve() for folder in self.tools.additional_directories),
-            owns_session=self._owns_session,
+            owns_session=partial(_owns_session, self),
             subagent_name=lambda session_id: subagent_name(self.state, session_id),
         )
         for service in self.services:
@@ -681,11 +681,6 @@ class AgentSession:
         for item in self._dialect().update(update):
             self._apply(item)
 
-    def _owns_session(self, session_id: str) -> bool:
-        """A request naming `session_id` is ours to answer: this session's, a subagent's, or the one opening."""
-        opening = self._opening.session_id if self._opening is not None else None
-        return self.session_id is None or session_id in (self.session_id, opening) or session_id in self.state.subagents
-
     def _on_stderr(self, line: str) -> None:
         if self.trace is not None:
             self.trace.record("stderr", line)
@@ -718,6 +713,17 @@ class AgentSession:
             return decoder(bytes(raw), *args)
         except MalformedMessage as exc:
             raise SessionError(f"the agent sent an invalid {what}: {exc.reason}") from None
+
+
+def _owns_session(session: AgentSession, session_id: str) -> bool:
+    """A request naming `session_id` is this connection's to answer: the session's, a subagent's, or the one
+    being opened (a plain function, not a method: `AgentSession` keeps to its size)."""
+    opening = session._opening.session_id if session._opening is not None else None
+    return (
+        session.session_id is None
+        or session_id in (session.session_id, opening)
+        or session_id in session.state.subagents
+    )
 
 
 class _CurrentDialect:
