@@ -662,6 +662,10 @@ class AgentSession:
             opening.buffered.append((session_id, update))  # `session/new` has not answered yet
             return
         if session_id != opening.session_id:
+            if session_id in opening.state.subagents:  # a subagent's history replayed with its parent's
+                for item in opening.dialect.child_update(session_id, update):
+                    apply(opening.state, local.ChildUpdate(session_id, item))
+                return
             self._report(WireProblem(f"session/update for unknown session {session_id!r}", b""))
             return
         for item in opening.dialect.update(update):

@@ -87,3 +87,22 @@ async def test_updates_for_an_unannounced_session_are_reported_not_applied(tmp_p
         assert any("unknown session" in p.reason for p in session.state.problems)
     finally:
         await session.shutdown()
+
+
+async def test_a_subagents_history_replayed_on_resume_goes_to_its_lane(tmp_path: Path) -> None:
+    recorder = Recorder()
+    session = AgentSession(
+        [sys.executable, str(AGENTS_DIR / "rpc_v2_agent.py")],
+        cwd=tmp_path,
+        trace=recorder,
+        listener=recorder,
+        services=[PermissionService(recorder), SubagentService()],
+    )
+    await session.start()
+    try:
+        await session.open_session("with-subagent")
+        kid = session.state.subagents["kid"]
+        assert kid.title == "Kid" and [call.id for call in kid.tool_calls] == ["k1"]
+        assert session.state.problem_count == 0, list(session.state.problems)
+    finally:
+        await session.shutdown()
