@@ -593,7 +593,7 @@ class SubagentState(WireStruct):
 class SubagentUpdate(WireStruct, tag_field="sessionUpdate", tag="subagent_update"):
     """The parent session created (first update) or relabels a child session (unstable v2 `SubagentUpdate`).
 
-    Patch semantics: an omitted field is unchanged, `null` clears it (docs/protocol.md, *Subagents*).
+    Patch semantics: an omitted field is unchanged, `null` clears it (docs/protocol.md §10.6).
     """
 
     session_id: str

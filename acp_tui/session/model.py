@@ -397,7 +397,7 @@ class FileAccess:
 
 
 class Subagent:
-    """A child session the agent announced with `subagent_update` (docs/protocol.md, *Subagents*): a lane in
+    """A child session the agent announced with `subagent_update` (docs/protocol.md §10.6): a lane in
     the timeline of the session that owns it, with its own bounded model (`model`, the same reducer's types).
 
     `key[1]` and `session_id` are the child's session id; `parent_id` is the owning child's id, `None` for

@@ -1,7 +1,7 @@
 """Subagents: child sessions the agent runs for its own work, each a bounded lane in its owner's timeline.
 
 The agent announces a child with the unstable v2 `subagent_update` on the session that owns it (Claude's
-adapter sends exactly this form to a client that advertises `subagents`, docs/protocol.md *Subagents*); the
+adapter sends exactly this form to a client that advertises `subagents`, docs/protocol.md §10.6); the
 child's own updates then arrive under the child's session id and reach the reducer as `ChildUpdate`s.
 
 Every child, nested ones too, is registered once in the root state's `subagents` by session id, so routing

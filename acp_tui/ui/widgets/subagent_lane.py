@@ -1,4 +1,4 @@
-"""A subagent's lane (docs/protocol.md, *Subagents*): a child session's work, under the line that names it.
+"""A subagent's lane (docs/protocol.md §10.6): a child session's work, under the line that names it.
 
 The line reads `◐ ◇ Explore the tests · general-purpose · 2 tool calls ▾`: the child's state as a tool
 call's status glyph, its name and description as the agent labelled it, how many tool calls it made, and
