@@ -23,6 +23,7 @@ from acp_tui.protocol.v1 import V1CurrentModeUpdate
 from acp_tui.protocol.v2 import AvailableCommandsUpdate, ConfigOptionUpdate, ToolCallUpdate
 from acp_tui.session import local_events as local
 from acp_tui.session.reducer import ModelInput
+from acp_tui.session.subagents import MAX_SUBAGENTS
 from acp_tui.session.v1_adapter import V1_MODE_CONFIG_ID, V1Adapter, v2_permission_request
 
 SessionSetup = methods.NewSessionResponse | methods.ResumeSessionResponse
@@ -147,6 +148,10 @@ class Dialect:
         """One decoded update as the v2 updates the reducer applies."""
         raise NotImplementedError
 
+    def child_update(self, session_id: str, update: Any) -> list[ModelInput]:
+        """One decoded update of the subagent session `session_id` (session/subagents.py), as v2 updates."""
+        return self.update(update)
+
     def permission_request(self, params: bytes) -> RequestPermissionRequest:
         """Decode `session/request_permission` params into the v2 shape (raises `MalformedMessage`)."""
         decoded = codec.decode_permission_request(params, self.version)
@@ -262,6 +267,10 @@ class V1Dialect(Dialect):
     def __init__(self, init: methods.InitializeResponse | None, adapter: V1Adapter | None = None) -> None:
         super().__init__(init)
         self.adapter = adapter if adapter is not None else V1Adapter()
+        #: each subagent session's own adapter (its implicit turns and message ids are not the parent's)
+        self._children: dict[str, V1Adapter] = {}
+        #: the adapter of each open permission request a subagent asked
+        self._asking: dict[int | str, V1Adapter] = {}
 
     def abilities(self) -> SessionAbilities:
         node: Any = self.init.agent_capabilities if self.init else None
@@ -282,12 +291,24 @@ class V1Dialect(Dialect):
     def update(self, update: Any) -> list[ModelInput]:
         return self.adapter.update(update)
 
+    def child_update(self, session_id: str, update: Any) -> list[ModelInput]:
+        adapter = self._children.get(session_id)
+        if adapter is None:
+            adapter = V1Adapter()
+            if len(self._children) < MAX_SUBAGENTS:  # past the cap the reducer shows none of it anyway
+                self._children[session_id] = adapter
+        return adapter.update(update)
+
     def permission_opened(self, request_id: int | str, request: RequestPermissionRequest) -> list[ModelInput]:
         # The v2-shaped subject patches the tool call; v1 has no states, so the adapter synthesises one.
-        return [local.PermissionRequested(request_id, request), *self.adapter.permission_requested(None)]
+        adapter = self._children.get(request.session_id, self.adapter)
+        if adapter is not self.adapter:
+            self._asking[request_id] = adapter
+        return [local.PermissionRequested(request_id, request), *adapter.permission_requested(None)]
 
     def permission_closed(self, request_id: int | str, outcome: str) -> list[ModelInput]:
-        return [local.PermissionResolved(request_id, outcome), *self.adapter.permission_resolved()]
+        adapter = self._asking.pop(request_id, self.adapter)
+        return [local.PermissionResolved(request_id, outcome), *adapter.permission_resolved()]
 
     def turn_started(self, request_id: int) -> list[ModelInput]:
         return self.adapter.turn_started(request_id)

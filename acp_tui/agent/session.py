@@ -40,6 +40,7 @@ from acp_tui.session import local_events as local
 from acp_tui.session.changes import ProblemAdded
 from acp_tui.session.model import SessionState
 from acp_tui.session.reducer import ModelInput, apply
+from acp_tui.session.subagents import subagent_name
 
 #: how long `cancel` waits for the answers it settled to be handed to the writer
 ANSWER_GRACE = 1.0
@@ -230,6 +231,8 @@ class AgentSession:
             dialect=_CurrentDialect(self),  # each session has its own dialect; services follow the current one
             connection_closed=lambda: self.connection.closed,
             roots=tuple(Path(folder).resolve() for folder in self.tools.additional_directories),
+            owns_session=partial(_owns_session, self),
+            subagent_name=lambda session_id: subagent_name(self.state, session_id),
         )
         for service in self.services:
             service.bind(context)
@@ -606,6 +609,17 @@ class AgentSession:
             raise SessionError(f"the agent sent an invalid {what}: {exc.reason}") from None
 
 
+def _owns_session(session: AgentSession, session_id: str) -> bool:
+    """A request naming `session_id` is this connection's to answer: the session's, a subagent's, or the one
+    being opened (a plain function, not a method: `AgentSession` keeps to its size)."""
+    opening = session.routing.opening.session_id if session.routing.opening is not None else None
+    return (
+        session.session_id is None
+        or session_id in (session.session_id, opening)
+        or session_id in session.state.subagents
+    )
+
+
 class _CurrentDialect:
     """What the services see as the dialect: always the current session's (each session has its own).
 
@@ -615,6 +629,8 @@ class _CurrentDialect:
 
     def __init__(self, session: AgentSession) -> None:
         self._session = session
+        #: open permission requests a subagent asked, by request id: their model events go to its lane
+        self._children: dict[int | str, str] = {}
 
     @property
     def version(self) -> int:
@@ -624,10 +640,17 @@ class _CurrentDialect:
         return self._session._dialect().permission_request(params)
 
     def permission_opened(self, request_id: int | str, request: methods.RequestPermissionRequest) -> list[ModelInput]:
-        return self._session._dialect().permission_opened(request_id, request)
+        items = self._session._dialect().permission_opened(request_id, request)
+        child = request.session_id
+        if child == self._session.session_id or child not in self._session.state.subagents:
+            return items
+        self._children[request_id] = child
+        return [local.ChildUpdate(child, item) for item in items]
 
     def permission_closed(self, request_id: int | str, outcome: str) -> list[ModelInput]:
-        return self._session._dialect().permission_closed(request_id, outcome)
+        items = self._session._dialect().permission_closed(request_id, outcome)
+        child = self._children.pop(request_id, None)
+        return items if child is None else [local.ChildUpdate(child, item) for item in items]
 
 
 __all__ = ["AgentSession", "AuthRequired", "HandshakeTimeout", "SessionError", "SessionListener"]

@@ -19,6 +19,7 @@ from acp_tui.agent.connection import WireProblem
 from acp_tui.agent.dialect import Dialect
 from acp_tui.protocol import codec
 from acp_tui.protocol.codec import MalformedMessage
+from acp_tui.session import local_events as local
 from acp_tui.session.model import SessionState
 from acp_tui.session.reducer import ModelInput, apply
 
@@ -64,6 +65,9 @@ class RoutingHost(Protocol):
 
     @property
     def session_id(self) -> str | None: ...
+
+    @property
+    def state(self) -> SessionState: ...
 
     def apply(self, item: ModelInput) -> None: ...
 
@@ -111,6 +115,10 @@ class UpdateRouter:
             opening.buffered.append((session_id, update))  # `session/new` has not answered yet
             return
         if session_id != opening.session_id:
+            if session_id in opening.state.subagents:  # a subagent's history replayed with its parent's
+                for item in opening.dialect.child_update(session_id, update):
+                    apply(opening.state, local.ChildUpdate(session_id, item))
+                return
             self._host.report(WireProblem(f"session/update for unknown session {session_id!r}", b""))
             return
         for item in opening.dialect.update(update):
@@ -120,11 +128,15 @@ class UpdateRouter:
             opening.progress(opening.updates)
 
     def route(self, session_id: str, update: Any) -> None:
-        if session_id != self._host.session_id:
-            self._host.report(WireProblem(f"session/update for unknown session {session_id!r}", b""))
-            return
         dialect = self._host.dialect
         assert dialect is not None  # routed only once `initialize` was answered
+        if session_id != self._host.session_id:
+            if session_id in self._host.state.subagents:  # session/subagents.py
+                for item in dialect.child_update(session_id, update):
+                    self._host.apply(local.ChildUpdate(session_id, item))
+                return
+            self._host.report(WireProblem(f"session/update for unknown session {session_id!r}", b""))
+            return
         for item in dialect.update(update):
             self._host.apply(item)
 

@@ -17,6 +17,7 @@ from acp_tui.services.base import ClientService
 from acp_tui.services.elicitation import ElicitationAsker, ElicitationService
 from acp_tui.services.files import FileAsker, FileService
 from acp_tui.services.permission import PermissionAsker, PermissionService
+from acp_tui.services.subagents import SubagentService
 from acp_tui.services.terminals import TerminalService
 
 
@@ -39,6 +40,7 @@ def default_services(launch: Launch, asker: UserAsker) -> list[ClientService]:
         TerminalService(client_terminals=launch.client_terminals),
         ElicitationService(asker),
         AuthService(asker, agent_name=launch.agent_name, agent_argv=launch.agent_argv, cwd=launch.cwd),
+        SubagentService(),
     ]
 
 

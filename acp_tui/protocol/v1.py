@@ -25,6 +25,8 @@ from acp_tui.protocol.v2 import (
     PlanEntry,
     PlanUpdate,
     SessionInfoUpdate,
+    SessionMessage,
+    SubagentUpdate,
     TerminalRef,
     ToolCallLocation,
     ToolContent,
@@ -154,6 +156,9 @@ V1KnownSessionUpdate = Union[
     PlanUpdate,
     CompactionUpdate,
     CompactionSummaryChunk,
+    # Claude's adapter sends its subagents in the unstable v2 form on v1 too (docs/protocol.md §10.6)
+    SubagentUpdate,
+    SessionMessage,
 ]
 
 __all__ = [

@@ -389,13 +389,14 @@ class Cost(WireStruct):
 class BackgroundWork(WireStruct):
     """Work still running while the session is idle (schema `BackgroundWork`).
 
-    `type` is `terminal` (with `terminal_id`) or `tool_call` (with `tool_call_id`); kept as one
-    open Struct so unknown kinds survive.
+    `type` is `terminal` (with `terminal_id`), `tool_call` (with `tool_call_id`) or the unstable
+    `subagent` (with `session_id`); kept as one open Struct so unknown kinds survive.
     """
 
     type: str
     terminal_id: Patch[str] = UNSET
     tool_call_id: Patch[str] = UNSET
+    session_id: Patch[str] = UNSET
     meta: Patch[Meta] = _meta()
 
 
@@ -581,6 +582,39 @@ class CompactionSummaryChunk(WireStruct, tag_field="sessionUpdate", tag="compact
     meta: Patch[Meta] = _meta()
 
 
+class SubagentState(WireStruct):
+    """A child's foreground state as its parent mirrors it (schema `StateUpdate` inside `SubagentUpdate`)."""
+
+    state: str
+    stop_reason: Patch[str] = UNSET
+    meta: Patch[Meta] = _meta()
+
+
+class SubagentUpdate(WireStruct, tag_field="sessionUpdate", tag="subagent_update"):
+    """The parent session created (first update) or relabels a child session (unstable v2 `SubagentUpdate`).
+
+    Patch semantics: an omitted field is unchanged, `null` clears it (docs/protocol.md §10.6).
+    """
+
+    session_id: str
+    title: Patch[str | None] = UNSET
+    description: Patch[str | None] = UNSET
+    capabilities: Patch[dict[str, Any] | None] = UNSET
+    state: Patch[SubagentState | None] = UNSET
+    cwd: Patch[str | None] = UNSET
+    meta: Patch[Meta] = _meta()
+
+
+class SessionMessage(WireStruct, tag_field="sessionUpdate", tag="session_message"):
+    """A message between two sessions, e.g. a parent's task for its child (unstable v2 `SessionMessage`)."""
+
+    message_id: str
+    sender_session_id: Patch[str] = UNSET
+    recipient_session_id: Patch[str] = UNSET
+    content: Patch[list[ContentBlock]] = UNSET
+    meta: Patch[Meta] = _meta()
+
+
 class UnknownUpdate(WireStruct):
     """A `sessionUpdate` this client does not know: shown generically, never dropped (docs/protocol.md §5.1)."""
 
@@ -609,6 +643,8 @@ KnownSessionUpdate = Union[
     Notice,
     CompactionUpdate,
     CompactionSummaryChunk,
+    SubagentUpdate,
+    SessionMessage,
 ]
 
 SessionUpdate = Union[KnownSessionUpdate, UnknownUpdate]

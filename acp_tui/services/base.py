@@ -93,6 +93,10 @@ class ServiceContext:
     #: the session's extra folders the agent was given (ACP `additionalDirectories`): absolute, symlinks
     #: resolved; inside them is inside the session, as in `cwd`
     roots: tuple[Path, ...] = ()
+    #: whether a request naming this session id is this connection's to answer (the session, a subagent)
+    owns_session: Callable[[str], bool] = lambda _session_id: True
+    #: the subagent's name when the session id is a subagent's (its questions are labelled with it), else None
+    subagent_name: Callable[[str], str | None] = lambda _session_id: None
 
 
 class ClientService(Protocol):

@@ -35,6 +35,8 @@ class PermissionQuestion:
     request: RequestPermissionRequest
     #: set before the ask is cancelled: why the question went away unanswered
     closed_because: str | None = field(default=None)
+    #: the subagent that asks (a child session of this one, session/subagents.py); None: the agent itself
+    subagent: str | None = field(default=None)
 
 
 class PermissionAsker(Protocol):
@@ -104,9 +106,12 @@ class PermissionService:
         except MalformedMessage as exc:
             context.report(f"malformed permission request: {exc.reason}", exc.raw)
             raise RpcError(INVALID_PARAMS, f"Invalid params: {exc.reason}") from None
+        if not context.owns_session(decoded.session_id):  # never answered for a session it is not
+            context.report(f"permission request for unknown session {decoded.session_id[:200]!r}", b"")
+            raise RpcError(INVALID_PARAMS, "Invalid params: unknown sessionId")
         for item in dialect.permission_opened(request_id, decoded):
             context.apply(item)
-        question = PermissionQuestion(request_id, decoded)
+        question = PermissionQuestion(request_id, decoded, subagent=context.subagent_name(decoded.session_id))
         future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self._open[request_id] = (question, future)
         asking = asyncio.get_running_loop().create_task(self._ask_in_turn(question, future))

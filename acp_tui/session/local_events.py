@@ -170,6 +170,15 @@ class TerminalTimed:
     ended_at: float | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ChildUpdate:
+    """`item` (an update, or a local event such as a permission request) arrived for the child session
+    `session_id`, not the session itself: the reducer routes it to that subagent (session/subagents.py)."""
+
+    session_id: str
+    item: Any
+
+
 LocalEvent: TypeAlias = (
     PromptSubmitted
     | PromptAccepted
@@ -186,9 +195,11 @@ LocalEvent: TypeAlias = (
     | TerminalCancelRequested
     | TerminalCancelFailed
     | TerminalTimed
+    | ChildUpdate
 )
 
 __all__ = [
+    "ChildUpdate",
     "PromptSubmitted",
     "PromptAccepted",
     "PromptRejected",

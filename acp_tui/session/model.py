@@ -48,6 +48,7 @@ PLAN: Final = "plan"
 COMPACTION: Final = "compaction"
 UNKNOWN: Final = "unknown"
 FILE_ACCESS: Final = "file_access"
+SUBAGENT: Final = "subagent"
 
 #: The timeline entity types (the first element of every `EntityKey`).
 EntityType: TypeAlias = Literal[
@@ -60,6 +61,7 @@ EntityType: TypeAlias = Literal[
     "compaction",
     "unknown",
     "file_access",
+    "subagent",
 ]
 #: `(entity type, id)`: the only way an entity is ever looked up. Unknown updates get ids `"1"`, `"2"`, ...
 EntityKey: TypeAlias = tuple[str, str]
@@ -394,7 +396,60 @@ class FileAccess:
         return self.key[1]
 
 
-Entity: TypeAlias = Message | ToolCall | Terminal | Plan | Compaction | UnknownEntry | FileAccess
+class Subagent:
+    """A child session the agent announced with `subagent_update` (docs/protocol.md §10.6): a lane in
+    the timeline of the session that owns it, with its own bounded model (`model`, the same reducer's types).
+
+    `key[1]` and `session_id` are the child's session id; `parent_id` is the owning child's id, `None` for
+    the root session. `ended`: its work is over, as it said (idle) or as we judged (the parent's turn ended
+    without listing it as background work). `dropped` counts the entries past the cap that were not kept.
+    """
+
+    __slots__ = (
+        "key",
+        "session_id",
+        "parent_id",
+        "depth",
+        "title",
+        "description",
+        "state",
+        "stop_reason",
+        "ended",
+        "prompt",
+        "reply",
+        "model",
+        "dropped",
+        "text_chars",
+    )
+
+    def __init__(self, key: EntityKey, parent_id: str | None, depth: int) -> None:
+        self.key: EntityKey = key
+        self.session_id: str = key[1]
+        self.parent_id: str | None = parent_id
+        self.depth: int = depth
+        self.title: str | None = None
+        self.description: str | None = None
+        self.state: str = RUNNING
+        self.stop_reason: str | None = None
+        self.ended: bool = False
+        #: what the parent asked of it and what it answered (`session_message`s between the two)
+        self.prompt: str = ""
+        self.reply: str = ""
+        self.model: SessionState = SessionState(terminal_limit=256 * 1024, max_notices=5, max_problems=20)
+        self.dropped: int = 0
+        #: characters of streamed text kept so far (bounded: session/subagents.py `MAX_TEXT_BUDGET`)
+        self.text_chars: int = 0
+
+    @property
+    def name(self) -> str:
+        return self.title or self.description or "subagent"
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        return [entity for entity in self.model.entities.values() if type(entity) is ToolCall]
+
+
+Entity: TypeAlias = Message | ToolCall | Terminal | Plan | Compaction | UnknownEntry | FileAccess | Subagent
 
 
 # -- beside the timeline -----------------------------------------------------------------------------
@@ -513,6 +568,7 @@ class SessionState:
         "cancel_requested",
         "file_access_count",
         "background",
+        "subagents",
     )
 
     def __init__(
@@ -550,6 +606,8 @@ class SessionState:
         self.file_access_count: int = 0
         #: the latest background-work snapshot, typed and bounded (session/background.py)
         self.background: Background = Background()
+        #: every subagent of this (root) session, nested ones too, by child session id (session/subagents.py)
+        self.subagents: dict[str, Subagent] = {}
 
     @property
     def timeline(self) -> list[Entity]:
@@ -607,6 +665,8 @@ __all__ = [
     "UnknownEntry",
     "Entity",
     "FILE_ACCESS",
+    "SUBAGENT",
+    "Subagent",
     "FileAccess",
     "Usage",
     "SessionInfo",

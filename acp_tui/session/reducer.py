@@ -42,8 +42,10 @@ from acp_tui.protocol.v2 import (
     Notice,
     PlanUpdate,
     SessionInfoUpdate,
+    SessionMessage,
     SessionUpdate,
     StateUpdate,
+    SubagentUpdate,
     TerminalOutputChunk,
     TerminalUpdate,
     ToolCallContentChunk,
@@ -53,6 +55,7 @@ from acp_tui.protocol.v2 import (
     UserMessage,
     UserMessageChunk,
 )
+from acp_tui.session import subagents
 from acp_tui.session.background import Job, read_snapshot
 from acp_tui.session.changes import (
     AgentGone,
@@ -78,6 +81,7 @@ from acp_tui.session.changes import (
 from acp_tui.session.local_events import (
     AgentExited,
     CancelRequested,
+    ChildUpdate,
     FileAccessed,
     LocalEvent,
     PermissionRequested,
@@ -521,6 +525,8 @@ def _state_update(state: SessionState, update: StateUpdate) -> list[Change]:
     if isinstance(update.background, list):  # omitted or null: not reported, the last snapshot stands
         fg.background = update.background
         problems = _background(state, update.background)
+    if state.subagents and not fg.busy:
+        problems.extend(subagents.close_unlisted(state))  # the turn ended, or a snapshot while idle
     if (fg.state, fg.busy, fg.stop_reason, fg.error, fg.background) == before:
         return problems
     changes: list[Change] = [*problems, StateChanged(fg.state, fg.busy)]
@@ -530,6 +536,21 @@ def _state_update(state: SessionState, update: StateUpdate) -> list[Change]:
         changes.append(TurnEnded(state.turn, fg.stop_reason, fg.error, state.cancel_requested))
         state.cancel_requested = False
     return changes
+
+
+# -- subagents (session/subagents.py) -----------------------------------------------------------------
+
+
+def _subagent_update(state: SessionState, update: SubagentUpdate) -> list[Change]:
+    return subagents.announce(state, None, update)
+
+
+def _session_message(state: SessionState, update: SessionMessage) -> list[Change]:
+    return subagents.message(state, update, apply)
+
+
+def _child_update(state: SessionState, event: ChildUpdate) -> list[Change]:
+    return subagents.route(state, event, apply)
 
 
 def _background(state: SessionState, items: list[BackgroundWork]) -> list[Change]:
@@ -754,6 +775,7 @@ def _agent_exited(state: SessionState, event: AgentExited) -> list[Change]:
         if type(entity) is ToolCall and not entity.finished and not entity.interrupted:
             entity.interrupted = True  # display only: the agent is gone, this call will never finish
             changes.append(EntityChanged(entity.key, frozenset({"interrupted"})))
+    changes.extend(subagents.close_all(state))
     detail = f"exit code {event.returncode}" if event.returncode is not None else "no exit code"
     changes.append(AgentGone(f"{detail}; {event.reason}" if event.reason else detail))
     return changes
@@ -831,6 +853,9 @@ _HANDLERS: dict[type, _Handler] = {
     CompactionUpdate: _compaction_update,
     CompactionSummaryChunk: _compaction_chunk,
     UnknownUpdate: _unknown,
+    SubagentUpdate: _subagent_update,
+    SessionMessage: _session_message,
+    ChildUpdate: _child_update,
     PromptSubmitted: _prompt_submitted,
     PromptAccepted: _prompt_accepted,
     PromptRejected: _prompt_rejected,

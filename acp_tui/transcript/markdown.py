@@ -90,6 +90,7 @@ _AGENT_SIDE: Final = frozenset(
         "compaction",
         "unknown",
         "file_access",
+        "subagent",
     }
 )
 
@@ -272,6 +273,9 @@ def _render_block(block: _Block, terminals: dict[tuple[int, str], _Block]) -> st
             return f"*Unsupported update {_code(_text(entity.kind) or '?')}*"
         case "file_access":
             return _render_access(entity.access) if isinstance(entity.access, FileAccessValue) else ""
+        case "subagent":  # the lane's line; the child's own work stays in the agent's record of the child
+            status = _text(entity.status)
+            return f"**Subagent** {_text(entity.title) or 'subagent'}" + (f" — {status}" if status else "")
         case _:
             return block.text  # an entity type of a newer writer: its text, if any
 

@@ -76,6 +76,7 @@ from acp_tui.session.model import (
     Message,
     Plan,
     SessionState,
+    Subagent,
     Terminal,
     ToolCall,
     UnknownEntry,
@@ -374,8 +375,14 @@ def _changed_fields(entity: Entity, names: Iterable[str]) -> dict[str, Any]:
             return values
         case UnknownEntry() | FileAccess():
             return {}  # never changed once made
+        case Subagent():
+            return _subagent_fields(entity)  # its inner work stays in the agent's own record of the child
         case _:
             assert_never(entity)
+
+
+def _subagent_fields(entity: Subagent) -> dict[str, Any]:
+    return {"title": plain(entity.name), "status": "ended" if entity.ended else plain(entity.state)}
 
 
 class _Batch:
@@ -661,6 +668,8 @@ class TranscriptWriter:
                 return AddedRecord(type=kind, id=ident, kind=plain(entity.kind), raw=_raw(entity.raw))
             case FileAccess():
                 return AddedRecord(type=kind, id=ident, access=_access_value(entity))
+            case Subagent():
+                return AddedRecord(type=kind, id=ident, **_subagent_fields(entity))
             case _:
                 assert_never(entity)
 
@@ -678,7 +687,7 @@ class TranscriptWriter:
             case Terminal():
                 decoder = self._decoders[key] = TerminalDecoder()  # a snapshot: decoding starts afresh
                 return ReplacedRecord(type=kind, id=ident, text=_terminal_text(decoder, bytes(entity.output)))
-            case Plan() | UnknownEntry() | FileAccess():
+            case Plan() | UnknownEntry() | FileAccess() | Subagent():
                 return ReplacedRecord(
                     type=kind, id=ident, text=""
                 )  # no content to replace; not reported by the reducer

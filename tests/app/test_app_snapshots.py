@@ -381,3 +381,47 @@ def test_snapshot_jobs_tray(
     app = snapshot_app(tmp_path, {"steps": start_jobs()["steps"]}, theme=theme)
     run_before = send_and_wait("start", record=tmp_path / "record.jsonl")
     assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+def subagent_lane_steps() -> list[dict[str, Any]]:
+    """Two subagents: one that ended (its lane closed) and the scripted explorer (opened by the test)."""
+    from tests.support.subagents import child, parent, subagent_steps
+
+    other = "child-review-1"
+    return [
+        update({"sessionUpdate": "agent_message_chunk", "messageId": "a1", "content": text("Delegating the work.")}),
+        parent({"sessionUpdate": "subagent_update", "sessionId": other, "title": "Review the diff"}),
+        child({"sessionUpdate": "tool_call_update", "toolCallId": "r-1", "title": "git diff", "kind": "read"}, other),
+        child({"sessionUpdate": "tool_call_update", "toolCallId": "r-1", "status": "completed"}, other),
+        parent(
+            {
+                "sessionUpdate": "subagent_update",
+                "sessionId": other,
+                "state": {"state": "idle", "stopReason": "end_turn"},
+            }
+        ),
+        *subagent_steps(),
+        update(
+            {"sessionUpdate": "agent_message_chunk", "messageId": "a2", "content": text("Both subagents are done.")}
+        ),
+    ]
+
+
+@pytest.mark.parametrize("theme", ["acp-dark", "acp-light"])
+@pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=lambda size: f"{size[0]}x{size[1]}")
+def test_snapshot_subagent_lanes(snap_compare: Any, tmp_path: Path, size: tuple[int, int], theme: str) -> None:
+    """A closed lane (one line, its tool-call count) and an open one (its task, calls, answer and reply)."""
+    from acp_tui.ui.widgets.subagent_lane import SubagentLane
+
+    app = snapshot_app(tmp_path, v2_turn(*subagent_lane_steps()), theme=theme)
+    sent = send_and_wait("delegate", record=tmp_path / "record.jsonl")
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await sent(pilot)
+        lanes = list(pilot.app.screen.query(SubagentLane))
+        assert [lane.expanded for lane in lanes] == [False, False]
+        lanes[1].toggle()
+        await pilot.pause()
+        await pilot.wait_for_scheduled_animations()
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)

@@ -13,6 +13,7 @@ from acp_tui.protocol.common import ErrorObject
 from acp_tui.protocol.v2 import ContentBlock
 from acp_tui.session.local_events import (
     CancelRequested,
+    ChildUpdate,
     PermissionRequested,
     PermissionResolved,
     PromptAccepted,
@@ -49,24 +50,32 @@ class Replay:
         self.agent_requests: set[Any] = set()
         self.cancelled = False
         self.cancel_changes: list[Any] = []
+        self.session_id: str | None = None  # the root session, from `session/new`
+        self.asked_by: dict[Any, str] = {}  # permission request id -> the session that asked
+        self.child_adapters: dict[str, V1Adapter] = {}  # v1: each subagent session's own adapter
         for direction, msg in frames(path):
             if direction == "->":
                 self.outgoing(msg)
             else:
                 self.incoming(msg)
 
-    def feed(self, items: list[Any]) -> None:
+    def feed(self, items: list[Any], session_id: str | None = None) -> None:
+        """Apply `items`; those of a subagent's session (not the root's) go to it as the agent layer sends them."""
+        child = session_id is not None and self.session_id is not None and session_id != self.session_id
         for item in items:
-            apply(self.state, item)
+            apply(self.state, ChildUpdate(session_id, item) if child and session_id is not None else item)
 
     def outgoing(self, msg: dict[str, Any]) -> None:
         method = msg.get("method")
         if method is None:  # our answer to an agent request
             if msg["id"] in self.agent_requests:
                 outcome = msg["result"]["outcome"]
-                self.feed([PermissionResolved(msg["id"], outcome.get("optionId", outcome["outcome"]))])
-                if self.adapter:
-                    self.feed(self.adapter.permission_resolved())
+                resolved = PermissionResolved(msg["id"], outcome.get("optionId", outcome["outcome"]))
+                asker = self.asked_by.get(msg["id"])
+                self.feed([resolved], asker)
+                adapter = self.child_adapters.get(asker or "", self.adapter)
+                if adapter:
+                    self.feed(adapter.permission_resolved(), asker)
             return
         if "id" in msg:
             self.sent[msg["id"]] = method
@@ -88,13 +97,19 @@ class Replay:
             except codec.MalformedMessage as exc:
                 self.feed([ProtocolProblem("malformed update", exc.reason)])
                 return
-            self.feed(self.adapter.update(update) if self.adapter else [update])
+            session_id = msg["params"].get("sessionId")
+            adapter = self.adapter
+            if adapter is not None and session_id != self.session_id:  # a subagent: its own v1 adapter
+                adapter = self.child_adapters.setdefault(session_id, V1Adapter())
+            self.feed(adapter.update(update) if adapter else [update], session_id)
         elif method == "session/request_permission":
             self.agent_requests.add(msg["id"])
             request = codec.decode_permission_request(json.dumps(msg["params"]).encode(), self.version)
-            self.feed([PermissionRequested(msg["id"], request)])
-            if self.adapter:
-                self.feed(self.adapter.permission_requested(request))
+            self.feed([PermissionRequested(msg["id"], request)], request.session_id)
+            self.asked_by[msg["id"]] = request.session_id
+            adapter = self.child_adapters.get(request.session_id, self.adapter)
+            if adapter:
+                self.feed(adapter.permission_requested(request), request.session_id)
         elif method is None and msg.get("id") in self.sent:
             self.response(self.sent.pop(msg["id"]), msg)
 
@@ -108,6 +123,8 @@ class Replay:
                     self.feed(self.adapter.turn_failed(error, after_cancel=self.cancelled))
             return
         result = json.dumps(msg["result"]).encode()
+        if method == "session/new" and self.session_id is None:
+            self.session_id = msg["result"].get("sessionId")
         if method == "initialize":
             self.version, _ = codec.negotiated_version(result)
         elif method in ("session/new", "session/resume", "session/load") and self.version == 1:

@@ -20,10 +20,12 @@ _FRAME = re.compile(r"\s*[\d.]+ (->|<-) (\{.*\})\s*$")
 LOGS = sorted(TRAFFIC.glob("*.log"))
 #: The recordings the replay tests rely on; a missing one fails here rather than shrinking the suite.
 RECORDINGS = {
+    "claude-v1-subagent.log",
     "claude-v1-tool.log",
     "claude-v2-cancel.log",
     "claude-v2-plan.log",
     "claude-v2-resume.log",
+    "claude-v2-subagent.log",
     "claude-v2-tool.log",
     "claude-v2.log",
     "dual-v1.log",

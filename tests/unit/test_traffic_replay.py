@@ -7,6 +7,8 @@ fed as the local events the agent layer would feed.
 
 from __future__ import annotations
 
+import pytest
+
 from acp_tui.session.changes import EntityChanged, PermissionsChanged
 from acp_tui.session.model import (
     AGENT_MESSAGE,
@@ -171,3 +173,21 @@ def test_claude_v1_tool_turn_through_adapter() -> None:
     mode = state.config_options[0]
     assert (getattr(mode, "config_id", None), getattr(mode, "current_value", None)) == ("mode", "default")
     assert state.info.title == "Please WRITEFILE now"
+
+
+@pytest.mark.parametrize("version", [2, 1])
+def test_claude_subagent_lands_in_its_lane_with_its_own_permission(version: int) -> None:
+    replayed = Replay(TRAFFIC / f"claude-v{version}-subagent.log")
+    state = replayed.state
+    assert state.problem_count == 0, list(state.problems)
+    [child] = state.subagents.values()
+    assert child.title == "Write hello" and child.description == "general-purpose" and child.parent_id is None
+    assert state.get("subagent", child.session_id) is child  # one lane in the parent's timeline
+    # the child's work is its own: the Write call, its permission, its prompt; none of it in the parent
+    [write] = child.tool_calls
+    assert write.title == "Write hello.txt" and write.status == "completed" and write.kind == "edit"
+    assert not [e for e in state.entities.values() if isinstance(e, ToolCall)]
+    assert messages(child.model, USER_MESSAGE) == ["WRITEFILE for the parent"]
+    assert not child.model.permissions and not state.permissions
+    assert child.ended and child.stop_reason == "end_turn"
+    assert child.reply.startswith("Async agent launched")  # the adapter's own reply text, kept as data

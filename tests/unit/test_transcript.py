@@ -27,6 +27,7 @@ from acp_tui.session.coalesce import coalesce
 from acp_tui.session.local_events import (
     AgentExited,
     CancelRequested,
+    ChildUpdate,
     FileAccessed,
     PermissionRequested,
     PermissionResolved,
@@ -1547,3 +1548,19 @@ def test_transcript_package_pulls_in_no_ui() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_a_subagent_is_one_line_of_the_transcript_with_its_last_state(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    session = Session(TranscriptWriter(path, label="s1"), framed=True)
+    announce = {"sessionUpdate": "subagent_update", "sessionId": "c1", "title": "Explore [b]x[/b]"}
+    session.update({**announce, "state": {"state": "running"}})
+    _, child_call = codec.decode_update(params({"sessionUpdate": "tool_call_update", "toolCallId": "k"}), 2)
+    session.event(ChildUpdate("c1", child_call))
+    session.frame()
+    session.update({**announce, "state": {"state": "idle", "stopReason": "end_turn"}})
+    session.frame()
+    session.writer.close()
+    markdown = render_markdown(path)
+    assert "**Subagent** Explore [b]x[/b] — ended" in markdown
+    assert markdown.count("Subagent") == 1  # the child's own calls are not the parent's

@@ -32,6 +32,7 @@ KEYS: Final[tuple[tuple[str, str], ...]] = (
     ("Ctrl+R", "restart a stopped agent (a running one: press twice)"),
     ("Ctrl+O", "the session list"),
     ("Ctrl+N", "a new session with the same agent"),
+    ("Enter on a subagent lane", "open or close it"),
     ("Enter on a tool card", "expand or collapse it (i raw input/output, s save, Ctrl+X cancel it)"),
     ("Enter on a folded diff", "show the rest of it"),
     ("Escape, Enter, or typing, away from the prompt", "back to the prompt, with the typed key"),

@@ -79,7 +79,7 @@ class ScreenAsker:
         self.elicitation.elicitation_refused(refusal)
 
     async def ask_permission(self, question: PermissionQuestion) -> str | None:
-        screen = PermissionScreen(question.request, arm_delay=self.arm_delay)
+        screen = PermissionScreen(question.request, arm_delay=self.arm_delay, subagent=question.subagent)
         if self._attention is not None:
             self._attention.waiting("the agent asks for permission")
         self._permission = screen

@@ -45,6 +45,7 @@ from acp_tui.session.model import (
     COMPACTION,
     FILE_ACCESS,
     PLAN,
+    SUBAGENT,
     TERMINAL,
     TOOL_CALL,
     UNKNOWN,
@@ -58,6 +59,7 @@ from acp_tui.ui.widgets.compaction import CompactionView
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.file_access import FileAccessView
 from acp_tui.ui.widgets.plan_view import PlanView
+from acp_tui.ui.widgets.subagent_lane import SubagentLane
 from acp_tui.ui.widgets.terminal_view import TerminalView
 from acp_tui.ui.widgets.thought_view import ThoughtView
 from acp_tui.ui.widgets.tool_call import ToolCallCard
@@ -132,6 +134,7 @@ VIEWS: Final[dict[str, Callable[[Any], Widget]]] = {
     COMPACTION: CompactionView,
     UNKNOWN: UnknownUpdateView,
     FILE_ACCESS: FileAccessView,
+    SUBAGENT: SubagentLane,
 }
 #: Kinds whose arrival means the agent moved on: a thought before a tool call folds away.
 _MOVES_ON = frozenset({AGENT_MESSAGE, AGENT_THOUGHT, TOOL_CALL})
@@ -237,6 +240,8 @@ class TimelineRenderer:
             view: Widget = ToolCallCard(entity, terminal_factory=self._terminal_for_card, context=context)
         elif kind == TERMINAL:
             view = TerminalView(entity, context=self.conversation.context)
+        elif kind == SUBAGENT:
+            view = SubagentLane(entity, context=self.conversation.context)
         elif kind in VIEWS:
             view = VIEWS[kind](entity)
         else:

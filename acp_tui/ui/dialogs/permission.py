@@ -61,7 +61,7 @@ from acp_tui.ui.dialogs.permission_keys import (
 from acp_tui.ui.widgets.content_blocks import ContentChip, head_lines, more_lines_text, pretty_json
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.diff_view import DiffView
-from acp_tui.ui.widgets.icons import kind_icon
+from acp_tui.ui.widgets.icons import GLYPHS, kind_icon
 
 __all__ = ["ARM_DELAY", "PermissionChoice", "PermissionRequest", "PermissionScreen", "request_title"]
 
@@ -231,11 +231,14 @@ class PermissionScreen(GuardedDialog[PermissionChoice]):
         arm_delay: float = ARM_DELAY,
         position: int | None = None,
         total: int | None = None,
+        subagent: str | None = None,
         name: str | None = None,
         id: str | None = None,
     ) -> None:
         super().__init__(arm_delay=arm_delay, name=name, id=id)
         self.request = request
+        #: the subagent that asks (its name as the agent labelled it); None: the agent itself
+        self.subagent = subagent
         self.options: list[PermissionOption] = list(request.options)
         self._position = position
         self._total = total
@@ -244,9 +247,19 @@ class PermissionScreen(GuardedDialog[PermissionChoice]):
             OptionButton(option, _option_label(self.options, index), index) for index, option in enumerate(self.options)
         ]
         self._dialog = Vertical(id="dialog")
-        self._title_widget = Static(Text(self._title), id="title")
+        self._title_widget = Static(self._title_text(), id="title")
         self._body = VerticalScroll(id="body", can_focus=False)
         self._options = Vertical(id="options")
+
+    def _title_text(self) -> Text:
+        """The request's title; a subagent's request names the subagent first (agent text: plain, never markup)."""
+        if self.subagent is None:
+            return Text(self._title)
+        text = Text(f"{GLYPHS['subagent']} subagent ", style="dim")
+        text.append(plain(self.subagent)[:120], style="bold")
+        text.append("\n")
+        text.append(self._title)
+        return text
 
     # -- layout ------------------------------------------------------------------------------
 

@@ -45,6 +45,7 @@ GLYPHS: Final[dict[str, str]] = {
     "problem": "⚑",  # the agent broke the protocol (F3 lists the problems)
     "closed": "▸",  # a block that opens (Enter or a click)
     "open": "▾",  # an open block
+    "subagent": "◇",  # a subagent's lane: a child session working for the agent (the header's ◆ is the agent)
 }
 
 #: Fallbacks for our extra palette variables (a theme's own `[variables]` override them).

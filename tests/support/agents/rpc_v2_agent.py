@@ -3,7 +3,8 @@
 Prompt text "ask" asks permission for a tool call (request id 0); "ask twice" asks two at once;
 "ask N" asks N at once (a flood); "hang" never answers `initialize`; anything else is answered with one
 agent message. `session/resume` of a session id "replay-N" replays N updates before it answers (a
-flood of history: a user message, then agent message chunks and tool calls).
+flood of history: a user message, then agent message chunks and tool calls); of "with-subagent", its
+subagent `kid` and the kid's tool call, under the kid's own session id.
 """
 
 from __future__ import annotations
@@ -140,6 +141,12 @@ def main() -> None:
                     lines = []
             if lines:
                 out.write(("\n".join(lines) + "\n").encode())
+            if sid == "with-subagent":
+                for session_id, body in (
+                    (sid, {"sessionUpdate": "subagent_update", "sessionId": "kid", "title": "Kid"}),
+                    ("kid", {"sessionUpdate": "tool_call_update", "toolCallId": "k1", "status": "completed"}),
+                ):
+                    send({"method": "session/update", "params": {"sessionId": session_id, "update": body}})
             out.flush()
             send({"id": msg["id"], "result": {}})
         elif method == "session/cancel":

@@ -27,7 +27,8 @@ Steps are objects with an ``op``:
 
 - ``{"op": "send", "message": {...}}`` a raw JSON-RPC message, written as given;
 - ``{"op": "raw", "line": "..."}`` a raw line of text (for malformed input);
-- ``{"op": "update", "update": {...}}`` a ``session/update`` for the session;
+- ``{"op": "update", "update": {...}}`` a ``session/update`` for the session; with ``"session": "ID"``
+  for that session instead (a subagent's child session, announced first by a ``subagent_update``);
 - ``{"op": "state", "state": "running"|"idle", "stopReason": ...}`` a v2 state_update;
 - ``{"op": "user_message"}`` v2 echo of the prompt as a ``user_message`` with ``$MESSAGE_ID``;
 - ``{"op": "respond_prompt", "result": {...}?, "stopReason": "end_turn"?}`` answer the prompt:
@@ -300,7 +301,7 @@ class ScriptedAgent:
         elif op == "raw":
             self.write_line(self.fill(step["line"]))
         elif op == "update":
-            self.send_update(self.fill(step["update"]))
+            self.send_update(self.fill(step["update"]), self.fill(step.get("session", "$SESSION")))
         elif op == "state":
             update: Message = {"sessionUpdate": "state_update", "state": step.get("state", "idle")}
             if "stopReason" in step:
@@ -341,12 +342,12 @@ class ScriptedAgent:
                 return
             self.wait(lambda m: False, 0.02, in_turn, None)
 
-    def send_update(self, update: Message) -> None:
+    def send_update(self, update: Message, session_id: str | None = None) -> None:
         self.write(
             {
                 "jsonrpc": "2.0",
                 "method": "session/update",
-                "params": {"sessionId": self.session_id, "update": update},
+                "params": {"sessionId": session_id or self.session_id, "update": update},
             }
         )
 

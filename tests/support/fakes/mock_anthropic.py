@@ -96,6 +96,10 @@ def choose_reply(request: dict[str, Any], cwd: str) -> list[Block]:
             {"content": "Run the tests", "status": "pending", "activeForm": "Running the tests"},
         ]
         return [Text("Making a plan."), ToolUse("TodoWrite", {"todos": todos})]
+    if "SUBAGENT" in said and (tools & {"Agent", "Task"}):
+        # the parent delegates: the child's own prompt asks for a file write, so its Write call asks permission
+        task = {"description": "Write hello", "prompt": "WRITEFILE for the parent", "subagent_type": "general-purpose"}
+        return [Text("Delegating to a subagent."), ToolUse("Agent" if "Agent" in tools else "Task", task)]
     if "RUNCMD" in said and "Bash" in tools:
         return [Text("I will run a command."), ToolUse("Bash", {"command": "echo hi", "description": "Print hi"})]
     visible = _TAGGED.sub("", said).strip()[-80:]
