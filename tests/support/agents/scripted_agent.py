@@ -12,7 +12,7 @@ Script format (every key optional)::
       "initialize": {...},                # initialize result (default: minimal valid one)
       "supported_versions": [1],          # initialize asking another version is answered -32022
       "session_new": {...},               # session/new result (default {"sessionId": "scripted-session-1"})
-      "refuse_tools": {"code": ..., "message": ...},  # session/new with MCP servers answers this error
+      "refuse_tools": {"code": ..., "message": ...},  # session/new with MCP servers or extra folders answers this
       "responses": {"METHOD": {"result": ...} | {"error": {...}}},   # any client request,
                                           # also overrides initialize / session/new
       "after_session_new": [STEP, ...],   # run right after answering session/new
@@ -71,6 +71,10 @@ Message = dict[str, Any]
 Step = dict[str, Any]
 
 DEFAULT_SESSION_ID = "scripted-session-1"
+
+
+def _gives_tools(params: Message) -> bool:
+    return bool(params.get("mcpServers") or params.get("additionalDirectories"))
 
 
 class TurnCancelled(Exception):
@@ -250,7 +254,7 @@ class ScriptedAgent:
         elif method == "initialize":
             result = self.script.get("initialize", default_initialize(self.version))
             reply = {"jsonrpc": "2.0", "id": message["id"], "result": result}
-        elif method == "session/new" and "refuse_tools" in self.script and message["params"].get("mcpServers"):
+        elif method == "session/new" and "refuse_tools" in self.script and _gives_tools(message["params"]):
             reply = {"jsonrpc": "2.0", "id": message["id"], "error": self.script["refuse_tools"]}
         elif method == "session/new":
             result = self.script.get("session_new", {"sessionId": DEFAULT_SESSION_ID})
