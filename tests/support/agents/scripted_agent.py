@@ -13,6 +13,7 @@ Script format (every key optional)::
       "supported_versions": [1],          # initialize asking another version is answered -32022
       "session_new": {...},               # session/new result (default {"sessionId": "scripted-session-1"})
       "refuse_tools": {"code": ..., "message": ...},  # session/new with MCP servers or extra folders answers this
+      "adopt_opened": true,               # after answering session/resume or load, speak in that session
       "responses": {"METHOD": {"result": ...} | {"error": {...}}},   # any client request,
                                           # also overrides initialize / session/new
       "after_session_new": [STEP, ...],   # run right after answering session/new
@@ -267,6 +268,8 @@ class ScriptedAgent:
             }
         if method == "session/new" and isinstance(reply.get("result"), dict):
             self.session_id = str(reply["result"].get("sessionId", self.session_id))
+        if method in ("session/resume", "session/load") and "result" in reply and self.script.get("adopt_opened"):
+            self.session_id = str(message.get("params", {}).get("sessionId", self.session_id))
         self.write(reply)
         if method == "session/new" and "result" in reply:
             self.run_steps(self.script.get("after_session_new", []), in_turn=False)
