@@ -376,7 +376,8 @@ async def test_folders_dropped_by_the_retry_without_tools_do_not_widen_the_guard
         assert service.context.roots == (extra.resolve(),)  # offered: the agent advertised the capability
         await session.new_session()
         assert session.tools.additional_directories == ()
-        assert service.context.roots == ()  # not accepted: outside again
+        after: tuple[Path, ...] = service.context.roots
+        assert after == ()  # not accepted: outside again
     finally:
         await session.shutdown()
     news = [m["params"].get("additionalDirectories") for m in _received(record, "session/new")]
