@@ -103,11 +103,11 @@ class PrintRun:
         if isinstance(event, ModelChanged):
             state = self.controller.state
             if self._live:
+                self.commentary.changes(event.changes, state)  # first: a thought is said before the answer after it
                 if self.answer is not None:
                     self.answer.changes(event.changes, state)
                 if self.jsonl is not None:
                     self.jsonl.changes(event.changes, state)
-                self.commentary.changes(event.changes, state)
             for change in event.changes:
                 self._ended_by(change)
         elif isinstance(event, StderrLine):

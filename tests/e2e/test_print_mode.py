@@ -72,6 +72,23 @@ def test_the_prompt_from_stdin_and_thoughts_and_tools_on_stderr_only(tmp_path: P
     assert quiet.returncode == 0 and quiet.stderr == "" and "I thought about it" in quiet.stdout
 
 
+def test_a_thought_is_said_when_the_answer_begins_not_after_it(tmp_path: Path) -> None:
+    merged = subprocess.run(
+        [sys.executable, "-m", "acp_tui", "-p", "think"],
+        cwd=tmp_path,
+        env=env_for(tmp_path),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,  # `2>&1`: one stream, in the order things were written
+        text=True,
+        timeout=60,
+    )
+    assert merged.returncode == 0, merged.stdout
+    lines = merged.stdout.splitlines()
+    assert lines[0].startswith("thinking: The user wants") and lines[1].startswith("I thought about it"), lines
+    assert sum(line.startswith("thinking:") for line in lines) == 1, lines
+
+
 def test_jsonl_is_one_object_per_model_change_and_an_end(tmp_path: Path) -> None:
     result = acp(tmp_path, "-p", "think", "--output", "jsonl", "--quiet")
     assert result.returncode == 0, result.stderr
