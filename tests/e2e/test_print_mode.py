@@ -89,6 +89,30 @@ def test_a_thought_is_said_when_the_answer_begins_not_after_it(tmp_path: Path) -
     assert sum(line.startswith("thinking:") for line in lines) == 1, lines
 
 
+def _user_text(args: list[bytes], stdin: bytes, tmp_path: Path) -> str:
+    result = subprocess.run(
+        [sys.executable.encode(), b"-m", b"acp_tui", *args, b"--output", b"jsonl", b"--quiet"],
+        cwd=tmp_path,
+        env=env_for(tmp_path),
+        input=stdin,
+        capture_output=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    (user,) = [r for r in records if r.get("change") == "EntityAdded" and r["key"][0] == "user_message"]
+    return str(user["text"])
+
+
+def test_the_stdin_prompt_loses_its_last_newline_and_bytes_that_are_no_utf8_become_replacements(
+    tmp_path: Path,
+) -> None:
+    """Both hung the run before: a lone surrogate from a byte that is no UTF-8 could not be sent, so nothing was."""
+    assert _user_text([b"-p", b"-"], b"think\n\nplease\n", tmp_path) == "think\n\nplease"
+    assert _user_text([b"-p", b"-"], b"think \xff\r\n", tmp_path) == "think \ufffd"
+    assert _user_text([b"-p", b"think \xfe"], b"", tmp_path) == "think \ufffd"
+
+
 def test_jsonl_is_one_object_per_model_change_and_an_end(tmp_path: Path) -> None:
     result = acp(tmp_path, "-p", "think", "--output", "jsonl", "--quiet")
     assert result.returncode == 0, result.stderr
