@@ -133,7 +133,9 @@ async def test_typing_a_filter_rebuilds_the_table_once_typing_pauses_not_per_key
         table = _table(app)
         screen.filter_delay = 3600.0  # the timer never fires in this test: only Enter applies the filter
         built = screen.rebuilds
-        screen.query_one("#inspector-text", Input).focus()
+        assert app.focused is table
+        await pilot.press("slash")  # from the list to the text filter
+        assert app.focused is screen.query_one("#inspector-text", Input)
         await pilot.press(*"chunk 499 ")
         await pilot.pause()
         assert screen.rebuilds == built and table.row_count == 1_000  # ten keys, no rebuild yet

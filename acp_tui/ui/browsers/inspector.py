@@ -90,7 +90,10 @@ class FrameScreen(ModalScreen[None]):
 class InspectorScreen(Screen[None]):
     """The frames in a table, a text filter and a method filter; the newest frames come in while it is open."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding(f"escape,{INSPECTOR_KEY}", "dismiss", "Close")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(f"escape,{INSPECTOR_KEY}", "dismiss", "Close"),
+        Binding("slash", "filter", "Filter"),
+    ]
     DEFAULT_CSS = """
     InspectorScreen #inspector-filters { height: 3; }
     InspectorScreen #inspector-filters Input { width: 1fr; }
@@ -244,7 +247,9 @@ class InspectorScreen(Screen[None]):
         marked = sum(1 for frame in log if frame.problem is not None)
         if marked:
             line += f" · {marked:,} marked ⚑"
-        self.query_one("#inspector-summary", Static).update(Text(line + " · Enter: the frame as JSON · Esc closes"))
+        self.query_one("#inspector-summary", Static).update(
+            Text(line + " · Enter: the frame as JSON · /: filter · Esc closes")
+        )
 
     # -- keys ------------------------------------------------------------------------------------
 
@@ -256,6 +261,10 @@ class InspectorScreen(Screen[None]):
             if frame.seq == seq:
                 self.app.push_screen(FrameScreen(frame))
                 return
+
+    def action_filter(self) -> None:
+        """`/` in the list: to the text filter (in a filter, `/` is typed)."""
+        self.query_one("#inspector-text", Input).focus()
 
     def action_dismiss(self) -> None:  # type: ignore[override]
         self.dismiss(None)
