@@ -667,11 +667,22 @@ def _print_usage(options: optparse.Values) -> str | None:
     return None
 
 
+def _valid_text(text: str) -> str:
+    """Bytes that were no UTF-8 (in argv or stdin, read as surrogates) become U+FFFD: JSON cannot carry them."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _stdin_prompt() -> str:
+    """`-p -`: the prompt is stdin, less the one newline that ends it (`echo`, a here-document)."""
+    text = _valid_text(sys.stdin.read())
+    return text[:-2] if text.endswith("\r\n") else text[:-1] if text.endswith("\n") else text
+
+
 def _print_mode(options: optparse.Values, launch: Launch) -> int:
     """`acp-tui -p PROMPT`: one turn through the session controller, no Textual (acp_tui/headless)."""
     from acp_tui.headless.run import PrintOptions, run_print
 
-    prompt = sys.stdin.read() if options.print_prompt == "-" else options.print_prompt
+    prompt = _stdin_prompt() if options.print_prompt == "-" else _valid_text(options.print_prompt)
     if not prompt.strip():
         print("acp-tui: -p needs a prompt (an argument, or - and the prompt on stdin)", file=sys.stderr)
         return EXIT_USAGE

@@ -190,11 +190,19 @@ class Connection:
             raise ConnectionClosed(self._exit)
         if request_id is None:
             request_id = next(self._ids)
+        try:
+            frame = encode_request(request_id, method, params)
+        except UnicodeEncodeError as exc:
+            # text that is no Unicode (a lone surrogate: bytes that were no UTF-8, e.g. in a file name) cannot be
+            # JSON: the request fails here like one the agent refused, instead of an exception nobody awaits
+            raise RpcError(
+                INVALID_PARAMS, f"not sent: the {method} request holds text that is no valid UTF-8 ({exc.reason})"
+            ) from None
         future: asyncio.Future[msgspec.Raw] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
         self._pending_methods[request_id] = method
         try:
-            await self._send(encode_request(request_id, method, params))
+            await self._send(frame)
             return await future
         except asyncio.CancelledError:
             self._pending_methods.pop(request_id, None)

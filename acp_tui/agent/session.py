@@ -254,6 +254,8 @@ class AgentSession:
                 # (the controller notes every `refused` line), rather than leave the user with no agent.
                 line = f"the agent refused a session with its MCP servers and folders ({exc}); started without them"
                 self.tools = SessionTools((), (), (*self.tools.refused, line))
+                if self.init is not None:
+                    self._bind_services(self.init)  # the folders dropped are outside again for the guards
                 raw = await self._handshake("session/new", self._dialect().new_params(self.cwd, self.tools))
             result = self._decode(codec.decode_new_session_result, raw, "session/new result")
             self.session_id = result.session_id

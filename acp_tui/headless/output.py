@@ -255,6 +255,7 @@ class Commentary:
         self._thought: EntityKey | None = None
         self._state: SessionState | None = None
         self._shown_status: dict[tuple[str, str], str] = {}
+        self._flushed: dict[EntityKey, int] = {}  # how much of each thought is on stderr already
 
     def line(self, text: str) -> None:
         """A client line (a note, a policy answer): always one line, sanitised."""
@@ -276,6 +277,8 @@ class Commentary:
                 if self._thought != change.key:
                     self._flush_thought()
                     self._thought = change.key
+            elif isinstance(change, (EntityAdded, TextAppended, ContentReplaced)) and change.key[0] == AGENT_MESSAGE:
+                self._flush_thought()  # the answer begins: the thought before it is said first, not at the end
             elif isinstance(change, (EntityAdded, EntityChanged)) and change.key[0] == TOOL_CALL:
                 entity = state.entities.get(change.key)
                 if isinstance(entity, ToolCall):
@@ -298,7 +301,10 @@ class Commentary:
         message = self._state.message(AGENT_THOUGHT, thought[1]) if thought is not None and self._state else None
         if message is None:
             return
-        text = plain(message.text).strip()
+        done = self._flushed.get(thought, 0) if thought is not None else 0
+        if thought is not None:
+            self._flushed[thought] = len(message.text)  # a thought that goes on later: only what is new then
+        text = plain(message.text[done:]).strip()
         if len(text) > THOUGHT_LIMIT:
             text = text[: THOUGHT_LIMIT - 1] + "…"
         if text:

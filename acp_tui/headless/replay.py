@@ -4,11 +4,13 @@ Run as `python -m acp_tui.headless.replay LOG [--speed N]`, it is the agent a fr
 mode) starts, so the whole client handles the recording exactly as it handled the live agent. It walks the
 recording in order: a frame the agent sent is written (a line that was not JSON is written as it was, so a bug
 report's bad line comes back too), after the recorded pause divided by the speed (0: no pauses); a frame the
-client sent is waited for. A live request of the recorded method is answered as recorded (the answer carries
-the live id); an answer the client gives to the agent's request is compared with the recorded one. Where the
-client departs from the recording (another method, another prompt, another answer) a `replay:` line on stderr
-says so (the TUI's F2 panel; print mode's stderr) and the replay goes on. After the recording every request is
-answered with an error that says the recording ended.
+client sent is waited for. A live request stands for the recorded request of its method whose params are most
+alike (ids and session ids set aside) among the client frames that were on the wire together (up to the agent's
+next answer), so independent requests may come in another order; it is answered as recorded (the answer carries
+the live id). An answer the client gives to the agent's request is matched by id and compared with the recorded
+one. Where the client departs from the recording (another method, another prompt, another answer, another order)
+a `replay:` line on stderr says so (the TUI's F2 panel; print mode's stderr) and the replay goes on. After the
+recording every request is answered with an error that says the recording ended.
 """
 
 from __future__ import annotations
@@ -65,6 +67,36 @@ def _key(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
 
+#: keys whose values differ from run to run and say nothing about which request a frame is
+_NORMALIZED = frozenset({"sessionId", "id", "_meta"})
+
+
+def _normalized(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _normalized(v) for k, v in value.items() if k not in _NORMALIZED}
+    if isinstance(value, list):
+        return [_normalized(v) for v in value]
+    return value
+
+
+def _likeness(recorded: Any, live: Any) -> int:
+    """How alike two requests' params are: 1,000 when equal once normalized, else the top-level keys alike."""
+    recorded, live = _normalized(recorded), _normalized(live)
+    if recorded == live:
+        return 1_000
+    if isinstance(recorded, dict) and isinstance(live, dict):
+        return sum(1 for k, v in recorded.items() if k in live and live[k] == v)
+    return 0
+
+
+def _is_answer(message: Any) -> bool:
+    return isinstance(message, dict) and "method" not in message and "id" in message
+
+
+def _what(message: dict[str, Any]) -> Any:
+    return message.get("method") or f"the answer to request {_short(message.get('id'))}"
+
+
 def _short(value: Any, limit: int = 160) -> str:
     text = json.dumps(value, ensure_ascii=True, sort_keys=True)
     return text if len(text) <= limit else text[:limit] + "..."
@@ -90,12 +122,15 @@ class Replayer:
         self.speed = speed
         self.sleep = sleep
         self._ids: dict[str, Any] = {}  # the recorded id of a client request -> its live id
+        self._early: set[int] = set()  # recorded client frames matched ahead of their turn
 
     def run(self) -> None:
         previous: float | None = None
-        for entry in self.entries:
+        for at, entry in enumerate(self.entries):
             if entry.direction == "->":
-                if not self._await_client(entry.message):
+                if at in self._early:
+                    continue  # the client sent it already, ahead of its recorded turn
+                if not self._await_client(at):
                     return  # the client went away
             else:
                 if self.speed > 0 and previous is not None and entry.t > previous:
@@ -117,11 +152,15 @@ class Replayer:
                 message = {**message, "id": live}
         self.write(json.dumps(message, separators=(",", ":")).encode())
 
-    def _await_client(self, recorded: Any) -> bool:
-        """Wait for the client's counterpart of a recorded client frame; False when the client is gone."""
+    def _await_client(self, at: int) -> bool:
+        """Wait for the client's counterpart of the recorded client frame `at`; False when the client is gone.
+
+        A live frame may also be the counterpart of a later client frame sent together with this one (see
+        `_in_flight`): that one is matched now, noted as out of order, and not waited for when its turn comes.
+        """
+        recorded = self.entries[at].message
         if not isinstance(recorded, dict):
             return True
-        method = recorded.get("method")
         while True:
             live = self.incoming()
             if live is None:
@@ -129,13 +168,57 @@ class Replayer:
             if not isinstance(live, dict):
                 self.note(f"the client sent a line that is no JSON-RPC object: {_short(live)}")
                 continue
-            if method is not None and live.get("method") == method:
-                self._matched_call(recorded, live)
+            match = self._best_match(live, self._in_flight(at))
+            if match is None:
+                self._unexpected(live, recorded)
+                continue
+            counterpart = self.entries[match].message
+            if "method" in counterpart:
+                self._matched_call(counterpart, live)
+            else:
+                self._matched_answer(counterpart, live)
+            if match == at:
                 return True
-            if method is None and "method" not in live and _key(live.get("id")) == _key(recorded.get("id")):
-                self._matched_answer(recorded, live)
-                return True
-            self._unexpected(live, recorded)
+            self._early.add(match)
+            self.note(
+                f"the client sent {_short(_what(live))} before {_short(_what(recorded))}: recorded the other way round"
+            )
+
+    def _in_flight(self, at: int) -> list[int]:
+        """The recorded client frames from `at` on that were on the wire together: up to the agent's next answer.
+
+        Requests the client sent before any of them was answered do not depend on each other's answers, so a
+        client may send them in another order; a frame after an answer may depend on it, so it is not taken early.
+        """
+        window: list[int] = []
+        for n in range(at, len(self.entries)):
+            entry = self.entries[n]
+            if entry.direction == "<-":
+                if _is_answer(entry.message):
+                    break
+                continue
+            if n not in self._early and isinstance(entry.message, dict):
+                window.append(n)
+        return window
+
+    def _best_match(self, live: dict[str, Any], window: list[int]) -> int | None:
+        """The recorded frame of `window` the live frame stands for: a request by method, then by the params
+        most alike once ids and session ids are set aside (the first on a tie); an answer by its id."""
+        best: int | None = None
+        best_score = -1
+        for n in window:
+            recorded = self.entries[n].message
+            if "method" in live:
+                if recorded.get("method") != live["method"] or ("id" in recorded) != ("id" in live):
+                    continue
+                score = _likeness(recorded.get("params"), live.get("params"))
+            else:
+                if "method" in recorded or _key(recorded.get("id")) != _key(live.get("id")):
+                    continue
+                score = 0
+            if score > best_score:
+                best, best_score = n, score
+        return best
 
     def _matched_call(self, recorded: dict[str, Any], live: dict[str, Any]) -> None:
         if "id" in recorded and "id" in live:

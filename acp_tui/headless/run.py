@@ -103,11 +103,11 @@ class PrintRun:
         if isinstance(event, ModelChanged):
             state = self.controller.state
             if self._live:
+                self.commentary.changes(event.changes, state)  # first: a thought is said before the answer after it
                 if self.answer is not None:
                     self.answer.changes(event.changes, state)
                 if self.jsonl is not None:
                     self.jsonl.changes(event.changes, state)
-                self.commentary.changes(event.changes, state)
             for change in event.changes:
                 self._ended_by(change)
         elif isinstance(event, StderrLine):
@@ -183,11 +183,13 @@ class PrintRun:
             except (ValueError, RuntimeError, NotImplementedError):
                 pass  # not the main thread (tests): no handlers
         timer = loop.call_later(self.options.timeout, self._interrupt, EXIT_TIMEOUT) if self.options.timeout else None
+        session_id: str | None = None
         try:
             code = await self._turn()
         finally:
             if timer is not None:
                 timer.cancel()
+            session_id = self.controller.current_session_id  # for `--resume=ID` next time (jsonl's end)
             await self.controller.shutdown()
             for sig in installed:
                 loop.remove_signal_handler(sig)
@@ -195,7 +197,8 @@ class PrintRun:
             self.answer.close()
         self.commentary.close()
         if self.jsonl is not None:
-            self.jsonl.event("end", exitCode=code, stopReason=self.controller.state.foreground.stop_reason)
+            stop_reason = self.controller.state.foreground.stop_reason
+            self.jsonl.event("end", exitCode=code, stopReason=stop_reason, sessionId=session_id)
         return code
 
     async def _turn(self) -> int:

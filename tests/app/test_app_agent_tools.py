@@ -1,8 +1,10 @@
 """The F4 panel lists the MCP servers and extra folders the agent was given, and the ones it was not and
-why; names and transports only, never an env value, header or url that may carry a secret."""
+why; names and transports only, never an env value, header or url that may carry a secret. The `@` picker
+indexes the extra folders too (rows written from `~`), and a mention of one of their files is sent."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -69,7 +71,6 @@ async def test_f4_lists_the_agent_tools_below_the_settings(tmp_path: Path) -> No
 
 
 async def test_an_agent_refusing_the_servers_gets_a_session_without_them_and_a_line_says_so(tmp_path: Path) -> None:
-    import json
 
     from acp_tui.agent.session import AgentSession
     from tests.support.agents import scripted_agent_argv
@@ -96,3 +97,40 @@ async def test_an_agent_refusing_the_servers_gets_a_session_without_them_and_a_l
     assert session.tools.mcp_servers == ()
     (line,) = session.tools.refused
     assert "refused a session with its MCP servers" in line and "bad mcpServers" in line and SECRET not in line
+
+
+async def test_the_at_picker_lists_an_extra_folder_under_home_as_tilde_and_sends_its_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from acp_tui.ui.widgets.file_picker import FilePicker
+
+    home = tmp_path / "home"
+    extra = home / "extlib"
+    (extra / "notes").mkdir(parents=True)
+    (extra / "notes" / "zebra-guide.md").write_text("# zebra\n")
+    project = tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    (project / "src" / "app.py").write_text("print('hi')\n")
+    monkeypatch.setenv("HOME", str(home))
+    initialize = {
+        "protocolVersion": 2,
+        "info": {"name": "scripted", "version": "1"},
+        "capabilities": {"session": {"additionalDirectories": {}}},
+    }
+    run = ScriptedRun(tmp_path, {"version": 2, "initialize": initialize})
+    app = AcpApp(replace(run.launch, cwd=project, add_dirs=(extra,)), arm_delay=ARM_DELAY)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = await ready(pilot, app)
+        picker = chat.query_one(FilePicker)
+        chat.prompt_input.focus()
+        await pilot.press("at", *"zebra")
+        await wait_until(
+            pilot, lambda: [m.path for m in picker.shown][:1] == ["~/extlib/notes/zebra-guide.md"], "the extra file"
+        )
+        await pilot.press("tab")
+        await wait_until(pilot, lambda: chat.prompt_input.text == "@~/extlib/notes/zebra-guide.md ", "the chip")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "session/prompt" in run.methods(), "the prompt sent")
+    (prompt,) = [m for m in run.records() if m.get("method") == "session/prompt"]
+    sent = json.dumps(prompt["params"]["prompt"])
+    assert (extra / "notes" / "zebra-guide.md").as_uri() in sent  # the mention is the extra folder's file

@@ -469,3 +469,20 @@ async def test_the_demo_agent_receives_embedded_files_and_images_and_says_so(tmp
         assert f"I received: text, resource {app_uri} text/x-python 12 characters, image image/png 80 B" in said
     finally:
         await session.shutdown()
+
+
+async def test_the_first_rows_use_the_width_the_picker_opens_with_not_a_cut_to_twenty(tmp_path: Path) -> None:
+    long = "src/a-rather-long-folder-name/and-a-longer-file-name-here.py"
+    (tmp_path / long).parent.mkdir(parents=True)
+    (tmp_path / long).write_text("x\n")
+    index = FileIndex(tmp_path)
+    index.start()
+    await asyncio.to_thread(index.wait, 10)  # complete before the first `@`: no refresh comes to redraw the rows
+    async with mention_app(tmp_path, index) as (app, pilot):
+        await type_keys(pilot, "@")  # the rows are drawn as it opens, before it has been laid out
+        await ready_picker(app, pilot)
+
+        def rows() -> list[str]:
+            return [app.picker.get_option_at_index(n).prompt.plain for n in range(app.picker.option_count)]  # type: ignore[union-attr]
+
+        await until(pilot, lambda: rows() == ["src/", "src/a-rather-long-folder-name/", long], "the whole paths")

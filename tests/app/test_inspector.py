@@ -122,3 +122,56 @@ async def test_f8_in_the_app_shows_the_live_connection_and_the_palette_offers_it
         await wait_until(pilot, lambda: _table(app).row_count > before, "the new turn's frames")
         assert COMMAND_NAME in [entry.name for entry in InspectorCommands.ENTRIES]
         await app.action_quit_app()
+
+
+async def test_typing_a_filter_rebuilds_the_table_once_typing_pauses_not_per_key() -> None:
+    app = _Host(_frames(500))  # 1,000 frames
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, InspectorScreen), "the inspector")
+        screen = app.screen
+        assert isinstance(screen, InspectorScreen)
+        table = _table(app)
+        screen.filter_delay = 3600.0  # the timer never fires in this test: only Enter applies the filter
+        built = screen.rebuilds
+        assert app.focused is table
+        await pilot.press("slash")  # from the list to the text filter
+        assert app.focused is screen.query_one("#inspector-text", Input)
+        await pilot.press(*"chunk 499 ")
+        await pilot.pause()
+        assert screen.rebuilds == built and table.row_count == 1_000  # ten keys, no rebuild yet
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: table.row_count == 1, "the filter applied by Enter")
+        assert screen.rebuilds == built + 1
+        assert app.focused is table  # Enter goes on to the table
+        # with the real delay the filter applies by itself once typing pauses (the timer, reset per key)
+        screen.filter_delay = 0.15
+        screen.query_one("#inspector-text", Input).focus()
+        await pilot.press("end", *["backspace"] * 5)  # "chunk" matches every update
+        await wait_until(pilot, lambda: table.row_count == 500, "the filter applied by the timer")
+
+
+async def test_a_new_filter_keeps_the_selected_frame_selected_and_a_following_cursor_follows() -> None:
+    app = _Host(_frames(50))  # frames 1..100: odd ones prompts, even ones updates
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, InspectorScreen), "the inspector")
+        screen = app.screen
+        assert isinstance(screen, InspectorScreen)
+        table = _table(app)
+        table.move_cursor(row=39)  # frame 40, an update
+        assert str(table.get_row_at(table.cursor_row)[0]) == "40"
+        method = screen.query_one("#inspector-method", Input)
+        method.value = "session/update"
+        await wait_until(pilot, lambda: table.row_count == 50, "only the updates")
+        assert str(table.get_row_at(table.cursor_row)[0]) == "40"  # still the frame the user looked at
+        method.value = "session/prompt"
+        await wait_until(pilot, lambda: str(table.get_row_at(0)[3]) == "session/prompt", "only the prompts")
+        assert table.row_count == 50
+        assert str(table.get_row_at(table.cursor_row)[0]) == "39"  # gone: the nearest older frame shown
+        method.value = ""
+        await wait_until(pilot, lambda: table.row_count == 100, "every frame")
+        assert str(table.get_row_at(table.cursor_row)[0]) == "39"
+        table.move_cursor(row=table.row_count - 1)  # on the newest: the table follows
+        method.value = "session/update"
+        await wait_until(pilot, lambda: table.row_count == 50, "only the updates again")
+        assert str(table.get_row_at(0)[3]) == "session/update"
+        assert table.cursor_row == table.row_count - 1

@@ -72,11 +72,54 @@ def test_the_prompt_from_stdin_and_thoughts_and_tools_on_stderr_only(tmp_path: P
     assert quiet.returncode == 0 and quiet.stderr == "" and "I thought about it" in quiet.stdout
 
 
+def test_a_thought_is_said_when_the_answer_begins_not_after_it(tmp_path: Path) -> None:
+    merged = subprocess.run(
+        [sys.executable, "-m", "acp_tui", "-p", "think"],
+        cwd=tmp_path,
+        env=env_for(tmp_path),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,  # `2>&1`: one stream, in the order things were written
+        text=True,
+        timeout=60,
+    )
+    assert merged.returncode == 0, merged.stdout
+    lines = merged.stdout.splitlines()
+    assert lines[0].startswith("thinking: The user wants") and lines[1].startswith("I thought about it"), lines
+    assert sum(line.startswith("thinking:") for line in lines) == 1, lines
+
+
+def _user_text(args: list[bytes], stdin: bytes, tmp_path: Path) -> str:
+    result = subprocess.run(
+        [sys.executable.encode(), b"-m", b"acp_tui", *args, b"--output", b"jsonl", b"--quiet"],
+        cwd=tmp_path,
+        env=env_for(tmp_path),
+        input=stdin,
+        capture_output=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    (user,) = [r for r in records if r.get("change") == "EntityAdded" and r["key"][0] == "user_message"]
+    return str(user["text"])
+
+
+def test_the_stdin_prompt_loses_its_last_newline_and_bytes_that_are_no_utf8_become_replacements(
+    tmp_path: Path,
+) -> None:
+    """Both hung the run before: a lone surrogate from a byte that is no UTF-8 could not be sent, so nothing was."""
+    assert _user_text([b"-p", b"-"], b"think\n\nplease\n", tmp_path) == "think\n\nplease"
+    assert _user_text([b"-p", b"-"], b"think \xff\r\n", tmp_path) == "think \ufffd"
+    assert _user_text([b"-p", b"think \xfe"], b"", tmp_path) == "think \ufffd"
+
+
 def test_jsonl_is_one_object_per_model_change_and_an_end(tmp_path: Path) -> None:
     result = acp(tmp_path, "-p", "think", "--output", "jsonl", "--quiet")
     assert result.returncode == 0, result.stderr
     records = [json.loads(line) for line in result.stdout.splitlines()]
-    assert records[-1] == {"event": "end", "exitCode": 0, "stopReason": "end_turn"}
+    end = records[-1]
+    assert end == {"event": "end", "exitCode": 0, "stopReason": "end_turn", "sessionId": end["sessionId"]}
+    assert isinstance(end["sessionId"], str) and end["sessionId"]
     text = "".join(
         r.get("text", "")
         for r in records
@@ -308,6 +351,66 @@ def test_continue_runs_the_turn_in_the_last_session_without_printing_its_history
     result = acp(tmp_path, "-p", "markdown", "--continue", "--quiet")
     assert result.returncode == 0, result.stderr
     assert "I thought about it" not in result.stdout and "Greeting people, politely" in result.stdout
+
+
+def test_resume_id_runs_the_turn_in_that_session_and_the_jsonl_end_names_it(tmp_path: Path) -> None:
+    initialize = {"protocolVersion": 2, "info": {"name": "scripted", "version": "1"}, "capabilities": {"session": {}}}
+    run = scripted(
+        tmp_path,
+        2,
+        turn(2, chunk("resumed answer", 2)),
+        initialize=initialize,
+        responses={"session/resume": {"result": {}}},
+        adopt_opened=True,
+    )
+    result = acp(tmp_path, "-p", "go", "--resume=old-7", "--output", "jsonl", "--quiet", "--", *run.launch.agent_argv)
+    assert result.returncode == 0, result.stderr
+    (resume,) = [m for m in run.records() if m.get("method") == "session/resume"]
+    assert resume["params"]["sessionId"] == "old-7" and "session/new" not in run.methods()
+    (prompt,) = [m for m in run.records() if m.get("method") == "session/prompt"]
+    assert prompt["params"]["sessionId"] == "old-7"
+    end = json.loads(result.stdout.splitlines()[-1])
+    assert end == {"event": "end", "exitCode": 0, "stopReason": "end_turn", "sessionId": "old-7"}
+
+
+def _stderr_on_a_terminal(tmp_path: Path, env: dict[str, str]) -> bytes:
+    """Run `-p think` with stderr on a pseudo-terminal (stdout a pipe); what reached the terminal."""
+    import pty
+
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "acp_tui", "-p", "think"],
+            cwd=tmp_path,
+            env={**env_for(tmp_path), **env},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=slave,
+        )
+        os.close(slave)
+        out = b""
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: the terminal's last writer is gone
+                break
+            if not data:
+                break
+            out += data
+        assert proc.wait(timeout=60) == 0
+        assert proc.stdout is not None and b"I thought about it" in proc.stdout.read()
+    finally:
+        os.close(master)
+    return out
+
+
+def test_stderr_is_coloured_only_on_a_terminal_without_no_color(tmp_path: Path) -> None:
+    coloured = _stderr_on_a_terminal(tmp_path, {"TERM": "xterm-256color"})
+    assert b"\x1b[2m" in coloured and b"user wants" in coloured  # the thought, dimmed
+    plain = _stderr_on_a_terminal(tmp_path, {"TERM": "xterm-256color", "NO_COLOR": "1"})
+    assert b"user wants" in plain and b"\x1b" not in plain
+    piped = acp(tmp_path, "-p", "think", env={"TERM": "xterm-256color"})
+    assert "user wants" in piped.stderr and "\x1b" not in piped.stderr
 
 
 @pytest.mark.parametrize("version", [1, 2])

@@ -75,6 +75,54 @@ def test_answers_carry_the_live_id_and_departures_are_noted_and_refused() -> Non
     assert slept == pytest.approx([0.5, 0.5, 0.25, 0.5])  # the recorded pauses at speed 2
 
 
+def test_requests_sent_together_match_by_params_in_any_order_and_the_reordering_is_noted() -> None:
+    def answer(id_: int, **result: Any) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": id_, "result": result}
+
+    entries = [
+        Entry(0.0, "->", _call(1, "initialize")),
+        Entry(0.1, "<-", answer(1, protocolVersion=2)),
+        # two independent requests on the wire together, and the agent's answers in yet another order
+        Entry(0.2, "->", _call(2, "session/set_config_option", sessionId="s1", configId="mode", value="plan")),
+        Entry(0.2, "->", _call(3, "session/set_config_option", sessionId="s1", configId="model", value="fast")),
+        Entry(0.3, "<-", answer(3, configOptions=["model is fast"])),
+        Entry(0.3, "<-", answer(2, configOptions=["mode is plan"])),
+        # two of the agent's requests, answered by the client in the other order
+        Entry(0.4, "<-", _call(50, "session/request_permission", toolCallId="a")),
+        Entry(0.4, "<-", _call(51, "session/request_permission", toolCallId="b")),
+        Entry(0.5, "->", answer(50, outcome={"outcome": "selected", "optionId": "allow"})),
+        Entry(0.5, "->", answer(51, outcome={"outcome": "selected", "optionId": "reject"})),
+        # after an answer: a request that may depend on it is not taken early
+        Entry(0.6, "->", _call(4, "session/list")),
+        Entry(0.7, "<-", answer(4, sessions=[])),
+        Entry(0.8, "->", _call(5, "session/new", cwd="/x", mcpServers=[])),
+        Entry(0.9, "<-", answer(5, sessionId="s2")),
+    ]
+    live = [
+        _call(10, "initialize"),
+        _call(11, "session/set_config_option", sessionId="s1", configId="model", value="fast"),
+        _call(12, "session/set_config_option", sessionId="s1", configId="mode", value="plan"),
+        answer(51, outcome={"outcome": "selected", "optionId": "reject"}),
+        answer(50, outcome={"outcome": "selected", "optionId": "allow"}),
+        _call(13, "session/new", cwd="/x", mcpServers=[]),  # ahead of session/list, after an answer: refused
+        _call(14, "session/list"),
+        _call(15, "session/new", cwd="/x", mcpServers=[]),
+    ]
+    replayer, written, notes, _slept = _replayer(entries, live)
+    replayer.run()
+    answers = {message["id"]: message for message in written if "method" not in message}
+    assert answers[11]["result"] == {"configOptions": ["model is fast"]}  # by params, not by order
+    assert answers[12]["result"] == {"configOptions": ["mode is plan"]}
+    assert [message["id"] for message in written if "method" not in message][1:3] == [11, 12]  # recorded order
+    assert "error" in answers[13] and "session/list" in answers[13]["error"]["message"]
+    assert answers[14]["result"] == {"sessions": []} and answers[15]["result"] == {"sessionId": "s2"}
+    assert not any("otherwise" in note for note in notes), notes  # each answer compared with its own
+    reordered = [note for note in notes if "recorded the other way round" in note]
+    assert len(reordered) == 2, notes
+    assert "session/set_config_option" in reordered[0] and "the answer to request 50" in reordered[1]
+    assert any('"session/new"' in note and '"session/list"' in note for note in notes), notes
+
+
 def test_a_file_that_is_no_recording_is_refused(tmp_path: Path) -> None:
     log = tmp_path / "x.log"
     log.write_text("hello\n")

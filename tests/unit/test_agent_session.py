@@ -57,6 +57,21 @@ async def test_v2_turn_with_update_racing_session_new(v2_session: AgentSession, 
     assert new_params == {"cwd": v2_session.cwd, "mcpServers": []} and Path(new_params["cwd"]).is_absolute()
 
 
+async def test_a_prompt_that_cannot_be_encoded_fails_as_a_refused_one_and_the_session_goes_on(
+    v2_session: AgentSession, recorder: Recorder
+) -> None:
+    """A lone surrogate (a byte that was no UTF-8) cannot be JSON: an exception nobody awaited left it pending."""
+    from acp_tui.agent.connection import RpcError
+
+    with pytest.raises(RpcError, match="no valid UTF-8"):
+        await v2_session.prompt([TextContent(text="a\udcff")])
+    (submission,) = v2_session.state.submissions.values()
+    assert submission.status == "failed" and submission.error is not None
+    assert "no valid UTF-8" in submission.error.message
+    assert await v2_session.prompt([TextContent(text="hi")]) == "u1"  # nothing half-sent stands in the way
+    await recorder.until(idle_with(v2_session, "end_turn"))
+
+
 async def test_v2_permission_answered_by_the_user(v2_session: AgentSession, recorder: Recorder) -> None:
     await v2_session.prompt([TextContent(text="ask")])
     await recorder.until(lambda: len(recorder.permissions()) == 1)

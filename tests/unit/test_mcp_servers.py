@@ -352,6 +352,38 @@ async def test_only_folders_the_agent_takes_widen_the_guards(tmp_path: Path) -> 
             await session.shutdown()
 
 
+async def test_folders_dropped_by_the_retry_without_tools_do_not_widen_the_guards(tmp_path: Path) -> None:
+    """The agent refused `session/new` with the folder; it was started without it, so the folder is outside."""
+    from acp_tui.services.files import FileService
+
+    extra = tmp_path / "lib"
+    extra.mkdir()
+    (tmp_path / "project").mkdir()
+    script = tmp_path / "script.json"
+    refusal = {"code": -32602, "message": "bad additionalDirectories"}
+    script.write_text(json.dumps({"version": 2, "initialize": V2_ALL, "refuse_tools": refusal}))
+    record = tmp_path / "record.jsonl"
+    service = FileService()
+    session = AgentSession(
+        scripted_agent_argv(script, record),
+        cwd=tmp_path / "project",
+        additional_directories=[extra],
+        services=[service],
+    )
+    try:
+        await session.connect()
+        await session.initialize()
+        assert service.context.roots == (extra.resolve(),)  # offered: the agent advertised the capability
+        await session.new_session()
+        assert session.tools.additional_directories == ()
+        after: tuple[Path, ...] = service.context.roots
+        assert after == ()  # not accepted: outside again
+    finally:
+        await session.shutdown()
+    news = [m["params"].get("additionalDirectories") for m in _received(record, "session/new")]
+    assert news == [[str(extra)], None] or news == [[str(extra)], []], news  # retried once, without the folder
+
+
 # -- the catalogue of well-known agents --------------------------------------------------------------
 
 

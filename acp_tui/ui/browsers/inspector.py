@@ -3,6 +3,9 @@
 It reads the connection's frame log (acp_tui/agent/frames.py: the newest 10,000, the rest in the `--log` file)
 and listens to it only while it is open, so nothing is rendered while it is closed. New frames are added a batch
 per refresh. Every cell is a `Text` (agent text is data, never markup); Enter shows a frame as pretty JSON.
+A filter applies once typing pauses (`FILTER_DELAY`, the timer reset per key; Enter in a filter applies it at
+once): rebuilding 10,000 rows per keystroke would make typing lag. The selected frame stays selected when the
+new filter keeps it; a table that followed the newest frame goes on following it.
 """
 
 from __future__ import annotations
@@ -18,7 +21,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
+from textual.timer import Timer
 from textual.widgets import DataTable, Input, Static, TextArea
+from textual.widgets.data_table import CellDoesNotExist
 
 from acp_tui.agent.frames import Frame, FrameLog
 from acp_tui.sanitize import multiline, plain
@@ -28,6 +33,8 @@ INSPECTOR_KEY: Final = "f8"  # not F6 or F7: the prompt (a TextArea) selects wit
 COMMAND_NAME: Final = "Protocol inspector"
 COMMAND_HELP: Final = "Every JSON-RPC frame of this connection, filterable; Enter shows one as JSON (F8)"
 _DIRECTION: Final = {"->": "→ agent", "<-": "← agent"}
+#: seconds of no typing after which a filter is applied
+FILTER_DELAY: Final = 0.15
 
 
 def _row(frame: Frame) -> tuple[Text, ...]:
@@ -83,7 +90,10 @@ class FrameScreen(ModalScreen[None]):
 class InspectorScreen(Screen[None]):
     """The frames in a table, a text filter and a method filter; the newest frames come in while it is open."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding(f"escape,{INSPECTOR_KEY}", "dismiss", "Close")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(f"escape,{INSPECTOR_KEY}", "dismiss", "Close"),
+        Binding("slash", "filter", "Filter"),
+    ]
     DEFAULT_CSS = """
     InspectorScreen #inspector-filters { height: 3; }
     InspectorScreen #inspector-filters Input { width: 1fr; }
@@ -98,8 +108,14 @@ class InspectorScreen(Screen[None]):
         self._pending: list[Frame] = []
         self._flush_queued = False
         self._shown: set[int] = set()
+        #: the filters as applied to the table (what `_matches` uses), and as typed so far
         self._text = ""
         self._method = ""
+        self._typed: dict[str, str] = {"inspector-text": "", "inspector-method": ""}
+        self._filter_timer: Timer | None = None
+        self.filter_delay = FILTER_DELAY
+        #: how often the table was rebuilt (a filter applied), for the tests of the debounce
+        self.rebuilds = 0
 
     def compose(self) -> ComposeResult:
         yield Static(id="inspector-summary")
@@ -158,11 +174,27 @@ class InspectorScreen(Screen[None]):
     @on(Input.Changed)
     def _filter(self, event: Input.Changed) -> None:
         event.stop()
-        if event.input.id == "inspector-text":
-            self._text = event.value
-        else:
-            self._method = event.value.strip()
-        self._rebuild()
+        self._typed[event.input.id or "inspector-text"] = event.value
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        self._filter_timer = self.set_timer(self.filter_delay, self._apply_filters)
+
+    @on(Input.Submitted)
+    def _filter_now(self, event: Input.Submitted) -> None:
+        """Enter in a filter: apply it now and go to the table."""
+        event.stop()
+        self._typed[event.input.id or "inspector-text"] = event.value
+        self._apply_filters()
+        self.query_one(DataTable).focus()
+
+    def _apply_filters(self) -> None:
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+            self._filter_timer = None
+        text, method = self._typed["inspector-text"], self._typed["inspector-method"].strip()
+        if (text, method) != (self._text, self._method):
+            self._text, self._method = text, method
+            self._rebuild()
 
     def _matches(self, frame: Frame) -> bool:
         if self._method and self._method.lower() not in frame.label.lower():
@@ -176,12 +208,31 @@ class InspectorScreen(Screen[None]):
 
     def _rebuild(self) -> None:
         table = self.query_one(DataTable)
+        self.rebuilds += 1
+        selected = self._selected(table)
+        follow = selected is None or table.cursor_row >= table.row_count - 1
         table.clear()
         self._shown.clear()
         self._add(table, (frame for frame in self.frames if self._matches(frame)))
         self._summarise()
-        if table.row_count:
+        if not table.row_count:
+            return
+        if follow or selected is None:
             table.move_cursor(row=table.row_count - 1)
+            return
+        # the selected frame if the filter kept it, else the nearest older one shown (or the oldest shown)
+        keys = [int(str(row.key.value)) for row in table.ordered_rows]
+        row = next((n for n in range(len(keys) - 1, -1, -1) if keys[n] <= selected), 0)
+        table.move_cursor(row=row)
+
+    @staticmethod
+    def _selected(table: DataTable[Text]) -> int | None:
+        if not table.row_count:
+            return None
+        try:
+            return int(str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value))
+        except CellDoesNotExist:  # a cursor off the rows: nothing selected
+            return None
 
     def _add(self, table: DataTable[Text], frames: Iterable[Frame]) -> None:
         for frame in frames:
@@ -196,7 +247,9 @@ class InspectorScreen(Screen[None]):
         marked = sum(1 for frame in log if frame.problem is not None)
         if marked:
             line += f" · {marked:,} marked ⚑"
-        self.query_one("#inspector-summary", Static).update(Text(line + " · Enter: the frame as JSON · Esc closes"))
+        self.query_one("#inspector-summary", Static).update(
+            Text(line + " · Enter: the frame as JSON · /: filter · Esc closes")
+        )
 
     # -- keys ------------------------------------------------------------------------------------
 
@@ -208,6 +261,10 @@ class InspectorScreen(Screen[None]):
             if frame.seq == seq:
                 self.app.push_screen(FrameScreen(frame))
                 return
+
+    def action_filter(self) -> None:
+        """`/` in the list: to the text filter (in a filter, `/` is typed)."""
+        self.query_one("#inspector-text", Input).focus()
 
     def action_dismiss(self) -> None:  # type: ignore[override]
         self.dismiss(None)

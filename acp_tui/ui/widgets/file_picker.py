@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from textual import events
 from textual.content import Content, Span
 from textual.timer import Timer
 from textual.widgets import OptionList
@@ -206,6 +207,17 @@ class FilePicker(OptionList):
 
     # -- rows --------------------------------------------------------------------------------------
 
+    def _fit_width(self) -> int:
+        """The row width the picker has now (before its first layout it has none yet: `on_resize` redraws)."""
+        width = max(20, self.scrollable_content_region.width - 1) if self.is_mounted else MAX_ROW
+        return min(width, MAX_ROW)
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Laid out on opening (rows drawn before were cut to the width it had hidden), or the terminal resized:
+        draw the rows at the width there is now."""
+        if self.is_open and self._shown and self._fit_width() != self._row_width:
+            self._refresh_rows(keep=self.highlighted_match)
+
     def _corpus(self) -> Corpus:
         return self.index.corpus if self.index is not None else Corpus.empty()
 
@@ -213,9 +225,8 @@ class FilePicker(OptionList):
         corpus = self._corpus()
         self._corpus_key = (corpus.generation, corpus.size)
         matches = self.matcher.search(corpus, self._query or "", self.limit)
-        width = max(20, self.scrollable_content_region.width - 1) if self.is_mounted else MAX_ROW
         self._shown = matches
-        self._row_width = min(width, MAX_ROW)
+        self._row_width = self._fit_width()
         if matches:
             paths = [match.path for match in matches]
             chosen = paths.index(keep.path) if keep is not None and keep.path in paths else 0

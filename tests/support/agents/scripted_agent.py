@@ -12,7 +12,8 @@ Script format (every key optional)::
       "initialize": {...},                # initialize result (default: minimal valid one)
       "supported_versions": [1],          # initialize asking another version is answered -32022
       "session_new": {...},               # session/new result (default {"sessionId": "scripted-session-1"})
-      "refuse_tools": {"code": ..., "message": ...},  # session/new with MCP servers answers this error
+      "refuse_tools": {"code": ..., "message": ...},  # session/new with MCP servers or extra folders answers this
+      "adopt_opened": true,               # after answering session/resume or load, speak in that session
       "responses": {"METHOD": {"result": ...} | {"error": {...}}},   # any client request,
                                           # also overrides initialize / session/new
       "after_session_new": [STEP, ...],   # run right after answering session/new
@@ -72,6 +73,10 @@ Message = dict[str, Any]
 Step = dict[str, Any]
 
 DEFAULT_SESSION_ID = "scripted-session-1"
+
+
+def _gives_tools(params: Message) -> bool:
+    return bool(params.get("mcpServers") or params.get("additionalDirectories"))
 
 
 class TurnCancelled(Exception):
@@ -251,7 +256,7 @@ class ScriptedAgent:
         elif method == "initialize":
             result = self.script.get("initialize", default_initialize(self.version))
             reply = {"jsonrpc": "2.0", "id": message["id"], "result": result}
-        elif method == "session/new" and "refuse_tools" in self.script and message["params"].get("mcpServers"):
+        elif method == "session/new" and "refuse_tools" in self.script and _gives_tools(message["params"]):
             reply = {"jsonrpc": "2.0", "id": message["id"], "error": self.script["refuse_tools"]}
         elif method == "session/new":
             result = self.script.get("session_new", {"sessionId": DEFAULT_SESSION_ID})
@@ -264,6 +269,8 @@ class ScriptedAgent:
             }
         if method == "session/new" and isinstance(reply.get("result"), dict):
             self.session_id = str(reply["result"].get("sessionId", self.session_id))
+        if method in ("session/resume", "session/load") and "result" in reply and self.script.get("adopt_opened"):
+            self.session_id = str(message.get("params", {}).get("sessionId", self.session_id))
         self.write(reply)
         if method == "session/new" and "result" in reply:
             self.run_steps(self.script.get("after_session_new", []), in_turn=False)
