@@ -189,7 +189,7 @@ class PrintRun:
         finally:
             if timer is not None:
                 timer.cancel()
-            session_id = self.controller.current_session_id  # for `--resume=ID` next time (jsonl's end)
+            session_id = self.controller.sessions.current_session_id  # for `--resume=ID` next time (jsonl's end)
             await self.controller.shutdown()
             for sig in installed:
                 loop.remove_signal_handler(sig)
