@@ -85,6 +85,7 @@ def plain(s: str) -> str:
     """One-line UI text: controls and spoofing characters removed, line breaks and tabs -> spaces, secrets redacted."""
     if _NEEDS_WORK_PLAIN.search(s) is None:
         return redact(s)
+    s = redact(s)  # first as given: a secret holding a character the cleaning changes is still whole here
     if "\r" in s:
         s = s.replace("\r\n", "\n").replace("\r", "\n")
     return redact(_SEQUENCES.sub("", s).translate(_PLAIN_TABLE))
@@ -102,6 +103,7 @@ def multiline(s: str) -> str:
     """Message/stderr text: like `plain` but keeps `\\n` and `\\t`; `\\r\\n` and a bare `\\r` -> `\\n`."""
     if _NEEDS_WORK_MULTILINE.search(s) is None:
         return redact(s)
+    s = redact(s)  # first as given (see `plain`), then again once cleaning may have joined one
     if "\r" in s:
         s = s.replace("\r\n", "\n").replace("\r", "\n")
     return redact(_SEQUENCES.sub("", s).translate(_MULTILINE_TABLE))

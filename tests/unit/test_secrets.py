@@ -86,3 +86,14 @@ def test_the_prompt_history_never_holds_a_secret(tmp_path: Path) -> None:
     history.add(f"use {KEY} please")
     assert KEY not in (tmp_path / "history.jsonl").read_text()
     assert history.entries == [f"use {REDACTED} please"]
+
+
+@pytest.mark.parametrize("breaker", ["\u2028", "\t", "\r", "\x1b[0m"])
+def test_a_secret_holding_a_character_the_cleaning_changes_is_still_redacted(breaker: str) -> None:
+    """The inspector's JSON view keeps U+2028 as it is (ensure_ascii=False), and the cleaning turns it into a line
+    break: a secret must be redacted before it is cleaned as well as after."""
+    secret = f"token{breaker}0123456789"
+    register(secret)
+    for show in (plain, multiline):
+        shown = show(f"value: {secret}.")
+        assert REDACTED in shown and "0123456789" not in shown, (show.__name__, shown)
