@@ -26,6 +26,7 @@ from acp_tui.agent.dialect import Dialect, OpenMethod, SessionAbilities, Session
 from acp_tui.agent.frames import FrameLog
 from acp_tui.agent.process import AgentProcess, ExitInfo
 from acp_tui.agent.session_events import ModelChanged, SessionEvent, SessionSwitched, StderrLine
+from acp_tui.agent.steering import Steering
 from acp_tui.agent.trace import TraceSink, WireTrace
 from acp_tui.mcp_servers import McpServer
 from acp_tui.protocol import codec, methods
@@ -149,6 +150,8 @@ class AgentSession:
         self._turns: set[asyncio.Task[None]] = set()
         self._closing: asyncio.Task[None] | None = None
         self._opening: _Opening | None = None
+        #: a prompt sent into the running turn, where the agent offers it (steering.py)
+        self.steering = Steering(self.connection, lambda: self.init, lambda: self.session_id, self._apply)
 
     @property
     def version(self) -> int | None:
@@ -377,6 +380,7 @@ class AgentSession:
         for item in opening.dialect.session_ready(result):
             apply(opening.state, item)
         previous = self.state
+        opening.state.account = previous.account  # the account is the connection's, not the session's
         self.state, self.dialect, self.session_id = opening.state, opening.dialect, opening.session_id
         self._opening = None
         self._emit(SessionSwitched(opening.session_id, previous, replayed))

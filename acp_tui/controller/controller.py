@@ -46,6 +46,7 @@ from acp_tui.controller.mode_watch import ModeWatch
 from acp_tui.controller.prompt_queue import PromptQueue
 from acp_tui.controller.session_switcher import SessionSwitcher
 from acp_tui.controller.sessions import SessionListing, SessionPage
+from acp_tui.controller.steering import SteerFlow
 from acp_tui.controller.wiring import ServicesFactory, UserAsker, default_services
 from acp_tui.launch import Launch
 from acp_tui.protocol import codec
@@ -124,6 +125,7 @@ class SessionController:
         self._last_prompt: PromptSubmission | None = None
         self._resend: Resend | None = None
         self.sessions = SessionSwitcher(self, emit=emit, transcripts=transcripts)
+        self.steering = SteerFlow(self, emit=emit)  # steer now: a prompt into the running turn (steering.py)
 
     # -- what the UI reads -------------------------------------------------------------------------
 

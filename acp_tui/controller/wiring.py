@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from acp_tui.launch import Launch
+from acp_tui.services.account import AccountService
 from acp_tui.services.auth import AuthService, LoginAsker
 from acp_tui.services.base import ClientService
 from acp_tui.services.elicitation import ElicitationAsker, ElicitationService
@@ -39,6 +40,7 @@ def default_services(launch: Launch, asker: UserAsker) -> list[ClientService]:
         TerminalService(client_terminals=launch.client_terminals),
         ElicitationService(asker),
         AuthService(asker, agent_name=launch.agent_name, agent_argv=launch.agent_argv, cwd=launch.cwd),
+        AccountService(),  # advertises nothing: follows the agent's `_auth/status_update`
     ]
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 if TYPE_CHECKING:
     from acp_tui.protocol.common import ErrorObject
     from acp_tui.protocol.v2 import ContentBlock, Diff, ToolCallUpdate
+    from acp_tui.session.account import Account
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +171,25 @@ class TerminalTimed:
     ended_at: float | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class PromptSteered:
+    """The agent took a prompt steered into its work (`_session/steering`): show it as user message
+    `message_id`. `injected`: inside the running turn (marked steered); else it started a new turn."""
+
+    message_id: str
+    blocks: list[ContentBlock]
+    injected: bool
+
+
+@dataclass(frozen=True, slots=True)
+class AccountReported:
+    """The agent said which account it acts as (`_auth/status_update`); `account` None when its shape could
+    not be read (`detail`: what came, cut), which is said once."""
+
+    account: Account | None
+    detail: str = ""
+
+
 LocalEvent: TypeAlias = (
     PromptSubmitted
     | PromptAccepted
@@ -186,6 +206,8 @@ LocalEvent: TypeAlias = (
     | TerminalCancelRequested
     | TerminalCancelFailed
     | TerminalTimed
+    | PromptSteered
+    | AccountReported
 )
 
 __all__ = [
@@ -206,4 +228,6 @@ __all__ = [
     "TerminalCancelRequested",
     "TerminalCancelFailed",
     "TerminalTimed",
+    "PromptSteered",
+    "AccountReported",
 ]
