@@ -1,4 +1,4 @@
-"""Steering: a prompt sent into the turn that is running, instead of queued behind it (docs/protocol.md §4.5).
+"""Steering: a prompt sent into the turn that is running, instead of queued behind it (docs/protocol.md §4.3).
 
 The ACP v2 schema defines no steering yet; what real agents send is Claude's ACP adapter's extension
 (v1 only: its v2 `initialize` strips it): `_meta.steering.supported` in the `initialize` result, and the

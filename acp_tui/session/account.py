@@ -1,4 +1,4 @@
-"""The signed-in account and the plan's limits, as far as the agent reports them (docs/protocol.md §13).
+"""The signed-in account and the plan's limits, as far as the agent reports them (docs/protocol.md §10.6).
 
 Two agent extensions carry them, both data from an untrusted peer:
 
