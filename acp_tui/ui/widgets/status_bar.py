@@ -299,7 +299,9 @@ class StatusBar(Widget):
                     break
         warning = rich_colour_name(self.app.theme_variables.get("warning", "yellow")) if self.is_mounted else "yellow"
         for index in sorted(shown):
-            line.append(shown[index], style=warning if parts[index].warn else "")
+            separator = parts[index].separator
+            line.append(separator)
+            line.append(shown[index][len(separator) :], style=warning if parts[index].warn else "")
         hints = fit_hints(v.hints, width - line.cell_len - GAP, v.mode)
         if hints:
             line.append(" " * max(GAP, width - line.cell_len - cell_len(hints)))
