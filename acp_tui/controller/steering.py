@@ -26,8 +26,9 @@ from acp_tui.protocol.v2 import ContentBlock
 from acp_tui.sanitize import plain
 
 #: What `steer_now` did with the prompt at once: sent into the turn (its answer follows), sent as a plain
-#: prompt (the agent was idle), or queued (steering is not offered, or the agent is not there).
-SteerStart: TypeAlias = Literal["steering", "sent", "queued"]
+#: prompt (the agent was idle), queued because the agent offers no steering, or held in the queue as Enter
+#: would (the agent is starting, or not running).
+SteerStart: TypeAlias = Literal["steering", "sent", "queued", "held"]
 
 
 class SteerHost(Protocol):
@@ -73,7 +74,7 @@ class SteerFlow:
         host = self._host
         session = host.session
         if not host.busy or session is None or session.session_id is None:
-            return "sent" if host.submit(submission) else "queued"
+            return "sent" if host.submit(submission) else "held"
         if not self.offered:
             host.submit(submission)
             return "queued"

@@ -152,3 +152,22 @@ def test_the_account_service_advertises_nothing() -> None:
     assert (dict(caps.v1), dict(caps.v2), dict(service.methods())) == ({}, {}, {})
     assert list(service.notifications()) == ["_auth/status_update"]
     service.notifications()["_auth/status_update"](msgspec.Raw(b"{}"))  # before bind: ignored, no crash
+
+
+async def test_the_account_stays_across_a_new_session_on_the_same_connection(tmp_path: Path) -> None:
+    notification = {"jsonrpc": "2.0", "method": "_auth/status_update", "params": CLAUDE_MAX}
+    turn = [{"op": "send", "message": notification}, {"op": "respond_prompt"}, {"op": "user_message"}]
+    script = {"version": 2, "turns": [{"match": "hi", "steps": turn}]}  # said once, in the first session only
+    (tmp_path / "script.json").write_text(json.dumps(script), encoding="utf-8")
+    session = AgentSession(scripted_agent_argv(tmp_path / "script.json"), cwd=tmp_path, services=[AccountService()])
+    try:
+        await session.start()
+        await session.prompt([codec.text_block("hi")])
+        await until(lambda: session.state.account.account is not None, "the account")
+        first = session.state
+        await session.new_session()
+        await until(lambda: session.state is not first, "the new session")
+        assert session.state.account.account is not None
+        assert session.state.account.account.label == "Claude Max"
+    finally:
+        await session.shutdown()

@@ -253,3 +253,9 @@ def test_the_steer_request_encodes_as_claudes_adapter_reads_it() -> None:
         "prompt": [{"type": "text", "text": "x"}],
         "_meta": {"steering": {"idleBehavior": "promptRequired"}},
     }
+
+
+async def test_a_steer_before_the_agent_runs_is_held_in_the_queue(run: Callable[..., Run]) -> None:
+    one = run({"version": 1, "initialize": OFFERED})
+    assert one.ctl.steering.steer_now(PromptSubmission("early")) == "held"
+    assert one.ctl.queue.items == ("early",) and one.sent(STEER_METHOD) == []

@@ -13,6 +13,7 @@ from acp_tui.context import PromptSubmission
 from acp_tui.controller.controller import SessionController
 
 NOT_OFFERED = "This agent does not offer steering: your prompt is queued and goes out when the turn ends."
+NOT_RUNNING = "The agent is not running; press Ctrl-R to restart it. Your prompt is queued."
 
 
 class SteerControl:
@@ -24,8 +25,10 @@ class SteerControl:
 
     def now(self, submission: PromptSubmission) -> None:
         """Ctrl+Enter / Alt+Enter in the prompt."""
-        if self.controller.steering.steer_now(submission) == "queued" and not self.controller.stopped:
-            self.app.notify(NOT_OFFERED, severity="warning", markup=False, timeout=4)
+        started = self.controller.steering.steer_now(submission)
+        if started == "queued" or (started == "held" and self.controller.stopped):
+            text = NOT_OFFERED if started == "queued" else NOT_RUNNING
+            self.app.notify(text, severity="warning", markup=False, timeout=4)
 
     def promote(self, index: int) -> None:
         """`s` on the queued prompt at `index`."""
