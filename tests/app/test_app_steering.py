@@ -143,6 +143,7 @@ async def test_the_account_and_the_plan_meter_show_with_a_warning_near_the_limit
         lines = account_lines(run.chat.controller.state.account)
         assert lines[0] == "Account: Claude Max · ada@example.com"
         assert lines[1:] == ("Limit 5h: 42% used", "Limit 7d: 81% used ⚠")
+        assert run.chat.config.tools[-3:] == lines  # what F4 lists under "About the agent"
         release.touch()
 
 
