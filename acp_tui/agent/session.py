@@ -26,6 +26,7 @@ from acp_tui.agent.dialect import Dialect, OpenMethod, SessionAbilities, Session
 from acp_tui.agent.frames import FrameLog
 from acp_tui.agent.process import AgentProcess, ExitInfo
 from acp_tui.agent.session_events import ModelChanged, SessionEvent, SessionSwitched, StderrLine
+from acp_tui.agent.steering import Steering
 from acp_tui.agent.trace import TraceSink, WireTrace
 from acp_tui.agent.update_routing import Opening, UpdateRouter
 from acp_tui.agent.v1_turns import V1Turns
@@ -136,6 +137,8 @@ class AgentSession:
         self.turns = V1Turns(self)  # turns that last as long as their `session/prompt` (v1_turns.py)
         self._closing: asyncio.Task[None] | None = None
         self.routing = UpdateRouter(self)  # where each `session/update` goes (update_routing.py)
+        #: a prompt sent into the running turn, where the agent offers it (steering.py)
+        self.steering = Steering(self.connection, lambda: self.init, lambda: self.session_id, self.apply)
 
     @property
     def version(self) -> int | None:
@@ -364,6 +367,7 @@ class AgentSession:
         for item in opening.dialect.session_ready(result):
             apply(opening.state, item)
         previous = self.state
+        opening.state.account = previous.account  # the account is the connection's, not the session's
         self.state, self.dialect, self.session_id = opening.state, opening.dialect, opening.session_id
         self.routing.opening = None
         self._emit(SessionSwitched(opening.session_id, previous, replayed))

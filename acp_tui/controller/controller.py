@@ -43,6 +43,7 @@ from acp_tui.controller.login_turns import LoginTurns
 from acp_tui.controller.mode_watch import ModeWatch
 from acp_tui.controller.prompt_queue import PromptQueue
 from acp_tui.controller.session_switcher import SessionSwitcher
+from acp_tui.controller.steering import SteerFlow
 from acp_tui.controller.transcript_feed import TranscriptFeed
 from acp_tui.controller.turn_ends import TurnEnds
 from acp_tui.controller.wiring import ServicesFactory, UserAsker, default_services
@@ -106,6 +107,7 @@ class SessionController:
         self.logins = LoginTurns(self)
         self.turn_ends = TurnEnds(self)  # how a turn ended, said in the conversation (turn_ends.py)
         self.sessions = SessionSwitcher(self, emit=emit, transcripts=transcripts)
+        self.steering = SteerFlow(self, emit=emit)  # steer now: a prompt into the running turn (steering.py)
 
     # -- what the UI reads -------------------------------------------------------------------------
 

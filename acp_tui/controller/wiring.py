@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from acp_tui.launch import Launch
+from acp_tui.services.account import AccountService
 from acp_tui.services.auth import AuthService, LoginAsker
 from acp_tui.services.base import ClientService
 from acp_tui.services.elicitation import ElicitationAsker, ElicitationService
@@ -41,6 +42,7 @@ def default_services(launch: Launch, asker: UserAsker) -> list[ClientService]:
         ElicitationService(asker),
         AuthService(asker, agent_name=launch.agent_name, agent_argv=launch.agent_argv, cwd=launch.cwd),
         SubagentService(),
+        AccountService(),  # advertises nothing: follows the agent's `_auth/status_update`
     ]
 
 

@@ -118,6 +118,10 @@ class UsageChanged(_Change, frozen=True):
     """`state.usage` was replaced."""
 
 
+class AccountChanged(_Change, frozen=True):
+    """`state.account` changed: the signed-in account or a plan window (session/account.py)."""
+
+
 class NoticeRaised(_Change, frozen=True):
     """A live notice arrived: show it once (toast). It is not history."""
 
@@ -178,6 +182,7 @@ Change: TypeAlias = (
     | StateChanged
     | TurnEnded
     | UsageChanged
+    | AccountChanged
     | NoticeRaised
     | CommandsChanged
     | ConfigChanged
@@ -199,6 +204,7 @@ __all__ = [
     "StateChanged",
     "TurnEnded",
     "UsageChanged",
+    "AccountChanged",
     "NoticeRaised",
     "CommandsChanged",
     "ConfigChanged",

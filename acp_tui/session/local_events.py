@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 if TYPE_CHECKING:
     from acp_tui.protocol.common import ErrorObject
     from acp_tui.protocol.v2 import ContentBlock, Diff, ToolCallUpdate
+    from acp_tui.session.account import Account
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +180,25 @@ class ChildUpdate:
     item: Any
 
 
+@dataclass(frozen=True, slots=True)
+class PromptSteered:
+    """The agent took a prompt steered into its work (`_session/steering`): show it as user message
+    `message_id`. `injected`: inside the running turn (marked steered); else it started a new turn."""
+
+    message_id: str
+    blocks: list[ContentBlock]
+    injected: bool
+
+
+@dataclass(frozen=True, slots=True)
+class AccountReported:
+    """The agent said which account it acts as (`_auth/status_update`); `account` None when its shape could
+    not be read (`detail`: what came, cut), which is said once."""
+
+    account: Account | None
+    detail: str = ""
+
+
 LocalEvent: TypeAlias = (
     PromptSubmitted
     | PromptAccepted
@@ -196,6 +216,8 @@ LocalEvent: TypeAlias = (
     | TerminalCancelFailed
     | TerminalTimed
     | ChildUpdate
+    | PromptSteered
+    | AccountReported
 )
 
 __all__ = [
@@ -217,4 +239,6 @@ __all__ = [
     "TerminalCancelRequested",
     "TerminalCancelFailed",
     "TerminalTimed",
+    "PromptSteered",
+    "AccountReported",
 ]

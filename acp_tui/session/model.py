@@ -19,6 +19,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
 from acp_tui.protocol.v2 import TextContent
+from acp_tui.session.account import AccountState
 from acp_tui.session.background import Background
 
 if TYPE_CHECKING:
@@ -132,10 +133,11 @@ class Message:
     not reported that message yet; the agent's first update or chunk for it then replaces the echo.
     `submission_id` is the JSON-RPC request id of the prompt that inserted it, when known. `resend_of` is the
     id of the user message this one repeats (the prompt was sent again after a login): the agent holds both,
-    the conversation shows the words once.
+    the conversation shows the words once. `steered`: the user steered it into a running turn (the agent's
+    `_session/steering` took it), so it shows inside that turn, marked as steered.
     """
 
-    __slots__ = ("key", "content", "meta", "local_echo", "submission_id", "resend_of")
+    __slots__ = ("key", "content", "meta", "local_echo", "submission_id", "resend_of", "steered")
 
     def __init__(self, key: EntityKey) -> None:
         self.key: EntityKey = key
@@ -144,6 +146,7 @@ class Message:
         self.local_echo: bool = False
         self.submission_id: int | str | None = None
         self.resend_of: str | None = None
+        self.steered: bool = False
 
     @property
     def id(self) -> str:
@@ -569,6 +572,7 @@ class SessionState:
         "file_access_count",
         "background",
         "subagents",
+        "account",
     )
 
     def __init__(
@@ -608,6 +612,8 @@ class SessionState:
         self.background: Background = Background()
         #: every subagent of this (root) session, nested ones too, by child session id (session/subagents.py)
         self.subagents: dict[str, Subagent] = {}
+        #: the signed-in account and the plan's windows, where the agent reports them (session/account.py)
+        self.account: AccountState = AccountState()
 
     @property
     def timeline(self) -> list[Entity]:

@@ -56,8 +56,10 @@ from acp_tui.protocol.v2 import (
     UserMessageChunk,
 )
 from acp_tui.session import subagents
+from acp_tui.session.account import AUTH_STATUS_METHOD, MAX_WINDOWS, RATE_LIMIT_META, decode_rate_limit
 from acp_tui.session.background import Job, read_snapshot
 from acp_tui.session.changes import (
+    AccountChanged,
     AgentGone,
     BytesAppended,
     Change,
@@ -79,6 +81,7 @@ from acp_tui.session.changes import (
     UsageChanged,
 )
 from acp_tui.session.local_events import (
+    AccountReported,
     AgentExited,
     CancelRequested,
     ChildUpdate,
@@ -89,6 +92,7 @@ from acp_tui.session.local_events import (
     PromptAccepted,
     PromptRejected,
     PromptResent,
+    PromptSteered,
     PromptSubmitted,
     ProtocolProblem,
     SubmissionDismissed,
@@ -606,7 +610,38 @@ def _cancel_unfinished(state: SessionState, turn: int) -> list[Change]:
 def _usage(state: SessionState, update: UsageUpdate) -> list[Change]:
     cost = update.cost if update.cost is not UNSET else None
     state.usage = Usage(update.used, update.size, cost)
-    return [UsageChanged()]
+    changes: list[Change] = [UsageChanged()]
+    meta = update.meta
+    if isinstance(meta, dict) and RATE_LIMIT_META in meta:
+        changes += _limit_window(state, meta[RATE_LIMIT_META])
+    return changes
+
+
+def _limit_window(state: SessionState, info: object) -> list[Change]:
+    """A plan window (`_claude/rateLimit`, session/account.py): kept by its kind until its next report."""
+    window = decode_rate_limit(info)
+    account = state.account
+    if window is None:
+        return _warn_once(state, "rate limit", f"unreadable {RATE_LIMIT_META} in usage_update", repr(info)[:500])
+    if window.kind not in account.windows and len(account.windows) >= MAX_WINDOWS:
+        return _warn_once(state, "windows", f"more than {MAX_WINDOWS} plan windows: the rest ignored", window.kind)
+    account.windows[window.kind] = window
+    return [AccountChanged()]
+
+
+def _account_reported(state: SessionState, event: AccountReported) -> list[Change]:
+    if event.account is None:
+        return _warn_once(state, "account", f"unreadable {AUTH_STATUS_METHOD}", event.detail[:500])
+    state.account.account = event.account
+    return [AccountChanged()]
+
+
+def _warn_once(state: SessionState, kind: str, reason: str, detail: str) -> list[Change]:
+    """An unknown account or limit shape is ignored and said once per kind (session/account.py)."""
+    if kind in state.account.warned:
+        return []
+    state.account.warned.add(kind)
+    return _problem(state, reason, detail)
 
 
 def _commands(state: SessionState, update: AvailableCommandsUpdate) -> list[Change]:
@@ -661,6 +696,18 @@ def _prompt_accepted(state: SessionState, event: PromptAccepted) -> list[Change]
             fields.add("resend_of")
         changes.append(EntityChanged(key, frozenset(fields)))
     return changes
+
+
+def _prompt_steered(state: SessionState, event: PromptSteered) -> list[Change]:
+    """A steered prompt the agent took: a user message of the client's (the agent echoes none)."""
+    key = (USER_MESSAGE, event.message_id)
+    if key in state.entities:
+        return []
+    msg = Message(key)
+    msg.content.replace(list(event.blocks))
+    msg.local_echo = True
+    msg.steered = event.injected
+    return [_add(state, msg)]
 
 
 def _prompt_resent(state: SessionState, event: PromptResent) -> list[Change]:
@@ -867,6 +914,8 @@ _HANDLERS: dict[type, _Handler] = {
     ProtocolProblem: _protocol_problem,
     AgentExited: _agent_exited,
     FileAccessed: _file_accessed,
+    PromptSteered: _prompt_steered,
+    AccountReported: _account_reported,
 }
 
 __all__ = ["apply"]

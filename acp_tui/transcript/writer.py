@@ -48,6 +48,7 @@ from acp_tui.protocol.v2 import (
 )
 from acp_tui.sanitize import multiline, plain
 from acp_tui.session.changes import (
+    AccountChanged,
     AgentGone,
     BytesAppended,
     Change,
@@ -574,6 +575,8 @@ class TranscriptWriter:
                             else None,
                         )
                     )
+            case AccountChanged():
+                pass  # the account and its limits are live, not history (nor an e-mail address in a file)
             case InfoChanged():
                 info = state.info
                 fields = {

@@ -70,13 +70,21 @@ def answer_steps() -> list[dict[str, Any]]:
 
 
 def snapshot_app(
-    tmp_path: Path, turn: dict[str, Any], *, theme: str | None = None, session_new: dict[str, Any] | None = None
+    tmp_path: Path,
+    turn: dict[str, Any],
+    *,
+    theme: str | None = None,
+    session_new: dict[str, Any] | None = None,
+    after_new: tuple[dict[str, Any], ...] = (),
 ) -> AcpApp:
     script = {
         "version": 2,
         "initialize": INIT,
         "turns": [turn],
-        "after_session_new": [update({"sessionUpdate": "session_info_update", "title": "Friendlier greeting"})],
+        "after_session_new": [
+            *after_new,
+            update({"sessionUpdate": "session_info_update", "title": "Friendlier greeting"}),
+        ],
     }
     if session_new is not None:
         script["session_new"] = session_new
@@ -407,6 +415,17 @@ def subagent_lane_steps() -> list[dict[str, Any]]:
     ]
 
 
+# -- the account in the header and the plan's windows in the status bar (issue 28) --------------------------
+
+
+def limit_window(kind: str, utilization: float, status: str) -> dict[str, Any]:
+    """A `usage_update` carrying one of Claude's plan windows (`_meta["_claude/rateLimit"]`)."""
+    window = {"status": status, "rateLimitType": kind, "utilization": utilization, "resetsAt": 1_900_000_000}
+    return update(
+        {"sessionUpdate": "usage_update", "used": 53_000, "size": 200_000, "_meta": {"_claude/rateLimit": window}}
+    )
+
+
 @pytest.mark.parametrize("theme", ["acp-dark", "acp-light"])
 @pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=lambda size: f"{size[0]}x{size[1]}")
 def test_snapshot_subagent_lanes(snap_compare: Any, tmp_path: Path, size: tuple[int, int], theme: str) -> None:
@@ -424,4 +443,23 @@ def test_snapshot_subagent_lanes(snap_compare: Any, tmp_path: Path, size: tuple[
         await pilot.pause()
         await pilot.wait_for_scheduled_animations()
 
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("theme", ["acp-dark", "acp-light"])
+@pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=lambda size: f"{size[0]}x{size[1]}")
+def test_snapshot_account_and_limits(snap_compare: Any, tmp_path: Path, size: tuple[int, int], theme: str) -> None:
+    """`Claude Max` in the header; `5h 42% 7d 83% ⚠` in the status bar (the worst window alone when narrow)."""
+    account = {"kind": "account", "label": "Claude Max", "account": {"email": "ada@example.com"}}
+    push = {
+        "op": "send",
+        "message": {"jsonrpc": "2.0", "method": "_auth/status_update", "params": {"authStatus": account}},
+    }
+    turn = v2_turn(
+        update({"sessionUpdate": "agent_message", "messageId": "a", "content": [text("Done.")]}),
+        limit_window("five_hour", 0.42, "allowed"),
+        limit_window("seven_day", 0.83, "allowed_warning"),
+    )
+    app = snapshot_app(tmp_path, turn, theme=theme, after_new=(push,))
+    run_before = send_and_wait("hello", record=tmp_path / "record.jsonl")
     assert snap_compare(app, terminal_size=size, run_before=run_before)

@@ -14,6 +14,7 @@ __all__ = ["KEYS"]
 KEYS: Final[tuple[tuple[str, str], ...]] = (
     ("F1", "this list of keys"),
     ("Enter", "send the prompt (queued while the agent works)"),
+    ("Ctrl+Enter, Alt+Enter", "while the agent works: steer the prompt into its turn (agents that offer it)"),
     ("Shift+Enter, Ctrl+J", "new line in the prompt"),
     ("Up / Down", "earlier prompts (on the first / last line of the prompt)"),
     ("`/`", "at the start of the prompt: the agent's slash commands"),

@@ -18,6 +18,7 @@ from acp_tui.session.modes import bypasses_permissions, mode_option, value_name
 from acp_tui.ui.dialogs.config_picker import ConfigChoice, ConfigPickerScreen
 from acp_tui.ui.dialogs.mode_confirm import ModeAnswer, ModeConfirmScreen
 from acp_tui.ui.dialogs.permission import ARM_DELAY
+from acp_tui.ui.widgets.limit_meter import account_lines
 
 
 class ConfigControl:
@@ -34,15 +35,16 @@ class ConfigControl:
 
     @property
     def tools(self) -> tuple[str, ...]:
-        """The MCP servers and extra folders the agent was given, and the ones it was not and why."""
+        """The MCP servers and extra folders the agent was given, and the ones it was not and why; then the
+        account it acts as and the plan's windows with their reset times, where it reports them."""
         session = self.controller.session
-        return session.tools.lines() if session is not None else ()
+        return (session.tools.lines() if session is not None else ()) + account_lines(self.controller.state.account)
 
     def open(self, config_id: str | None = None) -> None:
         """The picker of every option (focused on `config_id` when given), with the agent's tools below."""
         tools = self.tools
         if not self.options:
-            lines = ["The agent offers no session settings.", *(["Agent tools:", *tools] if tools else [])]
+            lines = ["The agent offers no session settings.", *(["About the agent:", *tools] if tools else [])]
             self.app.notify("\n".join(lines), markup=False, timeout=3 if not tools else 8)
             return
         screen = ConfigPickerScreen(self.options, focus_config_id=config_id, tools=tools)

@@ -40,6 +40,7 @@ from acp_tui.ui.chat.interrupt import Interrupt, decide_interrupt
 from acp_tui.ui.chat.saving import save_full_text
 from acp_tui.ui.chat.session_actions import SessionActions, SessionCommands
 from acp_tui.ui.chat.status import StatusRenderer
+from acp_tui.ui.chat.steer_control import SteerControl
 from acp_tui.ui.dialogs.config_picker import ConfigCommands
 from acp_tui.ui.dialogs.login import LoginCommands
 from acp_tui.ui.widgets.command_menu import CommandMenu
@@ -136,6 +137,7 @@ class ChatScreen(Screen[None]):
             self.controller.force_stop_after = force_stop_after
         self.config = ConfigControl(self.app, self.controller, arm_delay=arm_delay)
         self.sessions = SessionActions(self, self.controller)
+        self.steer = SteerControl(self.app, self.controller)  # Ctrl+Enter / Alt+Enter, `s` on a queued prompt
         self._quit_armed_at: float | None = None
         self._restart_armed_at: float | None = None  # Ctrl+R on a running agent asks for a second one
 
@@ -200,6 +202,8 @@ class ChatScreen(Screen[None]):
         self.history.add(event.text)
         self.prompt_input.load_text("")
         self.conversation.follow()
+        if event.steer:
+            return self.steer.now(event.submission)
         if not self.controller.submit(event.submission) and self.controller.stopped:
             self.app.notify(
                 "The agent is not running; press Ctrl-R to restart it. Your prompt is queued.",
@@ -214,7 +218,7 @@ class ChatScreen(Screen[None]):
 
     @on(QueuedPrompts.Removed)
     def _queue_removed(self, event: QueuedPrompts.Removed) -> None:
-        self.controller.unqueue(event.index)
+        (self.steer.promote if event.steer else self.controller.unqueue)(event.index)
         if event.focus_released:
             self.prompt_input.focus()
 

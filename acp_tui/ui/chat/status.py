@@ -22,6 +22,7 @@ from acp_tui.controller.controller_events import (
 )
 from acp_tui.sanitize import plain
 from acp_tui.session.changes import (
+    AccountChanged,
     AgentGone,
     BytesAppended,
     Change,
@@ -49,6 +50,7 @@ from acp_tui.ui.chat.terminal_title import show_window_title
 from acp_tui.ui.widgets.command_menu import CommandMenu
 from acp_tui.ui.widgets.config_bar import ConfigBar
 from acp_tui.ui.widgets.jobs_tray import JobsTray
+from acp_tui.ui.widgets.limit_meter import meter
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.queued_prompts import QueuedPrompts
 from acp_tui.ui.widgets.session_header import SessionHeader
@@ -126,6 +128,8 @@ class StatusRenderer:
                 self._show_jobs(state)
             case UsageChanged():
                 self._show_usage(state)
+            case AccountChanged():
+                self._show_account(state)
             case NoticeRaised():
                 self._show_notice(change)
             case InfoChanged():
@@ -167,6 +171,7 @@ class StatusRenderer:
         self.commands.set_commands(state.commands)
         self._clear_plan()
         self._show_jobs(state)
+        self._show_account(state)
 
     def _show_plan(self, state: SessionState, plan_id: str) -> None:
         """A plan of the running turn appeared or changed: the panel above the prompt shows it."""
@@ -191,6 +196,17 @@ class StatusRenderer:
             return
         cost = format_cost(usage.cost.amount, usage.cost.currency) if usage.cost is not None else None
         self.status.update_values(used=usage.used, size=usage.size, cost=cost)
+
+    def _show_account(self, state: SessionState) -> None:
+        """The signed-in account in the header, the plan's windows as the status bar's meter (limit_meter.py)."""
+        account = state.account.account
+        self.header.update_values(account=account.label if account is not None else None)
+        shown = meter(state.account)
+        self.status.update_values(
+            limits=shown.text if shown else None,
+            limits_short=shown.short if shown else None,
+            limits_warn=shown.warn if shown else False,
+        )
 
     def _show_notice(self, change: NoticeRaised) -> None:
         notice = change.notice

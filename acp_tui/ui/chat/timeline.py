@@ -19,6 +19,7 @@ from typing import Any, Final, Protocol, assert_never, cast, runtime_checkable
 from textual.widget import Widget
 
 from acp_tui.session.changes import (
+    AccountChanged,
     AgentGone,
     BytesAppended,
     Change,
@@ -192,6 +193,7 @@ class TimelineRenderer:
                     removed.remove()
             case (
                 UsageChanged()
+                | AccountChanged()
                 | NoticeRaised()
                 | CommandsChanged()
                 | ConfigChanged()

@@ -115,7 +115,7 @@ class ConfigPickerScreen(ModalScreen[ConfigChoice | None]):
             yield Static("↑↓ move · Enter choose · Esc cancel", id="config-help", markup=False)
             yield OptionList(*self._rows(), id="config-options")
             if self._tools:
-                text = "Agent tools:\n" + "\n".join(f"  {plain(line)}" for line in self._tools)
+                text = "About the agent:\n" + "\n".join(f"  {plain(line)}" for line in self._tools)
                 yield Static(text, id="config-tools", markup=False)
 
     def _rows(self) -> list[Option]:

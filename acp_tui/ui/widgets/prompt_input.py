@@ -1,5 +1,10 @@
 """The multi-line prompt: Enter sends, Shift+Enter / Ctrl+J add a line, Up/Down recall history.
 
+Ctrl+Enter or Alt+Enter sends it as a *steer* (`Submitted.steer`): into the agent's running turn where the
+agent offers steering. A terminal delivers those keys only with an extended keyboard protocol (kitty's, or
+xterm's modifyOtherKeys, which Textual reads as `ctrl+\r`); a plain one sends Alt+Enter as Enter and
+Ctrl+Enter as Enter or Ctrl+J, so there the queued prompt's `s` key steers instead (queued_prompts.py).
+
 With a `CommandMenu` attached, a `/` word at the start opens the agent's slash commands; while the
 menu is open Up/Down move its highlight, Tab/Enter complete the command and Escape closes it;
 with none open, Tab goes to the newest card of the attached timeline, and End, once the cursor is
@@ -28,6 +33,9 @@ from acp_tui.ui.widgets.command_menu import CommandMenu
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.file_picker import FilePicker
 from acp_tui.ui.widgets.prompt_context import MENTION_HIGHLIGHT, PromptContext
+
+#: The keys that steer (see the module's docstring for what terminals deliver).
+STEER_KEYS = ("ctrl+enter", "alt+enter", "ctrl+\r")
 
 
 class PromptInput(TextArea):
@@ -65,11 +73,15 @@ class PromptInput(TextArea):
         """The user pressed Enter; `text` is what is sent (collapsed pastes expanded) and
         `submission` the same text with the files it mentions."""
 
-        def __init__(self, prompt: PromptInput, text: str, submission: PromptSubmission | None = None) -> None:
+        def __init__(
+            self, prompt: PromptInput, text: str, submission: PromptSubmission | None = None, *, steer: bool = False
+        ) -> None:
             super().__init__()
             self.prompt = prompt
             self.text = text
             self.submission = submission if submission is not None else PromptSubmission(text)
+            #: Ctrl+Enter / Alt+Enter: steer it into the running turn rather than queue it
+            self.steer = steer
 
     def __init__(
         self,
@@ -100,12 +112,12 @@ class PromptInput(TextArea):
             event.stop()
             event.prevent_default()
             return
-        if event.key == "enter":
+        if event.key in ("enter", *STEER_KEYS):
             event.stop()
             event.prevent_default()
             # An empty Enter is submitted too: it sends the next prompt of a paused queue.
             submission = self.context.submission()
-            self.post_message(self.Submitted(self, submission.text, submission))
+            self.post_message(self.Submitted(self, submission.text, submission, steer=event.key in STEER_KEYS))
             return
         if event.key == "tab" and self.timeline is not None:
             event.stop()

@@ -2,6 +2,8 @@
 
 The queue itself is the session controller's; this widget shows it and reports removals by position.
 After a cancel the queue is paused and says so: Enter on an empty prompt sends the next one.
+`s` (or Ctrl+Enter / Alt+Enter) on a queued prompt promotes it to a steer: into the running turn where the
+agent offers steering (controller/steering.py).
 """
 
 from __future__ import annotations
@@ -20,14 +22,15 @@ PAUSED_TEXT = "paused — Enter sends the next"
 
 
 class QueuedPrompt(Static, can_focus=True):
-    """One queued prompt; Delete/Backspace or a click on ✕ removes it."""
+    """One queued prompt; Delete/Backspace or a click on ✕ removes it, `s` steers it into the running turn."""
 
-    BINDINGS = [("delete,backspace", "remove", "Remove")]
+    BINDINGS = [("delete,backspace", "remove", "Remove"), ("s,ctrl+enter,alt+enter", "steer", "Steer now")]
 
     class Removed(Message):
-        def __init__(self, item: QueuedPrompt) -> None:
+        def __init__(self, item: QueuedPrompt, *, steer: bool = False) -> None:
             super().__init__()
             self.item = item
+            self.steer = steer
 
     def __init__(self, text: str) -> None:
         first_line = text.strip().splitlines()[0] if text.strip() else ""
@@ -38,6 +41,9 @@ class QueuedPrompt(Static, can_focus=True):
 
     def action_remove(self) -> None:
         self.post_message(self.Removed(self))
+
+    def action_steer(self) -> None:
+        self.post_message(self.Removed(self, steer=True))
 
     def on_click(self) -> None:
         self.action_remove()
@@ -75,12 +81,14 @@ class QueuedPrompts(ReturnsToPrompt, Vertical):
     """
 
     class Removed(Message):
-        """The user removed the queued prompt at `index`; `focus_released` when no queued prompt keeps focus."""
+        """The user removed the queued prompt at `index` (`steer`: to steer it into the running turn);
+        `focus_released` when no queued prompt keeps focus."""
 
-        def __init__(self, index: int, focus_released: bool) -> None:
+        def __init__(self, index: int, focus_released: bool, *, steer: bool = False) -> None:
             super().__init__()
             self.index = index
             self.focus_released = focus_released
+            self.steer = steer
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -126,4 +134,5 @@ class QueuedPrompts(ReturnsToPrompt, Vertical):
             return
         index = self._items.index(event.item)
         had_focus = event.item.has_focus
-        self.post_message(self.Removed(index, focus_released=had_focus and len(self._items) == 1))
+        released = had_focus and len(self._items) == 1
+        self.post_message(self.Removed(index, focus_released=released, steer=event.steer))

@@ -33,6 +33,8 @@ class HeaderValues:
     session_title: str | None = None
     protocol: int | None = None
     cwd: str = ""
+    #: the account the agent acts as (`_auth/status_update`'s label, "Claude Max"), where it says
+    account: str | None = None
 
 
 class SessionHeader(Widget):
@@ -94,6 +96,9 @@ class SessionHeader(Widget):
             room = min(room, max(MIN_CWD, width // 3))  # leave the title some room too
             if room >= MIN_CWD:
                 right.append(f"{SEPARATOR if right else ''}{tail(cwd, room)}")
+        account = plain(v.account or "")[:40]
+        if account and left.cell_len + GAP + cell_len(account) + len(SEPARATOR) + right.cell_len + MIN_TITLE < width:
+            right = Text.assemble(account, SEPARATOR if right else "", right, style=meta)  # the first to go
         if left.cell_len + GAP + right.cell_len > width:
             right = Text()
         room = width - left.cell_len - (GAP + right.cell_len if right else 0)

@@ -91,6 +91,10 @@ class StatusValues:
     used: int | None = None
     size: int | None = None
     cost: str | None = None
+    #: the plan's windows (`5h 42% · 7d 80% ⚠`), the worst alone for a narrow bar, and whether one is near
+    limits: str | None = None
+    limits_short: str | None = None
+    limits_warn: bool = False
     problems: int = 0
     stderr_unseen: int = 0
     waiting_label: str | None = None  # e.g. "waiting for initialize 12s"
@@ -130,12 +134,14 @@ class InfoPart:
     text: str
     short: str | None = None
     separator: str = "  · "
+    #: drawn in the theme's warning colour (a plan window near its limit)
+    warn: bool = False
 
 
 #: Which middle parts stay longest when the bar is narrow (first stays longest): what needs the user
 #: (queued prompts, problems, unseen stderr) before the usage meter and its cost. The state and the
 #: pinned hints come before all of them; the other key hints after.
-INFO_PRIORITY: Final = ("queued", "jobs", "problems", "stderr", "usage", "cost")
+INFO_PRIORITY: Final = ("queued", "jobs", "problems", "stderr", "limits", "usage", "cost")
 #: Hints pinned when given as text (`fit_hints("… · ^Q quit", …)`): the way out.
 PINNED_HINTS: Final = frozenset({"^Q quit"})
 HINT_SEPARATOR: Final = " · "
@@ -261,6 +267,8 @@ class StatusBar(Widget):
             parts.append(InfoPart("usage", f"{format_tokens(v.used)} / {format_tokens(v.size)} ({percent})", percent))
         if v.cost:
             parts.append(InfoPart("cost", v.cost, separator=" · "))  # reads as part of the usage
+        if v.limits:
+            parts.append(InfoPart("limits", v.limits, v.limits_short, warn=v.limits_warn))
         if v.problems:
             noun = "problem" if v.problems == 1 else "problems"
             parts.append(InfoPart("problems", f"⚑ {v.problems} protocol {noun}", f"⚑ {v.problems}"))
@@ -289,8 +297,11 @@ class StatusBar(Widget):
                     shown[index] = part.separator + text
                     room -= cell_len(shown[index])
                     break
+        warning = rich_colour_name(self.app.theme_variables.get("warning", "yellow")) if self.is_mounted else "yellow"
         for index in sorted(shown):
-            line.append(shown[index])
+            separator = parts[index].separator
+            line.append(separator)
+            line.append(shown[index][len(separator) :], style=warning if parts[index].warn else "")
         hints = fit_hints(v.hints, width - line.cell_len - GAP, v.mode)
         if hints:
             line.append(" " * max(GAP, width - line.cell_len - cell_len(hints)))

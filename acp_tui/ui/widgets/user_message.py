@@ -6,6 +6,7 @@ with their names and sizes, never their bytes, whether sent now or replayed; the
 text that name an attachment are drawn as chips too. While not inserted it looks "pending" (greyed); a
 rejected prompt shows its error, a cancelled one "not sent (cancelled)". The text is plain
 (sanitized with `multiline`), never markdown or markup: it is what the user typed or the agent echoed.
+A prompt steered into a running turn (`Message.steered`) is drawn inside that turn and says so.
 A prompt sent again after a login (`resend_of`) repeats a bubble already shown: it is not drawn while it
 goes out or once sent (the conversation says "sending your prompt again"), only if it fails.
 """
@@ -28,6 +29,9 @@ from acp_tui.session.model import Message, Submission
 from acp_tui.ui.widgets.content_blocks import TextStatic, attachment_widget
 
 __all__ = ["UserMessageView", "DeliveryState"]
+
+#: The line under a prompt steered into a running turn (agent/steering.py).
+STEERED_TEXT = "↪ steered into the running turn"
 
 #: How far the message got: shown normally once "sent" (inserted by the agent).
 DeliveryState = Literal["sent", "pending", "failed", "cancelled", "unknown"]
@@ -56,6 +60,8 @@ class UserMessageView(Vertical):
     UserMessageView.-cancelled { opacity: 70%; border-left: outer $panel; }
     UserMessageView.-cancelled > .user--status { display: block; }
     UserMessageView.-unknown > .user--status { display: block; color: $warning; }
+    UserMessageView.-steered { margin: 0 0 1 2; border-left: outer $accent; }
+    UserMessageView.-steered > .user--status { display: block; }
     """
 
     _STATES: ClassVar[tuple[str, ...]] = ("-pending", "-failed", "-cancelled", "-unknown")
@@ -79,6 +85,10 @@ class UserMessageView(Vertical):
         self._load(self._source_blocks())
         if message is None:
             self.set_pending()
+        elif message.steered:
+            self._status_plain = STEERED_TEXT  # a prompt steered into the running turn: shown inside it
+            self._status.update(Text(STEERED_TEXT))
+            self.add_class("-steered")
         self._fit()
 
     @classmethod

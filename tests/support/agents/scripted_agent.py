@@ -38,7 +38,8 @@ Steps are objects with an ``op``:
 - ``{"op": "request", "method": "...", "params": {...}, "id": 0, "wait": true}`` an agent→client
   request; with ``wait`` it blocks until the client answers (the answer is in the record);
 - ``{"op": "wait_for", "method": "session/cancel"}`` or ``{"op": "wait_for", "response": ID}``
-  (optional ``"timeout"`` seconds: on expiry a line goes to stderr and the turn goes on);
+  (optional ``"timeout"`` seconds: on expiry a line goes to stderr and the turn goes on; with
+  ``"answer": true`` a request waited for is then answered as ``responses`` says, e.g. a steer);
 - ``{"op": "sleep", "seconds": 0.1}``; ``{"op": "stderr", "text": "..."}``;
   ``{"op": "exit", "code": 0}``;
 - ``{"op": "wait_for_file", "path": "...", "timeout": 30}`` hold (serving client messages as
@@ -324,7 +325,9 @@ class ScriptedAgent:
         elif op == "request":
             self.request(step, in_turn=in_turn)
         elif op == "wait_for":
-            self.wait(lambda m: self.matches_wait(step, m), step.get("timeout"), in_turn, step)
+            got = self.wait(lambda m: self.matches_wait(step, m), step.get("timeout"), in_turn, step)
+            if got is not None and step.get("answer") and "id" in got:
+                self.answer_request(got)  # a client request waited for mid-turn, answered from `responses`
         elif op == "sleep":
             self.wait(lambda m: False, float(step.get("seconds", 0)), in_turn, None)
         elif op == "wait_for_file":

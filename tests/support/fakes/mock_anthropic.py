@@ -10,6 +10,8 @@ message of each request:
   ``$MOCK_CWD/hello.txt``
 - it contains ``RUNCMD`` (and ``Bash`` is offered)  → a ``Bash`` tool call running ``echo hi``
 - it contains ``PLAN`` (and ``TodoWrite`` is offered)  → a ``TodoWrite`` tool call with a three-step plan
+- it contains ``SLOWREPLY``  → forty words, one every ``SLOW_WORD_DELAY`` seconds (a turn that lasts long
+  enough to be steered)
 - anything else  → the text ``Hello from mock LLM. You said: <the message>`` (with the adapter's
   ``<tag>…</tag>`` reminders removed, at most the last 80 characters)
 
@@ -37,6 +39,8 @@ from typing import Any
 
 #: Pause between streamed words, so a client sees the answer arrive in several chunks.
 WORD_DELAY = 0.01
+#: ... and in a ``SLOWREPLY`` answer.
+SLOW_WORD_DELAY = 0.25
 _TAGGED = re.compile(r"<([\w-]+)[^>]*>[\s\S]*?</\1>")
 _message_numbers = count(1)
 
@@ -46,6 +50,7 @@ class Text:
     """One text content block of the reply."""
 
     text: str
+    delay: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -100,6 +105,8 @@ def choose_reply(request: dict[str, Any], cwd: str) -> list[Block]:
         # the parent delegates: the child's own prompt asks for a file write, so its Write call asks permission
         task = {"description": "Write hello", "prompt": "WRITEFILE for the parent", "subagent_type": "general-purpose"}
         return [Text("Delegating to a subagent."), ToolUse("Agent" if "Agent" in tools else "Task", task)]
+    if "SLOWREPLY" in said:
+        return [Text(" ".join(f"word{n}" for n in range(40)), delay=SLOW_WORD_DELAY)]
     if "RUNCMD" in said and "Bash" in tools:
         return [Text("I will run a command."), ToolUse("Bash", {"command": "echo hi", "description": "Print hi"})]
     visible = _TAGGED.sub("", said).strip()[-80:]
@@ -235,7 +242,7 @@ class FakeAnthropicHandler(BaseHTTPRequestHandler):
                             "delta": {"type": "text_delta", "text": piece},
                         },
                     )
-                    time.sleep(WORD_DELAY)
+                    time.sleep(block.delay or WORD_DELAY)
             else:
                 self._event(
                     "content_block_start",
