@@ -14,6 +14,8 @@ import shlex
 import shutil
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from types import MappingProxyType
 from typing import TextIO
@@ -21,7 +23,7 @@ from typing import TextIO
 from acp_tui import __version__, paths, typeahead
 from acp_tui.catalogue import CATALOGUE, CHECKED, DEMO_AGENTS_ENV, catalogue_agent, installed
 from acp_tui.config import NamedAgent, Settings, load_settings, resolve_env, resolve_mcp_servers
-from acp_tui.launch import Launch, Protocol
+from acp_tui.launch import Launch, LaunchProblem, Protocol
 from acp_tui.mcp_servers import McpServer
 
 __all__ = ["Launch", "LaunchError", "main", "parse_argv", "build_launch", "demo_argv"]
@@ -33,7 +35,7 @@ EXIT_NOT_FOUND = 127
 EXIT_INTERRUPTED = 130
 
 
-class LaunchError(Exception):
+class LaunchError(LaunchProblem):
     """A problem the user must fix; `str()` is the one line to print, `code` the exit status."""
 
     def __init__(self, message: str, code: int) -> None:
@@ -457,6 +459,28 @@ def _session_tools(
     return tuple(servers), tuple(folders), warnings
 
 
+def tab_launch(base: Launch, agent: str, folder: str) -> Launch:
+    """A new tab's agent (`acp_tui.launch.TabLauncher`): resolved as on the command line, from config.toml as it
+    is now. `agent` empty keeps `base`'s agent; `folder` empty keeps its folder. Raises LaunchError."""
+    try:
+        words = shlex.split(agent)
+    except ValueError as exc:
+        raise LaunchError(f"the agent command does not parse: {exc}", EXIT_USAGE) from None
+    cwd = _directory(folder, "folder", base.cwd) if folder.strip() else base.cwd
+    if not words:
+        return replace(base, cwd=cwd, resume_id=None, continue_last=False, pick_session=False, warnings=())
+    argv = ["--cwd", str(cwd)]
+    if base.protocol != "auto":
+        argv += ["--protocol", str(base.protocol)]
+    try:
+        options, rest = parse_argv([*argv, "--", *words])
+    except SystemExit:
+        raise LaunchError(f"cannot start {agent!r}", EXIT_USAGE) from None
+    settings, warnings = load_settings(paths.config_file())
+    launch = build_launch(options, rest, settings, warnings)
+    return replace(launch, theme=base.theme, log_path=base.log_path)
+
+
 def _print_paths(out: TextIO) -> None:
     rows = (
         ("config", paths.config_file()),
@@ -584,7 +608,7 @@ def _default_runner() -> Callable[[Launch], int]:
     """The UI entry point, imported only when a UI is actually started (keeps the CLI light)."""
     from acp_tui.ui.app import run
 
-    return run
+    return partial(run, launcher=tab_launch)  # a new tab's agent is resolved as the command line's
 
 
 def main(argv: Sequence[str] | None = None, *, runner: Callable[[Launch], int] | None = None) -> int:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import Vertical
 from textual.screen import Screen
 
 from acp_tui.agent.connection import ConnectionClosed
@@ -37,6 +38,7 @@ from acp_tui.ui.chat.attention import Attention
 from acp_tui.ui.chat.config_control import ConfigControl
 from acp_tui.ui.chat.event_pump import EventPump
 from acp_tui.ui.chat.interrupt import Interrupt, decide_interrupt
+from acp_tui.ui.chat.presence import Presence
 from acp_tui.ui.chat.saving import save_full_text
 from acp_tui.ui.chat.session_actions import SessionActions, SessionCommands
 from acp_tui.ui.chat.status import StatusRenderer
@@ -57,6 +59,7 @@ from acp_tui.ui.widgets.session_header import HeaderValues, SessionHeader
 from acp_tui.ui.widgets.status_bar import PINNED, KeyHint, StatusBar
 from acp_tui.ui.widgets.stderr_panel import StderrPanel
 from acp_tui.ui.widgets.system_line import SystemLine
+from acp_tui.ui.widgets.tab_bar import TabBar
 from acp_tui.ui.widgets.terminal_view import TerminalView
 from acp_tui.ui.widgets.tool_call import ToolCallCard
 
@@ -120,7 +123,9 @@ class ChatScreen(Screen[None]):
         super().__init__()
         self.launch = launch
         self.history = PromptHistory.load(_history_path(launch))
-        self.attention = Attention(self.app, enabled=launch.attention)
+        #: whether this screen is the tab on screen (acp_tui/ui/tabs); its dialogs wait until it is
+        self.presence = Presence()
+        self.attention = Attention(self.app, enabled=launch.attention, looking=lambda: self.presence.shown)
         self.asker = ScreenAsker(
             self.app,
             arm_delay=arm_delay,
@@ -129,9 +134,13 @@ class ChatScreen(Screen[None]):
             attention=self.attention,
             agent_name=launch.agent_name,
             tool_title=lambda tool_call_id: tool_title(self.controller.state, tool_call_id),
+            presence=self.presence,
         )
         self.notices = NoticeLog()
-        self.pump = EventPump(self, agent_named=self.asker.name_agent)  # dialogs say who asks
+        self.pump = EventPump(
+            self, agent_named=self.asker.name_agent, activity=self.presence.activity
+        )  # dialogs say who asks
+        self.presence.on_show, self.presence.on_hide = self.pump.show, self.pump.hide
         self.controller = controller(launch, self.pump.push, self.asker)
         if force_stop_after is not None:
             self.controller.force_stop_after = force_stop_after
@@ -145,7 +154,9 @@ class ChatScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         header = HeaderValues(agent=self.launch.agent_name, cwd=display_path(str(self.launch.cwd)))
-        yield SessionHeader(header, id="header")
+        with Vertical(id="top-bars"):  # the tab bar (while there are tabs) above the header
+            yield TabBar(id="tab-bar")
+            yield SessionHeader(header, id="header")
         yield StatusBar(id="status")
         yield StderrPanel(id="stderr")
         yield (conversation := Conversation(id="conversation"))
@@ -190,6 +201,7 @@ class ChatScreen(Screen[None]):
         self.query_one(FilePicker).warm()  # the first `@` finds a complete index
         if self.launch.pick_session:
             self.sessions.browse()  # `acp-tui --resume` with no id: it lists once the agent is up
+        self.presence.changed()  # a tab host draws this screen's tab bar now that it is here
 
     # -- prompts ---------------------------------------------------------------------------------
 
