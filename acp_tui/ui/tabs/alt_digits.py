@@ -11,12 +11,12 @@ the table is its module-level `ANSI_SEQUENCES_KEYS`, and the change is made once
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 __all__ = ["AltDigit", "read_alt_digits"]
 
 
-class AltDigit(str, Enum):
+class AltDigit(StrEnum):
     """The keys `ESC 0`…`ESC 9` become (Textual takes a key's name from its value)."""
 
     ALT_0 = "alt+0"
