@@ -101,9 +101,9 @@ def _layout(labels: tuple[TabLabel, ...], width: int) -> tuple[list[str], int, i
         return whole, 0, len(labels)
     bare = [_cells(label, 0) for label in labels]
     spare = width - sum(cell_len(cell) for cell in bare) - GAP * (len(labels) - 1)
-    each = spare // len(labels) - 1 if labels else 0  # the space before a title
-    if each >= MIN_TITLE:
-        return [_cells(label, each) for label in labels], 0, len(labels)
+    cap = _title_cap([cell_len(_title(label.title)) for label in labels], spare - len(labels))  # a space each
+    if cap >= MIN_TITLE:
+        return [_cells(label, cap) for label in labels], 0, len(labels)
     if spare >= 0:
         return bare, 0, len(labels)
     # Not even every number and glyph fits: a window of bare tabs around the shown one, `‹` `›` beyond it.
@@ -122,6 +122,19 @@ def _layout(labels: tuple[TabLabel, ...], width: int) -> tuple[list[str], int, i
         if not grew:
             break
     return bare, first, last + 1
+
+
+def _title_cap(lengths: list[int], room: int) -> int:
+    """The longest a title may be so that all of them fit in `room` cells: short titles stay whole and
+    leave their share to the long ones (0 when not even the shortest cut fits)."""
+    low, high = 0, max(lengths, default=0)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if sum(min(length, middle) for length in lengths) <= room:
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 def bar_text(labels: tuple[TabLabel, ...], width: int, styles: dict[str, str]) -> tuple[Text, list[Span]]:
