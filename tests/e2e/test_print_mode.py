@@ -549,6 +549,33 @@ def test_check_validates_every_agent_frame_against_the_schema_quoting_the_value(
     assert len({line.split(" (")[0] for line in violations}) == 2, result.stdout
 
 
+@pytest.mark.parametrize("version", [1, 2])
+def test_check_quotes_an_unknown_tool_call_status_and_stop_reason(tmp_path: Path, version: int) -> None:
+    """v1's enums are closed; v2's take any string, but an agent may use only the listed values and custom ones
+    (beginning with `_`): the others are reserved for future versions of ACP. A custom one is no violation."""
+    kind = "tool_call" if version == 1 else "tool_call_update"
+    exploded = update({"sessionUpdate": kind, "toolCallId": "t1", "title": "Read", "status": "exploded"})
+    steps = [exploded, chunk("hi", version)]
+    if version == 2:
+        steps.append(update({"sessionUpdate": kind, "toolCallId": "t1", "status": "_acme_parked"}))
+    first = turn(version, *steps, stop_reason="bored")
+    cancelled = turn(version, {"op": "wait_for", "method": "session/cancel", "timeout": 20}, stop_reason="cancelled")
+    if version == 1:
+        cancelled = [{"op": "sleep", "seconds": 0.2}, *cancelled]
+    run = ScriptedRun(tmp_path, {"version": version, "turns": [{"steps": first}, {"steps": cancelled}]})
+    result = acp(tmp_path, "check", "--", *run.launch.agent_argv)
+    assert result.returncode == 1, result.stdout + result.stderr
+    violations = [line for line in result.stdout.splitlines() if line.startswith("violation: frame ")]
+    (status,) = [line for line in violations if '"exploded"' in line.split("; frame ")[0]]
+    (stop,) = [line for line in violations if '"bored"' in line.split("; frame ")[0]]
+    assert "status" in status and "stopReason" in stop
+    if version == 2:
+        assert "reserved for future versions of ACP" in status and "reserved for future versions" in stop
+    assert not any("_acme_parked" in line.split("; frame ")[0] for line in violations), result.stdout
+    assert len(violations) == 2, result.stdout
+    assert result.stdout.endswith("2 violations\n")
+
+
 @pytest.mark.parametrize("which", ["agent", "dual_version_agent"])
 def test_check_finds_the_sdk_agents_clean(
     tmp_path: Path, ts_sdk_peers: TsSdkPeers, peer_home_env: dict[str, str], which: str
