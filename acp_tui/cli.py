@@ -60,8 +60,9 @@ examples:
   acp-tui export TRANSCRIPT [-o FILE]       a transcript (file or session id) as Markdown
   acp-tui -p "fix the tests" claude         print mode: one turn, the answer on stdout (-p - reads stdin)
   acp-tui check [-- AGENT...]               a short scripted conversation, and where the agent broke a rule
-  acp-tui replay LOG [--speed 0] [-p PROMPT]
-                                            the agent side of a --log file played back to the TUI (or -p)
+  acp-tui replay LOG [--speed 0] [-p [PROMPT]]
+                                            the agent side of a --log file played back to the TUI (or -p:
+                                            print mode, the recorded prompt unless one is given)
 
 Named agents, the default agent, theme and init_timeout live in config.toml (see --paths):
   default_agent = "claude"
@@ -554,8 +555,9 @@ def _export(args: Sequence[str]) -> int:
 def _replay(options: optparse.Values, args: Sequence[str]) -> tuple[optparse.Values, list[str]] | int:
     """`replay LOG [--speed N]` and our options after it: the options, and the replay agent's argv (an exit
     code when the words are wrong). The agent is acp_tui/headless/replay.py, run with this interpreter."""
+    args = _recorded_prompt_flag(args)
     parser = _parser()
-    parser.usage = "%prog replay LOG [--speed N] [-p PROMPT] [OPTIONS]"
+    parser.usage = "%prog replay LOG [--speed N] [-p [PROMPT]] [OPTIONS]"
     parser.enable_interspersed_args()
     parser.add_option(
         "--speed",
@@ -576,8 +578,37 @@ def _replay(options: optparse.Values, args: Sequence[str]) -> tuple[optparse.Val
     if not log.is_file():
         print(f"acp-tui replay: no such file: {rest[0]}", file=sys.stderr)
         return EXIT_USAGE
+    if options.print_prompt == _RECORDED_PROMPT:
+        from acp_tui.headless.replay import ReplayError, read_recording, recorded_prompt
+
+        try:
+            prompt = recorded_prompt(read_recording(log))
+        except (ReplayError, OSError) as exc:
+            print(f"acp-tui replay: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        if prompt is None:
+            print("acp-tui replay: the recording holds no prompt to send again: give one (-p PROMPT)", file=sys.stderr)
+            return EXIT_USAGE
+        options.print_prompt = prompt
     argv = [sys.executable, "-m", "acp_tui.headless.replay", str(log.resolve()), "--speed", repr(float(speed))]
     return options, argv
+
+
+#: what `-p` without a prompt stands for after `replay LOG`: the recording's own first prompt
+_RECORDED_PROMPT = "\0recorded prompt"
+
+
+def _recorded_prompt_flag(args: Sequence[str]) -> list[str]:
+    """`replay LOG -p` with no prompt after it (the last word, or an option next) sends the recorded prompt."""
+    words = list(args)
+    for at, word in enumerate(words):
+        if word == "--":
+            break
+        following = words[at + 1] if at + 1 < len(words) else None
+        if word in ("-p", "--print") and (following is None or (following.startswith("-") and following != "-")):
+            words.insert(at + 1, _RECORDED_PROMPT)
+            break
+    return words
 
 
 def _default_runner() -> Callable[[Launch], int]:
@@ -611,7 +642,7 @@ def main(argv: Sequence[str] | None = None, *, runner: Callable[[Launch], int] |
         for warning in warnings if settings.broken is None else ():
             print(f"acp-tui: warning: {warning}", file=sys.stderr)
         return _print_agents(settings, sys.stdout)
-    if agent[:1] == ["replay"]:  # `acp-tui replay LOG [--speed N] [-p PROMPT]`: the recording is the agent
+    if agent[:1] == ["replay"]:  # `acp-tui replay LOG [--speed N] [-p [PROMPT]]`: the recording is the agent
         replay = _replay(options, agent[1:])
         if isinstance(replay, int):
             return replay

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from acp_tui.cli import demo_argv
-from acp_tui.headless.replay import Entry, Replayer, read_recording
+from acp_tui.headless.replay import Entry, Replayer, read_recording, recorded_prompt
 from acp_tui.session.model import Message, ToolCall
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.chat.screen import ChatScreen
@@ -142,6 +142,31 @@ def test_print_mode_replay_prints_what_the_live_run_printed(tmp_path: Path) -> N
     other = acp(tmp_path, "replay", str(log), "--speed", "0", "-p", "something else")
     assert other.stdout == live.stdout
     assert "replay: the prompt differs from the recording" in other.stderr
+    for words in (["-p", "--speed", "0"], ["--speed", "0", "-p"]):  # no prompt: the recorded one, sent again
+        recorded = acp(tmp_path, "replay", str(log), *words)
+        assert recorded.returncode == 0, recorded.stderr
+        assert recorded.stdout == live.stdout and "replay:" not in recorded.stderr
+
+
+def test_replay_p_without_a_prompt_needs_a_recording_that_holds_one(tmp_path: Path) -> None:
+    entries = [
+        Entry(0.0, "->", _call(1, "initialize")),
+        Entry(0.1, "<-", {"jsonrpc": "2.0", "id": 1, "result": {}}),
+    ]
+    assert recorded_prompt(entries) is None
+    prompt = [{"type": "resource_link", "uri": "file:///a", "name": "a"}, {"type": "text", "text": "fix @a"}]
+    entries.append(Entry(0.2, "->", _call(2, "session/prompt", sessionId="s", prompt=prompt)))
+    entries.append(Entry(0.3, "->", _call(3, "session/prompt", sessionId="s", prompt=[{"type": "text", "text": "2"}])))
+    assert recorded_prompt(entries) == "fix @a"
+    log = tmp_path / "no-prompt.log"
+    log.write_text(
+        json.dumps({"t": 0, "dir": "->", "msg": _call(1, "initialize")})
+        + "\n"
+        + json.dumps({"t": 0.1, "dir": "<-", "msg": {"jsonrpc": "2.0", "id": 1, "result": {}}})
+        + "\n"
+    )
+    result = acp(tmp_path, "replay", str(log), "-p")
+    assert result.returncode == 2 and "holds no prompt to send again" in result.stderr
 
 
 def _screen(chat: ChatScreen) -> list[tuple[str, str]]:
