@@ -159,7 +159,7 @@ def test_a_closed_pipe_ends_the_run_quietly(tmp_path: Path) -> None:
     assert "Traceback" not in stderr and "BrokenPipe" not in stderr
 
 
-@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)])
 def test_a_signal_cancels_the_turn_per_spec_and_stops_the_agent(tmp_path: Path, sig: signal.Signals, code: int) -> None:
     pid_file = tmp_path / "agent.pid"
     steps = turn(
@@ -225,6 +225,24 @@ def test_the_exit_code_says_how_the_turn_ended(tmp_path: Path, version: int, sto
     assert result.returncode == code, result.stderr
     assert result.stdout == "the answer\n"
     run.validate_all()
+
+
+@pytest.mark.parametrize("protocol", ["1", "2"])
+def test_a_turn_that_ends_in_an_error_exits_1(tmp_path: Path, protocol: str) -> None:
+    """The demo's `error` turn: v2 ends it idle with the `error` stop reason, v1 answers the prompt with an error."""
+    result = acp(tmp_path, "-p", "error", "--protocol", protocol)
+    assert result.returncode == 1, result.stderr
+    assert "the turn failed: The demo model overheated" in result.stderr
+
+
+@pytest.mark.parametrize("stop_reason", ["_acme_paused", "bored"])
+def test_a_stop_reason_we_do_not_know_exits_1(tmp_path: Path, stop_reason: str) -> None:
+    """v2's stop reasons are open: the turn ended, but how is unknown, so the run did not succeed."""
+    run = scripted(tmp_path, 2, turn(2, chunk("the answer", 2), stop_reason=stop_reason))
+    result = run_scripted(run, "--output", "jsonl")
+    assert result.returncode == 1, result.stderr
+    end = json.loads(result.stdout.splitlines()[-1])
+    assert end["exitCode"] == 1 and end["stopReason"] == stop_reason
 
 
 @pytest.mark.parametrize("version", [1, 2])
