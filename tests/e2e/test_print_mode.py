@@ -265,6 +265,26 @@ def test_an_agent_that_dies_in_the_turn_exits_7(tmp_path: Path, version: int) ->
     result = run_scripted(scripted(tmp_path, version, steps))
     assert result.returncode == 7, result.stderr
     assert "agent stderr: fatal: oops" in result.stderr
+    assert "Ctrl-R" not in result.stderr and "F2" not in result.stderr  # print mode has no keys to press
+
+
+_SILENT = "import sys; sys.stdin.read()"
+_REFUSES = (
+    'import sys; print(\'{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"nope"}}\', '
+    "flush=True); sys.stdin.read()"
+)
+
+
+@pytest.mark.parametrize(
+    ("program", "said"),
+    [(_SILENT, "did not answer initialize within 1 s"), (_REFUSES, "the agent refused initialize: nope")],
+    ids=["silent", "refuses"],
+)
+def test_an_agent_that_cannot_be_used_exits_1(tmp_path: Path, program: str, said: str) -> None:
+    """It never answered initialize, or refused it: acp-tui stopped it, so it did not crash (7)."""
+    result = acp(tmp_path, "-p", "hi", "--init-timeout", "1", "--", sys.executable, "-c", program)
+    assert result.returncode == 1, result.stderr
+    assert said in result.stderr and "Ctrl-R" not in result.stderr
 
 
 def test_usage_errors_exit_2(tmp_path: Path) -> None:
@@ -438,7 +458,8 @@ def test_an_agent_that_requires_a_login_exits_8(tmp_path: Path, version: int) ->
     script.write_text(json.dumps({"version": version, "auth_methods": [method], "require": "session_new"}))
     result = acp(tmp_path, "-p", "hello", "--", sys.executable, str(AUTH_AGENT), str(script))
     assert result.returncode == 8, result.stderr
-    assert "not logged in" in result.stderr
+    assert "not logged in" in result.stderr and "log in once in acp-tui's TUI" in result.stderr
+    assert "Ctrl-R" not in result.stderr and "command palette" not in result.stderr
 
 
 AUTH_AGENT = AGENTS_DIR / "auth_agent.py"
