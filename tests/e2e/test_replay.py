@@ -20,6 +20,7 @@ from acp_tui.ui.chat.screen import ChatScreen
 from tests.support.acp_process import acp
 from tests.support.paths import REPO
 from tests.support.scripted_app import make_launch, ready, submit, wait_until
+from tests.support.widgets import screen_lines
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -180,7 +181,7 @@ def _screen(chat: ChatScreen) -> list[tuple[str, str]]:
     return shown
 
 
-async def _one_turn(argv: list[str], tmp_path: Path, log: Path | None) -> tuple[list[tuple[str, str]], str]:
+async def _one_turn(argv: list[str], tmp_path: Path, log: Path | None) -> tuple[list[tuple[str, str]], str, list[str]]:
     env = {"ACP_TUI_DEMO_SPEED": "0.02", "PYTHONPATH": str(REPO)}  # this tree's acp_tui, not an installed one
     launch = make_launch(argv, tmp_path, env=env, name="demo", log_path=log)
     app = AcpApp(launch, arm_delay=0)
@@ -196,8 +197,9 @@ async def _one_turn(argv: list[str], tmp_path: Path, log: Path | None) -> tuple[
         await pilot.pause()
         shown = _screen(chat)
         header = str(chat.controller.state.foreground.stop_reason)
+        screen = screen_lines(app)  # the whole terminal: header, conversation, prompt, status bar
         await app.action_quit_app()
-    return shown, header
+    return shown, header, screen
 
 
 async def test_the_tui_replays_a_recording_to_the_same_conversation(tmp_path: Path) -> None:
@@ -207,7 +209,9 @@ async def test_the_tui_replays_a_recording_to_the_same_conversation(tmp_path: Pa
     replayed = await _one_turn(
         [sys.executable, "-m", "acp_tui.headless.replay", str(log), "--speed", "0"], tmp_path, None
     )
-    assert replayed == live
+    assert replayed[:2] == live[:2]
+    assert replayed[2] == live[2]  # the same screen, row for row
+    assert any("Greeting people, politely" in row for row in live[2]), live[2]
 
 
 def test_the_replay_agent_runs_alone_and_says_where_its_recording_ends(tmp_path: Path) -> None:
