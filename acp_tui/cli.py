@@ -620,6 +620,30 @@ def _default_runner() -> Callable[[Launch], int]:
 
 def main(argv: Sequence[str] | None = None, *, runner: Callable[[Launch], int] | None = None) -> int:
     """Run acp-tui; returns the process exit status."""
+    try:
+        return _main(argv, runner)
+    except BrokenPipeError:  # `acp-tui --list-agents | head -3`: the reader went away, which is no error of ours
+        return _stdout_closed()
+
+
+#: the shell's status for a writer whose reader went away (128 + SIGPIPE), as print mode exits
+EXIT_CLOSED_PIPE = 141
+
+
+def _stdout_closed() -> int:
+    """stdout now points at /dev/null, so the interpreter's last flush at exit cannot fail a second time
+    (Python's documented way: the signal module's "Note on SIGPIPE")."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real stdout (a test's capture): nothing to flush later
+        pass
+    finally:
+        os.close(devnull)
+    return EXIT_CLOSED_PIPE
+
+
+def _main(argv: Sequence[str] | None, runner: Callable[[Launch], int] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         options, agent = parse_argv(args)
