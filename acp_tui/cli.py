@@ -480,6 +480,8 @@ def _print_agents(settings: Settings, out: TextIO, search_path: str | None = Non
         print('  [agents.claude]\n  command = ["npx", "@agentclientprotocol/claude-agent-acp"]', file=out)
     else:
         _print_named(settings, out)
+    if settings.mcp_servers:  # every agent's, named or not, unless it narrows them (README "MCP servers ...")
+        print(f"MCP servers (every agent's, unless it names its own): {', '.join(settings.mcp_servers)}", file=out)
     _print_catalogue(settings, out, search_path)
     return 0
 
@@ -498,7 +500,7 @@ def _print_catalogue(settings: Settings, out: TextIO, search_path: str | None) -
 
 
 def _print_named(settings: Settings, out: TextIO) -> None:
-    """The config's agents (`*` the default) and the MCP servers every one of them gets unless it narrows them."""
+    """The config's agents (`*` the default) and what each was told besides its command."""
     width = max(len(name) for name in settings.agents)
     for name, agent in settings.agents.items():
         details = shlex.join(agent.command)
@@ -506,12 +508,14 @@ def _print_named(settings: Settings, out: TextIO) -> None:
             details += f"  (cwd {agent.cwd})"
         if agent.env or agent.env_commands:
             details += f"  (env {', '.join(sorted([*agent.env, *agent.env_commands]))})"
+        if agent.mcp_servers is not None:
+            details += f"  (MCP servers {', '.join(agent.mcp_servers)})" if agent.mcp_servers else "  (no MCP servers)"
+        if agent.add_dirs:
+            details += f"  (extra folders {', '.join(agent.add_dirs)})"
         marker = "*" if name == settings.default_agent else " "
         print(f"{marker} {name:<{width}}  {details}", file=out)
     if settings.default_agent is not None:
         print("(* = default_agent)", file=out)
-    if settings.mcp_servers:
-        print(f"MCP servers: {', '.join(settings.mcp_servers)}", file=out)
 
 
 def _export(args: Sequence[str]) -> int:
