@@ -378,6 +378,22 @@ def test_only_the_answer_to_the_prompt_is_printed(tmp_path: Path, protocol: str)
     assert result.stdout.startswith("I thought about it") and "Welcome" not in result.stdout
 
 
+def test_with_no_agent_named_the_demo_welcome_names_the_catalogue_agents_installed(tmp_path: Path) -> None:
+    """No agent named, no default_agent: the demo runs, and its welcome (on the wire; print mode prints only the
+    answer) names the well-known agents on PATH."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for program in ("claude-agent-acp", "codex-acp"):
+        (bin_dir / program).write_text("#!/bin/sh\n")
+        (bin_dir / program).chmod(0o755)
+    path = {"PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    log = tmp_path / "wire.jsonl"
+    result = acp(tmp_path, "-p", "think", "--quiet", "--log", str(log), env=path)
+    assert result.returncode == 0, result.stderr
+    assert "ACP agents installed here: `claude`, `codex`; run one with `acp-tui NAME`" in log.read_text()
+    assert "installed here" not in result.stdout
+
+
 def test_a_form_is_declined(tmp_path: Path) -> None:
     result = acp(tmp_path, "-p", "ask")
     assert result.returncode == 0, result.stderr
