@@ -47,6 +47,8 @@ class Launch:
     mcp_servers: tuple[McpServer, ...] = ()
     #: extra folders for its sessions, absolute (`--add-dir`, an agent's `add_dirs`): ACP `additionalDirectories`
     add_dirs: tuple[Path, ...] = ()
+    #: no screen and no keys (print mode, `acp-tui check`): lines never tell the user to press one
+    headless: bool = False
 
 
 class LaunchProblem(Exception):

@@ -178,7 +178,9 @@ class SessionController:
         except AuthRequired as exc:
             names = ", ".join(plain(str(m.get("name", m.get("id", "?")))) for m in exc.auth_methods) or "none offered"
             how = (
-                "press Ctrl-R to be asked again, or log in from the command palette"
+                "log in once in acp-tui's TUI, or with the agent's own command, then run again"
+                if self.launch.headless
+                else "press Ctrl-R to be asked again, or log in from the command palette"
                 if exc.auth_methods
                 else "log in with the agent's own command first, then restart with Ctrl-R"
             )
@@ -189,7 +191,7 @@ class SessionController:
             if session.connection.exit_info is not None:
                 self._emit(Waiting(None))
                 return False  # the agent exited: its exit (code, stderr tail) is reported by the model
-            self._unavailable(f"{plain(str(exc)) or type(exc).__name__} — press Ctrl-R to restart it")
+            self._unavailable(f"{plain(str(exc)) or type(exc).__name__}{self._restart_hint()}")
             # A hung or confused agent is stopped, so Ctrl-R starts a fresh one and none lingers.
             self._failure_shown = True
             await session.shutdown()
@@ -526,12 +528,12 @@ class SessionController:
         elif not self._failure_shown and was_starting and not self._stopped_by_user:
             # It never answered: its last stderr lines are all there is to say why (README, "Using it").
             tail = "\n".join(info.stderr_tail.splitlines()[-8:]) if info is not None else ""
-            self.note(f"{how} — press Ctrl-R to restart it", "error", detail=tail)
+            self.note(f"{how}{self._restart_hint()}", "error", detail=tail)
         elif not self._failure_shown:
             # A stack trace is the stderr panel's (F2), not the conversation's: one line points there.
             count = self._stderr_lines
             wrote = f"; it wrote {count} line{'s' if count != 1 else ''} to stderr (F2 shows them)" if count else ""
-            self.note(f"{how} — press Ctrl-R to restart it{wrote}", "error")
+            self.note(f"{how}{self._restart_hint()}{'' if self.launch.headless else wrote}", "error")
         else:
             self.transcript.note(how)
         if was_starting:
@@ -544,6 +546,10 @@ class SessionController:
         self.transcript.flush()  # keep the transcript in conversation order
         self.transcript.note(text)
         self._emit(Note(text, severity, detail))
+
+    def _restart_hint(self) -> str:
+        """What a stopped agent's line tells the user to press: nothing where there are no keys (print mode)."""
+        return "" if self.launch.headless else " — press Ctrl-R to restart it"
 
     def _unavailable(self, message: str) -> None:
         self._emit(Waiting(None))
