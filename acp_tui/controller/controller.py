@@ -3,8 +3,8 @@
 It spawns the agent, negotiates, opens (or resumes) a session, sends prompts (queueing those typed while
 the agent works), cancels, restarts and stops, and installs one client service per capability
 (permissions today; files, terminals, elicitation next), each asking the user through the asker the UI
-gives it. It tells its one consumer what happened through `ControllerEvent`s, in order, synchronously
-(the UI coalesces them per frame), and feeds the transcript itself, so a screen only renders and turns
+gives it. It tells its one `ControllerListener` what happened through `ControllerEvent`s, in order,
+synchronously (the UI coalesces them per frame), and feeds the transcript itself, so a screen only renders and turns
 keys into intents (docs/architecture.md).
 """
 
@@ -14,6 +14,7 @@ import asyncio
 import os
 import time
 from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
 from typing import Any
 
 from acp_tui.agent.connection import ConnectionClosed
@@ -31,6 +32,7 @@ from acp_tui.controller.controller_events import (
     AgentIdentified,
     CancelStateChanged,
     ControllerEvent,
+    ControllerListener,
     Lifecycle,
     LifecycleChanged,
     Note,
@@ -72,14 +74,23 @@ class SessionController:
         launch: Launch,
         *,
         asker: UserAsker,
-        emit: Callable[[ControllerEvent], None],
+        listener: ControllerListener | None = None,
+        emit: Callable[[ControllerEvent], None] | None = None,
         services: ServicesFactory = default_services,
         transcripts: bool = True,
         force_stop_after: float = FORCE_STOP_AFTER,
     ) -> None:
+        """`listener` hears every event; `emit`, a plain callable in its place, is the chat screen's until it
+        passes its event pump as the listener (exactly one of the two)."""
+        if listener is None and emit is not None:
+            listener = _CallListener(emit)
+        elif listener is None or emit is not None:
+            raise TypeError("SessionController needs exactly one of listener= and emit=")
         self.launch = launch
         self.asker = asker
-        self._emit = emit
+        #: who hears what happened (the chat screen's event pump, print mode)
+        self.listener: ControllerListener = listener
+        self._emit = self.listener.controller_event
         self._services_factory = services
         self.force_stop_after = force_stop_after
         self.session: AgentSession | None = None
@@ -106,8 +117,10 @@ class SessionController:
         self.login_flow = LoginFlow(self)
         self.logins = LoginTurns(self)
         self.turn_ends = TurnEnds(self)  # how a turn ended, said in the conversation (turn_ends.py)
-        self.sessions = SessionSwitcher(self, emit=emit, transcripts=transcripts)
-        self.steering = SteerFlow(self, emit=emit)  # steer now: a prompt into the running turn (steering.py)
+        self.sessions = SessionSwitcher(self, listener=self.listener, transcripts=transcripts)
+        self.steering = SteerFlow(
+            self, listener=self.listener
+        )  # steer now: a prompt into the running turn (steering.py)
 
     # -- what the UI reads -------------------------------------------------------------------------
 
@@ -587,6 +600,16 @@ class SessionController:
 
 
 _EMPTY_STATE = SessionState()
+
+
+@dataclass(frozen=True, slots=True)
+class _CallListener:
+    """A plain callable heard as a `ControllerListener` (what `emit=` gives)."""
+
+    call: Callable[[ControllerEvent], None]
+
+    def controller_event(self, event: ControllerEvent) -> None:
+        self.call(event)
 
 
 __all__ = ["FORCE_STOP_AFTER", "SessionController"]

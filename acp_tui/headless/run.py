@@ -89,7 +89,7 @@ class PrintRun:
         self.answer = AnswerWriter(self.out, options.output) if options.output != "jsonl" else None
         self.jsonl = JsonLinesWriter(self.out) if options.output == "jsonl" else None
         self.asker = PolicyAsker(options.approve, self.commentary.line, state=lambda: self.controller.state)
-        self.controller = SessionController(launch_for(launch, options.approve), asker=self.asker, emit=self._on_event)
+        self.controller = SessionController(launch_for(launch, options.approve), asker=self.asker, listener=self)
         self._live = False  # after start: what a resumed session replays is history, not this turn's answer
         self._done = asyncio.Event()
         self._code: int | None = None
@@ -100,7 +100,8 @@ class PrintRun:
 
     # -- the controller's events -----------------------------------------------------------------
 
-    def _on_event(self, event: ControllerEvent) -> None:
+    def controller_event(self, event: ControllerEvent) -> None:
+        """Print mode hears its controller (`ControllerListener`): the answer and commentary as they come."""
         if isinstance(event, ModelChanged):
             state = self.controller.state
             if self._live:

@@ -141,11 +141,12 @@ _E = TypeVar("_E", Message, ToolCall, Terminal, Compaction)
 ModelInput: TypeAlias = SessionUpdate | LocalEvent
 
 
-def apply(state: SessionState, item: ModelInput | object) -> list[Change]:
+def apply(state: SessionState, item: ModelInput) -> list[Change]:
     """Apply one decoded v2 update or local event to `state`; return what changed, in order.
 
-    Callers hand it a `ModelInput`; it takes anything else too, on purpose: a foreign object is recorded as
-    a problem ("unsupported update"), never a crash (docs/protocol.md §11).
+    It is typed for a `ModelInput` (mypy holds every caller to it); at run time it takes anything else too, on
+    purpose: a foreign object is recorded as a problem ("unsupported update"), never a crash (docs/protocol.md
+    §11).
     """
     handler = _HANDLERS.get(type(item))
     if handler is None:

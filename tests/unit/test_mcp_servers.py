@@ -280,8 +280,8 @@ async def test_the_conversation_says_what_was_given_and_what_not(
     from dataclasses import replace
 
     from acp_tui.controller.controller import SessionController
-    from acp_tui.controller.controller_events import ControllerEvent, Note
-    from tests.support.controller import ScriptedUser
+    from acp_tui.controller.controller_events import Note
+    from tests.support.controller import ControllerEvents, ScriptedUser
     from tests.support.scripted_app import make_launch
 
     monkeypatch.setenv("ACP_TUI_DATA_DIR", str(tmp_path / "data"))
@@ -293,8 +293,8 @@ async def test_the_conversation_says_what_was_given_and_what_not(
     initialize = {**V2_NONE, "capabilities": {"session": {"mcp": {"stdio": {}}}}}
     argv, record = _run_script(tmp_path, 2, initialize)
     launch = replace(make_launch(argv, tmp_path), mcp_servers=(stdio, HTTP), add_dirs=(tmp_path,))
-    events: list[ControllerEvent] = []
-    ctl = SessionController(launch, asker=ScriptedUser([]), emit=events.append)
+    events = ControllerEvents()
+    ctl = SessionController(launch, asker=ScriptedUser([]), listener=events)
     try:
         assert await ctl.start()
         assert ctl.transcript.writer is not None
