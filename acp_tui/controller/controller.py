@@ -13,8 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
+from collections.abc import Coroutine
 from typing import Any
 
 from acp_tui.agent.connection import ConnectionClosed
@@ -31,7 +30,6 @@ from acp_tui.context import (
 from acp_tui.controller.controller_events import (
     AgentIdentified,
     CancelStateChanged,
-    ControllerEvent,
     ControllerListener,
     Lifecycle,
     LifecycleChanged,
@@ -74,18 +72,11 @@ class SessionController:
         launch: Launch,
         *,
         asker: UserAsker,
-        listener: ControllerListener | None = None,
-        emit: Callable[[ControllerEvent], None] | None = None,
+        listener: ControllerListener,
         services: ServicesFactory = default_services,
         transcripts: bool = True,
         force_stop_after: float = FORCE_STOP_AFTER,
     ) -> None:
-        """`listener` hears every event; `emit`, a plain callable in its place, is the chat screen's until it
-        passes its event pump as the listener (exactly one of the two)."""
-        if listener is None and emit is not None:
-            listener = _CallListener(emit)
-        elif listener is None or emit is not None:
-            raise TypeError("SessionController needs exactly one of listener= and emit=")
         self.launch = launch
         self.asker = asker
         #: who hears what happened (the chat screen's event pump, print mode)
@@ -600,16 +591,6 @@ class SessionController:
 
 
 _EMPTY_STATE = SessionState()
-
-
-@dataclass(frozen=True, slots=True)
-class _CallListener:
-    """A plain callable heard as a `ControllerListener` (what `emit=` gives)."""
-
-    call: Callable[[ControllerEvent], None]
-
-    def controller_event(self, event: ControllerEvent) -> None:
-        self.call(event)
 
 
 __all__ = ["FORCE_STOP_AFTER", "SessionController"]

@@ -184,7 +184,7 @@ async def test_a_dialog_left_open_stays_with_its_tab_and_a_withdrawal_while_hidd
         await run.pilot.press("alt+2")  # away from the open question
         assert run.app.screen is chat(run, 2)
         await run.pilot.press("alt+1")
-        assert run.app.screen is dialog  # it waited where it was
+        assert run.app.screen_stack[-1] is dialog  # it waited where it was
         await run.pilot.press("alt+2")
         assert first.controller.cancel()  # the turn ends while its tab is hidden: the question is withdrawn
         await run.wait(lambda: dialog not in run.app.get_screen_stack(tab(run, 1).mode), "the dialog to leave tab 1")
@@ -310,5 +310,9 @@ async def test_the_palette_offers_the_tab_commands(tmp_path: Path) -> None:
         await run.pilot.press("ctrl+p")
         await run.pilot.press(*"tab")
         for entry in ("New tab with agent…", "New tab from session…", "Close tab", "Tab 1: "):
-            await run.wait(lambda entry=entry: entry in run.screen_text(), f"the palette's {entry!r}")
+
+            def listed(entry: str = entry) -> bool:
+                return entry in run.screen_text()
+
+            await run.wait(listed, f"the palette's {entry!r}")
         await run.pilot.press("escape")

@@ -58,22 +58,6 @@ async def controller(
         await ctl.shutdown()
 
 
-async def test_the_controller_tells_its_listener_or_the_callable_given_in_its_place(tmp_path: Path) -> None:
-    """One named seam (`ControllerListener`); a plain `emit=` callable is heard the same way, and a controller
-    given both or neither is refused at once rather than telling nobody."""
-    heard = ControllerEvents()
-    SessionController(demo_launch(tmp_path), asker=ScriptedUser([]), listener=heard, transcripts=False).note("one")
-    called: list[ControllerEvent] = []
-    SessionController(demo_launch(tmp_path), asker=ScriptedUser([]), emit=called.append, transcripts=False).note("two")
-    assert notes(heard) == ["one"] and notes(called) == ["two"]
-    with pytest.raises(TypeError, match="exactly one"):
-        SessionController(demo_launch(tmp_path), asker=ScriptedUser([]), transcripts=False)
-    with pytest.raises(TypeError, match="exactly one"):
-        SessionController(
-            demo_launch(tmp_path), asker=ScriptedUser([]), listener=heard, emit=called.append, transcripts=False
-        )
-
-
 async def until(condition: Callable[[], object], timeout: float = 20) -> None:
     await wait_until(condition, timeout=timeout)
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 from rich.style import Style
+from textual import events
 
 from acp_tui.launch import Launch
 from acp_tui.ui.chat.presence import Presence
@@ -178,5 +179,7 @@ def test_esc_digit_is_alt_digit_and_the_characters_stay_characters() -> None:
 
     read_alt_digits()
     read_alt_digits()  # idempotent
-    keys = [(event.key, event.character) for event in XTermParser().feed("\x1b1\x1b9£¡") if hasattr(event, "key")]
+    keys = [
+        (event.key, event.character) for event in XTermParser().feed("\x1b1\x1b9£¡") if isinstance(event, events.Key)
+    ]
     assert keys == [("alt+1", None), ("alt+9", None), ("pound_sign", "£"), ("inverted_exclamation_mark", "¡")]

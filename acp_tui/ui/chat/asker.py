@@ -19,6 +19,7 @@ from acp_tui.services.auth import LoginChoice, LoginRequest, SecretRequest, Term
 from acp_tui.services.elicitation import FormOutcome, FormQuestion, RefusedElicitation, UrlOutcome, UrlQuestion
 from acp_tui.services.files import OutsideRead, OutsideWrite
 from acp_tui.services.permission import AGENT_WITHDREW, PermissionQuestion
+from acp_tui.session.model import SessionState
 from acp_tui.ui.chat.attention import Attention
 from acp_tui.ui.chat.elicitation_asker import ElicitationDialogs
 from acp_tui.ui.chat.presence import Presence
@@ -167,4 +168,10 @@ class ScreenAsker:
             ticket.done()
 
 
-__all__ = ["ScreenAsker", "PermissionChoice"]
+__all__ = ["ScreenAsker", "PermissionChoice", "tool_title"]
+
+
+def tool_title(state: SessionState, tool_call_id: str) -> str | None:
+    """The title of a tool call, for a question the agent asks about it."""
+    call = state.tool_call(tool_call_id)
+    return call.title if call is not None and call.title else None

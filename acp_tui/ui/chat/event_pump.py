@@ -52,7 +52,8 @@ HIDDEN_STDERR = 2000
 
 
 class EventPump:
-    """Queues controller events (`push`) and applies them on the next frame (`flush`)."""
+    """Queues controller events (it is the controller's `ControllerListener`) and applies them on the next
+    frame (`flush`)."""
 
     def __init__(
         self,
@@ -99,7 +100,7 @@ class EventPump:
         """Events are waiting for the next frame."""
         return bool(self._events)
 
-    def push(self, event: ControllerEvent) -> None:
+    def controller_event(self, event: ControllerEvent) -> None:
         """Called by the controller (same event loop); only queues, never touches a widget."""
         if self.closed:
             return  # the screen is going away; the transcript already holds what was shown

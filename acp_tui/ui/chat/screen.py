@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import on
@@ -23,17 +22,15 @@ from textual.screen import Screen
 from acp_tui.agent.connection import ConnectionClosed
 from acp_tui.agent.session import SessionError
 from acp_tui.controller.controller import SessionController
-from acp_tui.controller.controller_events import ControllerEvent
+from acp_tui.controller.controller_events import ControllerListener
 from acp_tui.history import PromptHistory
 from acp_tui.launch import Launch
 from acp_tui.path_text import display_path
-from acp_tui.paths import history_file
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.sanitize import plain
-from acp_tui.session.model import SessionState
 from acp_tui.ui.browsers.notices import NOTICES_KEY, NoticeCommands, NoticeLog, NoticesScreen
 from acp_tui.ui.browsers.problems import ProblemsScreen
-from acp_tui.ui.chat.asker import ScreenAsker
+from acp_tui.ui.chat.asker import ScreenAsker, tool_title
 from acp_tui.ui.chat.attention import Attention
 from acp_tui.ui.chat.config_control import ConfigControl
 from acp_tui.ui.chat.event_pump import EventPump
@@ -81,12 +78,12 @@ KEY_HINTS = (
 #: Seconds within which a second Ctrl+R restarts a running agent.
 RESTART_CONFIRM = 5.0
 
-#: Builds the controller a screen drives: (emit, asker) → controller. Tests hand in a scripted one.
-ControllerFactory = Callable[[Launch, Callable[[ControllerEvent], None], "UserAsker"], SessionController]
+#: Builds the controller a screen drives: (launch, listener, asker) → controller. Tests hand in a scripted one.
+ControllerFactory = Callable[[Launch, ControllerListener, "UserAsker"], SessionController]
 
 
-def default_controller(launch: Launch, emit: Callable[[ControllerEvent], None], asker: UserAsker) -> SessionController:
-    return SessionController(launch, asker=asker, emit=emit)
+def default_controller(launch: Launch, listener: ControllerListener, asker: UserAsker) -> SessionController:
+    return SessionController(launch, asker=asker, listener=listener)
 
 
 class ChatScreen(Screen[None]):
@@ -122,7 +119,7 @@ class ChatScreen(Screen[None]):
     ) -> None:
         super().__init__()
         self.launch = launch
-        self.history = PromptHistory.load(_history_path(launch))
+        self.history = PromptHistory.for_folder(launch.cwd)
         #: whether this screen is the tab on screen (acp_tui/ui/tabs); its dialogs wait until it is
         self.presence = Presence()
         self.attention = Attention(self.app, enabled=launch.attention, looking=lambda: self.presence.shown)
@@ -141,7 +138,7 @@ class ChatScreen(Screen[None]):
             self, agent_named=self.asker.name_agent, activity=self.presence.activity
         )  # dialogs say who asks
         self.presence.on_show, self.presence.on_hide = self.pump.show, self.pump.hide
-        self.controller = controller(launch, self.pump.push, self.asker)
+        self.controller = controller(launch, self.pump, self.asker)
         if force_stop_after is not None:
             self.controller.force_stop_after = force_stop_after
         self.config = ConfigControl(self.app, self.controller, arm_delay=arm_delay)
@@ -395,16 +392,3 @@ class ChatScreen(Screen[None]):
                 self.conversation.scroll_to_start()
             case _:
                 self.conversation.follow()
-
-
-def _history_path(launch: Launch) -> Path | None:
-    try:
-        return history_file(launch.cwd)
-    except OSError:
-        return None
-
-
-def tool_title(state: SessionState, tool_call_id: str) -> str | None:
-    """The title of a tool call, for a question the agent asks about it."""
-    call = state.tool_call(tool_call_id)
-    return call.title if call is not None and call.title else None
