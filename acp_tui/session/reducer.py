@@ -24,7 +24,7 @@ import base64
 import binascii
 import posixpath
 from collections.abc import Callable
-from typing import Any, TypeAlias, TypeVar
+from typing import Any, TypeAlias, TypeVar, assert_never
 
 from msgspec import UNSET
 
@@ -123,6 +123,7 @@ from acp_tui.session.model import (
     Plan,
     Problem,
     SessionState,
+    Subagent,
     Submission,
     Terminal,
     ToolCall,
@@ -582,11 +583,23 @@ def _background(state: SessionState, items: list[BackgroundWork]) -> list[Change
     return problems
 
 
-def _job_entity(state: SessionState, job: Job) -> Terminal | ToolCall | None:
-    return state.terminal(job.id) if job.kind == "terminal" else state.tool_call(job.id)
+def _job_entity(state: SessionState, job: Job) -> Terminal | ToolCall | Subagent | None:
+    match job.kind:
+        case "terminal":
+            return state.terminal(job.id)
+        case "tool_call":
+            return state.tool_call(job.id)
+        case "subagent":
+            return state.subagents.get(job.id)
+        case unreachable:
+            assert_never(unreachable)
 
 
-def _job_finished(entity: Terminal | ToolCall) -> bool:
+def _job_finished(entity: Terminal | ToolCall | Subagent) -> bool:
+    """Has it reported its final status? A subagent has none to report (the schema asks it only of terminals
+    and tool calls): dropping it from the list is how it ends (session/subagents.py `close_unlisted`)."""
+    if isinstance(entity, Subagent):
+        return True
     return entity.exit_status is not None if isinstance(entity, Terminal) else entity.finished
 
 

@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from acp_tui.protocol.codec import supported_versions
-from acp_tui.protocol.v2 import BackgroundWork, StateUpdate, TerminalSize, TerminalUpdate, ToolCallUpdate
+from acp_tui.protocol.v2 import (
+    BackgroundWork,
+    StateUpdate,
+    SubagentState,
+    SubagentUpdate,
+    TerminalSize,
+    TerminalUpdate,
+    ToolCallUpdate,
+)
 from acp_tui.session.background import MAX_JOBS
 from acp_tui.session.model import SessionState
 from acp_tui.session.reducer import apply
@@ -77,3 +85,17 @@ def test_supported_versions_from_a_32022_answer() -> None:
     assert supported_versions({"requested": 3, "supported": [1, 2, 2]}) == (1, 2)
     assert supported_versions({"supported": "two"}) is None
     assert supported_versions(None) is None
+
+
+def test_a_background_subagent_is_a_job_by_its_session_and_must_be_announced() -> None:
+    s = SessionState()
+    apply(s, SubagentUpdate(session_id="child", title="Explore", state=SubagentState(state="running")))
+    listed = [BackgroundWork(type="subagent", session_id="child"), BackgroundWork(type="_custom")]
+    apply(s, StateUpdate(state="idle", stop_reason="end_turn", background=listed))
+    assert [j.ident for j in s.background.jobs] == [("subagent", "child")]
+    assert s.background.other == 1 and s.background.count == 2 and s.problem_count == 0
+    apply(s, StateUpdate(state="idle", background=[BackgroundWork(type="subagent", session_id="stranger")]))
+    assert s.problem_count == 1  # listed before its subagent_update
+    assert [j.ident for j in s.background.jobs] == [("subagent", "stranger")]  # still shown: it still runs
+    apply(s, StateUpdate(state="idle", background=[BackgroundWork(type="subagent")]))
+    assert s.background.jobs == () and s.problem_count == 2  # no session id: malformed, said once
