@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 if TYPE_CHECKING:
     from acp_tui.protocol.common import ErrorObject
     from acp_tui.protocol.v2 import ContentBlock, Diff, ToolCallUpdate
-    from acp_tui.session.account import Account
+    from acp_tui.session.account import Account, TurnTokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +199,15 @@ class AccountReported:
     detail: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class TurnTokensReported:
+    """The turn's result carried codex-acp's `_meta.quota` (session/account.py); `tokens` None when its
+    shape could not be read (`detail`: what came, cut), which is said once."""
+
+    tokens: TurnTokens | None
+    detail: str = ""
+
+
 LocalEvent: TypeAlias = (
     PromptSubmitted
     | PromptAccepted
@@ -218,6 +227,7 @@ LocalEvent: TypeAlias = (
     | ChildUpdate
     | PromptSteered
     | AccountReported
+    | TurnTokensReported
 )
 
 __all__ = [
@@ -241,4 +251,5 @@ __all__ = [
     "TerminalTimed",
     "PromptSteered",
     "AccountReported",
+    "TurnTokensReported",
 ]

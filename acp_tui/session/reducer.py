@@ -56,7 +56,13 @@ from acp_tui.protocol.v2 import (
     UserMessageChunk,
 )
 from acp_tui.session import subagents
-from acp_tui.session.account import AUTH_STATUS_METHOD, MAX_WINDOWS, RATE_LIMIT_META, decode_rate_limit
+from acp_tui.session.account import (
+    AUTH_STATUS_METHOD,
+    MAX_WINDOWS,
+    QUOTA_META,
+    RATE_LIMIT_META,
+    decode_rate_limit,
+)
 from acp_tui.session.background import Job, read_snapshot
 from acp_tui.session.changes import (
     AccountChanged,
@@ -100,6 +106,7 @@ from acp_tui.session.local_events import (
     TerminalCancelRequested,
     TerminalTimed,
     ToolCallCreated,
+    TurnTokensReported,
 )
 from acp_tui.session.model import (
     AGENT_MESSAGE,
@@ -649,6 +656,13 @@ def _account_reported(state: SessionState, event: AccountReported) -> list[Chang
     return [AccountChanged()]
 
 
+def _turn_tokens_reported(state: SessionState, event: TurnTokensReported) -> list[Change]:
+    if event.tokens is None:
+        return _warn_once(state, "quota", f"unreadable _meta.{QUOTA_META} in the session/prompt result", event.detail)
+    state.turn_tokens = event.tokens
+    return [AccountChanged()]
+
+
 def _warn_once(state: SessionState, kind: str, reason: str, detail: str) -> list[Change]:
     """An unknown account or limit shape is ignored and said once per kind (session/account.py)."""
     if kind in state.account.warned:
@@ -929,6 +943,7 @@ _HANDLERS: dict[type, _Handler] = {
     FileAccessed: _file_accessed,
     PromptSteered: _prompt_steered,
     AccountReported: _account_reported,
+    TurnTokensReported: _turn_tokens_reported,
 }
 
 __all__ = ["apply"]
