@@ -236,6 +236,7 @@ class AgentSession:
             roots=tuple(Path(folder).resolve() for folder in self.tools.additional_directories),
             owns_session=partial(_owns_session, self),
             subagent_name=lambda session_id: subagent_name(self.state, session_id),
+            request=self.connection.request,
         )
         for service in self.services:
             service.bind(context)

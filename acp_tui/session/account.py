@@ -4,8 +4,10 @@ Two agent extensions carry them, both data from an untrusted peer:
 
 * **Account**: Claude's ACP adapter pushes `_auth/status_update {authStatus: {kind, label, detail?,
   account?: {plan?, email?, organization?}}}` once per connection and again when it changes (advertised by
-  `agentCapabilities._meta.authStatus`; connection-scoped, never per session). The ACP v2 schema defines
-  no `auth/status` method, so there is no v2 form to read.
+  `agentCapabilities._meta.authStatus`; connection-scoped, never per session). The unstable v2 schema
+  has the standard form: `auth/status` (a request, where `capabilities.auth.status` is advertised) and
+  its push `auth/status_update`, both `{state, accounts?: [{label, active?, name?, email?,
+  organization?}]}`; `decode_auth_state` reads it into the same `Account`.
 * **Plan windows**: the same adapter puts `_claude/rateLimit {status, resetsAt?, rateLimitType?,
   utilization?}` into a `usage_update`'s `_meta`: one window per update (`five_hour`, `seven_day`, ...),
   `utilization` a fraction of the window (0.42 = 42 %), `resetsAt` Unix seconds, `status` `allowed`,
@@ -34,6 +36,9 @@ from acp_tui.sanitize import plain
 #: the notification the account arrives in, and the `_meta` key of a plan window in `usage_update`
 AUTH_STATUS_METHOD: Final = "_auth/status_update"
 RATE_LIMIT_META: Final = "_claude/rateLimit"
+#: the unstable v2 form: a request we send where `capabilities.auth.status` is advertised, and its push
+AUTH_STATUS_REQUEST: Final = "auth/status"
+AUTH_STATUS_UPDATE: Final = "auth/status_update"
 #: the `_meta` key of codex-acp's token counts in a v1 `session/prompt` result
 QUOTA_META: Final = "quota"
 #: at most this many models' counts are kept from one `quota`
@@ -162,6 +167,37 @@ def decode_auth_status(params: object) -> Account | None:
     )
 
 
+#: what the account line says for a v2 `AuthState` when the agent lists no account
+STATE_LABELS: Final = {
+    "authenticated": "Signed in",
+    "unauthenticated": "Not signed in",
+    "not_required": "No sign-in needed",
+    "unknown": "Sign-in state unknown",
+}
+
+
+def decode_auth_state(params: object) -> Account | None:
+    """The unstable v2 `auth/status` result or `auth/status_update` params, `{state, accounts?}` → an
+    `Account`: the first account marked `active` (else the first listed), its kind the state; None when
+    `state` cannot be read. Accounts that cannot be read are skipped, as the schema says."""
+    fields = params if isinstance(params, Mapping) else {}
+    state = _text(fields.get("state"))
+    if state is None:
+        return None
+    listed = fields.get("accounts")
+    first = listed[:MAX_WINDOWS] if isinstance(listed, list) else []  # a hostile list is read this far only
+    accounts = [a for a in first if isinstance(a, Mapping) and _text(a.get("label"))]
+    chosen = next((a for a in accounts if a.get("active") is True), accounts[0] if accounts else None)
+    kind = "none" if state == "unauthenticated" else state
+    if chosen is None:
+        return Account(kind, STATE_LABELS.get(state, state))
+    label = _text(chosen.get("label")) or STATE_LABELS.get(state, state)
+    detail = _text(chosen.get("name"))
+    return Account(
+        kind, label, detail=detail, email=_text(chosen.get("email")), organization=_text(chosen.get("organization"))
+    )
+
+
 def _number(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return None
@@ -264,4 +300,5 @@ def decode_quota(value: object) -> TurnTokens | None:
 
 __all__ = ["AUTH_STATUS_METHOD", "RATE_LIMIT_META", "MAX_TEXT", "MAX_WINDOWS", "WARN_AT", "WINDOW_NAMES"]
 __all__ += ["MAX_MODELS", "QUOTA_META", "TokenCount", "TurnTokens", "decode_quota"]
+__all__ += ["AUTH_STATUS_REQUEST", "AUTH_STATUS_UPDATE", "STATE_LABELS", "decode_auth_state"]
 __all__ += ["Account", "AccountState", "LimitWindow", "decode_auth_status", "decode_rate_limit"]

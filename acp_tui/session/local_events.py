@@ -197,6 +197,8 @@ class AccountReported:
 
     account: Account | None
     detail: str = ""
+    #: what it came in: `_auth/status_update`, or v2's `auth/status` answer or `auth/status_update`
+    method: str = "_auth/status_update"
 
 
 @dataclass(frozen=True, slots=True)

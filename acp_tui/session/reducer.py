@@ -57,7 +57,6 @@ from acp_tui.protocol.v2 import (
 )
 from acp_tui.session import subagents
 from acp_tui.session.account import (
-    AUTH_STATUS_METHOD,
     MAX_WINDOWS,
     QUOTA_META,
     RATE_LIMIT_META,
@@ -651,7 +650,7 @@ def _limit_window(state: SessionState, info: object) -> list[Change]:
 
 def _account_reported(state: SessionState, event: AccountReported) -> list[Change]:
     if event.account is None:
-        return _warn_once(state, "account", f"unreadable {AUTH_STATUS_METHOD}", event.detail[:500])
+        return _warn_once(state, "account", f"unreadable {event.method}", event.detail[:500])
     state.account.account = event.account
     return [AccountChanged()]
 
