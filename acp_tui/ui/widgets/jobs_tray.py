@@ -1,11 +1,13 @@
 """The jobs tray: the agent's background work (v2 `state_update.background`), one line above the status bar.
 
 It shows only while the latest snapshot lists something (session/background.py): closed, one line, the
-count and the first jobs; open (a click, or Tab to it), one row per job: a terminal with its command and how long
-it has run, a tool call with its title and status, a subagent (unstable `BackgroundSubagent`) with its name. Enter shows the selected terminal's newest output (at
-the width the agent runs it with, `TerminalUpdate.size`); `Ctrl+X`, the key a card cancels with, stops the
-selected job, only where its `capabilities.cancel` allows and it is not already stopping (the screen then
-asks the controller, which checks again); a subagent is not stopped from here (its lane shows its work). Agent text is data: every command and title is `plain`, capped.
+count and the first jobs; open (a click, or Tab to it), one row per job: a terminal with its command and
+how long it has run, a tool call with its title and status, a subagent (unstable `BackgroundSubagent`)
+with its name. Enter shows the selected terminal's newest output (at the width the agent runs it with,
+`TerminalUpdate.size`); `Ctrl+X`, the key a card cancels with, stops the selected job, only where its
+`capabilities.cancel` allows and it is not already stopping (the screen then asks the controller, which
+checks again); a subagent is not stopped from here (its lane shows its work). Agent text is data: every
+command and title is `plain`, capped.
 """
 
 from __future__ import annotations
