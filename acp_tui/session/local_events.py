@@ -162,6 +162,21 @@ class TerminalCancelFailed:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolCallCancelRequested:
+    """The user asked to stop tool call `tool_call_id` (v2 `tool_call/cancel`, from its card or the jobs
+    tray): it shows "stopping…" until the agent reports its final status, and is not asked again."""
+
+    tool_call_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallCancelFailed:
+    """`tool_call/cancel` was refused or could not be sent: the tool call no longer shows "stopping…"."""
+
+    tool_call_id: str
+
+
+@dataclass(frozen=True, slots=True)
 class TerminalTimed:
     """When a command the client runs started and ended (monotonic-clock seconds; `None` = unchanged),
     so its card can show the elapsed time (docs/protocol.md §10.2)."""
@@ -230,6 +245,8 @@ LocalEvent: TypeAlias = (
     | PromptSteered
     | AccountReported
     | TurnTokensReported
+    | ToolCallCancelRequested
+    | ToolCallCancelFailed
 )
 
 __all__ = [
@@ -254,4 +271,6 @@ __all__ = [
     "PromptSteered",
     "AccountReported",
     "TurnTokensReported",
+    "ToolCallCancelRequested",
+    "ToolCallCancelFailed",
 ]

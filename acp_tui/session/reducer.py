@@ -104,6 +104,8 @@ from acp_tui.session.local_events import (
     TerminalCancelFailed,
     TerminalCancelRequested,
     TerminalTimed,
+    ToolCallCancelFailed,
+    ToolCallCancelRequested,
     ToolCallCreated,
     TurnTokensReported,
 )
@@ -407,6 +409,23 @@ def _terminal_cancel_failed(state: SessionState, event: TerminalCancelFailed) ->
         return []
     term.cancelling = False
     return [EntityChanged(term.key, frozenset({"cancelling"}))]
+
+
+def _tool_call_cancel_requested(state: SessionState, event: ToolCallCancelRequested) -> list[Change]:
+    """The user asked to stop one tool call (`tool_call/cancel`): "stopping…" until its final status."""
+    call = state.tool_call(event.tool_call_id)
+    if call is None or call.finished or call.cancelling:
+        return []
+    call.cancelling = True
+    return [EntityChanged(call.key, frozenset({"cancelling"}))]
+
+
+def _tool_call_cancel_failed(state: SessionState, event: ToolCallCancelFailed) -> list[Change]:
+    call = state.tool_call(event.tool_call_id)
+    if call is None or not call.cancelling:
+        return []
+    call.cancelling = False
+    return [EntityChanged(call.key, frozenset({"cancelling"}))]
 
 
 def _terminal_timed(state: SessionState, event: TerminalTimed) -> list[Change]:
@@ -916,6 +935,8 @@ _HANDLERS: dict[type, _Handler] = {
     TerminalOutputChunk: _terminal_chunk,
     TerminalCancelRequested: _terminal_cancel_requested,
     TerminalCancelFailed: _terminal_cancel_failed,
+    ToolCallCancelRequested: _tool_call_cancel_requested,
+    ToolCallCancelFailed: _tool_call_cancel_failed,
     TerminalTimed: _terminal_timed,
     PlanUpdate: _plan_update,
     AvailableCommandsUpdate: _commands,

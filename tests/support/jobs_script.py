@@ -78,6 +78,20 @@ def background_subagent_turn() -> dict[str, Any]:
     }
 
 
+def cancellable_watcher_turn() -> dict[str, Any]:
+    """A turn that leaves one tool call running in the background, advertising `capabilities.cancel`."""
+    return {
+        "match": "watch",
+        "steps": [
+            {"op": "respond_prompt"},
+            {"op": "user_message"},
+            state("running", []),
+            tool("watch", title="Watch tests", kind="other", status="in_progress", capabilities={"cancel": {}}),
+            state("idle", [{"type": "tool_call", "toolCallId": "watch"}], stop="end_turn"),
+        ],
+    }
+
+
 def script() -> dict[str, Any]:
     return {
         "version": 2,

@@ -13,6 +13,7 @@ from acp_tui.protocol.v2 import (
     ToolCallUpdate,
 )
 from acp_tui.session.background import MAX_JOBS
+from acp_tui.session.local_events import ToolCallCancelFailed, ToolCallCancelRequested
 from acp_tui.session.model import SessionState
 from acp_tui.session.reducer import apply
 
@@ -99,3 +100,19 @@ def test_a_background_subagent_is_a_job_by_its_session_and_must_be_announced() -
     assert [j.ident for j in s.background.jobs] == [("subagent", "stranger")]  # still shown: it still runs
     apply(s, StateUpdate(state="idle", background=[BackgroundWork(type="subagent")]))
     assert s.background.jobs == () and s.problem_count == 2  # no session id: malformed, said once
+
+
+def test_a_tool_call_asked_to_stop_shows_stopping_until_its_final_status_or_a_refusal() -> None:
+    s = SessionState()
+    apply(s, ToolCallUpdate(tool_call_id="watch", status="in_progress"))
+    assert apply(s, ToolCallCancelRequested("watch"))
+    watch = s.tool_call("watch")
+    assert watch is not None and watch.cancelling
+    assert apply(s, ToolCallCancelRequested("watch")) == []  # already stopping: nothing changes
+    apply(s, ToolCallCancelFailed("watch"))  # the agent refused (-32602) or the request could not go out
+    assert not watch.cancelling
+    apply(s, ToolCallCancelRequested("watch"))
+    apply(s, ToolCallUpdate(tool_call_id="watch", status="cancelled"))  # the agent confirms
+    assert not watch.cancelling and watch.status == "cancelled"
+    assert apply(s, ToolCallCancelRequested("watch")) == []  # final: nothing to stop
+    assert apply(s, ToolCallCancelRequested("ghost")) == []
