@@ -166,3 +166,25 @@ async def test_a_background_tool_call_that_allows_it_is_stopped_with_tool_call_c
         await run.pilot.pause()
         assert len(run.received("tool_call/cancel")) == 1
         assert validate_sent(run) >= 4  # initialize, session/new, session/prompt, tool_call/cancel
+
+
+@pytest.mark.asyncio
+async def test_f9_opens_the_tray_from_the_prompt(tmp_path: Path, private_dirs: None) -> None:
+    async with running_app(tmp_path, script()) as run:
+        jobs = await started(run)
+        run.chat.prompt_input.focus()
+        await run.pilot.press("f9")
+        await run.wait(lambda: jobs.has_focus, "the tray focused by F9")
+        assert any("^X stop" in row for row in jobs.rows())
+        await run.pilot.press("escape")
+        await run.wait(lambda: run.chat.prompt_input.has_focus, "back in the prompt")
+
+
+@pytest.mark.asyncio
+async def test_f9_without_jobs_leaves_the_focus_in_the_prompt(tmp_path: Path, private_dirs: None) -> None:
+    async with running_app(tmp_path, script()) as run:
+        run.chat.prompt_input.focus()
+        assert not tray(run).display
+        await run.pilot.press("f9")
+        await run.pilot.pause()
+        assert run.chat.prompt_input.has_focus

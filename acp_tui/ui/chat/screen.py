@@ -103,6 +103,8 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+o", "sessions('browse')", "Sessions"),
         Binding("ctrl+n", "sessions('new')", "New session"),
         Binding("f4", "open_config", "Session settings"),
+        # F9: the jobs tray (Tab from the prompt stops at the newest card); nothing while no job runs
+        Binding("f9", "focus('#jobs')", "Background jobs", show=False),
         Binding(NOTICES_KEY, "show_notices", "Notices"),
         # Shift+Tab cycles the mode from the prompt; otherwise (see check_action) it still moves focus back.
         Binding("shift+tab", "cycle_mode", "Next mode", show=False),

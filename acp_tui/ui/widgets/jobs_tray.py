@@ -1,7 +1,7 @@
 """The jobs tray: the agent's background work (v2 `state_update.background`), one line above the status bar.
 
 It shows only while the latest snapshot lists something (session/background.py): closed, one line, the
-count and the first jobs; open (a click, or Tab to it), one row per job: a terminal with its command and
+count and the first jobs; open (a click, or F9), one row per job: a terminal with its command and
 how long it has run, a tool call with its title and status, a subagent (unstable `BackgroundSubagent`)
 with its name. Enter shows the selected terminal's newest output (at the width the agent runs it with,
 `TerminalUpdate.size`); `Ctrl+X`, the key a card cancels with, stops the selected job, only where its
@@ -180,6 +180,10 @@ class JobsTray(Widget, can_focus=True):
             return f"{status} {since}".strip() if status not in ("in_progress", "pending") else since
         return ""
 
+    def allow_focus(self) -> bool:
+        """Only while it shows (F9, a click): a hidden tray never takes the keys."""
+        return bool(self.display)
+
     def summary(self) -> str:
         """The closed line: `⚙ 2 jobs · npm run dev 1 min 20 s · Watch tests`."""
         now = self.clock()
@@ -202,7 +206,7 @@ class JobsTray(Widget, can_focus=True):
         now = self.clock()
         head = Text(self.summary(), style="bold")
         if not self.has_focus:
-            head.append("   click or Tab to open", style="dim")
+            head.append("   click or F9 to open", style="dim")
             return [head]
         head.append("   ↑↓ select · ⏎ output · ^X stop · Esc close", style="dim")
         lines = [head]
