@@ -89,6 +89,13 @@ def test_the_shown_tab_is_highlighted() -> None:
 
     assert reversed_at(spans[0].start) and reversed_at(spans[0].end - 1)
     assert not reversed_at(spans[1].start)
+    themed, spans = bar_text(LABELS, 160, {"background": "#101010", "foreground": "#eeeeee"})
+    on_background = [
+        span
+        for span in themed.spans
+        if isinstance(span.style, Style) and span.style.bgcolor is not None and span.style.bold
+    ]
+    assert on_background and all(span.start >= spans[0].start and span.end <= spans[0].end for span in on_background)
 
 
 def test_a_tab_says_it_needs_you_before_it_says_it_works() -> None:

@@ -150,7 +150,7 @@ def bar_text(labels: tuple[TabLabel, ...], width: int, styles: dict[str, str]) -
         if index > first:
             line.append(" " * GAP)
         spans.append(Span(line.cell_len, line.cell_len + cell_len(text), label.number))
-        base = Style(bold=True, reverse=True) if label.current else Style()
+        base = _current_style(styles) if label.current else Style()
         glyph_at = text.index(GLYPH[label.state])
         line.append(text[:glyph_at], style=base)
         line.append(GLYPH[label.state], style=base + Style.parse(_glyph_colour(label.state, styles)))
@@ -165,6 +165,15 @@ def bar_text(labels: tuple[TabLabel, ...], width: int, styles: dict[str, str]) -
     if last < len(labels):
         line.append(" ›", style=styles.get("text-muted", "dim"))
     return line, spans
+
+
+def _current_style(styles: dict[str, str]) -> Style:
+    """The shown tab: bold, on the conversation's own background (it reads as the tab the screen hangs from);
+    reversed where the palette is not known."""
+    background = styles.get("background")
+    if background is None:
+        return Style(bold=True, reverse=True)
+    return Style(bold=True, color=styles.get("foreground"), bgcolor=background)
 
 
 def _glyph_colour(state: TabState, styles: dict[str, str]) -> str:
