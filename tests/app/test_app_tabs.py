@@ -316,3 +316,22 @@ async def test_the_palette_offers_the_tab_commands(tmp_path: Path) -> None:
 
             await run.wait(listed, f"the palette's {entry!r}")
         await run.pilot.press("escape")
+
+
+@pytest.mark.asyncio
+async def test_a_hidden_tabs_long_turn_rings_when_it_ends(tmp_path: Path) -> None:
+    async with tabs_app(tmp_path, speed="0.2") as run:
+        first = chat(run, 1)
+        rung: list[tuple[bool, bool]] = []  # (tab 1 still working, tab 1 hidden) when the bell rang
+        run.app.bell = lambda: rung.append(  # type: ignore[method-assign]
+            (first.controller.busy, run.app.tabs.current is not tab(run, 1))
+        )
+        first.attention.turn_threshold = 0.0  # every turn counts as long here
+        await run.send("slow")
+        await run.wait(lambda: first.controller.busy, "tab 1 working")
+        await second_tab(run)
+        assert first.controller.busy, "the turn outlasts opening a tab (speed 0.2: 6 s)"
+        await run.wait(lambda: not first.controller.busy, "tab 1's turn to end", timeout=30)
+        await run.wait(lambda: bool(rung), "the bell for the hidden tab's finished turn")
+        assert rung == [(False, True)]
+        assert run.app.screen is chat(run, 2)

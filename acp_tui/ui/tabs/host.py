@@ -13,6 +13,7 @@ builds its own controller from its own `Launch` (for a second tab on `--log FILE
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import count
@@ -22,6 +23,7 @@ from typing import Any, Protocol
 from textual.app import App
 
 from acp_tui.launch import Launch
+from acp_tui.sanitize import plain
 from acp_tui.ui.chat.screen import ChatScreen
 from acp_tui.ui.chat.terminal_title import show_window_title
 from acp_tui.ui.widgets.tab_bar import TabBar, TabLabel, TabState, tab_state
@@ -98,6 +100,8 @@ class TabHost:
         self._numbers = count(1)  # a tab's log file keeps its number for the whole run
         self._retiring: set[asyncio.Task[None]] = set()
         self._labels: tuple[TabLabel, ...] = ()
+        #: when each working tab began (a hidden tab's long turn rings when it ends: its screen draws nothing)
+        self._working_since: dict[Tab, float] = {}
         #: told when the tabs' labels change (tests, and nothing else)
         self.on_redraw: Callable[[tuple[TabLabel, ...]], None] = lambda labels: None
 
@@ -151,6 +155,7 @@ class TabHost:
             return
         index = self.tabs.index(tab)
         self.tabs.remove(tab)
+        self._working_since.pop(tab, None)
         if tab is self.current:
             self.show(self.tabs[min(index, len(self.tabs) - 1)])
         task = asyncio.get_running_loop().create_task(self._retire(tab))
@@ -190,12 +195,29 @@ class TabHost:
         if self.current is None:
             return
         labels = self.labels()
+        self._note_turn_ends(labels)
         bar = self._bar()
         if bar is not None:
             bar.show_tabs(labels)  # nothing to do when they are the same
         if labels != self._labels:
             self._labels = labels
             self.on_redraw(labels)
+
+    def _note_turn_ends(self, labels: tuple[TabLabel, ...]) -> None:
+        """A hidden tab whose long turn ended alerts as the shown one's does (its status renderer waits for it
+        to be shown, and then the user is looking)."""
+        now = time.monotonic()
+        for tab, label in zip(self.tabs, labels, strict=True):
+            started = self._working_since.get(tab)
+            if label.state == "working":
+                if started is None:
+                    self._working_since[tab] = now
+                continue
+            if started is None:
+                continue
+            del self._working_since[tab]
+            if tab is not self.current and label.state != "waiting":
+                tab.screen.attention.turn_ended(now - started, f"{' '.join(plain(tab.title).split())} finished")
 
     def _bar(self) -> TabBar | None:
         if self.current is None or not self.current.screen.is_mounted:
