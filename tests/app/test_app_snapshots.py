@@ -33,6 +33,7 @@ from tests.support.app_run import (  # noqa: F401  (fixtures)
     update,
     v2_turn,
 )
+from tests.support.scripted_app import STANDARD_OPTIONS, permission_request
 
 SIZE = (120, 40)
 
@@ -465,24 +466,8 @@ def test_snapshot_account_and_limits(snap_compare: Any, tmp_path: Path, size: tu
     assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
-PERMISSION = {
-    "op": "request",
-    "method": "session/request_permission",
-    "id": 7,
-    "wait": True,
-    "params": {
-        "sessionId": "$SESSION",
-        "title": "Edit greet.py",
-        "subject": {
-            "type": "tool_call",
-            "toolCall": {"toolCallId": "perm", "title": "Edit greet.py", "kind": "edit", "status": "pending"},
-        },
-        "options": [
-            {"optionId": "yes", "name": "Allow once", "kind": "allow_once"},
-            {"optionId": "no", "name": "Reject", "kind": "reject_once"},
-        ],
-    },
-}
+#: Tab 1's question in the tab-bar picture (asked while it is hidden, so never drawn).
+PERMISSION = permission_request(7, STANDARD_OPTIONS[::2], title="Edit greet.py")
 
 
 @pytest.mark.parametrize("theme", ["acp-dark", "acp-light"])
