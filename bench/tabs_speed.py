@@ -163,23 +163,30 @@ class Five:
     """First Enter -> the last Enter sent (the switching the user does)."""
     shows: list[float]
     """Alt+N -> tab N's marker on screen, for each hidden tab shown at the end."""
+    cpu: float
+    """The client's CPU seconds, first Enter -> all in model."""
 
 
-def one_tab(args: argparse.Namespace) -> tuple[float, float]:
+def one_tab(args: argparse.Namespace) -> tuple[float, float, float]:
     """Enter -> marker on screen for the app's first turn (cold: the Markdown and highlighting code runs for
-    the first time) and for a second turn (warm; its marker is seen once the first one's scrolled away)."""
+    the first time) and for a second turn (warm; its marker is seen once the first one's scrolled away); and
+    the client's CPU seconds in the first."""
     times: list[float] = []
+    cpu = 0.0
     with client(args.chunks, args) as app:
         for turn in (1, 2):
             app.type(PROMPT)
             wait_for("prompt typed", lambda: PROMPT in app.screen(), args.timeout)
+            ticks = app.cpu_ticks()
             enter = time.time()
             app.keys("Enter")
             if turn == 2:
                 wait_for("the first marker scrolled away", lambda: MARKER not in app.screen(), args.timeout, 0.002)
             times.append(wait_for("marker", lambda: MARKER in app.screen(), args.timeout) - enter)
+            if turn == 1:
+                cpu = (app.cpu_ticks() - ticks) / CLOCK_TICKS
             wait_for("ready", lambda: "● ready" in app.screen(), args.timeout)
-    return times[0], times[1]
+    return times[0], times[1], cpu
 
 
 def five_tabs(args: argparse.Namespace, *, burst: bool, count: int = 5) -> Five:
@@ -194,6 +201,7 @@ def five_tabs(args: argparse.Namespace, *, burst: bool, count: int = 5) -> Five:
         wait_for("last prompt typed", lambda: prompts[-1] in app.screen(), args.timeout)
         show(app, 1, args.timeout)
         wait_for("tab 1's prompt", lambda: prompts[0] in app.screen(), args.timeout)
+        ticks = app.cpu_ticks()
         first = time.time()
         if burst:
             app.keys("Enter", *(key for number in range(2, count + 1) for key in (f"M-{number}", "Enter")))
@@ -212,6 +220,7 @@ def five_tabs(args: argparse.Namespace, *, burst: bool, count: int = 5) -> Five:
             return stamped and MARKER in screen and all(tabs.get(n) == "●" for n in range(1, count + 1))
 
         in_model = wait_for("every tab idle, the shown one's marker", all_done, args.timeout)
+        cpu = (app.cpu_ticks() - ticks) / CLOCK_TICKS
         shows: list[float] = []
         for number in range(1, count):
             pressed = time.time()
@@ -219,17 +228,20 @@ def five_tabs(args: argparse.Namespace, *, burst: bool, count: int = 5) -> Five:
             shows.append(wait_for(f"tab {number}'s marker", lambda: MARKER in app.screen(), args.timeout) - pressed)
         on_screen = time.time()
         last_agent = max(float(stamp.read_text()) for stamp in app.stamps.iterdir())
-    return Five(in_model - first, on_screen - first, last_agent - first, enters, shows)
+    return Five(in_model - first, on_screen - first, last_agent - first, enters, shows, cpu)
 
 
 def speed(args: argparse.Namespace) -> None:
-    ones: list[tuple[float, float, str]] = []
+    ones: list[tuple[float, float, float, str]] = []
     fives: dict[bool, list[tuple[Five, str]]] = {False: [], True: []}
     for _ in range(args.repeat):  # interleaved, so a change in the machine's load falls on all
         before = load()
-        cold, warm = one_tab(args)
-        ones.append((cold, warm, before))
-        print(f"  one tab: first turn {cold:.3f}s, second turn {warm:.3f}s (load {before})", flush=True)
+        cold, warm, cpu = one_tab(args)
+        ones.append((cold, warm, cpu, before))
+        print(
+            f"  one tab: first turn {cold:.3f}s (client CPU {cpu:.2f}s), second turn {warm:.3f}s (load {before})",
+            flush=True,
+        )
         for burst in (False, True):
             before = load()
             five = five_tabs(args, burst=burst)
@@ -237,16 +249,17 @@ def speed(args: argparse.Namespace) -> None:
             print(
                 f"  five tabs ({'typed ahead' if burst else 'each Enter once shown'}): all in model "
                 f"{five.all_in_model:.3f}s, all on screen {five.all_on_screen:.3f}s, last agent done "
-                f"{five.last_agent:.3f}s, Enters sent in {five.enters:.3f}s, hidden tabs shown in "
+                f"{five.last_agent:.3f}s, Enters sent in {five.enters:.3f}s, client CPU {five.cpu:.2f}s, hidden tabs shown in "
                 f"{', '.join(f'{show:.3f}' for show in five.shows)}s (load {before})",
                 flush=True,
             )
     cold = statistics.median(one[0] for one in ones)
     warm = statistics.median(one[1] for one in ones)
-    loads = sorted(float(lo) for lo in [one[2] for one in ones] + [lo for runs in fives.values() for _, lo in runs])
+    loads = sorted(float(lo) for lo in [one[3] for one in ones] + [lo for runs in fives.values() for _, lo in runs])
     print(
         f"{args.chunks} chunks, medians of {args.repeat}, load {loads[0]:.2f}-{loads[-1]:.2f}: one tab Enter -> "
-        f"marker {cold:.3f}s (first turn), {warm:.3f}s (second turn)"
+        f"marker {cold:.3f}s (first turn; client CPU {statistics.median(one[2] for one in ones):.2f}s), {warm:.3f}s "
+        "(second turn)"
     )
     for burst, runs in fives.items():
         model = statistics.median(five.all_in_model for five, _ in runs)
@@ -255,8 +268,8 @@ def speed(args: argparse.Namespace) -> None:
         print(
             f"five tabs ({'typed ahead' if burst else 'each Enter once shown'}), first Enter -> all in model "
             f"{model:.3f}s ({model / cold:.2f}x first turn, {model / warm:.2f}x second), -> all on screen "
-            f"{screen:.3f}s ({screen / cold:.2f}x, {screen / warm:.2f}x); a hidden tab shown in {shown:.3f}s "
-            "(target <= 2x)"
+            f"{screen:.3f}s ({screen / cold:.2f}x, {screen / warm:.2f}x); a hidden tab shown in {shown:.3f}s; client "
+            f"CPU to all in model {statistics.median(five.cpu for five, _ in runs):.2f}s (target <= 2x)"
         )
 
 
@@ -313,17 +326,21 @@ def idle(args: argparse.Namespace) -> None:
 def memory(args: argparse.Namespace) -> None:
     results: list[tuple[float, float, float, float, str]] = []
     for _ in range(args.repeat):
-        with client(0, args) as app:
+        with client(args.memory_chunks, args) as app:
+            if args.memory_chunks:
+                finish_turn(app, args.timeout)
             one = rss_mb(app.pid)
             for number in range(2, args.tabs + 1):
                 new_tab(app, number, args.timeout)
+                if args.memory_chunks:
+                    finish_turn(app, args.timeout)
             wait_for(f"{args.tabs} agents", lambda: len(app.agents()) == args.tabs, args.timeout)
             time.sleep(1.0)  # the last tab's first frames (not measured)
             peak, now = peak_rss_mb(app.pid), rss_mb(app.pid)
             agents = sum(rss_mb(pid) for pid in app.agents())
             results.append((one, peak, now, agents, load()))
         print(
-            f"  {args.tabs} tabs: client peak {peak:.0f} MB, now {now:.0f} MB (one tab {one:.0f} MB); "
+            f"  {args.tabs} tabs ({args.memory_chunks} chunks each): client peak {peak:.0f} MB, now {now:.0f} MB (one tab {one:.0f} MB); "
             f"agents {agents:.0f} MB (load {results[-1][4]})"
         )
     peak = statistics.median(r[1] for r in results)
@@ -362,6 +379,12 @@ def main() -> None:
     )
     parser.add_argument("--idle-tabs", type=int, default=3, help="tabs open in the second idle measurement")
     parser.add_argument("--tabs", type=int, default=20)
+    parser.add_argument(
+        "--memory-chunks",
+        type=int,
+        default=0,
+        help="each of the twenty tabs after a turn of this many chunks (0: none)",
+    )
     parser.add_argument("--client", default=f"{sys.executable} -m acp_tui --")
     parser.add_argument("--timeout", type=float, default=120.0)
     args = parser.parse_args()
