@@ -5,16 +5,19 @@ Every tab's agent is bench/flood_agent.py (Ctrl+T opens a tab with the same agen
 file's `--as-agent` so that each agent process writes its own stamp file (its pid's) in a shared folder.
 The client runs in a detached 160x50 tmux session with its own config, data and state folders.
 
-- `speed`: one tab streaming `--chunks` (Enter -> marker on screen), then five tabs (Ctrl+T x4, a prompt
-  typed in each): Alt+1 Enter, Alt+2 Enter, ... Alt+5 Enter, each Enter once the tab is shown. "All in
+- `speed`: one tab streaming `--chunks` (Enter -> marker on screen; a fresh client's first turn, then a
+  second), then five tabs (Ctrl+T x4, a prompt typed in each): Alt+1 Enter, Alt+2 Enter, ... Alt+5 Enter,
+  each Enter once its tab is seen shown, and again all typed ahead in one go. "All in
   model" is the first Enter -> every tab's glyph in the bar back to `●` (the turn's end reached its
   controller, after its last chunk), every agent's stamp written, and the shown tab 5's marker on screen.
   "All on screen" goes on to show tabs 1..4 (Alt+N) and waits for each one's marker: a hidden tab draws
-  only when shown, so that is when its rendering is paid. The ratio is to the one-tab median.
+  only when shown, so that is when its rendering is paid. The ratios are to the one-tab medians; the
+  client's CPU (ticks from /proc) is printed beside.
 - `idle`: the client's CPU time (utime + stime from /proc/PID/stat, in clock ticks) over `--idle` seconds
-  with one idle tab, then with three (two hidden), each tab after a finished turn of `--idle-chunks`.
+  with one idle tab, then with `--idle-tabs` (default three, two hidden), each tab after a finished turn
+  of `--idle-chunks` (`--idle-mode mixed`: its oldest entries fold into an "earlier entries" line).
 - `memory`: twenty tabs opened with Ctrl+T, each idle once its agent answered: the client's peak RSS
-  (VmHWM) and RSS, and the agents' RSS summed apart.
+  (VmHWM) and RSS, and the agents' RSS summed apart (`--memory-chunks N`: each tab after an N-chunk turn).
 
 Each figure is printed with the load average when it was taken (the machine is shared). Run by hand:
 
