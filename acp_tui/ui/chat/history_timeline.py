@@ -34,7 +34,7 @@ TAIL = 40
 STEP = 100
 #: Entries a followed conversation keeps built (several screens: PageUp stays cheap); older ones fold into the "earlier" line.
 LIVE = 150
-#: How often the "earlier" line checks whether it is in view.
+#: How often the "earlier" line checks whether it is in view (only while its screen is shown).
 POLL = 0.2
 
 
@@ -58,7 +58,18 @@ class EarlierEntries(Static):
         self._asked = False
 
     def on_mount(self) -> None:
-        self._timer = self.set_interval(POLL, self._check)
+        self._timer = self.set_interval(POLL, self._check, pause=not self.screen.is_current)
+        self.app.screen_change_signal.subscribe(self, self._screen_changed)
+
+    def _screen_changed(self, screen: object) -> None:
+        """Poll only while this line's screen is on the terminal: a hidden tab (or one under a full screen)
+        costs no CPU, and nobody can scroll it meanwhile."""
+        if self._timer is None:
+            return
+        if self.screen.is_current:
+            self._timer.resume()
+        else:
+            self._timer.pause()
 
     def on_click(self) -> None:
         self._ask()
