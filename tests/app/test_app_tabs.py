@@ -335,3 +335,17 @@ async def test_a_hidden_tabs_long_turn_rings_when_it_ends(tmp_path: Path) -> Non
         await run.wait(lambda: bool(rung), "the bell for the hidden tab's finished turn")
         assert rung == [(False, True)]
         assert run.app.screen is chat(run, 2)
+
+
+@pytest.mark.asyncio
+async def test_a_hidden_tabs_prompt_cursor_does_not_blink(tmp_path: Path) -> None:
+    """An idle hidden tab costs no CPU: its prompt keeps the focus of its screen, but its blink timer sleeps."""
+    async with tabs_app(tmp_path) as run:
+        first = chat(run, 1).prompt_input
+        assert first.blink_timer._active.is_set()
+        await second_tab(run)
+        await run.wait(lambda: not first.blink_timer._active.is_set(), "tab 1's blink paused")
+        assert first._cursor_visible  # drawn, not blinking
+        assert run.chat.prompt_input.blink_timer._active.is_set()
+        await run.pilot.press("alt+1")
+        await run.wait(lambda: first.blink_timer._active.is_set(), "tab 1's blink again")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from itertools import count
 from pathlib import Path
@@ -158,17 +158,21 @@ class TabHost:
         self._working_since.pop(tab, None)
         if tab is self.current:
             self.show(self.tabs[min(index, len(self.tabs) - 1)])
-        task = asyncio.get_running_loop().create_task(self._retire(tab))
+        # The mode goes at once (an app quitting meanwhile must not find it half gone); its screens are removed
+        # as Textual schedules it, and the chat screen's unmount shuts its agent down as well.
+        removal = self.app.remove_mode(tab.mode)
+        task = asyncio.get_running_loop().create_task(self._retire(tab, removal))
         self._retiring.add(task)
         task.add_done_callback(self._retiring.discard)
         self.redraw()
 
-    async def _retire(self, tab: Tab) -> None:
+    @staticmethod
+    async def _retire(tab: Tab, removal: Awaitable[object]) -> None:
         """Its session closed (`session/close` where offered), its agent and terminals stopped, its screens gone."""
         try:
             await tab.screen.shutdown()
         finally:
-            await self.app.remove_mode(tab.mode)
+            await removal
 
     async def shutdown(self) -> None:
         """Ctrl+Q: every tab's session closed and agent stopped, together; and every tab already closing."""
