@@ -143,8 +143,10 @@ def bar_text(labels: tuple[TabLabel, ...], width: int, styles: dict[str, str]) -
     cells, first, last = _layout(labels, width)
     spans: list[Span] = []
     line = Text(no_wrap=True, overflow="crop", end="")
+    # The markers take the bar's own colour ($text-muted in its CSS): that variable is `auto 60%`, which is
+    # no colour Rich can parse, and an unparseable style ends the app the first time the bar is drawn.
     if first > 0:
-        line.append("‹ ", style=styles.get("text-muted", "dim"))
+        line.append("‹ ")
     for index in range(first, last):
         label, text = labels[index], cells[index]
         if index > first:
@@ -163,7 +165,7 @@ def bar_text(labels: tuple[TabLabel, ...], width: int, styles: dict[str, str]) -
         else:
             line.append(rest, style=base)
     if last < len(labels):
-        line.append(" ›", style=styles.get("text-muted", "dim"))
+        line.append(" ›")
     return line, spans
 
 
