@@ -12,14 +12,15 @@ from textual.app import App, ComposeResult
 
 from acp_tui.ui.themes import load_shipped_themes
 from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
-from acp_tui.ui.widgets.tab_bar import TabBar, TabLabel
+from acp_tui.ui.widgets.tab_bar import TabBar, TabLabel, TabState
 
 #: Ours, and Textual's own that the palette offers too (`ansi-dark`: the terminal's ANSI colours).
 THEMES = [theme.name for theme in load_shipped_themes()] + ["textual-dark", "ansi-dark", "ansi-light"]
 #: Seven tabs, every state, the fourth shown: at 20 columns only a window around it fits (`‹ … ›`).
+STATES: tuple[TabState, ...] = ("idle", "working", "waiting", "failed", "idle", "working", "waiting")
 LABELS = tuple(
     TabLabel(number, f"conversation {number}", state, unseen=number % 2 == 0, current=number == 4)
-    for number, state in enumerate(("idle", "working", "waiting", "failed", "idle", "working", "waiting"), 1)
+    for number, state in enumerate(STATES, 1)
 )
 
 
