@@ -218,7 +218,9 @@ class AcpApp(App[int]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The tab keys act only where there is something to do; otherwise the key goes on (Ctrl+W to the prompt)."""
         match action:
-            case "close_tab" | "step_tab":
+            case "close_tab":  # once: Ctrl+W again over its own question asks no second time
+                return len(self.tabs.tabs) >= 2 and not isinstance(self.screen, CloseTabScreen)
+            case "step_tab":
                 return len(self.tabs.tabs) >= 2
             case "show_tab":
                 number = parameters[0] if parameters else 0
