@@ -202,9 +202,12 @@ class AcpApp(App[int]):
 
     def action_show_inspector(self) -> None:
         """F8 / the palette: every frame of the topmost chat's connection (acp_tui/ui/browsers/inspector.py), once."""
-        session = self.chat.controller.session if self.chat is not None else None
-        if session is not None and not isinstance(self.screen, InspectorScreen):
-            self.push_screen(InspectorScreen(session.frames, log_hint=log_hint(self.launch.log_path)))
+        chat = self.chat
+        session = chat.controller.session if chat is not None else None
+        if chat is not None and session is not None and not isinstance(self.screen, InspectorScreen):
+            # the tab's own log file: with --log FILE, tab N writes FILE.tabN (acp_tui/ui/tabs/host.py)
+            hint = log_hint(chat.controller.launch.log_path)
+            self.push_screen(InspectorScreen(session.frames, log_hint=hint))
 
     def action_interrupt(self) -> None:
         chat = self.chat
