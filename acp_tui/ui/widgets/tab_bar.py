@@ -209,6 +209,7 @@ class TabBar(Widget):
         super().__init__(id=id)
         self.labels: tuple[TabLabel, ...] = ()
         self._spans: list[Span] = []  # where each tab drawn sits
+        self._displayed = False  # what the last style update said: drawn (two tabs or more) or not
 
     def show_tabs(self, labels: tuple[TabLabel, ...]) -> None:
         """Draw these tabs (nothing at all for fewer than two)."""
@@ -217,6 +218,18 @@ class TabBar(Widget):
         self.labels = labels
         self.set_class(len(labels) >= 2, "-several")
         self.refresh()
+
+    def notify_style_update(self) -> None:
+        """Shown or gone: lay the screen out again now. Under a dialog (a modal screen) a chat screen is drawn
+        but Textual lays out only the top screen, so a bar that had to appear (a second tab opened while the
+        tab's question was open) stayed missing, and one that had to go stayed, until the dialog closed."""
+        super().notify_style_update()
+        if self.display == self._displayed:
+            return
+        self._displayed = self.display
+        if self.is_attached and self.app.screen is not self.screen:
+            self.screen._refresh_layout()  # Textual has no public way to lay out a screen under another
+            self.app.screen.refresh()
 
     def render(self) -> Text:
         variables = self.app.theme_variables if self.is_mounted else {}
