@@ -27,6 +27,7 @@ from acp_tui.config import save_theme
 from acp_tui.paths import config_file
 from acp_tui.ui.browsers.help import HelpScreen
 from acp_tui.ui.browsers.inspector import INSPECTOR_KEY, InspectorCommands, InspectorScreen, log_hint
+from acp_tui.ui.browsers.sessions import SessionBrowser
 from acp_tui.ui.chat.interrupt import FORCE_STOP_AFTER
 from acp_tui.ui.chat.screen import ChatScreen, ControllerFactory, default_controller
 from acp_tui.ui.chat.terminal_title import restore_window_title
@@ -66,9 +67,9 @@ class AcpApp(App[int]):
         Binding("ctrl+q", "quit_app", "Quit", priority=True),
         Binding("f1", "show_keys", "Keys"),
         Binding(INSPECTOR_KEY, "show_inspector", "Protocol inspector"),
-        # Tabs (acp_tui/ui/tabs). Ctrl+T gives way to a screen that binds it (the session list's "all folders");
-        # the others work over a dialog too, and each only while it acts (one tab: Ctrl+W deletes a word).
-        Binding("ctrl+t", "new_tab", "New tab"),
+        # Tabs (acp_tui/ui/tabs): each works over a dialog too (a modal screen cuts off the app's other bindings),
+        # and only while it acts: one tab, Ctrl+W deletes a word; on the session list Ctrl+T is its "all folders".
+        Binding("ctrl+t", "new_tab", "New tab", priority=True),
         Binding("ctrl+w", "close_tab", "Close tab", priority=True, show=False),
         Binding("ctrl+pagedown", "step_tab(1)", "Next tab", priority=True, show=False),
         Binding("ctrl+pageup", "step_tab(-1)", "Previous tab", priority=True, show=False),
@@ -202,9 +203,12 @@ class AcpApp(App[int]):
 
     def action_show_inspector(self) -> None:
         """F8 / the palette: every frame of the topmost chat's connection (acp_tui/ui/browsers/inspector.py), once."""
-        session = self.chat.controller.session if self.chat is not None else None
-        if session is not None and not isinstance(self.screen, InspectorScreen):
-            self.push_screen(InspectorScreen(session.frames, log_hint=log_hint(self.launch.log_path)))
+        chat = self.chat
+        session = chat.controller.session if chat is not None else None
+        if chat is not None and session is not None and not isinstance(self.screen, InspectorScreen):
+            # the tab's own log file: with --log FILE, tab N writes FILE.tabN (acp_tui/ui/tabs/host.py)
+            hint = log_hint(chat.controller.launch.log_path)
+            self.push_screen(InspectorScreen(session.frames, log_hint=hint))
 
     def action_interrupt(self) -> None:
         chat = self.chat
@@ -218,7 +222,11 @@ class AcpApp(App[int]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The tab keys act only where there is something to do; otherwise the key goes on (Ctrl+W to the prompt)."""
         match action:
-            case "close_tab" | "step_tab":
+            case "new_tab":
+                return not isinstance(self.screen, SessionBrowser)
+            case "close_tab":  # once: Ctrl+W again over its own question asks no second time
+                return len(self.tabs.tabs) >= 2 and not isinstance(self.screen, CloseTabScreen)
+            case "step_tab":
                 return len(self.tabs.tabs) >= 2
             case "show_tab":
                 number = parameters[0] if parameters else 0

@@ -14,7 +14,7 @@ from acp_tui.ui.widgets.palette import PaletteEntry, ScreenActionCommands
 if TYPE_CHECKING:
     from acp_tui.ui.tabs.host import TabHost
 
-__all__ = ["TabCommands"]
+__all__ = ["TabCommands", "tab_entry"]
 
 ENTRIES = (
     PaletteEntry("New tab", "app.new_tab", "Ctrl+T: the same agent and folder, a new session", keywords="open"),
@@ -53,6 +53,12 @@ class TabCommands(ScreenActionCommands):
             yield entry, partial(self.screen.run_action, entry.action)
         for number, tab in enumerate(host.tabs, 1):
             if tab is not host.current:
-                title = " ".join(plain(tab.title).split())
-                entry = PaletteEntry(f"Tab {number}: {title}", f"app.show_tab({number})", f"Alt+{number}: show it")
+                entry = tab_entry(number, tab.title)
                 yield entry, partial(self.screen.run_action, entry.action)
+
+
+def tab_entry(number: int, title: str) -> PaletteEntry:
+    """Tab `number`'s entry: its title (the agent's text, one plain line) and the key that shows it, if any —
+    Alt+1…Alt+9 exist, Alt+10 does not."""
+    hint = f"Alt+{number}: show it" if number <= 9 else "show it (Ctrl+PageUp / Ctrl+PageDown step to it)"
+    return PaletteEntry(f"Tab {number}: {' '.join(plain(title).split())}", f"app.show_tab({number})", hint)

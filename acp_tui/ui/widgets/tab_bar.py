@@ -143,8 +143,10 @@ def bar_text(labels: tuple[TabLabel, ...], width: int, styles: dict[str, str]) -
     cells, first, last = _layout(labels, width)
     spans: list[Span] = []
     line = Text(no_wrap=True, overflow="crop", end="")
+    # The markers take the bar's own colour ($text-muted in its CSS): that variable is `auto 60%`, which is
+    # no colour Rich can parse, and an unparseable style ends the app the first time the bar is drawn.
     if first > 0:
-        line.append("‹ ", style=styles.get("text-muted", "dim"))
+        line.append("‹ ")
     for index in range(first, last):
         label, text = labels[index], cells[index]
         if index > first:
@@ -163,7 +165,7 @@ def bar_text(labels: tuple[TabLabel, ...], width: int, styles: dict[str, str]) -
         else:
             line.append(rest, style=base)
     if last < len(labels):
-        line.append(" ›", style=styles.get("text-muted", "dim"))
+        line.append(" ›")
     return line, spans
 
 
@@ -216,6 +218,7 @@ class TabBar(Widget):
         super().__init__(id=id)
         self.labels: tuple[TabLabel, ...] = ()
         self._spans: list[Span] = []  # where each tab drawn sits
+        self._displayed = False  # what the last style update said: drawn (two tabs or more) or not
 
     def show_tabs(self, labels: tuple[TabLabel, ...]) -> None:
         """Draw these tabs (nothing at all for fewer than two)."""
@@ -224,6 +227,18 @@ class TabBar(Widget):
         self.labels = labels
         self.set_class(len(labels) >= 2, "-several")
         self.refresh()
+
+    def notify_style_update(self) -> None:
+        """Shown or gone: lay the screen out again now. Under a dialog (a modal screen) a chat screen is drawn
+        but Textual lays out only the top screen, so a bar that had to appear (a second tab opened while the
+        tab's question was open) stayed missing, and one that had to go stayed, until the dialog closed."""
+        super().notify_style_update()
+        if self.display == self._displayed:
+            return
+        self._displayed = self.display
+        if self.is_attached and self.app.screen is not self.screen:
+            self.screen._refresh_layout()  # Textual has no public way to lay out a screen under another
+            self.app.screen.refresh()
 
     def render(self) -> Text:
         variables = self.app.theme_variables if self.is_mounted else {}
