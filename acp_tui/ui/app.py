@@ -215,7 +215,7 @@ class AcpApp(App[int]):
         if chat is None:
             self.exit(130)
             return
-        chat.interrupt()
+        chat.interrupt(elsewhere=self.tabs.working_elsewhere())
 
     # -- tabs (acp_tui/ui/tabs) --------------------------------------------------------------------
 
@@ -280,7 +280,7 @@ class AcpApp(App[int]):
             self.tabs.close(tab)
             return
         number = self.tabs.tabs.index(tab) + 1
-        what = "a question waits for you" if tab.state == "waiting" else "its agent is working"
+        what = "A question waits for you." if tab.state == "waiting" else "Its agent is working."
 
         def answered(close: bool | None) -> None:
             if close:

@@ -238,7 +238,7 @@ async def test_ctrl_w_on_a_working_tab_asks_first(tmp_path: Path) -> None:
         await run.wait(lambda: chat(run, 2).controller.busy, "tab 2 working")
         await run.pilot.press("ctrl+w")
         question = await armed(run.pilot, CloseTabScreen, what="the close question")
-        assert "Close tab 2" in run.screen_text() and "its agent is working" in run.screen_text()
+        assert "Close tab 2" in run.screen_text() and "Its agent is working." in run.screen_text()
         await run.pilot.press("n")
         await run.wait(lambda: question not in run.app.screen_stack, "the question to close")
         assert len(run.app.tabs.tabs) == 2 and chat(run, 2).controller.busy
@@ -349,3 +349,17 @@ async def test_a_hidden_tabs_prompt_cursor_does_not_blink(tmp_path: Path) -> Non
         assert run.chat.prompt_input.blink_timer._active.is_set()
         await run.pilot.press("alt+1")
         await run.wait(lambda: first.blink_timer._active.is_set(), "tab 1's blink again")
+
+
+@pytest.mark.asyncio
+async def test_ctrl_c_twice_on_an_idle_tab_says_which_other_tabs_it_would_end(tmp_path: Path) -> None:
+    async with tabs_app(tmp_path, speed="0.2") as run:
+        await run.send("slow")
+        await second_tab(run)
+        assert run.app.tabs.working_elsewhere() == "tab 1 is working"
+        await run.pilot.press("ctrl+c")
+        await run.wait(
+            lambda: any("Press Ctrl-C again to quit (tab 1 is working)." in message for _, message, _ in run.toasts),
+            "the quit warning naming tab 1",
+        )
+        assert chat(run, 1).controller.busy

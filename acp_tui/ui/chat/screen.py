@@ -235,8 +235,9 @@ class ChatScreen(Screen[None]):
 
     # -- cancel, interrupt, restart --------------------------------------------------------------
 
-    def interrupt(self) -> None:
-        """Ctrl-C, wherever the focus is (the app binds it with priority)."""
+    def interrupt(self, elsewhere: str = "") -> None:
+        """Ctrl-C, wherever the focus is (the app binds it with priority); `elsewhere` says what quitting would
+        also end (`tab 2 is working`: a double Ctrl-C quits every tab)."""
         prompt = self.prompt_input
         controller = self.controller
         busy = not controller.stopped and (controller.busy or controller.waiting_for_user or self.asker.dialog_open)
@@ -262,7 +263,8 @@ class ChatScreen(Screen[None]):
                 prompt.load_text("")
             case Interrupt.ARM_QUIT:
                 self._quit_armed_at = time.monotonic()
-                self.app.notify("Press Ctrl-C again to quit.", markup=False, timeout=2)
+                also = f" ({elsewhere})" if elsewhere else ""
+                self.app.notify(f"Press Ctrl-C again to quit{also}.", markup=False, timeout=2 if not also else 4)
             case Interrupt.QUIT:
                 self.app.call_later(self.app.run_action, "quit_app")
 

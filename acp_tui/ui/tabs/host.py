@@ -180,6 +180,15 @@ class TabHost:
             *(tab.screen.shutdown() for tab in self.tabs), *list(self._retiring), return_exceptions=True
         )
 
+    def working_elsewhere(self) -> str:
+        """What quitting would end besides the shown tab: `tab 2 is working`, `tabs 2 and 4 are working` ("")."""
+        numbers = [str(n) for n, tab in enumerate(self.tabs, 1) if tab is not self.current and tab.working]
+        if not numbers:
+            return ""
+        if len(numbers) == 1:
+            return f"tab {numbers[0]} is working"
+        return f"tabs {', '.join(numbers[:-1])} and {numbers[-1]} are working"
+
     # -- the bar ---------------------------------------------------------------------------------
 
     def labels(self) -> tuple[TabLabel, ...]:
