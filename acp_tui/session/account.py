@@ -22,7 +22,9 @@ problem (`AccountState.warned`), never raised.
   cachedInputTokens, outputTokens, reasoningOutputTokens}`: the tokens of the turn's last model exchange,
   in all and per model (codex-acp's `src/QuotaMeta.ts`, `buildQuotaMeta`). It holds no plan window (codex
   shows its windows only in the text of its `/status` command), so it feeds no meter: F4 shows it. It is
-  the session's, not the connection's (`SessionState.turn_tokens`).
+  the session's, not the connection's (`SessionState.turn_tokens`). Gemini CLI sends the same
+  `_meta.quota` with snake_case counts and no total (`{input_tokens, output_tokens}`): the total is then
+  their sum.
 """
 
 from __future__ import annotations
@@ -265,16 +267,31 @@ def _count(value: object) -> int | None:
     return value
 
 
+#: Each count's names: codex-acp's (camelCase) and Gemini CLI's (snake_case, which it sends with no total).
+_COUNT_KEYS: Final = (
+    ("totalTokens", "total_tokens"),
+    ("inputTokens", "input_tokens"),
+    ("cachedInputTokens", "cached_input_tokens"),
+    ("outputTokens", "output_tokens"),
+    ("reasoningOutputTokens", "reasoning_output_tokens"),
+)
+
+
 def _token_count(value: object) -> TokenCount | None:
-    """`totalTokens` is required; a missing part counts 0, a part that is no count makes it unreadable."""
-    if not isinstance(value, Mapping) or "totalTokens" not in value:
+    """A total, or input and output tokens to add up, is required; a missing part counts 0, a part that is no
+    count makes it unreadable."""
+    if not isinstance(value, Mapping):
         return None
-    keys = ("totalTokens", "inputTokens", "cachedInputTokens", "outputTokens", "reasoningOutputTokens")
-    counts = [_count(value.get(key, 0)) for key in keys]
-    if any(count is None for count in counts):
+    found = [next((value[name] for name in names if name in value), None) for names in _COUNT_KEYS]
+    counts = [None if raw is None else _count(raw) for raw in found]
+    if any(raw is not None and count is None for raw, count in zip(found, counts, strict=True)):
         return None
-    total, input_, cached, output, reasoning = (count or 0 for count in counts)
-    return TokenCount(total, input_, cached, output, reasoning)
+    total, input_, cached, output, reasoning = counts
+    if total is None:
+        if input_ is None and output is None:
+            return None
+        total = (input_ or 0) + (output or 0) + (reasoning or 0)
+    return TokenCount(total, input_ or 0, cached or 0, output or 0, reasoning or 0)
 
 
 def decode_quota(value: object) -> TurnTokens | None:

@@ -37,13 +37,27 @@ def test_codexs_quota_decodes_to_the_turns_tokens() -> None:
     assert empty is not None and empty.total is None and empty.models == ()
 
 
+def test_gemini_clis_snake_case_quota_reads_with_its_sum_as_the_total() -> None:
+    """Gemini CLI 0.61 answers a prompt with this `_meta.quota` (seen in tests/unit/test_service_files.py's run)."""
+    tokens = decode_quota(
+        {
+            "token_count": {"input_tokens": 20, "output_tokens": 10},
+            "model_usage": [{"model": "auto", "token_count": {"input_tokens": 10, "output_tokens": 5}}],
+        }
+    )
+    assert tokens is not None and tokens.total is not None
+    assert (tokens.total.total, tokens.total.input, tokens.total.output) == (30, 20, 10)
+    assert [(name, count.total) for name, count in tokens.models] == [("auto", 15)]
+
+
 @pytest.mark.parametrize(
     "value",
     [
         "2500",
         {},
         {"model_usage": []},
-        {"token_count": {"inputTokens": 1}},
+        {"token_count": {"cachedInputTokens": 1}},
+        {"token_count": {"input_tokens": "1", "output_tokens": 2}},
         {"token_count": {**COUNT, "outputTokens": -1}},
         {"token_count": {**COUNT, "totalTokens": True}},
         {"token_count": {**COUNT, "totalTokens": 1e30}},
