@@ -235,7 +235,10 @@ async def scrolled_up_with_new_output(run: AppRun) -> None:
     await run.wait(lambda: conversation.max_scroll_y > height_before, "the timeline to grow")
     await run.wait(lambda: conversation.hint_visible, "the new output hint")
     assert conversation.scroll_y == 0  # new output did not move the view
-    assert "new output below" in "\n".join(strip.text for strip in run.app.screen._compositor.render_strips())
+    await run.wait(  # drawn on the next frame after it shows (under load, not yet at the first look)
+        lambda: "new output below" in "\n".join(strip.text for strip in run.app.screen._compositor.render_strips()),
+        "the hint drawn",
+    )
 
 
 async def test_scrolled_up_view_stays_put_shows_the_hint_and_end_resumes(tmp_path: Path) -> None:
