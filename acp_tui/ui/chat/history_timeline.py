@@ -9,11 +9,16 @@ it is then, so nothing that changed meanwhile is lost.
 
 A live conversation is the same timeline: while the user follows the newest output, the oldest built
 entries beyond `LIVE` fold back into that line (`trim`, once per frame), so a turn of hundreds of blocks
-costs Textual's layout the same as a short one; scrolling up builds them again from the model.
+costs Textual's layout the same as a short one; scrolling up builds them again from the model. A frame
+that brings a burst (the app fell behind a fast agent) mounts at most `BURST` of its newest entries and
+keeps fewer built, so catching up costs what the screen shows, not what arrived; once the burst is
+over (no frame built anything for a poll) the followed conversation is built back up to `LIVE`, `REFILL`
+entries a poll, so PageUp stays cheap.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from textual.timer import Timer
@@ -34,7 +39,11 @@ TAIL = 40
 STEP = 100
 #: Entries a followed conversation keeps built (several screens: PageUp stays cheap); older ones fold into the "earlier" line.
 LIVE = 150
-#: How often the "earlier" line checks whether it is in view.
+#: Entries a frame mounts at most while following (more than a screen: 1 row is the least an entry takes).
+BURST = 60
+#: Entries built back above a followed conversation per poll once a burst is over (a few ms of work).
+REFILL = 10
+#: How often the "earlier" line checks whether it is in view (and whether to build back after a burst).
 POLL = 0.2
 
 
@@ -43,9 +52,10 @@ class EarlierEntries(Static):
 
     DEFAULT_CLASSES = "earlier-entries"
 
-    def __init__(self, count: int, reveal: Callable[[], object]) -> None:
+    def __init__(self, count: int, reveal: Callable[[], object], refill: Callable[[], object] = lambda: None) -> None:
         super().__init__(self._label(count), markup=False)
         self._reveal = reveal
+        self._refill = refill
         self._timer: Timer | None = None
         self._asked = False
 
@@ -68,7 +78,8 @@ class EarlierEntries(Static):
         if not isinstance(parent, Conversation) or parent.max_scroll_y <= 0:
             return
         if parent.following:
-            return  # at the newest entry (or not yet scrolled there, as a session opens): not asked for
+            self._refill()  # at the newest entry: not asked for, but built back up after a burst
+            return
         if parent.scroll_y <= self.virtual_region.bottom:
             self._ask()
 
@@ -90,9 +101,11 @@ class HistoryTimeline(TimelineRenderer):
         self._before: Widget | None = None
         self._deferring = False
         self._pending: list[Widget] = []
+        self._built_at = 0.0  # when a frame last built views (the followed end is built back once quiet)
+        self._owed = 0  # entries a burst folded beyond `LIVE`'s rule, built back by `refill`
         self.earlier: EarlierEntries | None = None
         if self._hidden:
-            self.earlier = EarlierEntries(len(self._hidden), self.show_earlier)
+            self.earlier = self._earlier_line()
             conversation.add_entry(self.earlier)
         for key in keys[split:]:
             self._add(key)
@@ -120,8 +133,24 @@ class HistoryTimeline(TimelineRenderer):
         else:
             super()._mount(view)
 
-    def show_earlier(self, count: int = STEP) -> int:
-        """Build the `count` entities before the oldest shown, above it; returns how many were built."""
+    def _earlier_line(self) -> EarlierEntries:
+        return EarlierEntries(len(self._hidden), self.show_earlier, self.refill)
+
+    def refill(self) -> int:
+        """While the user follows the end and no frame built anything for a poll, build back what bursts
+        folded beyond `LIVE`'s rule, `REFILL` at a time; returns how many were built."""
+        if not self._owed or not self.conversation.following or time.monotonic() - self._built_at < POLL:
+            return 0
+        entries = self.conversation.entries
+        shown = len(entries) - (entries.index(self.earlier) + 1 if self.earlier in entries else 0)
+        self._owed = min(self._owed, max(0, LIVE - shown))
+        built = self.show_earlier(min(REFILL, self._owed), keep_view=False) if self._owed else 0
+        self._owed = self._owed - built if built else 0
+        return built
+
+    def show_earlier(self, count: int = STEP, *, keep_view: bool = True) -> int:
+        """Build the `count` entities before the oldest shown, above it; returns how many were built.
+        `keep_view`: keep what the user reads in place (a followed view is kept at the end by its anchor)."""
         if not self._hidden or self.earlier is None:
             return 0
         chunk = self._hidden[-count:]
@@ -147,10 +176,11 @@ class HistoryTimeline(TimelineRenderer):
         else:
             self.earlier.remove()
             self.earlier = None
-        # Keep what the user was reading where it was: the new entries push it down by their height.
-        conversation.call_after_refresh(
-            lambda: conversation.scroll_to(y=old_y + conversation.virtual_size.height - old_height, animate=False)
-        )
+        if keep_view:
+            # Keep what the user was reading where it was: the new entries push it down by their height.
+            conversation.call_after_refresh(
+                lambda: conversation.scroll_to(y=old_y + conversation.virtual_size.height - old_height, animate=False)
+            )
         return len(chunk)
 
     def _flush_pending(self) -> None:
@@ -161,16 +191,21 @@ class HistoryTimeline(TimelineRenderer):
 
     def trim(self, keep: int = LIVE) -> int:
         """End of a frame: mount the views built in it and, while the user follows the end, fold the
-        oldest entries beyond `keep` into the earlier line; returns how many folded. A view built and
-        folded in the same frame is never mounted (mounting is most of what a block costs). Only
-        complete entity views fold (they are built again from the model when scrolled to); a note, a
-        growing message or a card holding a terminal stops the folding where it is."""
+        oldest entries beyond `keep` into the earlier line; returns how many folded. A frame that built
+        many views keeps fewer: `keep` less what it built, but at least `BURST` (so a burst mounts at
+        most `BURST`, and `refill` builds back afterwards). A view built and folded in the same frame is
+        never mounted (mounting is most of what a block costs). Only complete entity views fold (they
+        are built again from the model when scrolled to); a note, a growing message or a card holding a
+        terminal stops the folding where it is."""
         pending, self._pending = self._pending, []
         conversation = self.conversation
         entries = conversation.entries
         start = entries.index(self.earlier) + 1 if self.earlier is not None and self.earlier in entries else 0
         sequence = entries[start:] + pending
-        excess = len(sequence) - keep if conversation.following else 0
+        if pending:
+            self._built_at = time.monotonic()
+        following = conversation.following
+        excess = len(sequence) - max(min(keep, BURST), keep - len(pending)) if following else 0
         folded: list[tuple[EntityKey, Widget]] = []
         if excess > 0:
             key_of = {id(view): key for key, view in self.views.items()}
@@ -181,6 +216,8 @@ class HistoryTimeline(TimelineRenderer):
                 if isinstance(widget, ToolCallCard) and widget.terminal_ids:
                     break
                 folded.append((key, widget))
+        if following:
+            self._owed = min(keep, self._owed + max(0, len(folded) - max(0, len(sequence) - keep)))
         gone = {id(widget) for _key, widget in folded}
         for key, _widget in folded:
             del self.views[key]
@@ -191,7 +228,7 @@ class HistoryTimeline(TimelineRenderer):
             conversation.remove_children(mounted)
         if folded:
             if self.earlier is None:
-                self.earlier = EarlierEntries(len(self._hidden), self.show_earlier)
+                self.earlier = self._earlier_line()
                 kept = [widget for widget in entries if id(widget) not in gone]
                 if kept:
                     conversation.mount(self.earlier, before=kept[0])
@@ -232,4 +269,15 @@ def show_session_status(renderer: StatusRenderer, state: SessionState, cwd: str)
     renderer.header.update_values(cwd=display_path(cwd))
 
 
-__all__ = ["EarlierEntries", "HistoryTimeline", "LIVE", "POLL", "STEP", "TAIL", "open_timeline", "show_session_status"]
+__all__ = [
+    "BURST",
+    "EarlierEntries",
+    "HistoryTimeline",
+    "LIVE",
+    "POLL",
+    "REFILL",
+    "STEP",
+    "TAIL",
+    "open_timeline",
+    "show_session_status",
+]
