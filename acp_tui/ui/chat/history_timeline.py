@@ -12,8 +12,8 @@ entries beyond `LIVE` fold back into that line (`trim`, once per frame), so a tu
 costs Textual's layout the same as a short one; scrolling up builds them again from the model. A frame
 that brings a burst (the app fell behind a fast agent) mounts at most `BURST` of its newest entries and
 keeps fewer built, so catching up costs what the screen shows, not what arrived; once the burst is
-over (no frame built anything for a poll) the followed conversation is built back up to `LIVE`, `REFILL`
-entries a poll, so PageUp stays cheap.
+over (the turn ended and no frame built anything for a poll) the followed conversation is built back up
+to `LIVE` in one go, so PageUp stays cheap.
 """
 
 from __future__ import annotations
@@ -26,10 +26,19 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from acp_tui.path_text import display_path
+from acp_tui.protocol.v2 import TerminalRef
 from acp_tui.session.changes import InfoChanged, PermissionsChanged, StateChanged, UsageChanged
-from acp_tui.session.model import TERMINAL, EntityKey, SessionState
+from acp_tui.session.model import (
+    AGENT_MESSAGE,
+    AGENT_THOUGHT,
+    TERMINAL,
+    TOOL_CALL,
+    EntityKey,
+    SessionState,
+    ToolCall,
+)
 from acp_tui.ui.chat.status import StatusRenderer
-from acp_tui.ui.chat.timeline import TimelineRenderer
+from acp_tui.ui.chat.timeline import MOVES_ON, STREAMING_KINDS, TimelineRenderer
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.tool_call import ToolCallCard
 
@@ -41,8 +50,8 @@ STEP = 100
 LIVE = 150
 #: Entries a frame mounts at most while following (more than a screen: 1 row is the least an entry takes).
 BURST = 60
-#: Entries built back above a followed conversation per poll once a burst is over (a few ms of work).
-REFILL = 10
+#: Kinds whose views a followed frame builds only at its end, and only if they stay (most of a long turn).
+DEFERRED_KINDS = frozenset({AGENT_MESSAGE, AGENT_THOUGHT, TOOL_CALL})
 #: How often the "earlier" line checks whether it is in view (and whether to build back after a burst).
 POLL = 0.2
 
@@ -100,7 +109,7 @@ class HistoryTimeline(TimelineRenderer):
         self._hidden_set: set[EntityKey] = set(self._hidden)
         self._before: Widget | None = None
         self._deferring = False
-        self._pending: list[Widget] = []
+        self._pending: list[Widget | EntityKey] = []  # this frame's new views, or the keys of those built at its end
         self._built_at = 0.0  # when a frame last built views (the followed end is built back once quiet)
         self._owed = 0  # entries a burst folded beyond `LIVE`'s rule, built back by `refill`
         self.earlier: EarlierEntries | None = None
@@ -123,7 +132,50 @@ class HistoryTimeline(TimelineRenderer):
             return  # built when the user reaches it, from the model as it is then
         if key[0] == TERMINAL:
             self._flush_pending()  # it may go into a card built this frame
+        if self._deferring and self._before is None and self._defer(key):
+            return
         super()._add(key)
+
+    def _defer(self, key: EntityKey) -> bool:
+        """A message, thought or card that arrives in a frame is built at the frame's end (`trim`), from
+        the model as it is then, and only if it is not folded at once: a burst builds what it shows.
+        Later changes in the same frame are in the model already (`coalesce` drops them)."""
+        kind = key[0]
+        if kind not in DEFERRED_KINDS or key in self.views or key in self._pending:
+            return False
+        entity = self._entity(key)
+        if entity is None:
+            return False
+        if isinstance(entity, ToolCall) and any(isinstance(item, TerminalRef) for item in entity.content):
+            return False  # its terminals look for the card as they arrive
+        if kind in MOVES_ON:
+            self.finish_streams()
+        if kind in STREAMING_KINDS:
+            self._streaming.add(key)
+        self._pending.append(key)
+        return True
+
+    def _build_pending(self, pending: list[Widget | EntityKey], skip: set[EntityKey]) -> list[Widget]:
+        """The views of this frame, in order: those built already, and the deferred ones (but `skip`)."""
+        views: list[Widget] = []
+        for item in pending:
+            if isinstance(item, Widget):
+                views.append(item)
+                continue
+            if item in skip or item in self.views:
+                continue
+            entity = self._entity(item)
+            view = self._build(item[0], entity) if entity is not None else None
+            if view is None:
+                self._streaming.discard(item)
+                continue
+            self.views[item] = view
+            if item[0] in STREAMING_KINDS and item not in self._streaming:
+                finish = getattr(view, "finish", None)
+                if callable(finish):
+                    finish()  # the agent moved on (or the turn ended) before the frame's end
+            views.append(view)
+        return views
 
     def _mount(self, view: Widget) -> None:
         if self._before is not None:
@@ -137,16 +189,17 @@ class HistoryTimeline(TimelineRenderer):
         return EarlierEntries(len(self._hidden), self.show_earlier, self.refill)
 
     def refill(self) -> int:
-        """While the user follows the end and no frame built anything for a poll, build back what bursts
-        folded beyond `LIVE`'s rule, `REFILL` at a time; returns how many were built."""
-        if not self._owed or not self.conversation.following or time.monotonic() - self._built_at < POLL:
+        """Once the turn is over and no frame built anything for a poll, while the user follows the end,
+        build back what bursts folded beyond `LIVE`'s rule, in one go (one frame's pause, when the user
+        reads the end; in small steps it slowed every key typed for seconds); returns how many were built."""
+        if not self._owed or not self.conversation.following or self.state.foreground.busy:
+            return 0
+        if time.monotonic() - self._built_at < POLL:
             return 0
         entries = self.conversation.entries
         shown = len(entries) - (entries.index(self.earlier) + 1 if self.earlier in entries else 0)
-        self._owed = min(self._owed, max(0, LIVE - shown))
-        built = self.show_earlier(min(REFILL, self._owed), keep_view=False) if self._owed else 0
-        self._owed = self._owed - built if built else 0
-        return built
+        owed, self._owed = min(self._owed, max(0, LIVE - shown)), 0
+        return self.show_earlier(owed, keep_view=False) if owed else 0
 
     def show_earlier(self, count: int = STEP, *, keep_view: bool = True) -> int:
         """Build the `count` entities before the oldest shown, above it; returns how many were built.
@@ -186,14 +239,15 @@ class HistoryTimeline(TimelineRenderer):
     def _flush_pending(self) -> None:
         """Mount the views built this frame now (a terminal or a bubble must find them in place)."""
         pending, self._pending = self._pending, []
-        if pending:
-            self.conversation.mount_all(pending)
+        views = self._build_pending(pending, set())
+        if views:
+            self.conversation.mount_all(views)
 
     def trim(self, keep: int = LIVE) -> int:
         """End of a frame: mount the views built in it and, while the user follows the end, fold the
         oldest entries beyond `keep` into the earlier line; returns how many folded. A frame that built
         many views keeps fewer: `keep` less what it built, but at least `BURST` (so a burst mounts at
-        most `BURST`, and `refill` builds back afterwards). A view built and folded in the same frame is
+        most `BURST`, and `refill` builds back once the turn is over). A view built and folded in the same frame is
         never mounted (mounting is most of what a block costs). Only complete entity views fold (they
         are built again from the model when scrolled to); a note, a growing message or a card holding a
         terminal stops the folding where it is."""
@@ -206,21 +260,22 @@ class HistoryTimeline(TimelineRenderer):
             self._built_at = time.monotonic()
         following = conversation.following
         excess = len(sequence) - max(min(keep, BURST), keep - len(pending)) if following else 0
-        folded: list[tuple[EntityKey, Widget]] = []
+        folded: list[EntityKey] = []
         if excess > 0:
             key_of = {id(view): key for key, view in self.views.items()}
-            for widget in sequence[:excess]:
-                key = key_of.get(id(widget))
+            for item in sequence[:excess]:
+                key = key_of.get(id(item)) if isinstance(item, Widget) else item
                 if key is None or key in self._streaming or key[0] == TERMINAL:
                     break
-                if isinstance(widget, ToolCallCard) and widget.terminal_ids:
+                if isinstance(item, ToolCallCard) and item.terminal_ids:
                     break
-                folded.append((key, widget))
+                folded.append(key)
         if following:
             self._owed = min(keep, self._owed + max(0, len(folded) - max(0, len(sequence) - keep)))
-        gone = {id(widget) for _key, widget in folded}
-        for key, _widget in folded:
-            del self.views[key]
+        folded_keys = set(folded)
+        gone = {id(self.views[key]) for key in folded if key in self.views}
+        for key in folded:
+            self.views.pop(key, None)
             self._hidden.append(key)
             self._hidden_set.add(key)
         mounted = [widget for widget in entries[start:] if id(widget) in gone]
@@ -236,7 +291,7 @@ class HistoryTimeline(TimelineRenderer):
                     conversation.mount(self.earlier)
             else:
                 self.earlier.set_count(len(self._hidden))
-        fresh = [widget for widget in pending if id(widget) not in gone]
+        fresh = self._build_pending([item for item in pending if id(item) not in gone], folded_keys)
         if fresh:
             conversation.mount_all(fresh)
         return len(folded)
@@ -271,11 +326,11 @@ def show_session_status(renderer: StatusRenderer, state: SessionState, cwd: str)
 
 __all__ = [
     "BURST",
+    "DEFERRED_KINDS",
     "EarlierEntries",
     "HistoryTimeline",
     "LIVE",
     "POLL",
-    "REFILL",
     "STEP",
     "TAIL",
     "open_timeline",
