@@ -32,6 +32,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from dataclasses import dataclass
+from typing import cast
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -39,6 +40,7 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.segment import Segment
 from rich.style import Style
+from rich.syntax import Syntax
 from rich.text import Text
 from textual.geometry import Size
 from textual.selection import Selection
@@ -115,6 +117,17 @@ def shared_parser() -> MarkdownIt:
     return _shared_parser
 
 
+_INLINE_LEXER: list[object] = []
+
+
+def _inline_lexer() -> object:
+    """Pygments' plain-text lexer, as Rich would look it up for inline code (found once, shared: it keeps
+    no state between texts)."""
+    if not _INLINE_LEXER:
+        _INLINE_LEXER.append(Syntax("", "text").lexer)
+    return _INLINE_LEXER[0]
+
+
 class _TokenMarkdown(Markdown):
     """Rich `Markdown` built from already-parsed tokens, so each block is parsed only once."""
 
@@ -127,8 +140,9 @@ class _TokenMarkdown(Markdown):
         self.style = "none"
         self.hyperlinks = False
         # Inline code takes the code theme's colours (Rich's default is cyan on black, which glares
-        # on a light theme); "text" colours nothing but the background.
-        self.inline_code_lexer = "text"
+        # on a light theme); "text" colours nothing but the background. Given by name, Rich looks the
+        # lexer up among Pygments' ~600 for every inline code span; the instance is looked up once.
+        self.inline_code_lexer = cast(str, _inline_lexer())
         self.inline_code_theme = code_theme
 
 
