@@ -112,6 +112,7 @@ class HistoryTimeline(TimelineRenderer):
         self._pending: list[Widget | EntityKey] = []  # this frame's new views, or the keys of those built at its end
         self._built_at = 0.0  # when a frame last built views (the followed end is built back once quiet)
         self._owed = 0  # entries a burst folded beyond `LIVE`'s rule, built back by `refill`
+        self._removing: set[int] = set()  # folded views Textual has not removed yet (ids)
         self.earlier: EarlierEntries | None = None
         if self._hidden:
             self.earlier = self._earlier_line()
@@ -196,7 +197,7 @@ class HistoryTimeline(TimelineRenderer):
             return 0
         if time.monotonic() - self._built_at < POLL:
             return 0
-        entries = self.conversation.entries
+        entries = self._entries()
         shown = len(entries) - (entries.index(self.earlier) + 1 if self.earlier in entries else 0)
         owed, self._owed = min(self._owed, max(0, LIVE - shown)), 0
         return self.show_earlier(owed, keep_view=False) if owed else 0
@@ -209,7 +210,7 @@ class HistoryTimeline(TimelineRenderer):
         chunk = self._hidden[-count:]
         del self._hidden[-count:]
         self._hidden_set.difference_update(chunk)
-        entries = self.conversation.entries
+        entries = self._entries()
         position = entries.index(self.earlier) if self.earlier in entries else -1
         self._before = entries[position + 1] if 0 <= position < len(entries) - 1 else None
         conversation = self.conversation
@@ -236,6 +237,15 @@ class HistoryTimeline(TimelineRenderer):
             )
         return len(chunk)
 
+    def _entries(self) -> list[Widget]:
+        """The conversation's entries less those folded and still being removed (Textual removes them
+        later: counted, they stopped the next frame's folding, and a burst's views piled up)."""
+        entries = self.conversation.entries
+        if self._removing:
+            self._removing.intersection_update(id(widget) for widget in entries)
+            entries = [widget for widget in entries if id(widget) not in self._removing]
+        return entries
+
     def _flush_pending(self) -> None:
         """Mount the views built this frame now (a terminal or a bubble must find them in place)."""
         pending, self._pending = self._pending, []
@@ -253,7 +263,7 @@ class HistoryTimeline(TimelineRenderer):
         terminal stops the folding where it is."""
         pending, self._pending = self._pending, []
         conversation = self.conversation
-        entries = conversation.entries
+        entries = self._entries()
         start = entries.index(self.earlier) + 1 if self.earlier is not None and self.earlier in entries else 0
         sequence = entries[start:] + pending
         if pending:
@@ -280,6 +290,7 @@ class HistoryTimeline(TimelineRenderer):
             self._hidden_set.add(key)
         mounted = [widget for widget in entries[start:] if id(widget) in gone]
         if mounted:
+            self._removing.update(id(widget) for widget in mounted)
             conversation.remove_children(mounted)
         if folded:
             if self.earlier is None:
