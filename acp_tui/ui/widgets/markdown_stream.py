@@ -392,9 +392,10 @@ class MarkdownStream(Widget):
         self._schedule_flush()
 
     def finish(self) -> None:
-        """The stream ended: render what is pending now rather than at the next frame."""
+        """The stream ended: render what is pending now rather than at the next frame (a hidden stream, a
+        folded thought, renders when it is shown)."""
         self._finished = True
-        if self.is_mounted:
+        if self.is_mounted and self.display:
             self.flush()
 
     def flush(self) -> None:
@@ -402,6 +403,8 @@ class MarkdownStream(Widget):
         if self._flush_timer is not None:
             self._flush_timer.stop()
             self._flush_timer = None
+        if self._finished and not self.display:
+            return  # finished and hidden: rendered at the layout that shows it (`get_content_height`)
         self._take_pending()
         if self.settled:
             return
@@ -607,8 +610,11 @@ class MarkdownStream(Widget):
             return 0
         if width != self._width:
             self._rerender(width)
-        elif self._dirty:
-            self._update(width)
+        else:
+            if self._finished and self._pending:
+                self._take_pending()  # what a hidden, finished stream kept (`flush`) renders as it is shown
+            if self._dirty:
+                self._update(width)
         if self._backlog:
             self._schedule_flush()
         return self.line_count

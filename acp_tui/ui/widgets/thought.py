@@ -106,9 +106,10 @@ class Thought(Widget, can_focus=True):
             self._update_summary()
 
     def finish(self) -> None:
-        """The thought ended: render it fully and fold it away."""
-        self._body.finish()
+        """The thought ended: fold it away (its body renders whole when it is opened, not now: a long
+        turn's thoughts are mostly never opened)."""
         self.collapsed = True
+        self._body.finish()
 
     # -- collapsing --------------------------------------------------------------------------
 
