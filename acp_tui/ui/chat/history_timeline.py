@@ -113,6 +113,7 @@ class HistoryTimeline(TimelineRenderer):
         self._built_at = 0.0  # when a frame last built views (the followed end is built back once quiet)
         self._owed = 0  # entries a burst folded beyond `LIVE`'s rule, built back by `refill`
         self._removing: set[int] = set()  # folded views Textual has not removed yet (ids)
+        self._deferred: set[EntityKey] = set()  # the keys in `_pending`
         self.earlier: EarlierEntries | None = None
         if self._hidden:
             self.earlier = self._earlier_line()
@@ -142,7 +143,7 @@ class HistoryTimeline(TimelineRenderer):
         the model as it is then, and only if it is not folded at once: a burst builds what it shows.
         Later changes in the same frame are in the model already (`coalesce` drops them)."""
         kind = key[0]
-        if kind not in DEFERRED_KINDS or key in self.views or key in self._pending:
+        if kind not in DEFERRED_KINDS or key in self.views or key in self._deferred:
             return False
         entity = self._entity(key)
         if entity is None:
@@ -154,10 +155,12 @@ class HistoryTimeline(TimelineRenderer):
         if kind in STREAMING_KINDS:
             self._streaming.add(key)
         self._pending.append(key)
+        self._deferred.add(key)
         return True
 
     def _build_pending(self, pending: list[Widget | EntityKey], skip: set[EntityKey]) -> list[Widget]:
         """The views of this frame, in order: those built already, and the deferred ones (but `skip`)."""
+        self._deferred.clear()
         views: list[Widget] = []
         for item in pending:
             if isinstance(item, Widget):
