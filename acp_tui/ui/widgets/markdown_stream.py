@@ -29,6 +29,7 @@ clicking does nothing.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -117,15 +118,11 @@ def shared_parser() -> MarkdownIt:
     return _shared_parser
 
 
-_INLINE_LEXER: list[object] = []
-
-
+@functools.cache
 def _inline_lexer() -> object:
     """Pygments' plain-text lexer, as Rich would look it up for inline code (found once, shared: it keeps
     no state between texts)."""
-    if not _INLINE_LEXER:
-        _INLINE_LEXER.append(Syntax("", "text").lexer)
-    return _INLINE_LEXER[0]
+    return Syntax("", "text").lexer
 
 
 class _TokenMarkdown(Markdown):
