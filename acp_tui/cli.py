@@ -15,6 +15,8 @@ import shlex
 import shutil
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from types import MappingProxyType
 from typing import TextIO
@@ -22,7 +24,7 @@ from typing import TextIO
 from acp_tui import __version__, paths, typeahead
 from acp_tui.catalogue import CATALOGUE, CHECKED, DEMO_AGENTS_ENV, catalogue_agent, installed
 from acp_tui.config import NamedAgent, Settings, load_settings, resolve_env, resolve_mcp_servers
-from acp_tui.launch import Launch, Protocol
+from acp_tui.launch import Launch, LaunchProblem, Protocol
 from acp_tui.mcp_servers import McpServer
 
 __all__ = ["Launch", "LaunchError", "main", "parse_argv", "build_launch", "demo_argv"]
@@ -34,7 +36,7 @@ EXIT_NOT_FOUND = 127
 EXIT_INTERRUPTED = 130
 
 
-class LaunchError(Exception):
+class LaunchError(LaunchProblem):
     """A problem the user must fix; `str()` is the one line to print, `code` the exit status."""
 
     def __init__(self, message: str, code: int) -> None:
@@ -61,8 +63,9 @@ examples:
   acp-tui export TRANSCRIPT [-o FILE]       a transcript (file or session id) as Markdown
   acp-tui -p "fix the tests" claude         print mode: one turn, the answer on stdout (-p - reads stdin)
   acp-tui check [-- AGENT...]               a short scripted conversation, and where the agent broke a rule
-  acp-tui replay LOG [--speed 0] [-p PROMPT]
-                                            the agent side of a --log file played back to the TUI (or -p)
+  acp-tui replay LOG [--speed 0] [-p [PROMPT]]
+                                            the agent side of a --log file played back to the TUI (or -p:
+                                            print mode, the recorded prompt unless one is given)
 
 Named agents, the default agent, theme and init_timeout live in config.toml (see --paths):
   default_agent = "claude"
@@ -458,6 +461,28 @@ def _session_tools(
     return tuple(servers), tuple(folders), warnings
 
 
+def tab_launch(base: Launch, agent: str, folder: str) -> Launch:
+    """A new tab's agent (`acp_tui.launch.TabLauncher`): resolved as on the command line, from config.toml as it
+    is now. `agent` empty keeps `base`'s agent; `folder` empty keeps its folder. Raises LaunchError."""
+    try:
+        words = shlex.split(agent)
+    except ValueError as exc:
+        raise LaunchError(f"the agent command does not parse: {exc}", EXIT_USAGE) from None
+    cwd = _directory(folder, "folder", base.cwd) if folder.strip() else base.cwd
+    if not words:
+        return replace(base, cwd=cwd, resume_id=None, continue_last=False, pick_session=False, warnings=())
+    argv = ["--cwd", str(cwd)]
+    if base.protocol != "auto":
+        argv += ["--protocol", str(base.protocol)]
+    try:
+        options, rest = parse_argv([*argv, "--", *words])
+    except SystemExit:
+        raise LaunchError(f"cannot start {agent!r}", EXIT_USAGE) from None
+    settings, warnings = load_settings(paths.config_file())
+    launch = build_launch(options, rest, settings, warnings)
+    return replace(launch, theme=base.theme, log_path=base.log_path)
+
+
 def _print_paths(out: TextIO) -> None:
     rows = (
         ("config", paths.config_file()),
@@ -480,6 +505,8 @@ def _print_agents(settings: Settings, out: TextIO, search_path: str | None = Non
         print('  [agents.claude]\n  command = ["npx", "@agentclientprotocol/claude-agent-acp"]', file=out)
     else:
         _print_named(settings, out)
+    if settings.mcp_servers:  # every agent's, named or not, unless it narrows them (README "MCP servers ...")
+        print(f"MCP servers (every agent's, unless it names its own): {', '.join(settings.mcp_servers)}", file=out)
     _print_catalogue(settings, out, search_path)
     return 0
 
@@ -498,7 +525,7 @@ def _print_catalogue(settings: Settings, out: TextIO, search_path: str | None) -
 
 
 def _print_named(settings: Settings, out: TextIO) -> None:
-    """The config's agents (`*` the default) and the MCP servers every one of them gets unless it narrows them."""
+    """The config's agents (`*` the default) and what each was told besides its command."""
     width = max(len(name) for name in settings.agents)
     for name, agent in settings.agents.items():
         details = shlex.join(agent.command)
@@ -506,12 +533,14 @@ def _print_named(settings: Settings, out: TextIO) -> None:
             details += f"  (cwd {agent.cwd})"
         if agent.env or agent.env_commands:
             details += f"  (env {', '.join(sorted([*agent.env, *agent.env_commands]))})"
+        if agent.mcp_servers is not None:
+            details += f"  (MCP servers {', '.join(agent.mcp_servers)})" if agent.mcp_servers else "  (no MCP servers)"
+        if agent.add_dirs:
+            details += f"  (extra folders {', '.join(agent.add_dirs)})"
         marker = "*" if name == settings.default_agent else " "
         print(f"{marker} {name:<{width}}  {details}", file=out)
     if settings.default_agent is not None:
         print("(* = default_agent)", file=out)
-    if settings.mcp_servers:
-        print(f"MCP servers: {', '.join(settings.mcp_servers)}", file=out)
 
 
 def _export(args: Sequence[str]) -> int:
@@ -555,8 +584,9 @@ def _export(args: Sequence[str]) -> int:
 def _replay(options: optparse.Values, args: Sequence[str]) -> tuple[optparse.Values, list[str]] | int:
     """`replay LOG [--speed N]` and our options after it: the options, and the replay agent's argv (an exit
     code when the words are wrong). The agent is acp_tui/headless/replay.py, run with this interpreter."""
+    args = _recorded_prompt_flag(args)
     parser = _parser()
-    parser.usage = "%prog replay LOG [--speed N] [-p PROMPT] [OPTIONS]"
+    parser.usage = "%prog replay LOG [--speed N] [-p [PROMPT]] [OPTIONS]"
     parser.enable_interspersed_args()
     parser.add_option(
         "--speed",
@@ -577,6 +607,18 @@ def _replay(options: optparse.Values, args: Sequence[str]) -> tuple[optparse.Val
     if not log.is_file():
         print(f"acp-tui replay: no such file: {rest[0]}", file=sys.stderr)
         return EXIT_USAGE
+    if options.print_prompt == _RECORDED_PROMPT:
+        from acp_tui.headless.replay import ReplayError, read_recording, recorded_prompt
+
+        try:
+            prompt = recorded_prompt(read_recording(log))
+        except (ReplayError, OSError) as exc:
+            print(f"acp-tui replay: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        if prompt is None:
+            print("acp-tui replay: the recording holds no prompt to send again: give one (-p PROMPT)", file=sys.stderr)
+            return EXIT_USAGE
+        options.print_prompt = prompt
     argv = [sys.executable, "-m", "acp_tui.headless.replay", str(log.resolve()), "--speed", repr(float(speed))]
     return options, argv
 
@@ -600,19 +642,62 @@ def tune_gc() -> None:
     gc.set_threshold(GC_YOUNG_THRESHOLD, middle, old)
 
 
+#: what `-p` without a prompt stands for after `replay LOG`: the recording's own first prompt
+_RECORDED_PROMPT = "\0recorded prompt"
+
+
+def _recorded_prompt_flag(args: Sequence[str]) -> list[str]:
+    """`replay LOG -p` with no prompt after it (the last word, or an option next) sends the recorded prompt."""
+    words = list(args)
+    for at, word in enumerate(words):
+        if word == "--":
+            break
+        following = words[at + 1] if at + 1 < len(words) else None
+        if word in ("-p", "--print") and (following is None or (following.startswith("-") and following != "-")):
+            words.insert(at + 1, _RECORDED_PROMPT)
+            break
+    return words
+
+
 def _default_runner() -> Callable[[Launch], int]:
     """The UI entry point, imported only when a UI is actually started (keeps the CLI light)."""
     from acp_tui.ui.app import run
 
+    runner = partial(run, launcher=tab_launch)  # a new tab's agent is resolved as the command line's
+
     def run_tuned(launch: Launch) -> int:
         tune_gc()  # after the imports: what they made is permanent
-        return run(launch)
+        return runner(launch)
 
     return run_tuned
 
 
 def main(argv: Sequence[str] | None = None, *, runner: Callable[[Launch], int] | None = None) -> int:
     """Run acp-tui; returns the process exit status."""
+    try:
+        return _main(argv, runner)
+    except BrokenPipeError:  # `acp-tui --list-agents | head -3`: the reader went away, which is no error of ours
+        return _stdout_closed()
+
+
+#: the shell's status for a writer whose reader went away (128 + SIGPIPE), as print mode exits
+EXIT_CLOSED_PIPE = 141
+
+
+def _stdout_closed() -> int:
+    """stdout now points at /dev/null, so the interpreter's last flush at exit cannot fail a second time
+    (Python's documented way: the signal module's "Note on SIGPIPE")."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real stdout (a test's capture): nothing to flush later
+        pass
+    finally:
+        os.close(devnull)
+    return EXIT_CLOSED_PIPE
+
+
+def _main(argv: Sequence[str] | None, runner: Callable[[Launch], int] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         options, agent = parse_argv(args)
@@ -635,7 +720,7 @@ def main(argv: Sequence[str] | None = None, *, runner: Callable[[Launch], int] |
         for warning in warnings if settings.broken is None else ():
             print(f"acp-tui: warning: {warning}", file=sys.stderr)
         return _print_agents(settings, sys.stdout)
-    if agent[:1] == ["replay"]:  # `acp-tui replay LOG [--speed N] [-p PROMPT]`: the recording is the agent
+    if agent[:1] == ["replay"]:  # `acp-tui replay LOG [--speed N] [-p [PROMPT]]`: the recording is the agent
         replay = _replay(options, agent[1:])
         if isinstance(replay, int):
             return replay

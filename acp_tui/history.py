@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from acp_tui.paths import history_file
 from acp_tui.secrets import redact
 
 MAX_ENTRIES = 1000
@@ -22,6 +23,15 @@ class PromptHistory:
         self._entries: list[str] = list(entries or [])[-MAX_ENTRIES:]
         self._cursor: int | None = None  # index into entries while browsing, None when editing a draft
         self._draft = ""
+
+    @classmethod
+    def for_folder(cls, cwd: Path) -> PromptHistory:
+        """The history of prompts typed in `cwd` (none kept when its file cannot be found)."""
+        try:
+            path: Path | None = history_file(cwd)
+        except OSError:
+            path = None
+        return cls.load(path)
 
     @classmethod
     def load(cls, path: Path | None) -> PromptHistory:

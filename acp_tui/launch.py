@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+from typing import Protocol as TypingProtocol
 
 from acp_tui.mcp_servers import McpServer
 
@@ -46,6 +47,19 @@ class Launch:
     mcp_servers: tuple[McpServer, ...] = ()
     #: extra folders for its sessions, absolute (`--add-dir`, an agent's `add_dirs`): ACP `additionalDirectories`
     add_dirs: tuple[Path, ...] = ()
+    #: no screen and no keys (print mode, `acp-tui check`): lines never tell the user to press one
+    headless: bool = False
 
 
-__all__ = ["Launch", "Protocol"]
+class LaunchProblem(Exception):
+    """An agent that cannot be started as asked; `str()` is the one line to show the user."""
+
+
+class TabLauncher(TypingProtocol):
+    """Builds the launch of a new tab (acp_tui/ui/tabs): `agent` is a name from config.toml or the catalogue,
+    or a command line (empty: `base`'s agent); `folder` its working directory. Raises `LaunchProblem`."""
+
+    def __call__(self, base: Launch, agent: str, folder: str) -> Launch: ...
+
+
+__all__ = ["Launch", "LaunchProblem", "Protocol", "TabLauncher"]

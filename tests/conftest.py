@@ -40,7 +40,7 @@ PEER_FIXTURES = frozenset({"ts_sdk_peers", "py_sdk_peers", "claude_adapter", "ge
 #: What a test calls to get a peer when it takes no fixture for it.
 PEER_CALLS = frozenset({"ensure_ts_sdk", "ensure_py_sdk", "ensure_gemini_cli"})
 #: Modules that drive a real terminal (tmux) end to end.
-TERMINAL_MODULES = frozenset({"test_e2e_tmux", "test_e2e_login_tmux", "test_readme_quickstart"})
+TERMINAL_MODULES = frozenset({"test_e2e_tmux", "test_e2e_tabs_tmux", "test_e2e_login_tmux", "test_readme_quickstart"})
 
 
 def xdist_group(item: pytest.Item) -> str | None:

@@ -236,6 +236,7 @@ class AgentSession:
             roots=tuple(Path(folder).resolve() for folder in self.tools.additional_directories),
             owns_session=partial(_owns_session, self),
             subagent_name=lambda session_id: subagent_name(self.state, session_id),
+            request=self.connection.request,
         )
         for service in self.services:
             service.bind(context)
@@ -487,8 +488,16 @@ class AgentSession:
         dialect = self.dialect
         if dialect is None or tool_call_id not in getattr(dialect, "cancellable_tools", ()) or self.session_id is None:
             raise SessionError(f"tool call {tool_call_id} cannot be cancelled")
+        call = self.state.tool_call(tool_call_id)
+        if call is not None and call.cancelling:
+            return  # asked already: the card's and the tray's guard, held here too
         params = methods.CancelToolCallRequest(session_id=self.session_id, tool_call_id=tool_call_id)
-        await self.connection.request("tool_call/cancel", params)
+        self.apply(local.ToolCallCancelRequested(tool_call_id))
+        try:
+            await self.connection.request("tool_call/cancel", params)
+        except (RpcError, ConnectionClosed):
+            self.apply(local.ToolCallCancelFailed(tool_call_id))
+            raise
 
     async def cancel_terminal(self, terminal_id: str) -> None:
         """Stop a running terminal from its card (docs/protocol.md §6.4, §10.2); it shows "stopping…" until it exits.

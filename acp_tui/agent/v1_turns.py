@@ -18,6 +18,8 @@ from acp_tui.agent.dialect import Dialect, V1Dialect
 from acp_tui.protocol import codec, methods
 from acp_tui.protocol.codec import MalformedMessage
 from acp_tui.protocol.jsonrpc import RpcError
+from acp_tui.session.account import QUOTA_META, decode_quota
+from acp_tui.session.local_events import TurnTokensReported
 from acp_tui.session.reducer import ModelInput
 
 
@@ -71,11 +73,19 @@ class V1Turns:
         self.end(dialect, raw)
 
     def end(self, dialect: Dialect, raw: msgspec.Raw) -> None:
+        """The turn's answer: its stop reason ends it; codex-acp's `_meta.quota` (its tokens) is kept."""
         try:
-            stop_reason: Any = codec.decode_prompt_result(bytes(raw), 1).stop_reason
+            result = codec.decode_prompt_result(bytes(raw), 1)
+            stop_reason: Any = result.stop_reason
         except MalformedMessage as exc:
             self._host.report(WireProblem(f"session/prompt result: {exc.reason}", bytes(raw)))
             stop_reason = None
+        else:
+            meta = result.meta
+            if isinstance(meta, dict) and QUOTA_META in meta:
+                tokens = decode_quota(meta[QUOTA_META])
+                detail = "" if tokens is not None else repr(meta[QUOTA_META])[:500]
+                self._host.apply(TurnTokensReported(tokens, detail))
         for item in dialect.turn_ended(stop_reason):
             self._host.apply(item)
 

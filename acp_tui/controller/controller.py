@@ -3,8 +3,8 @@
 It spawns the agent, negotiates, opens (or resumes) a session, sends prompts (queueing those typed while
 the agent works), cancels, restarts and stops, and installs one client service per capability
 (permissions today; files, terminals, elicitation next), each asking the user through the asker the UI
-gives it. It tells its one consumer what happened through `ControllerEvent`s, in order, synchronously
-(the UI coalesces them per frame), and feeds the transcript itself, so a screen only renders and turns
+gives it. It tells its one `ControllerListener` what happened through `ControllerEvent`s, in order,
+synchronously (the UI coalesces them per frame), and feeds the transcript itself, so a screen only renders and turns
 keys into intents (docs/architecture.md).
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Coroutine
 from typing import Any
 
 from acp_tui.agent.connection import ConnectionClosed
@@ -30,7 +30,7 @@ from acp_tui.context import (
 from acp_tui.controller.controller_events import (
     AgentIdentified,
     CancelStateChanged,
-    ControllerEvent,
+    ControllerListener,
     Lifecycle,
     LifecycleChanged,
     Note,
@@ -72,14 +72,16 @@ class SessionController:
         launch: Launch,
         *,
         asker: UserAsker,
-        emit: Callable[[ControllerEvent], None],
+        listener: ControllerListener,
         services: ServicesFactory = default_services,
         transcripts: bool = True,
         force_stop_after: float = FORCE_STOP_AFTER,
     ) -> None:
         self.launch = launch
         self.asker = asker
-        self._emit = emit
+        #: who hears what happened (the chat screen's event pump, print mode)
+        self.listener: ControllerListener = listener
+        self._emit = self.listener.controller_event
         self._services_factory = services
         self.force_stop_after = force_stop_after
         self.session: AgentSession | None = None
@@ -106,8 +108,10 @@ class SessionController:
         self.login_flow = LoginFlow(self)
         self.logins = LoginTurns(self)
         self.turn_ends = TurnEnds(self)  # how a turn ended, said in the conversation (turn_ends.py)
-        self.sessions = SessionSwitcher(self, emit=emit, transcripts=transcripts)
-        self.steering = SteerFlow(self, emit=emit)  # steer now: a prompt into the running turn (steering.py)
+        self.sessions = SessionSwitcher(self, listener=self.listener, transcripts=transcripts)
+        self.steering = SteerFlow(
+            self, listener=self.listener
+        )  # steer now: a prompt into the running turn (steering.py)
 
     # -- what the UI reads -------------------------------------------------------------------------
 
@@ -178,7 +182,9 @@ class SessionController:
         except AuthRequired as exc:
             names = ", ".join(plain(str(m.get("name", m.get("id", "?")))) for m in exc.auth_methods) or "none offered"
             how = (
-                "press Ctrl-R to be asked again, or log in from the command palette"
+                "log in once in acp-tui's TUI, or with the agent's own command, then run again"
+                if self.launch.headless
+                else "press Ctrl-R to be asked again, or log in from the command palette"
                 if exc.auth_methods
                 else "log in with the agent's own command first, then restart with Ctrl-R"
             )
@@ -189,7 +195,7 @@ class SessionController:
             if session.connection.exit_info is not None:
                 self._emit(Waiting(None))
                 return False  # the agent exited: its exit (code, stderr tail) is reported by the model
-            self._unavailable(f"{plain(str(exc)) or type(exc).__name__} — press Ctrl-R to restart it")
+            self._unavailable(f"{plain(str(exc)) or type(exc).__name__}{self._restart_hint()}")
             # A hung or confused agent is stopped, so Ctrl-R starts a fresh one and none lingers.
             self._failure_shown = True
             await session.shutdown()
@@ -526,12 +532,12 @@ class SessionController:
         elif not self._failure_shown and was_starting and not self._stopped_by_user:
             # It never answered: its last stderr lines are all there is to say why (README, "Using it").
             tail = "\n".join(info.stderr_tail.splitlines()[-8:]) if info is not None else ""
-            self.note(f"{how} — press Ctrl-R to restart it", "error", detail=tail)
+            self.note(f"{how}{self._restart_hint()}", "error", detail=tail)
         elif not self._failure_shown:
             # A stack trace is the stderr panel's (F2), not the conversation's: one line points there.
             count = self._stderr_lines
             wrote = f"; it wrote {count} line{'s' if count != 1 else ''} to stderr (F2 shows them)" if count else ""
-            self.note(f"{how} — press Ctrl-R to restart it{wrote}", "error")
+            self.note(f"{how}{self._restart_hint()}{'' if self.launch.headless else wrote}", "error")
         else:
             self.transcript.note(how)
         if was_starting:
@@ -544,6 +550,10 @@ class SessionController:
         self.transcript.flush()  # keep the transcript in conversation order
         self.transcript.note(text)
         self._emit(Note(text, severity, detail))
+
+    def _restart_hint(self) -> str:
+        """What a stopped agent's line tells the user to press: nothing where there are no keys (print mode)."""
+        return "" if self.launch.headless else " — press Ctrl-R to restart it"
 
     def _unavailable(self, message: str) -> None:
         self._emit(Waiting(None))

@@ -2,13 +2,14 @@
 
 Model changes (`ModelChanged`) carry everything the session model holds, including the agent's exit
 (`AgentGone`) and protocol problems (`ProblemAdded`). The rest are facts about the controller itself:
-what it is waiting for, lines it adds to the conversation, who the agent is, the prompt queue.
+what it is waiting for, lines it adds to the conversation, who the agent is, the prompt queue. Whoever hears
+them is a `ControllerListener` (the chat screen's event pump, print mode), a named seam "go to definition" follows.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from typing import Literal, Protocol, TypeAlias
 
 from acp_tui.agent.session_events import ModelChanged, StderrLine
 
@@ -85,10 +86,19 @@ ControllerEvent: TypeAlias = (
     | SessionOpened
 )
 
+
+class ControllerListener(Protocol):
+    """Who hears a `SessionController` (the chat screen's event pump, print mode): each event, in order,
+    synchronously, as it happens; a listener that renders coalesces them itself (once per frame)."""
+
+    def controller_event(self, event: ControllerEvent) -> None: ...
+
+
 __all__ = [
     "AgentIdentified",
     "CancelStateChanged",
     "ControllerEvent",
+    "ControllerListener",
     "LifecycleChanged",
     "ModelChanged",
     "Note",

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -26,7 +25,7 @@ from acp_tui.agent.dialect import OpenMethod, SessionAbilities
 from acp_tui.agent.process import SpawnError
 from acp_tui.agent.session import AgentSession, SessionError
 from acp_tui.agent.session_events import SessionSwitched
-from acp_tui.controller.controller_events import ControllerEvent, SessionOpened
+from acp_tui.controller.controller_events import ControllerListener, SessionOpened
 from acp_tui.controller.part_host import PartHost
 from acp_tui.controller.sessions import (
     IndexEntry,
@@ -73,9 +72,9 @@ class SwitcherHost(PartHost, Protocol):
 class SessionSwitcher:
     """What the user can do with sessions besides talking in one; composed into `SessionController`."""
 
-    def __init__(self, host: SwitcherHost, *, emit: Callable[[ControllerEvent], None], transcripts: bool) -> None:
+    def __init__(self, host: SwitcherHost, *, listener: ControllerListener, transcripts: bool) -> None:
         self._host = host
-        self._emit = emit
+        self._listener = listener
         self._transcripts = transcripts
         #: a session is being opened (prompts typed meanwhile wait in the queue for it)
         self.opening = False
@@ -262,7 +261,7 @@ class SessionSwitcher:
         self._new_transcript(session)
         replaces = self.had_session
         self.session_shown()
-        self._emit(SessionOpened(event.session_id, session.cwd, replaces))
+        self._listener.controller_event(SessionOpened(event.session_id, session.cwd, replaces))
 
     def session_shown(self) -> None:
         """A session is on screen: what the command line asked for is done (a restart resumes this one)."""

@@ -11,14 +11,14 @@ never sent twice. Without the capability, nothing changes: the prompt is queued 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
+from collections.abc import Coroutine
 from typing import Any, Literal, Protocol, TypeAlias, assert_never
 
 from acp_tui.agent.connection import ConnectionClosed
 from acp_tui.agent.session import AgentSession, SessionError
 from acp_tui.agent.steering import SteerFailed
 from acp_tui.context import PromptBlockError, PromptCapabilities, PromptSubmission, build_prompt_blocks
-from acp_tui.controller.controller_events import ControllerEvent, QueueChanged, Severity
+from acp_tui.controller.controller_events import ControllerListener, QueueChanged, Severity
 from acp_tui.controller.prompt_queue import PromptQueue
 from acp_tui.protocol import codec
 from acp_tui.protocol.jsonrpc import RpcError
@@ -57,9 +57,9 @@ class SteerHost(Protocol):
 class SteerFlow:
     """Steers prompts into the running turn of the host's agent (`controller.steering`)."""
 
-    def __init__(self, host: SteerHost, *, emit: Callable[[ControllerEvent], None]) -> None:
+    def __init__(self, host: SteerHost, *, listener: ControllerListener) -> None:
         self._host = host
-        self._emit = emit
+        self._listener = listener
         #: steers sent and not answered yet
         self.in_flight = 0
 
@@ -128,7 +128,7 @@ class SteerFlow:
         """The agent did not take it: back to the queue's head, to go out when the turn ends."""
         queue = self._host.queue
         queue.put_back(submission)
-        self._emit(QueueChanged(queue.items, queue.paused and bool(len(queue))))
+        self._listener.controller_event(QueueChanged(queue.items, queue.paused and bool(len(queue))))
         self._host.note(f"not steered: {reason}; your prompt waits in the queue", "warning")
         self._host.send_queued()  # the turn may have ended while the steer was out: then it goes now
 

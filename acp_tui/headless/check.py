@@ -45,14 +45,15 @@ class AgentCheck:
         self.out = out
         self.step_timeout = step_timeout
         self.asker = PolicyAsker("never", lambda text: None)
-        self.controller = SessionController(launch_for(launch, "never"), asker=self.asker, emit=self._on_event)
+        self.controller = SessionController(launch_for(launch, "never"), asker=self.asker, listener=self)
         self.violations: list[str] = []
         self.identity: AgentIdentified | None = None
         self._turn_end: asyncio.Future[TurnEnded] | None = None
         self._busy: asyncio.Event = asyncio.Event()
         self._errors: list[str] = []
 
-    def _on_event(self, event: ControllerEvent) -> None:
+    def controller_event(self, event: ControllerEvent) -> None:
+        """The check hears its controller (`ControllerListener`): who the agent is, errors, the turn's end."""
         if isinstance(event, AgentIdentified):
             self.identity = event
         elif isinstance(event, Note) and event.severity == "error":

@@ -36,9 +36,11 @@ READ_KINDS = frozenset({"read", "search"})
 
 def launch_for(launch: Launch, approve: Approve) -> Launch:
     """The launch with only what the policy allows offered: terminals under `always` only, reads outside the
-    folder from `reads` on, writes outside it under `always` only (each then allowed without a question)."""
+    folder from `reads` on, writes outside it under `always` only (each then allowed without a question); and
+    headless, so no line says to press a key."""
     return dataclasses.replace(
         launch,
+        headless=True,
         client_terminals=launch.client_terminals and approve == "always",
         outside_reads="refuse" if approve == "never" else "ask",
         outside_writes="ask" if approve == "always" else "refuse",

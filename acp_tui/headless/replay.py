@@ -63,6 +63,27 @@ def read_recording(path: Path) -> list[Entry]:
     return entries
 
 
+def recorded_prompt(entries: list[Entry]) -> str | None:
+    """The text of the first prompt the client sent in the recording (`acp-tui replay LOG -p` sends it again);
+    None when it sent none with text."""
+    for entry in entries:
+        message = entry.message
+        if entry.direction != "->" or not isinstance(message, dict) or message.get("method") != "session/prompt":
+            continue
+        params = message.get("params")
+        blocks = params.get("prompt") if isinstance(params, dict) else None
+        if not isinstance(blocks, list):
+            continue
+        text = "".join(
+            block["text"]
+            for block in blocks
+            if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
+        )
+        if text.strip():
+            return text
+    return None
+
+
 def _key(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
@@ -295,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["Entry", "ReplayError", "Replayer", "main", "read_recording"]
+__all__ = ["Entry", "ReplayError", "Replayer", "main", "read_recording", "recorded_prompt"]
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -89,17 +89,19 @@ class PrintRun:
         self.answer = AnswerWriter(self.out, options.output) if options.output != "jsonl" else None
         self.jsonl = JsonLinesWriter(self.out) if options.output == "jsonl" else None
         self.asker = PolicyAsker(options.approve, self.commentary.line, state=lambda: self.controller.state)
-        self.controller = SessionController(launch_for(launch, options.approve), asker=self.asker, emit=self._on_event)
+        self.controller = SessionController(launch_for(launch, options.approve), asker=self.asker, listener=self)
         self._live = False  # after start: what a resumed session replays is history, not this turn's answer
         self._done = asyncio.Event()
         self._code: int | None = None
         self._interrupted: int | None = None  # the exit code of the signal or timeout that ended the run
         self._notes: list[Note] = []
+        self._unusable = False  # an error said while the agent started and still ran: it answered wrongly or never
         self._stopping: asyncio.Task[None] | None = None
 
     # -- the controller's events -----------------------------------------------------------------
 
-    def _on_event(self, event: ControllerEvent) -> None:
+    def controller_event(self, event: ControllerEvent) -> None:
+        """Print mode hears its controller (`ControllerListener`): the answer and commentary as they come."""
         if isinstance(event, ModelChanged):
             state = self.controller.state
             if self._live:
@@ -115,6 +117,9 @@ class PrintRun:
                 self.commentary.line(f"agent stderr: {event.text}")
         elif isinstance(event, Note):
             self._notes.append(event)
+            session = self.controller.session
+            if not self._live and event.severity == "error" and session is not None:
+                self._unusable = self._unusable or session.connection.exit_info is None
             if self.jsonl is not None:
                 self.jsonl.event("note", text=event.text, severity=event.severity)
             if event.severity == "error":
@@ -230,6 +235,8 @@ class PrintRun:
     def _start_failure(self) -> int:
         if self.asker.login_asked or any(note.text.startswith("not logged in") for note in self._notes):
             return EXIT_AUTH_REQUIRED
+        if self._unusable:  # it never answered initialize, or not in ACP: stopped by us, not crashed
+            return EXIT_ERROR
         session = self.controller.session
         if session is not None and session.connection.exit_info is not None:
             return EXIT_AGENT_CRASHED

@@ -7,6 +7,12 @@ result entry of the method it answers (the caller says which: the frame log pair
 
 jsonschema rather than fastjsonschema, by measurement (README, "Checking an agent"): fastjsonschema knows
 drafts 4 to 7 only, and the schemas are Draft 2020-12.
+
+v2's enums are open: each has a "Custom or future ..." string that takes any value, so a client accepts what a
+later ACP adds. An agent speaking v2 today may use only the listed values and custom ones, which begin with `_`
+(the rest "are reserved for future ACP variants"; docs/protocol.md §11). The check therefore also
+validates v2 frames against a closed copy of the schema, where each such string must begin with `_`, and names a
+value it alone refuses (an unknown tool-call status, stop reason or update kind) as reserved.
 """
 
 from __future__ import annotations
@@ -27,6 +33,10 @@ _KIND = re.compile(r"(Request|Response|Notification)$")
 _ENVELOPE = frozenset({"jsonrpc", "id", "method", "params", "result", "error"})
 #: how much of an offending value a violation quotes
 QUOTE = 300
+#: the sentence by which the schema marks an open enum's fallback string (a custom value begins with `_`)
+_OPEN_ENUM_NOTE = "Values beginning with `_` are reserved for implementation-specific"
+#: what the closed copy asks of such a string
+_CUSTOM = "^_"
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,15 +57,36 @@ def load_schema(version: int) -> dict[str, Any]:
     return schema
 
 
+def _closed(node: Any) -> Any:
+    """A copy of a schema in which an open enum's fallback string takes custom values only (`^_`)."""
+    if isinstance(node, list):
+        return [_closed(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    copy = {key: _closed(value) for key, value in node.items()}
+    description = node.get("description")
+    if (
+        node.get("type") == "string"
+        and "const" not in node
+        and "enum" not in node
+        and isinstance(description, str)
+        and _OPEN_ENUM_NOTE in " ".join(description.split())
+    ):
+        copy["pattern"] = _CUSTOM
+    return copy
+
+
 @cache
-def _registry(version: int) -> Registry:
-    resource = Resource.from_contents(load_schema(version), default_specification=DRAFT202012)
+def _registry(version: int, closed: bool = False) -> Registry:
+    schema = _closed(load_schema(version)) if closed else load_schema(version)
+    resource = Resource.from_contents(schema, default_specification=DRAFT202012)
     return Registry().with_resource(f"urn:acp:v{version}", resource)
 
 
 @cache
-def _validator(version: int, def_name: str) -> Draft202012Validator:
-    return Draft202012Validator({"$ref": f"urn:acp:v{version}#/$defs/{def_name}"}, registry=_registry(version))
+def _validator(version: int, def_name: str, closed: bool = False) -> Draft202012Validator:
+    reference = {"$ref": f"urn:acp:v{version}#/$defs/{def_name}"}
+    return Draft202012Validator(reference, registry=_registry(version, closed))
 
 
 @cache
@@ -91,15 +122,50 @@ def _where(prefix: str, error: ValidationError) -> str:
 
 
 def _check(instance: Any, version: int, def_name: str, where: str, limit: int = 3) -> list[str]:
-    """Each independent error (at most `limit`), pinned to the alternative that applied where there is one."""
+    """Each independent error (at most `limit`), pinned to the alternative that applied where there is one; where
+    the schema takes the value, each value its closed copy refuses (v2: reserved for future versions)."""
     found: list[str] = []
-    for error in sorted(_validator(version, def_name).iter_errors(instance), key=lambda e: list(map(str, e.path))):
+    for error in _errors(version, def_name, instance):
         error = _deepest(error)
         message = "it matches none of the allowed shapes" if error.validator in ("anyOf", "oneOf") else error.message
         found.append(
             f"{_where(where, error)} is not a valid v{version} {def_name}: {message[:QUOTE]}; value {quote(error.instance)}"
         )
+    if not found and version >= 2:
+        for error in _errors(version, def_name, instance, closed=True):
+            reserved = _reserved(error)
+            if reserved is None:  # cannot happen while the copy only adds `^_`: said plainly all the same
+                found.append(f"{_where(where, error)}: {error.message[:QUOTE]}; value {quote(error.instance)}")
+                continue
+            found.append(
+                f'{_where(where, reserved)} is no ACP v{version} value: a custom one begins with "_", the others '
+                f"are reserved for future versions of ACP; value {quote(reserved.instance)}"
+            )
     return found[:limit]
+
+
+def _errors(version: int, def_name: str, instance: Any, *, closed: bool = False) -> list[ValidationError]:
+    errors = _validator(version, def_name, closed).iter_errors(instance)
+    return sorted(errors, key=lambda e: list(map(str, e.path)))
+
+
+def _reserved(error: ValidationError) -> ValidationError | None:
+    """The `^_` error that alone failed its alternative: the value an open enum takes only as a future one.
+
+    In an anyOf, the alternative a value belongs to fails only there (`tool_call` with status "exploded" fails
+    on the status); the others fail on their tag or their `not` of the known tags."""
+    if error.validator == "pattern" and error.validator_value == _CUSTOM:
+        return error
+    if error.validator not in ("anyOf", "oneOf") or not error.context:
+        return None
+    by_branch: dict[object, list[ValidationError]] = {}
+    for sub in error.context:
+        by_branch.setdefault(sub.relative_schema_path[0], []).append(sub)
+    for subs in by_branch.values():
+        found = [_reserved(sub) for sub in subs]
+        if found and all(item is not None for item in found):
+            return found[0]
+    return None
 
 
 def _deepest(error: ValidationError) -> ValidationError:

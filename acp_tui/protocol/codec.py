@@ -339,8 +339,13 @@ _v1_update_params = msgspec.json.Decoder(_V1UpdateParams)
 _any_decoder = msgspec.json.Decoder()
 
 
+@overload
+def decode_update(params: bytes, version: Literal[2]) -> tuple[str, v2.SessionUpdate]: ...
+@overload
+def decode_update(params: bytes, version: int) -> tuple[str, v2.SessionUpdate | v1.V1SessionUpdate]: ...
 def decode_update(params: bytes, version: int) -> tuple[str, v2.SessionUpdate | v1.V1SessionUpdate]:
-    """Decode `session/update` params into (session id, update) for the negotiated version.
+    """Decode `session/update` params into (session id, update) for the negotiated version (v2's own union
+    when the version is known to be 2, so it goes to the reducer as it is).
 
     Unknown `sessionUpdate` kinds become `UnknownUpdate`; unknown nested variants become their
     `Unknown*` Struct; a malformed known variant raises `MalformedMessage`.

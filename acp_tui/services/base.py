@@ -97,6 +97,9 @@ class ServiceContext:
     owns_session: Callable[[str], bool] = lambda _session_id: True
     #: the subagent's name when the session id is a subagent's (its questions are labelled with it), else None
     subagent_name: Callable[[str], str | None] = lambda _session_id: None
+    #: send a request to the agent and wait for its raw result (raises as `Connection.request` does); None
+    #: where there is no connection (tests that bind a service alone)
+    request: Callable[[str, Any], Awaitable[msgspec.Raw]] | None = None
 
 
 class ClientService(Protocol):

@@ -5,6 +5,11 @@ same fragment in v2 `capabilities` and v1 `clientCapabilities`), answers `elicit
 follows `elicitation/complete`. The question itself goes to an `ElicitationAsker` (the chat screen's
 dialogs, a headless policy, a test script), which never sees the wire.
 
+Where the rest of it lives (docs/architecture.md, "Where a capability lives"): the wire types in
+`protocol/elicitation.py`; the form and URL rules beside this module (`elicitation_form.py`,
+`elicitation_url.py`, pure); the dialogs in `ui/dialogs/elicitation_{form,url,refused}.py`, opened by
+`ui/chat/elicitation_asker.py`.
+
 **Exactly one answer per request.** Each request is one handler task (the connection writes its
 single answer when the task ends). The handler waits on one future that the first of these settles:
 the asker's outcome, `turn_cancelled()` (`cancel`), `close()` (`cancel`), an `elicitation/complete`

@@ -4,8 +4,10 @@ Two agent extensions carry them, both data from an untrusted peer:
 
 * **Account**: Claude's ACP adapter pushes `_auth/status_update {authStatus: {kind, label, detail?,
   account?: {plan?, email?, organization?}}}` once per connection and again when it changes (advertised by
-  `agentCapabilities._meta.authStatus`; connection-scoped, never per session). The ACP v2 schema defines
-  no `auth/status` method, so there is no v2 form to read.
+  `agentCapabilities._meta.authStatus`; connection-scoped, never per session). The unstable v2 schema
+  has the standard form: `auth/status` (a request, where `capabilities.auth.status` is advertised) and
+  its push `auth/status_update`, both `{state, accounts?: [{label, active?, name?, email?,
+  organization?}]}`; `decode_auth_state` reads it into the same `Account`.
 * **Plan windows**: the same adapter puts `_claude/rateLimit {status, resetsAt?, rateLimitType?,
   utilization?}` into a `usage_update`'s `_meta`: one window per update (`five_hour`, `seven_day`, ...),
   `utilization` a fraction of the window (0.42 = 42 %), `resetsAt` Unix seconds, `status` `allowed`,
@@ -13,8 +15,14 @@ Two agent extensions carry them, both data from an untrusted peer:
 
 What is kept is typed and bounded: labels are sanitized and cut (`MAX_TEXT`), at most `MAX_WINDOWS`
 windows, numbers checked for range. A shape that cannot be read is ignored and said once per kind of
-problem (`AccountState.warned`), never raised. codex-acp's `_meta.quota` is not read: the only recording of
-one (Claude's v1 prompt result) holds token counts, not a plan window, so there is nothing to show from it.
+problem (`AccountState.warned`), never raised.
+
+* **Turn tokens** (codex-acp): its v1 `session/prompt` result carries `_meta.quota {token_count:
+  TokenCount | null, model_usage: [{model, token_count}]}`, `TokenCount` being `{totalTokens, inputTokens,
+  cachedInputTokens, outputTokens, reasoningOutputTokens}`: the tokens of the turn's last model exchange,
+  in all and per model (codex-acp's `src/QuotaMeta.ts`, `buildQuotaMeta`). It holds no plan window (codex
+  shows its windows only in the text of its `/status` command), so it feeds no meter: F4 shows it. It is
+  the session's, not the connection's (`SessionState.turn_tokens`).
 """
 
 from __future__ import annotations
@@ -28,6 +36,13 @@ from acp_tui.sanitize import plain
 #: the notification the account arrives in, and the `_meta` key of a plan window in `usage_update`
 AUTH_STATUS_METHOD: Final = "_auth/status_update"
 RATE_LIMIT_META: Final = "_claude/rateLimit"
+#: the unstable v2 form: a request we send where `capabilities.auth.status` is advertised, and its push
+AUTH_STATUS_REQUEST: Final = "auth/status"
+AUTH_STATUS_UPDATE: Final = "auth/status_update"
+#: the `_meta` key of codex-acp's token counts in a v1 `session/prompt` result
+QUOTA_META: Final = "quota"
+#: at most this many models' counts are kept from one `quota`
+MAX_MODELS: Final = 8
 #: a label, detail, e-mail, plan or window name longer than this is cut
 MAX_TEXT: Final = 80
 #: at most this many distinct windows are kept (an agent inventing a window per update cannot grow the bar)
@@ -152,6 +167,37 @@ def decode_auth_status(params: object) -> Account | None:
     )
 
 
+#: what the account line says for a v2 `AuthState` when the agent lists no account
+STATE_LABELS: Final = {
+    "authenticated": "Signed in",
+    "unauthenticated": "Not signed in",
+    "not_required": "No sign-in needed",
+    "unknown": "Sign-in state unknown",
+}
+
+
+def decode_auth_state(params: object) -> Account | None:
+    """The unstable v2 `auth/status` result or `auth/status_update` params, `{state, accounts?}` → an
+    `Account`: the first account marked `active` (else the first listed), its kind the state; None when
+    `state` cannot be read. Accounts that cannot be read are skipped, as the schema says."""
+    fields = params if isinstance(params, Mapping) else {}
+    state = _text(fields.get("state"))
+    if state is None:
+        return None
+    listed = fields.get("accounts")
+    first = listed[:MAX_WINDOWS] if isinstance(listed, list) else []  # a hostile list is read this far only
+    accounts = [a for a in first if isinstance(a, Mapping) and _text(a.get("label"))]
+    chosen = next((a for a in accounts if a.get("active") is True), accounts[0] if accounts else None)
+    kind = "none" if state == "unauthenticated" else state
+    if chosen is None:
+        return Account(kind, STATE_LABELS.get(state, state))
+    label = _text(chosen.get("label")) or STATE_LABELS.get(state, state)
+    detail = _text(chosen.get("name"))
+    return Account(
+        kind, label, detail=detail, email=_text(chosen.get("email")), organization=_text(chosen.get("organization"))
+    )
+
+
 def _number(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return None
@@ -175,5 +221,84 @@ def decode_rate_limit(info: object) -> LimitWindow | None:
     return LimitWindow(kind, utilization, status, resets_at)
 
 
+class TokenCount:
+    """Tokens of one model exchange as codex-acp counts them (`inputTokens` excludes the cached ones)."""
+
+    __slots__ = ("total", "input", "cached", "output", "reasoning")
+
+    def __init__(self, total: int, input: int, cached: int, output: int, reasoning: int) -> None:
+        self.total = total
+        self.input = input
+        self.cached = cached
+        self.output = output
+        self.reasoning = reasoning
+
+    @property
+    def figures(self) -> tuple[int, int, int, int, int]:
+        return (self.total, self.input, self.cached, self.output, self.reasoning)
+
+    def summary(self) -> str:
+        """`2,500 tokens (1,500 in, 500 cached, 450 out, 50 reasoning)`; zero parts left out."""
+        parts = [
+            f"{count:,} {name}"
+            for count, name in ((self.input, "in"), (self.cached, "cached"), (self.output, "out"))
+            + ((self.reasoning, "reasoning"),)
+            if count
+        ]
+        return f"{self.total:,} tokens" + (f" ({', '.join(parts)})" if parts else "")
+
+
+class TurnTokens:
+    """codex-acp's `_meta.quota`: the last exchange's tokens in all (`total`, None when it had none yet) and
+    per model, at most `MAX_MODELS` of them."""
+
+    __slots__ = ("total", "models")
+
+    def __init__(self, total: TokenCount | None, models: tuple[tuple[str, TokenCount], ...]) -> None:
+        self.total = total
+        self.models = models
+
+
+def _count(value: object) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 10**15:
+        return None
+    return value
+
+
+def _token_count(value: object) -> TokenCount | None:
+    """`totalTokens` is required; a missing part counts 0, a part that is no count makes it unreadable."""
+    if not isinstance(value, Mapping) or "totalTokens" not in value:
+        return None
+    keys = ("totalTokens", "inputTokens", "cachedInputTokens", "outputTokens", "reasoningOutputTokens")
+    counts = [_count(value.get(key, 0)) for key in keys]
+    if any(count is None for count in counts):
+        return None
+    total, input_, cached, output, reasoning = (count or 0 for count in counts)
+    return TokenCount(total, input_, cached, output, reasoning)
+
+
+def decode_quota(value: object) -> TurnTokens | None:
+    """The value of codex-acp's `_meta["quota"]` → `TurnTokens`; None when it cannot be read."""
+    if not isinstance(value, Mapping) or "token_count" not in value:
+        return None
+    raw_total = value.get("token_count")
+    total = None if raw_total is None else _token_count(raw_total)
+    if raw_total is not None and total is None:
+        return None
+    raw_models = value.get("model_usage", [])
+    if not isinstance(raw_models, list):
+        return None
+    models: list[tuple[str, TokenCount]] = []
+    for item in raw_models[:MAX_MODELS]:
+        name = _text(item.get("model")) if isinstance(item, Mapping) else None
+        count = _token_count(item.get("token_count")) if isinstance(item, Mapping) else None
+        if name is None or count is None:
+            return None
+        models.append((name, count))
+    return TurnTokens(total, tuple(models))
+
+
 __all__ = ["AUTH_STATUS_METHOD", "RATE_LIMIT_META", "MAX_TEXT", "MAX_WINDOWS", "WARN_AT", "WINDOW_NAMES"]
+__all__ += ["MAX_MODELS", "QUOTA_META", "TokenCount", "TurnTokens", "decode_quota"]
+__all__ += ["AUTH_STATUS_REQUEST", "AUTH_STATUS_UPDATE", "STATE_LABELS", "decode_auth_state"]
 __all__ += ["Account", "AccountState", "LimitWindow", "decode_auth_status", "decode_rate_limit"]

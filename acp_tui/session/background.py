@@ -3,8 +3,9 @@
 The schema's rules ("Background Work" in the Prompt Lifecycle page, docs/protocol.md §9): each
 `state_update` that carries `background` is a complete snapshot that replaces the last one; an omitted or
 `null` list means "not reported", not "nothing runs"; each item names an entity the agent announced first
-(a `terminal_update` or a `tool_call_update`) and the agent reports its final status before the snapshot
-that drops it. What breaks a rule is logged once per rule and kept: an item not announced is still shown
+(a `terminal_update`, a `tool_call_update`, or for the unstable `subagent` kind a `subagent_update`) and the
+agent reports its final status before the snapshot that drops it (a terminal's or a tool call's: the schema
+gives a subagent none). What breaks a rule is logged once per rule and kept: an item not announced is still shown
 (by its id, it still runs), an item dropped while unfinished still goes. An item of an unknown type still
 means work is running: it is counted, never shown as something it is not.
 
@@ -24,11 +25,11 @@ MAX_JOBS: Final = 200
 #: an id longer than this is cut (a key in a dict, shown in the tray: never a megabyte)
 MAX_ID_CHARS: Final = 200
 
-JobKind = Literal["terminal", "tool_call"]
+JobKind = Literal["terminal", "tool_call", "subagent"]
 
 
 class Job:
-    """One listed piece of background work: a terminal or a tool call, by its wire id."""
+    """One listed piece of background work: a terminal, a tool call or a subagent (its session), by its wire id."""
 
     __slots__ = ("kind", "id")
 
@@ -87,6 +88,8 @@ def read_snapshot(items: list[BackgroundWork]) -> tuple[tuple[Job, ...], int, in
             job = _job("terminal", item.terminal_id)
         elif item.type == "tool_call":
             job = _job("tool_call", item.tool_call_id)
+        elif item.type == "subagent":
+            job = _job("subagent", item.session_id)
         else:
             other += 1
             continue

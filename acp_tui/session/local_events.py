@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 if TYPE_CHECKING:
     from acp_tui.protocol.common import ErrorObject
     from acp_tui.protocol.v2 import ContentBlock, Diff, ToolCallUpdate
-    from acp_tui.session.account import Account
+    from acp_tui.session.account import Account, TurnTokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +162,21 @@ class TerminalCancelFailed:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolCallCancelRequested:
+    """The user asked to stop tool call `tool_call_id` (v2 `tool_call/cancel`, from its card or the jobs
+    tray): it shows "stopping…" until the agent reports its final status, and is not asked again."""
+
+    tool_call_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallCancelFailed:
+    """`tool_call/cancel` was refused or could not be sent: the tool call no longer shows "stopping…"."""
+
+    tool_call_id: str
+
+
+@dataclass(frozen=True, slots=True)
 class TerminalTimed:
     """When a command the client runs started and ended (monotonic-clock seconds; `None` = unchanged),
     so its card can show the elapsed time (docs/protocol.md §10.2)."""
@@ -197,6 +212,17 @@ class AccountReported:
 
     account: Account | None
     detail: str = ""
+    #: what it came in: `_auth/status_update`, or v2's `auth/status` answer or `auth/status_update`
+    method: str = "_auth/status_update"
+
+
+@dataclass(frozen=True, slots=True)
+class TurnTokensReported:
+    """The turn's result carried codex-acp's `_meta.quota` (session/account.py); `tokens` None when its
+    shape could not be read (`detail`: what came, cut), which is said once."""
+
+    tokens: TurnTokens | None
+    detail: str = ""
 
 
 LocalEvent: TypeAlias = (
@@ -218,6 +244,9 @@ LocalEvent: TypeAlias = (
     | ChildUpdate
     | PromptSteered
     | AccountReported
+    | TurnTokensReported
+    | ToolCallCancelRequested
+    | ToolCallCancelFailed
 )
 
 __all__ = [
@@ -241,4 +270,7 @@ __all__ = [
     "TerminalTimed",
     "PromptSteered",
     "AccountReported",
+    "TurnTokensReported",
+    "ToolCallCancelRequested",
+    "ToolCallCancelFailed",
 ]

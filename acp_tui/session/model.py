@@ -19,7 +19,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
 from acp_tui.protocol.v2 import TextContent
-from acp_tui.session.account import AccountState
+from acp_tui.session.account import AccountState, TurnTokens
 from acp_tui.session.background import Background
 
 if TYPE_CHECKING:
@@ -573,6 +573,7 @@ class SessionState:
         "background",
         "subagents",
         "account",
+        "turn_tokens",
     )
 
     def __init__(
@@ -614,6 +615,8 @@ class SessionState:
         self.subagents: dict[str, Subagent] = {}
         #: the signed-in account and the plan's windows, where the agent reports them (session/account.py)
         self.account: AccountState = AccountState()
+        #: the last turn's tokens, in all and per model, where the agent reports them (codex-acp's `_meta.quota`)
+        self.turn_tokens: TurnTokens | None = None
 
     @property
     def timeline(self) -> list[Entity]:

@@ -24,7 +24,7 @@ import base64
 import binascii
 import posixpath
 from collections.abc import Callable
-from typing import Any, TypeAlias, TypeVar
+from typing import Any, TypeAlias, TypeVar, assert_never
 
 from msgspec import UNSET
 
@@ -56,7 +56,12 @@ from acp_tui.protocol.v2 import (
     UserMessageChunk,
 )
 from acp_tui.session import subagents
-from acp_tui.session.account import AUTH_STATUS_METHOD, MAX_WINDOWS, RATE_LIMIT_META, decode_rate_limit
+from acp_tui.session.account import (
+    MAX_WINDOWS,
+    QUOTA_META,
+    RATE_LIMIT_META,
+    decode_rate_limit,
+)
 from acp_tui.session.background import Job, read_snapshot
 from acp_tui.session.changes import (
     AccountChanged,
@@ -99,7 +104,10 @@ from acp_tui.session.local_events import (
     TerminalCancelFailed,
     TerminalCancelRequested,
     TerminalTimed,
+    ToolCallCancelFailed,
+    ToolCallCancelRequested,
     ToolCallCreated,
+    TurnTokensReported,
 )
 from acp_tui.session.model import (
     AGENT_MESSAGE,
@@ -123,6 +131,7 @@ from acp_tui.session.model import (
     Plan,
     Problem,
     SessionState,
+    Subagent,
     Submission,
     Terminal,
     ToolCall,
@@ -141,11 +150,12 @@ _E = TypeVar("_E", Message, ToolCall, Terminal, Compaction)
 ModelInput: TypeAlias = SessionUpdate | LocalEvent
 
 
-def apply(state: SessionState, item: ModelInput | object) -> list[Change]:
+def apply(state: SessionState, item: ModelInput) -> list[Change]:
     """Apply one decoded v2 update or local event to `state`; return what changed, in order.
 
-    Callers hand it a `ModelInput`; it takes anything else too, on purpose: a foreign object is recorded as
-    a problem ("unsupported update"), never a crash (docs/protocol.md §11).
+    It is typed for a `ModelInput` (mypy holds every caller to it); at run time it takes anything else too, on
+    purpose: a foreign object is recorded as a problem ("unsupported update"), never a crash (docs/protocol.md
+    §11).
     """
     handler = _HANDLERS.get(type(item))
     if handler is None:
@@ -402,6 +412,23 @@ def _terminal_cancel_failed(state: SessionState, event: TerminalCancelFailed) ->
     return [EntityChanged(term.key, frozenset({"cancelling"}))]
 
 
+def _tool_call_cancel_requested(state: SessionState, event: ToolCallCancelRequested) -> list[Change]:
+    """The user asked to stop one tool call (`tool_call/cancel`): "stopping…" until its final status."""
+    call = state.tool_call(event.tool_call_id)
+    if call is None or call.finished or call.cancelling:
+        return []
+    call.cancelling = True
+    return [EntityChanged(call.key, frozenset({"cancelling"}))]
+
+
+def _tool_call_cancel_failed(state: SessionState, event: ToolCallCancelFailed) -> list[Change]:
+    call = state.tool_call(event.tool_call_id)
+    if call is None or not call.cancelling:
+        return []
+    call.cancelling = False
+    return [EntityChanged(call.key, frozenset({"cancelling"}))]
+
+
 def _terminal_timed(state: SessionState, event: TerminalTimed) -> list[Change]:
     """The client's own command started or ended (the clock is read by the caller: this stays pure)."""
     term = state.terminal(event.terminal_id)
@@ -582,11 +609,23 @@ def _background(state: SessionState, items: list[BackgroundWork]) -> list[Change
     return problems
 
 
-def _job_entity(state: SessionState, job: Job) -> Terminal | ToolCall | None:
-    return state.terminal(job.id) if job.kind == "terminal" else state.tool_call(job.id)
+def _job_entity(state: SessionState, job: Job) -> Terminal | ToolCall | Subagent | None:
+    match job.kind:
+        case "terminal":
+            return state.terminal(job.id)
+        case "tool_call":
+            return state.tool_call(job.id)
+        case "subagent":
+            return state.subagents.get(job.id)
+        case unreachable:
+            assert_never(unreachable)
 
 
-def _job_finished(entity: Terminal | ToolCall) -> bool:
+def _job_finished(entity: Terminal | ToolCall | Subagent) -> bool:
+    """Has it reported its final status? A subagent has none to report (the schema asks it only of terminals
+    and tool calls): dropping it from the list is how it ends (session/subagents.py `close_unlisted`)."""
+    if isinstance(entity, Subagent):
+        return True
     return entity.exit_status is not None if isinstance(entity, Terminal) else entity.finished
 
 
@@ -631,8 +670,15 @@ def _limit_window(state: SessionState, info: object) -> list[Change]:
 
 def _account_reported(state: SessionState, event: AccountReported) -> list[Change]:
     if event.account is None:
-        return _warn_once(state, "account", f"unreadable {AUTH_STATUS_METHOD}", event.detail[:500])
+        return _warn_once(state, "account", f"unreadable {event.method}", event.detail[:500])
     state.account.account = event.account
+    return [AccountChanged()]
+
+
+def _turn_tokens_reported(state: SessionState, event: TurnTokensReported) -> list[Change]:
+    if event.tokens is None:
+        return _warn_once(state, "quota", f"unreadable _meta.{QUOTA_META} in the session/prompt result", event.detail)
+    state.turn_tokens = event.tokens
     return [AccountChanged()]
 
 
@@ -890,6 +936,8 @@ _HANDLERS: dict[type, _Handler] = {
     TerminalOutputChunk: _terminal_chunk,
     TerminalCancelRequested: _terminal_cancel_requested,
     TerminalCancelFailed: _terminal_cancel_failed,
+    ToolCallCancelRequested: _tool_call_cancel_requested,
+    ToolCallCancelFailed: _tool_call_cancel_failed,
     TerminalTimed: _terminal_timed,
     PlanUpdate: _plan_update,
     AvailableCommandsUpdate: _commands,
@@ -916,6 +964,7 @@ _HANDLERS: dict[type, _Handler] = {
     FileAccessed: _file_accessed,
     PromptSteered: _prompt_steered,
     AccountReported: _account_reported,
+    TurnTokensReported: _turn_tokens_reported,
 }
 
 __all__ = ["apply"]

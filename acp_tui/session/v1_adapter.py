@@ -70,6 +70,7 @@ from acp_tui.protocol.v2 import (
 )
 from acp_tui.session.local_events import PromptAccepted, ToolCallCreated
 from acp_tui.session.model import AGENT_MESSAGE, AGENT_THOUGHT, USER_MESSAGE
+from acp_tui.session.reducer import ModelInput
 
 #: The `configId` of the select option that stands for v1 modes (set it with `session/set_mode`).
 V1_MODE_CONFIG_ID: Final = "mode"
@@ -122,14 +123,14 @@ class V1Adapter:
     def in_turn(self) -> bool:
         return self._in_turn
 
-    def initial_updates(self) -> list[Any]:
+    def initial_updates(self) -> list[ModelInput]:
         """The config options known from session setup, as one `ConfigOptionUpdate` (or nothing)."""
         options = self._options()
         return [ConfigOptionUpdate(config_options=options)] if options else []
 
     # -- turns (docs/protocol.md §4.2: a v1 turn is the pending session/prompt) ----------------------
 
-    def turn_started(self, request_id: int | str | None = None) -> list[Any]:
+    def turn_started(self, request_id: int | str | None = None) -> list[ModelInput]:
         """A v1 prompt was sent: synthesise `running` and, for a prompt, its locally made user message.
 
         v1 prompt responses carry no message id, so the submission is accepted at once under a local id
@@ -138,14 +139,14 @@ class V1Adapter:
         self._in_turn = True
         self._pending_permissions = 0
         self._last_kind = None
-        out: list[Any] = [StateUpdate(state="running")]
+        out: list[ModelInput] = [StateUpdate(state="running")]
         if request_id is not None:
             message_id = self._new_id(USER_MESSAGE)
             self._last_kind = USER_MESSAGE
             out.append(PromptAccepted(request_id, message_id))
         return out
 
-    def turn_ended(self, stop_reason: Any) -> list[Any]:
+    def turn_ended(self, stop_reason: Any) -> list[ModelInput]:
         """The prompt response arrived: synthesise the idle update with its stop reason."""
         self._in_turn = False
         self._pending_permissions = 0
@@ -153,7 +154,7 @@ class V1Adapter:
         reason = stop_reason if isinstance(stop_reason, str) else UNSET
         return [StateUpdate(state="idle", stop_reason=reason)]
 
-    def turn_failed(self, error: ErrorObject | None, after_cancel: bool = False) -> list[Any]:
+    def turn_failed(self, error: ErrorObject | None, after_cancel: bool = False) -> list[ModelInput]:
         """An error response ends the turn: idle/error with the error, or idle/cancelled after a cancel."""
         self._in_turn = False
         self._pending_permissions = 0
@@ -162,10 +163,10 @@ class V1Adapter:
             return [StateUpdate(state="idle", stop_reason="cancelled")]
         return [StateUpdate(state="idle", stop_reason="error", error=error if error is not None else UNSET)]
 
-    def permission_requested(self, request: Any = None) -> list[Any]:
+    def permission_requested(self, request: Any = None) -> list[ModelInput]:
         """A v1 permission request: its `toolCall` patches that tool call (docs/protocol.md §8: v1 agents put the prompt
         text there), and it blocks the turn, so synthesise `requires_action` (only during a turn)."""
-        out: list[Any] = []
+        out: list[ModelInput] = []
         call = getattr(request, "tool_call", None)
         if type(call) is V1ToolCallUpdate:
             out.append(_tool_call(call))
@@ -174,7 +175,7 @@ class V1Adapter:
             out.append(StateUpdate(state="requires_action"))
         return out
 
-    def permission_resolved(self) -> list[Any]:
+    def permission_resolved(self) -> list[ModelInput]:
         """A v1 permission request was answered: back to `running` once none is pending."""
         if self._pending_permissions == 0:
             return []
@@ -185,7 +186,7 @@ class V1Adapter:
 
     # -- updates ---------------------------------------------------------------------------------------
 
-    def update(self, update: Any) -> list[Any]:
+    def update(self, update: Any) -> list[ModelInput]:
         """Translate one decoded v1 update into zero or more v2 updates."""
         kind = type(update)
         if kind is V1AgentMessageChunk:
@@ -237,7 +238,7 @@ class V1Adapter:
 
     def _terminal_meta(
         self, update: V1ToolCall | V1ToolCallUpdate, call: ToolCallUpdate
-    ) -> tuple[ToolCallUpdate | None, list[Any]]:
+    ) -> tuple[ToolCallUpdate | None, list[ModelInput]]:
         """A tool call's `_meta.terminal_info` / `terminal_output` (a snapshot) / `terminal_output_delta`
         (a chunk) / `terminal_exit` as v2 terminal updates, shown in its card like a v2 display-only
         terminal; the tool call keeps the rest of its `_meta`. `None` for a patch left with nothing to say.
@@ -287,7 +288,7 @@ class V1Adapter:
             return list(self._agent_options)  # V1 SHOULD: configOptions win over modes
         return [self._mode_option] if self._mode_option is not None else []
 
-    def _mode_changed(self, mode_id: str) -> list[Any]:
+    def _mode_changed(self, mode_id: str) -> list[ModelInput]:
         if self._mode_option is None or self._agent_options:
             return []  # no modes advertised, or config options govern
         option = self._mode_option
@@ -349,9 +350,9 @@ class _MetaTerminal:
     #: the card's content references this terminal (so its updates need no `TerminalRef` added)
     in_card: bool = False
 
-    def updates(self, parts: dict[str, Any], command: str | None) -> list[Any]:
+    def updates(self, parts: dict[str, Any], command: str | None) -> list[ModelInput]:
         """The v2 terminal updates for one tool call report: create/patch, then a chunk, then the exit."""
-        out: list[Any] = []
+        out: list[ModelInput] = []
         info, snapshot = parts.get("terminal_info"), parts.get("terminal_output")
         patch: dict[str, Any] = {}
         if command is not None and command != self.command:
@@ -376,7 +377,7 @@ class _MetaTerminal:
             out.append(TerminalUpdate(terminal_id=self.terminal_id, exit_status=status))
         return out
 
-    def shown_by(self, call: ToolCallUpdate, creating: bool) -> tuple[ToolCallUpdate, list[Any]]:
+    def shown_by(self, call: ToolCallUpdate, creating: bool) -> tuple[ToolCallUpdate, list[ModelInput]]:
         """Make the card show this terminal (it is the call's terminal): content that leaves it out gets it
         first; a card whose content was never reported gets it appended (a `ToolCallContentChunk`)."""
         content = call.content

@@ -1,8 +1,8 @@
-"""The Textual application: themes, the chat screen, and the quit and interrupt policy.
+"""The Textual application: themes, the tabs, and the quit and interrupt policy.
 
-Everything about the conversation lives in `ChatScreen`; the app only registers the palettes,
-owns the priority bindings that must work wherever the focus is (Ctrl-C, Ctrl-Q), and shuts the
-agent down cleanly on the way out.
+Everything about a conversation lives in its `ChatScreen`; the app holds the tabs (`TabHost`, one chat
+screen and agent each, acp_tui/ui/tabs), registers the palettes, owns the bindings that must work wherever
+the focus is (Ctrl-C, Ctrl-Q, the tab keys), and shuts every agent down cleanly on the way out.
 """
 
 from __future__ import annotations
@@ -27,16 +27,24 @@ from acp_tui.config import save_theme
 from acp_tui.paths import config_file
 from acp_tui.ui.browsers.help import HelpScreen
 from acp_tui.ui.browsers.inspector import INSPECTOR_KEY, InspectorCommands, InspectorScreen, log_hint
+from acp_tui.ui.browsers.sessions import SessionBrowser
 from acp_tui.ui.chat.interrupt import FORCE_STOP_AFTER
 from acp_tui.ui.chat.screen import ChatScreen, ControllerFactory, default_controller
 from acp_tui.ui.chat.terminal_title import restore_window_title
+from acp_tui.ui.dialogs.close_tab import CloseTabScreen
+from acp_tui.ui.dialogs.new_tab import NewTabScreen
+from acp_tui.ui.tabs.agents import agent_choices
+from acp_tui.ui.tabs.alt_digits import read_alt_digits
+from acp_tui.ui.tabs.commands import TabCommands
+from acp_tui.ui.tabs.host import TabHost
 from acp_tui.ui.themes import ansi_terminal_theme, load_shipped_themes
 from acp_tui.ui.themes.colour_system import colour_system
 from acp_tui.ui.themes.markdown_styles import markdown_theme
 from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
+from acp_tui.ui.widgets.tab_bar import TabBar
 
 if TYPE_CHECKING:
-    from acp_tui.launch import Launch
+    from acp_tui.launch import Launch, TabLauncher
 
 DEFAULT_THEME = "acp-dark"
 #: The palette of terminals with 16 colours (their own ANSI colours), unless a theme was chosen.
@@ -50,7 +58,7 @@ SIGNAL_DEADLINE = 15.0
 
 
 class AcpApp(App[int]):
-    """acp-tui: one agent, one conversation."""
+    """acp-tui: conversations with agents, one per tab."""
 
     TITLE = "acp-tui"
     ENABLE_COMMAND_PALETTE = True
@@ -59,8 +67,15 @@ class AcpApp(App[int]):
         Binding("ctrl+q", "quit_app", "Quit", priority=True),
         Binding("f1", "show_keys", "Keys"),
         Binding(INSPECTOR_KEY, "show_inspector", "Protocol inspector"),
+        # Tabs (acp_tui/ui/tabs): each works over a dialog too (a modal screen cuts off the app's other bindings),
+        # and only while it acts: one tab, Ctrl+W deletes a word; on the session list Ctrl+T is its "all folders".
+        Binding("ctrl+t", "new_tab", "New tab", priority=True),
+        Binding("ctrl+w", "close_tab", "Close tab", priority=True, show=False),
+        Binding("ctrl+pagedown", "step_tab(1)", "Next tab", priority=True, show=False),
+        Binding("ctrl+pageup", "step_tab(-1)", "Previous tab", priority=True, show=False),
+        *(Binding(f"alt+{n}", f"show_tab({n})", f"Tab {n}", priority=True, show=False) for n in range(1, 10)),
     ]
-    COMMANDS = App.COMMANDS | {InspectorCommands}
+    COMMANDS = App.COMMANDS | {InspectorCommands, TabCommands}
 
     def __init__(
         self,
@@ -69,10 +84,16 @@ class AcpApp(App[int]):
         arm_delay: float = 0.5,
         force_stop_after: float = FORCE_STOP_AFTER,
         controller: ControllerFactory = default_controller,
+        launcher: TabLauncher | None = None,
     ) -> None:
+        """`launcher` resolves *New tab with agent…* as the command line would (acp_tui.cli.tab_launch); without
+        one, a new tab can take the current agent into another folder only."""
         super().__init__()
         self.launch = launch
         self.controller_factory = controller
+        self.launcher = launcher
+        self.tabs = TabHost(self, self._chat_screen)
+        read_alt_digits()  # Alt+1…Alt+9 as terminals send them (Esc, digit), not as macOS Option characters
         self.arm_delay = arm_delay
         self.force_stop_after = force_stop_after
         #: our palettes' own ANSI colours for agent terminal output, by theme name
@@ -114,14 +135,7 @@ class AcpApp(App[int]):
         self._style_markdown(self.current_theme)
         self.theme_changed_signal.subscribe(self, self._style_markdown)
         self.theme_changed_signal.subscribe(self, self._save_theme)
-        self.push_screen(
-            ChatScreen(
-                self.launch,
-                arm_delay=self.arm_delay,
-                force_stop_after=self.force_stop_after,
-                controller=self.controller_factory,
-            )
-        )
+        self.tabs.open(self.launch, fresh=False)  # the first tab: the session the command line asked for
         if self._theme_warning:
             self.notify(f"{self._theme_warning}; using {DEFAULT_THEME}", severity="warning", markup=False)
         if self.owns_process:
@@ -170,6 +184,11 @@ class AcpApp(App[int]):
         self.console.push_theme(markdown_theme(self.get_css_variables()))
         self._markdown_styled = True
 
+    def _chat_screen(self, launch: Launch) -> ChatScreen:
+        return ChatScreen(
+            launch, arm_delay=self.arm_delay, force_stop_after=self.force_stop_after, controller=self.controller_factory
+        )
+
     @property
     def chat(self) -> ChatScreen | None:
         for screen in reversed(self.screen_stack):
@@ -184,9 +203,12 @@ class AcpApp(App[int]):
 
     def action_show_inspector(self) -> None:
         """F8 / the palette: every frame of the topmost chat's connection (acp_tui/ui/browsers/inspector.py), once."""
-        session = self.chat.controller.session if self.chat is not None else None
-        if session is not None and not isinstance(self.screen, InspectorScreen):
-            self.push_screen(InspectorScreen(session.frames, log_hint=log_hint(self.launch.log_path)))
+        chat = self.chat
+        session = chat.controller.session if chat is not None else None
+        if chat is not None and session is not None and not isinstance(self.screen, InspectorScreen):
+            # the tab's own log file: with --log FILE, tab N writes FILE.tabN (acp_tui/ui/tabs/host.py)
+            hint = log_hint(chat.controller.launch.log_path)
+            self.push_screen(InspectorScreen(session.frames, log_hint=hint))
 
     def action_interrupt(self) -> None:
         chat = self.chat
@@ -194,6 +216,81 @@ class AcpApp(App[int]):
             self.exit(130)
             return
         chat.interrupt()
+
+    # -- tabs (acp_tui/ui/tabs) --------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The tab keys act only where there is something to do; otherwise the key goes on (Ctrl+W to the prompt)."""
+        match action:
+            case "new_tab":
+                return not isinstance(self.screen, SessionBrowser)
+            case "close_tab":  # once: Ctrl+W again over its own question asks no second time
+                return len(self.tabs.tabs) >= 2 and not isinstance(self.screen, CloseTabScreen)
+            case "step_tab":
+                return len(self.tabs.tabs) >= 2
+            case "show_tab":
+                number = parameters[0] if parameters else 0
+                return isinstance(number, int) and 1 <= number <= len(self.tabs.tabs)
+            case _:
+                return True
+
+    def _base_launch(self) -> Launch:
+        """The shown tab's launch: what a new tab starts from (its agent, its folder)."""
+        current = self.tabs.current
+        return current.screen.launch if current is not None else self.launch
+
+    def action_new_tab(self) -> None:
+        """Ctrl+T: the same agent and folder, a new session, in a tab of its own."""
+        self.tabs.open(self._base_launch())
+
+    def action_new_tab_from_session(self) -> None:
+        """The palette: a new tab of this agent that opens with its session list (as `acp-tui --resume`)."""
+        self.tabs.open(self._base_launch(), pick=True)
+
+    def action_new_tab_with_agent(self) -> None:
+        """The palette: ask for an agent and a folder (acp_tui/ui/dialogs/new_tab.py), then open its tab."""
+        base = self._base_launch()
+
+        def build(agent: str, folder: str) -> Launch:
+            if self.launcher is not None:
+                return self.launcher(base, agent, folder)
+            return same_agent_elsewhere(base, agent, folder)
+
+        def chosen(launch: Launch | None) -> None:
+            if launch is not None:
+                self.tabs.open(launch, fresh=False)
+
+        screen = NewTabScreen(agent=base.agent_name, folder=str(base.cwd), choices=agent_choices(), build=build)
+        self.push_screen(screen, chosen)
+
+    def action_show_tab(self, number: int) -> None:
+        """Alt+1…Alt+9."""
+        self.tabs.show_number(number)
+
+    def action_step_tab(self, by: int) -> None:
+        """Ctrl+PageDown / Ctrl+PageUp."""
+        self.tabs.step(by)
+
+    def action_close_tab(self) -> None:
+        """Ctrl+W: close the shown tab (asking first while its agent works); never the last one."""
+        tab = self.tabs.current
+        if tab is None or len(self.tabs.tabs) < 2:
+            return
+        if not tab.working:
+            self.tabs.close(tab)
+            return
+        number = self.tabs.tabs.index(tab) + 1
+        what = "a question waits for you" if tab.state == "waiting" else "its agent is working"
+
+        def answered(close: bool | None) -> None:
+            if close:
+                self.tabs.close(tab)
+
+        self.push_screen(CloseTabScreen(number, tab.title, what, arm_delay=self.arm_delay), answered)
+
+    def on_tab_bar_chosen(self, event: TabBar.Chosen) -> None:
+        """A click on a tab in the bar."""
+        self.tabs.show_number(event.number)
 
     async def action_quit(self) -> None:
         """Any other way out (command palette, Textual's own bindings) shuts the agent down too."""
@@ -204,9 +301,7 @@ class AcpApp(App[int]):
         if self._quitting:
             return
         self._quitting = True
-        chat = self.chat
-        if chat is not None:
-            await chat.shutdown()
+        await self.tabs.shutdown()  # every tab's session closed and agent stopped, together
         if self._signalled == signal.SIGHUP:
             # Nobody is left to see the screen, and Textual's own exit would write to the hung-up terminal.
             last_resort(128 + signal.SIGHUP)
@@ -232,7 +327,23 @@ def last_resort(code: int) -> None:
     os._exit(code)
 
 
-def run(launch: Launch) -> int:
+def same_agent_elsewhere(base: Launch, agent: str, folder: str) -> Launch:
+    """Without a launcher (tests, embedders): only the current agent, in another folder."""
+    from dataclasses import replace
+    from pathlib import Path
+
+    from acp_tui.launch import LaunchProblem
+
+    if agent.strip():
+        raise LaunchProblem("only the current agent can be started here")
+    path = Path(folder).expanduser() if folder.strip() else base.cwd
+    path = path if path.is_absolute() else base.cwd / path
+    if not path.is_dir():
+        raise LaunchProblem(f"folder '{folder}': not a directory")
+    return replace(base, cwd=path, resume_id=None, continue_last=False, pick_session=False, warnings=())
+
+
+def run(launch: Launch, *, launcher: TabLauncher | None = None) -> int:
     """Run the app until the user quits; the exit code for the shell.
 
     acp-tui becomes a child subreaper first (acp_tui/lineage.py), so what an agent or a terminal command
@@ -240,7 +351,7 @@ def run(launch: Launch) -> int:
     ends, is killed on the way out.
     """
     lineage.install()
-    app = AcpApp(launch)
+    app = AcpApp(launch, launcher=launcher)
     app.owns_process = True
     app.use_terminal_colours(os.environ)
     try:

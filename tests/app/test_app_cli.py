@@ -273,3 +273,25 @@ def test_console_script_version_paths_and_list_agents(user_dirs: dict[str, Path]
     listed = run_cli("--list-agents")
     assert listed.returncode == 0 and listed.stderr == ""
     assert "* echo  python3 -m echo_agent" in listed.stdout.splitlines()
+
+
+@pytest.mark.parametrize("args", [["--list-agents"], ["--paths"], ["--version"]])
+def test_a_reader_gone_before_the_listing_is_no_traceback(args: list[str]) -> None:
+    """`acp-tui --list-agents | head -3`: the pipe's reader is closed before anything is written (deterministic:
+    the read end is closed first); the command ends 141 like any writer to a closed pipe, without a traceback."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        result = subprocess.run(
+            [console_script(), *args],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            timeout=60,
+            env=dict(os.environ),
+        )
+    finally:
+        os.close(write_end)
+    assert result.returncode == 141, result.stderr
+    assert result.stderr == ""

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from acp_tui.controller.controller import SessionController
-from acp_tui.controller.controller_events import ControllerEvent
+from acp_tui.controller.controller_events import ControllerListener
 from acp_tui.controller.wiring import UserAsker
 from acp_tui.launch import Launch
 from acp_tui.services.permission import PermissionService
@@ -25,12 +24,12 @@ from tests.support.app_run import AppRun, card_for, make_launch, private_dirs, p
 PY = sys.executable
 
 
-def with_terminals(launch: Launch, emit: Callable[[ControllerEvent], None], asker: UserAsker) -> SessionController:
+def with_terminals(launch: Launch, listener: ControllerListener, asker: UserAsker) -> SessionController:
     """The app's controller with the terminal service installed (ids `term-t-N`, for the script)."""
     return SessionController(
         launch,
         asker=asker,
-        emit=emit,
+        listener=listener,
         services=lambda _launch, ask: [PermissionService(ask), TerminalService(id_prefix="t")],
     )
 

@@ -25,12 +25,12 @@ from tests.support.app_run import (  # noqa: F401  (fixtures)
     tool,
     update,
 )
-from tests.support.jobs_script import script
+from tests.support.jobs_script import background_subagent_turn, cancellable_watcher_turn, script
 from tests.support.schema_check import validate_agent_message, validate_client_message
 
 
 def test_every_frame_of_the_script_is_schema_valid() -> None:
-    for turn in script()["turns"]:
+    for turn in [*script()["turns"], cancellable_watcher_turn()]:
         for step in turn["steps"]:
             if step["op"] == "update":
                 frame = {
@@ -125,3 +125,66 @@ async def test_no_tray_for_an_agent_that_reports_no_background(tmp_path: Path, p
         await run.send("hello")
         await run.idle()
         assert not tray(run).display and not run.chat.controller.state.background.reported
+
+
+@pytest.mark.asyncio
+async def test_a_subagent_working_in_the_background_is_listed_by_its_name(tmp_path: Path, private_dirs: None) -> None:
+    async with running_app(tmp_path, {"version": 2, "turns": [background_subagent_turn()]}) as run:
+        await run.send("delegate")
+        await run.idle()
+        jobs = tray(run)
+        await run.wait(lambda: jobs.count == 1, "one background job")
+        assert "Explore the tests" in jobs.summary() and "\x1b" not in jobs.summary()
+        assert "not shown" not in jobs.summary()
+        await run.pilot.click(JobsTray)
+        await run.wait(lambda: jobs.has_focus, "the tray focused")
+        [row] = [row for row in jobs.rows()[1:] if "Explore the tests" in row]
+        assert "◇" in row and "^X stop" not in row  # no stop: none is offered for a subagent here
+        assert not jobs.stoppable(jobs.jobs[0])
+        assert "not shown" not in "\n".join(jobs.rows())
+
+
+@pytest.mark.asyncio
+async def test_a_background_tool_call_that_allows_it_is_stopped_with_tool_call_cancel(
+    tmp_path: Path, private_dirs: None
+) -> None:
+    agent = {**script(), "turns": [cancellable_watcher_turn()]}
+    async with running_app(tmp_path, agent) as run:
+        await run.send("watch")
+        await run.idle()
+        jobs = tray(run)
+        await run.wait(lambda: jobs.count == 1, "the watcher listed")
+        await run.pilot.click(JobsTray)
+        await run.wait(lambda: jobs.has_focus, "the tray focused")
+        assert jobs.stoppable(jobs.jobs[0]) and "^X stop" in jobs.rows()[1]
+        await run.pilot.press("ctrl+x")
+        await run.wait(lambda: run.received("tool_call/cancel"), "tool_call/cancel")
+        [cancel] = run.received("tool_call/cancel")
+        assert cancel["params"]["toolCallId"] == "watch" and run.received("terminal/cancel") == []
+        await run.wait(lambda: "stopping…" in jobs.rows()[1], "stopping…")
+        await run.pilot.press("ctrl+x")  # already stopping: the card's guard holds
+        await run.pilot.pause()
+        assert len(run.received("tool_call/cancel")) == 1
+        assert validate_sent(run) >= 4  # initialize, session/new, session/prompt, tool_call/cancel
+
+
+@pytest.mark.asyncio
+async def test_f9_opens_the_tray_from_the_prompt(tmp_path: Path, private_dirs: None) -> None:
+    async with running_app(tmp_path, script()) as run:
+        jobs = await started(run)
+        run.chat.prompt_input.focus()
+        await run.pilot.press("f9")
+        await run.wait(lambda: jobs.has_focus, "the tray focused by F9")
+        assert any("^X stop" in row for row in jobs.rows())
+        await run.pilot.press("escape")
+        await run.wait(lambda: run.chat.prompt_input.has_focus, "back in the prompt")
+
+
+@pytest.mark.asyncio
+async def test_f9_without_jobs_leaves_the_focus_in_the_prompt(tmp_path: Path, private_dirs: None) -> None:
+    async with running_app(tmp_path, script()) as run:
+        run.chat.prompt_input.focus()
+        assert not tray(run).display
+        await run.pilot.press("f9")
+        await run.pilot.pause()
+        assert run.chat.prompt_input.has_focus

@@ -33,6 +33,7 @@ from tests.support.app_run import (  # noqa: F401  (fixtures)
     update,
     v2_turn,
 )
+from tests.support.scripted_app import STANDARD_OPTIONS, permission_request
 
 SIZE = (120, 40)
 
@@ -462,4 +463,89 @@ def test_snapshot_account_and_limits(snap_compare: Any, tmp_path: Path, size: tu
     )
     app = snapshot_app(tmp_path, turn, theme=theme, after_new=(push,))
     run_before = send_and_wait("hello", record=tmp_path / "record.jsonl")
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+#: Tab 1's question in the tab-bar picture (asked while it is hidden, so never drawn).
+PERMISSION = permission_request(7, STANDARD_OPTIONS[::2], title="Edit greet.py")
+
+
+@pytest.mark.parametrize("theme", ["acp-dark", "acp-light"])
+@pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=lambda size: f"{size[0]}x{size[1]}")
+def test_snapshot_tab_bar(snap_compare: Any, tmp_path: Path, size: tuple[int, int], theme: str) -> None:
+    """Three tabs: tab 1 needs you (a permission asked while it was hidden) with unseen output, tab 2 works,
+    tab 3 is shown and idle; at 80 columns the titles are cut, never the numbers or glyphs."""
+    hold = tmp_path / "never"  # tab 2's turn waits for this file: it stays working for the picture
+    turns = [
+        v2_turn(
+            update({"sessionUpdate": "agent_message_chunk", "messageId": "a", "content": text("Hello!")}), match="hello"
+        ),
+        {
+            "match": "dialog",
+            "steps": [
+                {"op": "respond_prompt"},
+                {"op": "user_message"},
+                {"op": "state", "state": "running"},
+                update({"sessionUpdate": "agent_message_chunk", "messageId": "b", "content": text("Editing.")}),
+                PERMISSION,
+                {"op": "state", "state": "idle", "stopReason": "end_turn"},
+            ],
+        },
+        {
+            "match": "work",
+            "steps": [
+                {"op": "respond_prompt"},
+                {"op": "user_message"},
+                {"op": "state", "state": "running"},
+                update({"sessionUpdate": "agent_message_chunk", "messageId": "c", "content": text("Working on it.")}),
+                {"op": "wait_for_file", "path": str(hold), "timeout": 60},
+                {"op": "state", "state": "idle", "stopReason": "end_turn"},
+            ],
+        },
+    ]
+    script = {
+        "version": 2,
+        "initialize": INIT,
+        "turns": turns,
+        "after_session_new": [
+            update({"sessionUpdate": "session_info_update", "title": "Make the greeting friendlier, with tests"})
+        ],
+    }
+    script_path = tmp_path / "script.json"
+    script_path.write_text(json.dumps(script), encoding="utf-8")
+    record = tmp_path / "record.jsonl"
+    launch = make_launch(scripted_agent_argv(script_path, record), cwd=project_dir(tmp_path), theme=theme)
+    app = AcpApp(launch, arm_delay=0.1)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        run = AppRun(pilot.app, pilot, record)  # type: ignore[arg-type]
+
+        async def ready_tab() -> None:
+            await run.ready()
+            run.chat.prompt_input.cursor_blink = False
+            await run.wait(lambda: run.chat.controller.state.info.title is not None, "the title")
+
+        await ready_tab()
+        await run.send("hello")
+        await run.idle()
+        tabs = app.tabs
+        for number in (2, 3):
+            await pilot.press("ctrl+t")
+            await run.wait(lambda number=number: len(tabs.tabs) == number, f"tab {number}")  # type: ignore[misc]
+            await ready_tab()
+            if number == 2:
+                await run.send("work")
+                await run.wait(lambda: run.chat.status.values.busy, "tab 2 working")
+        first = tabs.tabs[0].screen
+        first.controller.submit("dialog")  # asked while tab 1 is hidden
+        await run.wait(
+            lambda: (
+                [(label.state, label.unseen) for label in tabs.labels()]
+                == [("waiting", True), ("working", False), ("idle", False)]
+            ),
+            "tab 1 waiting with unseen output, tab 2 working, tab 3 idle",
+        )
+        await pilot.pause()
+        await pilot.wait_for_scheduled_animations()
+
     assert snap_compare(app, terminal_size=size, run_before=run_before)

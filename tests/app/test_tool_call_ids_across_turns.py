@@ -23,7 +23,7 @@ from acp_tui.protocol.v2 import StateUpdate, TextContent, ToolCallContentChunk, 
 from acp_tui.session.changes import ContentAppended, EntityAdded, EntityChanged
 from acp_tui.session.local_events import PermissionRequested, PromptSubmitted
 from acp_tui.session.model import TOOL_CALL, SessionState, ToolCall
-from acp_tui.session.reducer import apply
+from acp_tui.session.reducer import ModelInput, apply
 from acp_tui.session.v1_adapter import V1Adapter
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.widgets.tool_call import ToolCallCard
@@ -46,7 +46,7 @@ from tests.support.scripted_app import (
 SDK_LOG = TRAFFIC / "sdk-agent-v1.log"
 
 
-def feed(state: SessionState, *items: object) -> list[Any]:
+def feed(state: SessionState, *items: ModelInput) -> list[Any]:
     changes: list[Any] = []
     for item in items:
         changes += apply(state, item)
@@ -57,7 +57,7 @@ def cards(state: SessionState) -> list[ToolCall]:
     return [e for e in state.entities.values() if isinstance(e, ToolCall)]
 
 
-def turn(state: SessionState, *items: object) -> list[Any]:
+def turn(state: SessionState, *items: ModelInput) -> list[Any]:
     """One v2 foreground turn: running, the items, idle."""
     return feed(state, StateUpdate(state="running"), *items, StateUpdate(state="idle", stop_reason="end_turn"))
 

@@ -23,7 +23,7 @@ from acp_tui.session.changes import (
 from acp_tui.session.coalesce import coalesce
 from acp_tui.session.local_events import AgentExited, CancelRequested, PromptAccepted, PromptSubmitted
 from acp_tui.session.model import SessionState
-from acp_tui.session.reducer import apply
+from acp_tui.session.reducer import ModelInput, apply
 from acp_tui.session.v1_adapter import V1Adapter
 from acp_tui.ui.widgets.system_line import SystemLine
 from acp_tui.ui.widgets.tool_call import ToolCallCard
@@ -33,7 +33,7 @@ from tests.support.app_run import private_dirs, running_app, update  # noqa: F40
 ERROR = ErrorObject(-32603, "model overheated")
 
 
-def feed(state: SessionState, *items: object) -> list[Any]:
+def feed(state: SessionState, *items: ModelInput) -> list[Any]:
     changes: list[Any] = []
     for item in items:
         changes += apply(state, item)

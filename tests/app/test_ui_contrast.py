@@ -278,8 +278,9 @@ def scene_turn() -> dict[str, Any]:
     }
 
 
-def dialog_turn() -> dict[str, Any]:
-    """A turn that asks for permission and waits (the prompt sent meanwhile is queued)."""
+def dialog_turn(go: Path) -> dict[str, Any]:
+    """A turn that asks for permission and waits (the prompt sent meanwhile is queued); the request comes once
+    the test has read the screen before it (`go` exists)."""
     request = {
         "op": "request",
         "method": "session/request_permission",
@@ -307,7 +308,7 @@ def dialog_turn() -> dict[str, Any]:
             {"op": "user_message"},
             {"op": "state", "state": "running"},
             plan_update("p2", ("Ask first", "completed"), ("Edit main.py", "in_progress"), ("Test it", "pending")),
-            {"op": "sleep", "seconds": 1.0},
+            {"op": "wait_for_file", "path": str(go), "timeout": 30},
             request,
             {"op": "state", "state": "idle", "stopReason": "end_turn"},
         ],
@@ -335,7 +336,7 @@ def scene_app(tmp_path: Path, theme: str) -> tuple[AcpApp, Path]:
                 }
             ),
         ],
-        "turns": [scene_turn(), dialog_turn()],
+        "turns": [scene_turn(), dialog_turn(tmp_path / "go")],
     }
     script_path = tmp_path / "script.json"
     script_path.write_text(json.dumps(script), encoding="utf-8")
@@ -443,6 +444,7 @@ async def test_every_text_cell_has_readable_contrast(tmp_path: Path, theme: str)
         await run.wait(lambda: run.chat.query_one(PlanPanel).shown, "the plan panel")
         await pilot.pause()
         failures += low_contrast(app, "queued prompt and plan panel")
+        (tmp_path / "go").touch()  # now the permission request
         await run.wait(lambda: isinstance(app.screen, ModalScreen) and app.screen.armed, "the armed dialog")  # type: ignore[attr-defined]
         await pilot.pause()
         failures += low_contrast(app, "permission dialog", dialog_region(app))

@@ -37,7 +37,7 @@ from acp_tui.protocol.v2 import (
 )
 from acp_tui.session.local_events import AgentExited
 from acp_tui.session.model import SessionState
-from acp_tui.session.reducer import apply
+from acp_tui.session.reducer import ModelInput, apply
 from acp_tui.ui.dialogs.permission import PermissionScreen
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.plan_view import PlanView
@@ -89,7 +89,7 @@ def tool_cards() -> list[Widget]:
     """Every status: pending, running (its body), done (one line), failed (its body), cancelled,
     interrupted, an unknown one, a hostile title; a running and a finished terminal."""
     state = SessionState()
-    for update in [
+    updates: list[ModelInput] = [
         StateUpdate(state="running"),
         ToolCallUpdate(
             tool_call_id="pend",
@@ -158,7 +158,8 @@ def tool_cards() -> list[Widget]:
         ToolCallUpdate(tool_call_id="stop", title="Long job", kind="execute", status="cancelled"),
         ToolCallUpdate(tool_call_id="odd", title="Odd status", kind="other", status="teleporting"),
         ToolCallUpdate(tool_call_id="evil", title="[ Allow always ] [bold]x[/]", kind="_weird", status="completed"),
-    ]:
+    ]
+    for update in updates:
         apply(state, update)
     gone = SessionState()  # the agent exits while a call runs: it is interrupted
     apply(gone, StateUpdate(state="running"))

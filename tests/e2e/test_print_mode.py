@@ -159,7 +159,7 @@ def test_a_closed_pipe_ends_the_run_quietly(tmp_path: Path) -> None:
     assert "Traceback" not in stderr and "BrokenPipe" not in stderr
 
 
-@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)])
 def test_a_signal_cancels_the_turn_per_spec_and_stops_the_agent(tmp_path: Path, sig: signal.Signals, code: int) -> None:
     pid_file = tmp_path / "agent.pid"
     steps = turn(
@@ -227,6 +227,24 @@ def test_the_exit_code_says_how_the_turn_ended(tmp_path: Path, version: int, sto
     run.validate_all()
 
 
+@pytest.mark.parametrize("protocol", ["1", "2"])
+def test_a_turn_that_ends_in_an_error_exits_1(tmp_path: Path, protocol: str) -> None:
+    """The demo's `error` turn: v2 ends it idle with the `error` stop reason, v1 answers the prompt with an error."""
+    result = acp(tmp_path, "-p", "error", "--protocol", protocol)
+    assert result.returncode == 1, result.stderr
+    assert "the turn failed: The demo model overheated" in result.stderr
+
+
+@pytest.mark.parametrize("stop_reason", ["_acme_paused", "bored"])
+def test_a_stop_reason_we_do_not_know_exits_1(tmp_path: Path, stop_reason: str) -> None:
+    """v2's stop reasons are open: the turn ended, but how is unknown, so the run did not succeed."""
+    run = scripted(tmp_path, 2, turn(2, chunk("the answer", 2), stop_reason=stop_reason))
+    result = run_scripted(run, "--output", "jsonl")
+    assert result.returncode == 1, result.stderr
+    end = json.loads(result.stdout.splitlines()[-1])
+    assert end["exitCode"] == 1 and end["stopReason"] == stop_reason
+
+
 @pytest.mark.parametrize("version", [1, 2])
 def test_a_failed_prompt_exits_1_and_a_login_demand_exits_8(tmp_path: Path, version: int) -> None:
     failed = scripted(tmp_path, version, [{"op": "error_prompt", "code": -32603, "message": "model exploded"}])
@@ -247,6 +265,26 @@ def test_an_agent_that_dies_in_the_turn_exits_7(tmp_path: Path, version: int) ->
     result = run_scripted(scripted(tmp_path, version, steps))
     assert result.returncode == 7, result.stderr
     assert "agent stderr: fatal: oops" in result.stderr
+    assert "Ctrl-R" not in result.stderr and "F2" not in result.stderr  # print mode has no keys to press
+
+
+_SILENT = "import sys; sys.stdin.read()"
+_REFUSES = (
+    'import sys; print(\'{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"nope"}}\', '
+    "flush=True); sys.stdin.read()"
+)
+
+
+@pytest.mark.parametrize(
+    ("program", "said"),
+    [(_SILENT, "did not answer initialize within 1 s"), (_REFUSES, "the agent refused initialize: nope")],
+    ids=["silent", "refuses"],
+)
+def test_an_agent_that_cannot_be_used_exits_1(tmp_path: Path, program: str, said: str) -> None:
+    """It never answered initialize, or refused it: acp-tui stopped it, so it did not crash (7)."""
+    result = acp(tmp_path, "-p", "hi", "--init-timeout", "1", "--", sys.executable, "-c", program)
+    assert result.returncode == 1, result.stderr
+    assert said in result.stderr and "Ctrl-R" not in result.stderr
 
 
 def test_usage_errors_exit_2(tmp_path: Path) -> None:
@@ -340,6 +378,22 @@ def test_only_the_answer_to_the_prompt_is_printed(tmp_path: Path, protocol: str)
     assert result.stdout.startswith("I thought about it") and "Welcome" not in result.stdout
 
 
+def test_with_no_agent_named_the_demo_welcome_names_the_catalogue_agents_installed(tmp_path: Path) -> None:
+    """No agent named, no default_agent: the demo runs, and its welcome (on the wire; print mode prints only the
+    answer) names the well-known agents on PATH."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for program in ("claude-agent-acp", "codex-acp"):
+        (bin_dir / program).write_text("#!/bin/sh\n")
+        (bin_dir / program).chmod(0o755)
+    path = {"PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    log = tmp_path / "wire.jsonl"
+    result = acp(tmp_path, "-p", "think", "--quiet", "--log", str(log), env=path)
+    assert result.returncode == 0, result.stderr
+    assert "ACP agents installed here: `claude`, `codex`; run one with `acp-tui NAME`" in log.read_text()
+    assert "installed here" not in result.stdout
+
+
 def test_a_form_is_declined(tmp_path: Path) -> None:
     result = acp(tmp_path, "-p", "ask")
     assert result.returncode == 0, result.stderr
@@ -420,7 +474,8 @@ def test_an_agent_that_requires_a_login_exits_8(tmp_path: Path, version: int) ->
     script.write_text(json.dumps({"version": version, "auth_methods": [method], "require": "session_new"}))
     result = acp(tmp_path, "-p", "hello", "--", sys.executable, str(AUTH_AGENT), str(script))
     assert result.returncode == 8, result.stderr
-    assert "not logged in" in result.stderr
+    assert "not logged in" in result.stderr and "log in once in acp-tui's TUI" in result.stderr
+    assert "Ctrl-R" not in result.stderr and "command palette" not in result.stderr
 
 
 AUTH_AGENT = AGENTS_DIR / "auth_agent.py"
@@ -547,6 +602,33 @@ def test_check_validates_every_agent_frame_against_the_schema_quoting_the_value(
     # each quotes its frame, and nothing else the agent sent is blamed
     assert all("; frame " in line for line in violations), result.stdout
     assert len({line.split(" (")[0] for line in violations}) == 2, result.stdout
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_check_quotes_an_unknown_tool_call_status_and_stop_reason(tmp_path: Path, version: int) -> None:
+    """v1's enums are closed; v2's take any string, but an agent may use only the listed values and custom ones
+    (beginning with `_`): the others are reserved for future versions of ACP. A custom one is no violation."""
+    kind = "tool_call" if version == 1 else "tool_call_update"
+    exploded = update({"sessionUpdate": kind, "toolCallId": "t1", "title": "Read", "status": "exploded"})
+    steps = [exploded, chunk("hi", version)]
+    if version == 2:
+        steps.append(update({"sessionUpdate": kind, "toolCallId": "t1", "status": "_acme_parked"}))
+    first = turn(version, *steps, stop_reason="bored")
+    cancelled = turn(version, {"op": "wait_for", "method": "session/cancel", "timeout": 20}, stop_reason="cancelled")
+    if version == 1:
+        cancelled = [{"op": "sleep", "seconds": 0.2}, *cancelled]
+    run = ScriptedRun(tmp_path, {"version": version, "turns": [{"steps": first}, {"steps": cancelled}]})
+    result = acp(tmp_path, "check", "--", *run.launch.agent_argv)
+    assert result.returncode == 1, result.stdout + result.stderr
+    violations = [line for line in result.stdout.splitlines() if line.startswith("violation: frame ")]
+    (status,) = [line for line in violations if '"exploded"' in line.split("; frame ")[0]]
+    (stop,) = [line for line in violations if '"bored"' in line.split("; frame ")[0]]
+    assert "status" in status and "stopReason" in stop
+    if version == 2:
+        assert "reserved for future versions of ACP" in status and "reserved for future versions" in stop
+    assert not any("_acme_parked" in line.split("; frame ")[0] for line in violations), result.stdout
+    assert len(violations) == 2, result.stdout
+    assert result.stdout.endswith("2 violations\n")
 
 
 @pytest.mark.parametrize("which", ["agent", "dual_version_agent"])

@@ -13,13 +13,14 @@ from typing import Any
 import pytest
 
 from acp_tui.cli import demo_argv
-from acp_tui.headless.replay import Entry, Replayer, read_recording
+from acp_tui.headless.replay import Entry, Replayer, read_recording, recorded_prompt
 from acp_tui.session.model import Message, ToolCall
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.chat.screen import ChatScreen
 from tests.support.acp_process import acp
 from tests.support.paths import REPO
 from tests.support.scripted_app import make_launch, ready, submit, wait_until
+from tests.support.widgets import screen_lines
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -142,6 +143,31 @@ def test_print_mode_replay_prints_what_the_live_run_printed(tmp_path: Path) -> N
     other = acp(tmp_path, "replay", str(log), "--speed", "0", "-p", "something else")
     assert other.stdout == live.stdout
     assert "replay: the prompt differs from the recording" in other.stderr
+    for words in (["-p", "--speed", "0"], ["--speed", "0", "-p"]):  # no prompt: the recorded one, sent again
+        recorded = acp(tmp_path, "replay", str(log), *words)
+        assert recorded.returncode == 0, recorded.stderr
+        assert recorded.stdout == live.stdout and "replay:" not in recorded.stderr
+
+
+def test_replay_p_without_a_prompt_needs_a_recording_that_holds_one(tmp_path: Path) -> None:
+    entries = [
+        Entry(0.0, "->", _call(1, "initialize")),
+        Entry(0.1, "<-", {"jsonrpc": "2.0", "id": 1, "result": {}}),
+    ]
+    assert recorded_prompt(entries) is None
+    prompt = [{"type": "resource_link", "uri": "file:///a", "name": "a"}, {"type": "text", "text": "fix @a"}]
+    entries.append(Entry(0.2, "->", _call(2, "session/prompt", sessionId="s", prompt=prompt)))
+    entries.append(Entry(0.3, "->", _call(3, "session/prompt", sessionId="s", prompt=[{"type": "text", "text": "2"}])))
+    assert recorded_prompt(entries) == "fix @a"
+    log = tmp_path / "no-prompt.log"
+    log.write_text(
+        json.dumps({"t": 0, "dir": "->", "msg": _call(1, "initialize")})
+        + "\n"
+        + json.dumps({"t": 0.1, "dir": "<-", "msg": {"jsonrpc": "2.0", "id": 1, "result": {}}})
+        + "\n"
+    )
+    result = acp(tmp_path, "replay", str(log), "-p")
+    assert result.returncode == 2 and "holds no prompt to send again" in result.stderr
 
 
 def _screen(chat: ChatScreen) -> list[tuple[str, str]]:
@@ -155,7 +181,7 @@ def _screen(chat: ChatScreen) -> list[tuple[str, str]]:
     return shown
 
 
-async def _one_turn(argv: list[str], tmp_path: Path, log: Path | None) -> tuple[list[tuple[str, str]], str]:
+async def _one_turn(argv: list[str], tmp_path: Path, log: Path | None) -> tuple[list[tuple[str, str]], str, list[str]]:
     env = {"ACP_TUI_DEMO_SPEED": "0.02", "PYTHONPATH": str(REPO)}  # this tree's acp_tui, not an installed one
     launch = make_launch(argv, tmp_path, env=env, name="demo", log_path=log)
     app = AcpApp(launch, arm_delay=0)
@@ -171,8 +197,9 @@ async def _one_turn(argv: list[str], tmp_path: Path, log: Path | None) -> tuple[
         await pilot.pause()
         shown = _screen(chat)
         header = str(chat.controller.state.foreground.stop_reason)
+        screen = screen_lines(app)  # the whole terminal: header, conversation, prompt, status bar
         await app.action_quit_app()
-    return shown, header
+    return shown, header, screen
 
 
 async def test_the_tui_replays_a_recording_to_the_same_conversation(tmp_path: Path) -> None:
@@ -182,7 +209,9 @@ async def test_the_tui_replays_a_recording_to_the_same_conversation(tmp_path: Pa
     replayed = await _one_turn(
         [sys.executable, "-m", "acp_tui.headless.replay", str(log), "--speed", "0"], tmp_path, None
     )
-    assert replayed == live
+    assert replayed[:2] == live[:2]
+    assert replayed[2] == live[2]  # the same screen, row for row
+    assert any("Greeting people, politely" in row for row in live[2]), live[2]
 
 
 def test_the_replay_agent_runs_alone_and_says_where_its_recording_ends(tmp_path: Path) -> None:

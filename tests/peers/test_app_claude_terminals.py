@@ -5,13 +5,12 @@ terminal. The adapter and the loopback model are the fixtures of `tests/peers/te
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from acp_tui.controller.controller import SessionController
-from acp_tui.controller.controller_events import ControllerEvent
+from acp_tui.controller.controller_events import ControllerListener
 from acp_tui.controller.wiring import UserAsker
 from acp_tui.launch import Launch
 from acp_tui.protocol.v2 import TerminalRef
@@ -24,10 +23,13 @@ from tests.support.app_run import AppRun, private_dirs  # noqa: F401  (fixtures)
 from tests.support.claude import _launch, claude_adapter, mock_model  # noqa: F401  (fixtures)
 
 
-def with_terminals(launch: Launch, emit: Callable[[ControllerEvent], None], asker: UserAsker) -> SessionController:
+def with_terminals(launch: Launch, listener: ControllerListener, asker: UserAsker) -> SessionController:
     """The app's controller with the terminal service installed (as the app installs it)."""
     return SessionController(
-        launch, asker=asker, emit=emit, services=lambda _launch, ask: [PermissionService(ask), TerminalService()]
+        launch,
+        asker=asker,
+        listener=listener,
+        services=lambda _launch, ask: [PermissionService(ask), TerminalService()],
     )
 
 

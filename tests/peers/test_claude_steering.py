@@ -15,11 +15,10 @@ import pytest
 
 from acp_tui.context import PromptSubmission
 from acp_tui.controller.controller import SessionController
-from acp_tui.controller.controller_events import ControllerEvent
 from acp_tui.session.model import AGENT_MESSAGE, USER_MESSAGE, Message
 from tests.support.app_run import private_dirs  # noqa: F401  (fixtures)
 from tests.support.claude import _launch, claude_adapter, mock_model  # noqa: F401  (fixtures)
-from tests.support.controller import ScriptedUser
+from tests.support.controller import ControllerEvents, ScriptedUser
 from tests.support.wait import until
 
 
@@ -38,9 +37,9 @@ async def test_a_running_claude_turn_is_steered(
     tmp_path: Path, claude_adapter: list[str], mock_model: int, protocol: Literal[1, 2]
 ) -> None:
     project = tmp_path / "src" / "project"
-    events: list[ControllerEvent] = []
+    events = ControllerEvents()
     ctl = SessionController(
-        _launch(claude_adapter, project, mock_model, protocol), asker=ScriptedUser([]), emit=events.append
+        _launch(claude_adapter, project, mock_model, protocol), asker=ScriptedUser([]), listener=events
     )
     try:
         assert await ctl.start()

@@ -13,6 +13,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from tests.support.jobs_script import background_subagent_turn
 from tests.support.paths import TRAFFIC
 from tests.support.peers import TS_SDK_DIR, TsSdkPeers
 from tests.support.replay import frames
@@ -54,6 +55,15 @@ def test_the_scripted_subagent_frames_are_valid() -> None:
             check("RequestPermissionRequest", step["params"])
             checked += 1
     assert checked == 12
+
+
+@pytest.mark.usefixtures("unstable_schema")
+def test_the_background_subagent_frames_are_valid() -> None:
+    updates = [step["update"] for step in background_subagent_turn()["steps"] if step["op"] == "update"]
+    for update in updates:
+        check("UpdateSessionNotification", {"sessionId": "s", "update": update})
+    assert [u["sessionUpdate"] for u in updates] == ["state_update", "subagent_update", "state_update"]
+    assert updates[-1]["background"] == [{"type": "subagent", "sessionId": "child-explore-1"}]
 
 
 @pytest.mark.usefixtures("unstable_schema")

@@ -1,7 +1,9 @@
-"""A scripted user for the controller: answers every question as told."""
+"""For tests of the controller: a scripted user answering every question as told, and a listener keeping
+every event the controller tells."""
 
 from __future__ import annotations
 
+from acp_tui.controller.controller_events import ControllerEvent
 from acp_tui.services.auth import LoginChoice, LoginRequest, SecretRequest, TerminalCommand, TerminalOutcome
 from acp_tui.services.files import OutsideRead, OutsideWrite
 from acp_tui.services.permission import PermissionQuestion
@@ -43,3 +45,10 @@ class ScriptedUser(NoElicitation):
 
     async def run_terminal_login(self, command: TerminalCommand) -> TerminalOutcome:
         raise AssertionError("no login was chosen, so none runs")
+
+
+class ControllerEvents(list[ControllerEvent]):
+    """A `ControllerListener` that keeps every event in order: the list is what the test reads."""
+
+    def controller_event(self, event: ControllerEvent) -> None:
+        self.append(event)

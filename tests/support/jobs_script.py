@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.support.app_run import b64, text, tool, update
+from tests.support.subagents import CHILD, announce
 
 #: the watcher's title carries an escape sequence and a bidi override: the tray shows neither
 HOSTILE_TITLE = "Watch tests\x1b[31m\u202e"
@@ -58,6 +59,35 @@ def stop_jobs() -> dict[str, Any]:
             tool("watch", status="completed"),
             state("running", []),
             state("idle", [], stop="end_turn"),
+        ],
+    }
+
+
+def background_subagent_turn() -> dict[str, Any]:
+    """A turn that leaves a subagent working in the background (the unstable `BackgroundSubagent` item);
+    its title carries an escape sequence the tray must not draw."""
+    return {
+        "match": "delegate",
+        "steps": [
+            {"op": "respond_prompt"},
+            {"op": "user_message"},
+            state("running", []),
+            announce(title="Explore the tests\x1b[2J", state="running"),
+            state("idle", [{"type": "subagent", "sessionId": CHILD}], stop="end_turn"),
+        ],
+    }
+
+
+def cancellable_watcher_turn() -> dict[str, Any]:
+    """A turn that leaves one tool call running in the background, advertising `capabilities.cancel`."""
+    return {
+        "match": "watch",
+        "steps": [
+            {"op": "respond_prompt"},
+            {"op": "user_message"},
+            state("running", []),
+            tool("watch", title="Watch tests", kind="other", status="in_progress", capabilities={"cancel": {}}),
+            state("idle", [{"type": "tool_call", "toolCallId": "watch"}], stop="end_turn"),
         ],
     }
 

@@ -25,7 +25,7 @@ from acp_tui.session.changes import (
     TextAppended,
 )
 from acp_tui.session.model import SessionState
-from acp_tui.session.reducer import apply
+from acp_tui.session.reducer import ModelInput, apply
 from acp_tui.ui.themes import load_shipped_themes
 from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
 from acp_tui.ui.widgets.terminal_view import TerminalView
@@ -97,7 +97,7 @@ def found(entity: Found | None) -> Found:
     return entity
 
 
-def run(state: SessionState, *updates: object) -> list[Change]:
+def run(state: SessionState, *updates: ModelInput) -> list[Change]:
     changes: list[Change] = []
     for update in updates:
         changes.extend(apply(state, update))

@@ -150,7 +150,7 @@ def test_the_account_service_advertises_nothing() -> None:
     service = AccountService()
     caps = service.capabilities()
     assert (dict(caps.v1), dict(caps.v2), dict(service.methods())) == ({}, {}, {})
-    assert list(service.notifications()) == ["_auth/status_update"]
+    assert list(service.notifications()) == ["_auth/status_update", "auth/status_update"]
     service.notifications()["_auth/status_update"](msgspec.Raw(b"{}"))  # before bind: ignored, no crash
 
 

@@ -119,7 +119,8 @@ UI_ROOMS: tuple[Layer, ...] = (
     Layer(2, "dialogs", ("acp_tui.ui.dialogs",), "modal screens that ask one question and return one answer"),
     Layer(2, "browsers", ("acp_tui.ui.browsers",), "screens to look through something: sessions, notices, help"),
     Layer(3, "chat", ("acp_tui.ui.chat",), "the main screen and what serves it; it opens dialogs and browsers"),
-    Layer(4, "app", ("acp_tui.ui.app",), "the App: themes, bindings, the chat screen it hosts"),
+    Layer(4, "tabs", ("acp_tui.ui.tabs",), "several chat screens side by side: the tab host and its commands"),
+    Layer(5, "app", ("acp_tui.ui.app",), "the App: themes, bindings, the tabs it hosts"),
 )
 
 

@@ -32,6 +32,7 @@ from acp_tui.session.model import AGENT_MESSAGE, USER_MESSAGE, Message
 from acp_tui.transcript import render_markdown
 from tests.support.agents import AGENTS_DIR
 from tests.support.askers import NoElicitation
+from tests.support.controller import ControllerEvents
 from tests.support.schema_check import validate_client_message
 
 pytestmark = pytest.mark.timeout(60)
@@ -194,8 +195,8 @@ async def make(tmp_path: Path) -> AsyncIterator[RunFactory]:
             init_timeout=20,
             warnings=(),
         )
-        events: list[ControllerEvent] = []
-        ctl = SessionController(launch, asker=user, emit=events.append, transcripts=transcripts)
+        events = ControllerEvents()
+        ctl = SessionController(launch, asker=user, listener=events, transcripts=transcripts)
         run = Run(ctl, user, events, record, state, int(script.get("version", 2)))
         runs.append(run)
         return run
@@ -725,8 +726,8 @@ async def test_gemini_cli_missing_key_is_set_through_the_key_entry(tmp_path: Pat
         warnings=(),
     )
     user = User(["key"], values={"GEMINI_API_KEY": KEY})
-    events: list[ControllerEvent] = []
-    ctl = SessionController(launch, asker=user, emit=events.append, transcripts=False)
+    events = ControllerEvents()
+    ctl = SessionController(launch, asker=user, listener=events, transcripts=False)
     try:
         assert await ctl.start(), [e.text for e in events if isinstance(e, Note)]
         [request] = user.asked
@@ -830,8 +831,8 @@ async def test_gemini_cli_api_key_method_sets_the_key_and_restarts(tmp_path: Pat
         warnings=(),
     )
     user = User(["gemini-api-key"], values={"GEMINI_API_KEY": KEY})
-    events: list[ControllerEvent] = []
-    ctl = SessionController(launch, asker=user, emit=events.append, transcripts=False)
+    events = ControllerEvents()
+    ctl = SessionController(launch, asker=user, listener=events, transcripts=False)
     try:
         assert await ctl.start(), [e.text for e in events if isinstance(e, Note)]
         assert len(user.asked) == 1  # not the same error again
@@ -867,8 +868,8 @@ async def test_sdk_agents_list_no_methods_so_login_and_logout_are_never_sent(
         warnings=(),
     )
     user = User()
-    events: list[ControllerEvent] = []
-    ctl = SessionController(launch, asker=user, emit=events.append, transcripts=False)
+    events = ControllerEvents()
+    ctl = SessionController(launch, asker=user, listener=events, transcripts=False)
     try:
         assert await ctl.start()
         assert not await ctl.logins.logout()

@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 from acp_tui.protocol.codec import supported_versions
-from acp_tui.protocol.v2 import BackgroundWork, StateUpdate, TerminalSize, TerminalUpdate, ToolCallUpdate
+from acp_tui.protocol.v2 import (
+    BackgroundWork,
+    StateUpdate,
+    SubagentState,
+    SubagentUpdate,
+    TerminalSize,
+    TerminalUpdate,
+    ToolCallUpdate,
+)
 from acp_tui.session.background import MAX_JOBS
+from acp_tui.session.local_events import ToolCallCancelFailed, ToolCallCancelRequested
 from acp_tui.session.model import SessionState
 from acp_tui.session.reducer import apply
 
@@ -77,3 +86,33 @@ def test_supported_versions_from_a_32022_answer() -> None:
     assert supported_versions({"requested": 3, "supported": [1, 2, 2]}) == (1, 2)
     assert supported_versions({"supported": "two"}) is None
     assert supported_versions(None) is None
+
+
+def test_a_background_subagent_is_a_job_by_its_session_and_must_be_announced() -> None:
+    s = SessionState()
+    apply(s, SubagentUpdate(session_id="child", title="Explore", state=SubagentState(state="running")))
+    listed = [BackgroundWork(type="subagent", session_id="child"), BackgroundWork(type="_custom")]
+    apply(s, StateUpdate(state="idle", stop_reason="end_turn", background=listed))
+    assert [j.ident for j in s.background.jobs] == [("subagent", "child")]
+    assert s.background.other == 1 and s.background.count == 2 and s.problem_count == 0
+    apply(s, StateUpdate(state="idle", background=[BackgroundWork(type="subagent", session_id="stranger")]))
+    assert s.problem_count == 1  # listed before its subagent_update
+    assert [j.ident for j in s.background.jobs] == [("subagent", "stranger")]  # still shown: it still runs
+    apply(s, StateUpdate(state="idle", background=[BackgroundWork(type="subagent")]))
+    assert s.background.jobs == () and s.problem_count == 2  # no session id: malformed, said once
+
+
+def test_a_tool_call_asked_to_stop_shows_stopping_until_its_final_status_or_a_refusal() -> None:
+    s = SessionState()
+    apply(s, ToolCallUpdate(tool_call_id="watch", status="in_progress"))
+    assert apply(s, ToolCallCancelRequested("watch"))
+    watch = s.tool_call("watch")
+    assert watch is not None and watch.cancelling
+    assert apply(s, ToolCallCancelRequested("watch")) == []  # already stopping: nothing changes
+    apply(s, ToolCallCancelFailed("watch"))  # the agent refused (-32602) or the request could not go out
+    assert not watch.cancelling
+    apply(s, ToolCallCancelRequested("watch"))
+    apply(s, ToolCallUpdate(tool_call_id="watch", status="cancelled"))  # the agent confirms
+    assert not watch.cancelling and watch.status == "cancelled"
+    assert apply(s, ToolCallCancelRequested("watch")) == []  # final: nothing to stop
+    assert apply(s, ToolCallCancelRequested("ghost")) == []

@@ -264,6 +264,26 @@ def test_list_agents(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert "hunter2" not in out
 
 
+def test_list_agents_names_the_mcp_servers_and_what_each_agent_narrows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    servers = '[mcp_servers.files]\ncommand = ["true"]\n[mcp_servers.web]\nurl = "https://mcp.example.com/mcp"\n'
+    write_config(tmp_path, servers)
+    assert run(["--list-agents"]) == (0, [])
+    out = capsys.readouterr().out
+    assert "No named agents" in out  # and still the servers every agent gets
+    assert "MCP servers (every agent's, unless it names its own): files, web" in out
+    agents = (
+        '[agents.a]\ncommand = "a-acp"\nmcp_servers = ["web"]\nadd_dirs = ["~/lib"]\n'
+        '[agents.b]\ncommand = "b-acp"\nmcp_servers = []\n'
+    )
+    write_config(tmp_path, servers + agents)
+    assert run(["--list-agents"]) == (0, [])
+    out = capsys.readouterr().out
+    assert "  a  a-acp  (MCP servers web)  (extra folders ~/lib)" in out
+    assert "  b  b-acp  (no MCP servers)" in out
+
+
 def test_list_agents_with_a_broken_config_says_where_and_why(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

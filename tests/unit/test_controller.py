@@ -23,7 +23,7 @@ from acp_tui.launch import Launch
 from acp_tui.session.changes import AgentGone
 from acp_tui.session.model import AGENT_MESSAGE, TOOL_CALL, USER_MESSAGE, Message, ToolCall
 from tests.support.agents import AGENTS_DIR
-from tests.support.controller import ScriptedUser
+from tests.support.controller import ControllerEvents, ScriptedUser
 from tests.support.paths import REPO
 from tests.support.wait import until as wait_until
 
@@ -49,9 +49,9 @@ async def controller(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> AsyncIterator[tuple[SessionController, list[ControllerEvent], ScriptedUser]]:
     monkeypatch.setenv("ACP_TUI_DATA_DIR", str(tmp_path / "data"))
-    events: list[ControllerEvent] = []
+    events = ControllerEvents()
     user = ScriptedUser(["allow_once"])
-    ctl = SessionController(demo_launch(tmp_path), asker=user, emit=events.append)
+    ctl = SessionController(demo_launch(tmp_path), asker=user, listener=events)
     try:
         yield ctl, events, user
     finally:
@@ -157,10 +157,14 @@ def test_the_controller_runs_a_turn_with_no_textual_imported(tmp_path: Path) -> 
             def permissions_waiting(self, count):
                 pass
 
+        class Quiet:
+            def controller_event(self, event):
+                pass
+
         async def main():
             launch = Launch(tuple(demo_argv()), "demo", {"ACP_TUI_DEMO_SPEED": "0"}, Path(sys.argv[1]), "auto",
                             None, None, 20, ())
-            ctl = SessionController(launch, asker=Yes(), emit=lambda event: None, transcripts=False)
+            ctl = SessionController(launch, asker=Yes(), listener=Quiet(), transcripts=False)
             assert await ctl.start()
             ctl.submit("edit")
             for _ in range(1000):
@@ -201,8 +205,8 @@ async def test_a_hundred_thousand_replayed_updates_open_through_the_controller(
         init_timeout=20,
         warnings=(),
     )
-    events: list[ControllerEvent] = []
-    ctl = SessionController(launch, asker=ScriptedUser([]), emit=events.append)
+    events = ControllerEvents()
+    ctl = SessionController(launch, asker=ScriptedUser([]), listener=events)
     try:
         assert await ctl.start()
         before = len(events)

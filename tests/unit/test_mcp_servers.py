@@ -275,24 +275,26 @@ async def test_secrets_from_a_command_never_reach_the_log(tmp_path: Path, secret
 
 
 async def test_the_conversation_says_what_was_given_and_what_not(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, secret_program: str
 ) -> None:
     from dataclasses import replace
 
     from acp_tui.controller.controller import SessionController
-    from acp_tui.controller.controller_events import ControllerEvent, Note
-    from tests.support.controller import ScriptedUser
+    from acp_tui.controller.controller_events import Note
+    from tests.support.controller import ControllerEvents, ScriptedUser
     from tests.support.scripted_app import make_launch
 
     monkeypatch.setenv("ACP_TUI_DATA_DIR", str(tmp_path / "data"))
     secrets.clear()
-    secrets.register("env-secret-value-42")
-    stdio = McpServer("files", "stdio", command="/usr/bin/env", env=(("API_TOKEN", "env-secret-value-42"),))
+    config = f'[mcp_servers.files]\ncommand = ["true"]\nenv = {{ API_TOKEN = {{ command = ["{secret_program}"] }} }}\n'
+    settings, _ = parse_settings(config, "config.toml")
+    (stdio,), _ = resolve_mcp_servers(settings.mcp_servers)  # the value fetched from a command: a secret
+    assert dict(stdio.env) == {"API_TOKEN": "tok-from-a-password-manager"}
     initialize = {**V2_NONE, "capabilities": {"session": {"mcp": {"stdio": {}}}}}
     argv, record = _run_script(tmp_path, 2, initialize)
     launch = replace(make_launch(argv, tmp_path), mcp_servers=(stdio, HTTP), add_dirs=(tmp_path,))
-    events: list[ControllerEvent] = []
-    ctl = SessionController(launch, asker=ScriptedUser([]), emit=events.append)
+    events = ControllerEvents()
+    ctl = SessionController(launch, asker=ScriptedUser([]), listener=events)
     try:
         assert await ctl.start()
         assert ctl.transcript.writer is not None
@@ -303,9 +305,9 @@ async def test_the_conversation_says_what_was_given_and_what_not(
     assert ("the agent is given MCP servers files", "info") in notes
     assert ("MCP server 'web' not given to the agent: it does not accept http servers", "warning") in notes
     assert any(text.startswith("extra folders not given") and severity == "warning" for text, severity in notes)
-    assert "env-secret-value-42" in record.read_text()  # the agent got it ...
+    assert "tok-from-a-password-manager" in record.read_text()  # the agent got it ...
     saved = transcript.read_text()
-    assert "not given to the agent" in saved and "env-secret-value-42" not in saved  # ... the transcript never
+    assert "not given to the agent" in saved and "tok-from-a-password-manager" not in saved  # ... the transcript never
     secrets.clear()
 
 

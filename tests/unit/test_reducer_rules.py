@@ -84,7 +84,7 @@ from acp_tui.session.model import (
     ToolCall,
     UnknownEntry,
 )
-from acp_tui.session.reducer import apply
+from acp_tui.session.reducer import ModelInput, apply
 
 
 def t(text: str, meta: dict[str, Any] | None = None) -> TextContent:
@@ -97,7 +97,7 @@ def texts(blocks: Sequence[object]) -> list[str]:
     return [b.text for b in blocks if isinstance(b, TextContent)]
 
 
-def feed(state: SessionState, *items: object) -> list[Change]:
+def feed(state: SessionState, *items: ModelInput) -> list[Change]:
     changes: list[Change] = []
     for item in items:
         changes.extend(apply(state, item))
@@ -652,7 +652,7 @@ def test_protocol_problem_event_and_unknown_item_are_recorded() -> None:
     """§11: malformed known variants are errors to record, never crashes."""
     s = SessionState(max_problems=2)
     apply(s, ProtocolProblem("malformed update", "agent_message_chunk: missing content"))
-    apply(s, object())
+    apply(s, object())  # type: ignore[arg-type]  # a foreign object, on purpose: recorded, never a crash
     apply(s, ProtocolProblem("malformed update", "third"))
     assert s.problem_count == 3 and len(s.problems) == 2 and s.problems[-1].detail == "third"
 

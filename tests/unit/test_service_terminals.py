@@ -27,7 +27,7 @@ from acp_tui.protocol.terminal import CreateTerminalRequest, TerminalOutputRespo
 from acp_tui.services.base import ServiceContext
 from acp_tui.services.terminals import DEFAULT_OUTPUT_LIMIT, TerminalService
 from acp_tui.session.model import SessionState, Terminal
-from acp_tui.session.reducer import apply
+from acp_tui.session.reducer import ModelInput, apply
 from tests.support.processes import (
     marker,  # noqa: F401  (fixtures)
     processes_with,
@@ -62,7 +62,7 @@ class Harness:
         )
         self._ids = 100
 
-    def _apply(self, item: object) -> None:
+    def _apply(self, item: ModelInput) -> None:
         apply(self.state, item)
 
     async def call(self, method: str, **params: Any) -> Any:

@@ -20,7 +20,7 @@ import pytest
 from acp_tui.agent.session import SessionError
 from acp_tui.cli import demo_argv
 from acp_tui.controller.controller import SessionController
-from acp_tui.controller.controller_events import ControllerEvent, Note, SessionOpened
+from acp_tui.controller.controller_events import Note, SessionOpened
 from acp_tui.controller.sessions import SessionIndex, matching, merge
 from acp_tui.demo.store import StoredSession, write_sessions
 from acp_tui.launch import Launch
@@ -29,7 +29,7 @@ from acp_tui.transcript import render_markdown
 from tests.support.agents import AGENTS_DIR
 from tests.support.claude import _launch as claude_launch
 from tests.support.claude import claude_adapter, mock_model  # noqa: F401  (fixtures)
-from tests.support.controller import ScriptedUser
+from tests.support.controller import ControllerEvents, ScriptedUser
 from tests.support.paths import TRAFFIC
 from tests.support.peers import TsSdkPeers
 from tests.support.schema_check import validate_agent_message, validate_client_message
@@ -66,9 +66,9 @@ class Run:
     """One controller with its events, its trace, and helpers to wait on it."""
 
     def __init__(self, launch: Launch) -> None:
-        self.events: list[ControllerEvent] = []
+        self.events = ControllerEvents()
         asker: Any = ScriptedUser(["allow_once"] * 20)  # answers permissions; nothing else is asked here
-        self.controller = SessionController(launch, asker=asker, emit=self.events.append)
+        self.controller = SessionController(launch, asker=asker, listener=self.events)
 
     @property
     def notes(self) -> list[str]:

@@ -19,12 +19,12 @@ import pytest
 from acp_tui.agent.steering import STEER_METHOD, SteerFailed, Steering, SteerRequest, steering_offered
 from acp_tui.context import PromptSubmission
 from acp_tui.controller.controller import SessionController
-from acp_tui.controller.controller_events import ControllerEvent, Note
+from acp_tui.controller.controller_events import Note
 from acp_tui.launch import Launch
 from acp_tui.protocol import codec, methods
 from acp_tui.session.model import USER_MESSAGE, Message
 from tests.support.agents import scripted_agent_argv
-from tests.support.controller import ScriptedUser
+from tests.support.controller import ControllerEvents, ScriptedUser
 from tests.support.schema_check import validate_client_message
 from tests.support.wait import until
 
@@ -52,7 +52,7 @@ class Run:
         text = json.dumps(script).replace("$RELEASE", str(self.release))
         (tmp_path / "script.json").write_text(text, encoding="utf-8")
         self.record = tmp_path / "record.jsonl"
-        self.events: list[ControllerEvent] = []
+        self.events = ControllerEvents()
         argv = tuple(scripted_agent_argv(tmp_path / "script.json", self.record))
         launch = Launch(
             agent_argv=argv,
@@ -65,7 +65,7 @@ class Run:
             init_timeout=10,
             warnings=(),
         )
-        self.ctl = SessionController(launch, asker=ScriptedUser([]), emit=self.events.append, transcripts=False)
+        self.ctl = SessionController(launch, asker=ScriptedUser([]), listener=self.events, transcripts=False)
 
     def sent(self, method: str) -> list[dict[str, Any]]:
         if not self.record.exists():

@@ -37,7 +37,7 @@ from acp_tui.session.local_events import (
     ProtocolProblem,
 )
 from acp_tui.session.model import SessionState
-from acp_tui.session.reducer import apply
+from acp_tui.session.reducer import ModelInput, apply
 from acp_tui.transcript import FORMAT_VERSION, TranscriptWriter, load_records, render_markdown, transcript_path
 from acp_tui.transcript.records import (
     AddedRecord,
@@ -126,7 +126,7 @@ class Session:
         _, decoded = codec.decode_update(params(update), 2)
         return self.event(decoded)
 
-    def event(self, item: object) -> list[Change]:
+    def event(self, item: ModelInput) -> list[Change]:
         changes = apply(self.state, item)
         if self.framed:
             self.pending.extend(changes)

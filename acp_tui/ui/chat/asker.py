@@ -2,7 +2,8 @@
 
 `ScreenAsker` implements the controller's `UserAsker` with modal screens. Each ask pushes its dialog
 and awaits the user's choice; when the service withdraws the question (the turn was cancelled, the
-agent withdrew it or stopped) the awaiting task is cancelled and the dialog closes saying why.
+agent withdrew it or stopped) the awaiting task is cancelled and the dialog closes saying why. A dialog
+opens only while its chat screen is the tab on screen (`Presence`): a hidden tab's question waits for it.
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from acp_tui.services.auth import LoginChoice, LoginRequest, SecretRequest, Term
 from acp_tui.services.elicitation import FormOutcome, FormQuestion, RefusedElicitation, UrlOutcome, UrlQuestion
 from acp_tui.services.files import OutsideRead, OutsideWrite
 from acp_tui.services.permission import AGENT_WITHDREW, PermissionQuestion
+from acp_tui.session.model import SessionState
 from acp_tui.ui.chat.attention import Attention
 from acp_tui.ui.chat.elicitation_asker import ElicitationDialogs
+from acp_tui.ui.chat.presence import Presence
 from acp_tui.ui.chat.terminal_login import run_in_terminal
 from acp_tui.ui.dialogs.guarded import GuardedDialog
 from acp_tui.ui.dialogs.login import LoginScreen, SecretScreen, TerminalLoginScreen
@@ -43,8 +46,11 @@ class ScreenAsker:
         attention: Attention | None = None,
         agent_name: str = "the agent",
         tool_title: Callable[[str], str | None] = lambda tool_call_id: None,
+        presence: Presence | None = None,
     ) -> None:
         self.app = app
+        #: whether the screen is the tab on screen; its dialogs wait for it (a screen with no tabs: always)
+        self.presence = presence if presence is not None else Presence()
         self.arm_delay = arm_delay
         self._cancel_turn = cancel_turn
         self._closed = closed
@@ -53,7 +59,12 @@ class ScreenAsker:
         self._waiting = 0
         #: the elicitation dialogs (forms, links, refusals) keep their own ways of asking
         self.elicitation = ElicitationDialogs(
-            app, arm_delay=arm_delay, agent_name=agent_name, tool_title=tool_title, attention=attention
+            app,
+            arm_delay=arm_delay,
+            agent_name=agent_name,
+            tool_title=tool_title,
+            attention=attention,
+            presence=self.presence,
         )
 
     @property
@@ -88,7 +99,7 @@ class ScreenAsker:
             choice = await self._ask(screen)
         except asyncio.CancelledError:
             reason = question.closed_because or AGENT_WITHDREW
-            if screen.is_active or screen in self.app.screen_stack:
+            if screen.on_a_stack():
                 screen.close_because(reason)
                 self._closed(f"permission request closed: {reason}")
             raise
@@ -125,10 +136,12 @@ class ScreenAsker:
 
     async def _ask_closing(self, screen: GuardedDialog[T]) -> T | None:
         """`_ask`, closing the dialog when the asking task is cancelled (the app quits, the agent went away)."""
+        if self._attention is not None:
+            self._attention.waiting(f"{self.agent_name} waits for you")  # a login, or a file outside the folder
         try:
             return await self._ask(screen)
         except asyncio.CancelledError:
-            if screen in self.app.screen_stack:
+            if screen.on_a_stack():
                 screen.close_because("the question was withdrawn")
             raise
 
@@ -141,15 +154,24 @@ class ScreenAsker:
             self._permission.set_queue(1, 1 + self._waiting)
 
     async def _ask(self, screen: ModalScreen[T]) -> T | None:
-        """Push `screen` and wait for its result (None when it is dismissed without one)."""
+        """Push `screen` once its tab is on screen and wait for its result (None when it is dismissed without one)."""
         future: asyncio.Future[T | None] = asyncio.get_running_loop().create_future()
 
         def done(result: T | None) -> None:
             if not future.done():
                 future.set_result(result)
 
-        self.app.push_screen(screen, callback=done)
-        return await future
+        ticket = self.presence.when_shown(lambda: self.app.push_screen(screen, callback=done))
+        try:
+            return await future
+        finally:
+            ticket.done()
 
 
-__all__ = ["ScreenAsker", "PermissionChoice"]
+__all__ = ["ScreenAsker", "PermissionChoice", "tool_title"]
+
+
+def tool_title(state: SessionState, tool_call_id: str) -> str | None:
+    """The title of a tool call, for a question the agent asks about it."""
+    call = state.tool_call(tool_call_id)
+    return call.title if call is not None and call.title else None

@@ -11,7 +11,8 @@ the terminal is known to show them, posts a desktop notification through the ter
 
 Inside tmux or screen only the bell is used: they swallow these sequences unless told to pass them
 through. Focus comes from Textual (`App.app_focus`, fed by the terminal's focus in/out reports);
-a terminal that never reports focus counts as focused, so nothing rings needlessly. Nothing happens
+a terminal that never reports focus counts as focused, so nothing rings needlessly. A conversation in a
+hidden tab is not looked at even in a focused window, so its requests alert there too. Nothing happens
 while the window is focused, nor when the `attention = false` setting turns it off, and at most one
 alert goes out per `COOLDOWN` seconds so a burst of requests does not ring a dozen times.
 
@@ -113,8 +114,12 @@ class Attention:
         env: Mapping[str, str] | None = None,
         turn_threshold: float = TURN_THRESHOLD,
         clock: Callable[[], float] = time.monotonic,
+        looking: Callable[[], bool] = lambda: True,
     ) -> None:
+        """`looking` says whether the user sees this conversation at all: a hidden tab's request alerts even
+        while the window has the focus (the user is looking at another tab)."""
         self._app = app
+        self._looking = looking
         self.enabled = enabled
         self.title = title
         self.protocol = desktop_protocol(os.environ if env is None else env)
@@ -133,7 +138,7 @@ class Attention:
         return self._alert(f"{what} ({_duration(elapsed)})")
 
     def _alert(self, body: str) -> bool:
-        if not self.enabled or self._app.app_focus:
+        if not self.enabled or (self._app.app_focus and self._looking()):
             return False
         now = self._clock()
         if self._last is not None and now - self._last < COOLDOWN:

@@ -18,7 +18,7 @@ from acp_tui.session.modes import bypasses_permissions, mode_option, value_name
 from acp_tui.ui.dialogs.config_picker import ConfigChoice, ConfigPickerScreen
 from acp_tui.ui.dialogs.mode_confirm import ModeAnswer, ModeConfirmScreen
 from acp_tui.ui.dialogs.permission import ARM_DELAY
-from acp_tui.ui.widgets.limit_meter import account_lines
+from acp_tui.ui.widgets.limit_meter import account_lines, token_lines
 
 
 class ConfigControl:
@@ -36,9 +36,12 @@ class ConfigControl:
     @property
     def tools(self) -> tuple[str, ...]:
         """The MCP servers and extra folders the agent was given, and the ones it was not and why; then the
-        account it acts as and the plan's windows with their reset times, where it reports them."""
+        account it acts as, the plan's windows with their reset times and the last turn's tokens, where it
+        reports them."""
         session = self.controller.session
-        return (session.tools.lines() if session is not None else ()) + account_lines(self.controller.state.account)
+        state = self.controller.state
+        lines = session.tools.lines() if session is not None else ()
+        return lines + account_lines(state.account) + token_lines(state.turn_tokens)
 
     def open(self, config_id: str | None = None) -> None:
         """The picker of every option (focused on `config_id` when given), with the agent's tools below."""

@@ -26,6 +26,7 @@ from acp_tui.services.elicitation import (
     UrlOutcome,
     UrlQuestion,
 )
+from acp_tui.ui.chat.presence import Presence
 from acp_tui.ui.dialogs.elicitation_form import ElicitationFormScreen
 from acp_tui.ui.dialogs.elicitation_refused import ElicitationRefusedScreen
 from acp_tui.ui.dialogs.elicitation_url import ElicitationUrlScreen
@@ -53,9 +54,12 @@ class ElicitationDialogs:
         agent_name: str = "the agent",
         tool_title: Callable[[str], str | None] = lambda tool_call_id: None,
         attention: WaitingAlert | None = None,
+        presence: Presence | None = None,
     ) -> None:
-        """`tool_title` looks up the title of a tool call by id (for "For the tool call: …")."""
+        """`tool_title` looks up the title of a tool call by id (for "For the tool call: …"); a dialog opens
+        only while `presence` says the screen is the tab on screen."""
         self.app = app
+        self.presence = presence if presence is not None else Presence()
         self.arm_delay = arm_delay
         self.agent_name = agent_name
         self._tool_title = tool_title
@@ -87,7 +91,12 @@ class ElicitationDialogs:
         return outcome if outcome is not None else Cancelled("dismissed")
 
     def elicitation_refused(self, refusal: RefusedElicitation) -> None:
-        self.app.push_screen(ElicitationRefusedScreen(refusal, agent=self.agent_name))
+        screen = ElicitationRefusedScreen(refusal, agent=self.agent_name)
+
+        def read(_: object) -> None:
+            ticket.done()  # the tab says ⚠ until the refusal is read
+
+        ticket = self.presence.when_shown(lambda: self.app.push_screen(screen, callback=read))
 
     def _waiting(self, what: str) -> None:
         if self._attention is not None:
@@ -101,10 +110,13 @@ class ElicitationDialogs:
             if not future.done():
                 future.set_result(result)
 
-        self.app.push_screen(screen, callback=done)
+        ticket = self.presence.when_shown(lambda: self.app.push_screen(screen, callback=done))
         try:
             return await future
         except asyncio.CancelledError:
-            if screen in self.app.screen_stack:
+            ticket.done()  # not yet shown: it never will be
+            if screen.on_a_stack():
                 screen.close_because(WITHDRAWN)
             raise
+        finally:
+            ticket.done()

@@ -4,6 +4,11 @@ The controller reports synchronously (thousands of updates a second); the pump o
 timer drains the queue once per frame: model changes are folded (`coalesce`) and handed to the
 timeline and the status renderer, the controller's own facts to the status renderer, its notes to the
 conversation. So a burst costs one refresh. The dispatch is exhaustive (`assert_never`).
+
+A chat screen in a hidden tab renders nothing (`hide`): its events wait, the model changes among them
+folded as they would be in one frame (so a long hidden stream costs memory per entity, not per chunk), and
+are applied in one go when the tab is shown again (`show`). Either way the owner hears `activity` at most
+once a frame, so the tab bar follows the tab's state.
 """
 
 from __future__ import annotations
@@ -40,20 +45,37 @@ from acp_tui.ui.widgets.system_line import SystemLine
 
 #: Frame budget for applying queued controller events (≈ 60 fps).
 FRAME = 1 / 60
+#: A hidden screen folds its waiting events once there are this many (and again at twice what was left).
+FOLD_AT = 4096
+#: Stderr lines a hidden screen keeps for its panel (the panel itself keeps no more).
+HIDDEN_STDERR = 2000
 
 
 class EventPump:
-    """Queues controller events (`push`) and applies them on the next frame (`flush`)."""
+    """Queues controller events (it is the controller's `ControllerListener`) and applies them on the next
+    frame (`flush`)."""
 
-    def __init__(self, owner: Widget, *, agent_named: Callable[[str], None] = lambda name: None) -> None:
+    def __init__(
+        self,
+        owner: Widget,
+        *,
+        agent_named: Callable[[str], None] = lambda name: None,
+        activity: Callable[[bool], None] = lambda output: None,
+    ) -> None:
         """`agent_named` hears the agent's name at once (`AgentIdentified`): a question may come before the
-        next frame, and its dialog must say "Question from Gemini CLI", not the program's name."""
+        next frame, and its dialog must say "Question from Gemini CLI", not the program's name. `activity`
+        hears, at most once a frame, that events came (True when among them the model changed)."""
         self.owner = owner
         self._agent_named = agent_named
+        self._activity = activity
         self._events: deque[ControllerEvent] = deque()
         self._timer: Timer | None = None
         self._transcript_warned = False
         self.closed = False
+        #: False while the screen's tab is hidden: events wait (folded) until `show`
+        self.visible = True
+        self._fold_at = FOLD_AT
+        self._output = False  # the model changed since `activity` was last told
 
     def attach(
         self,
@@ -78,20 +100,73 @@ class EventPump:
         """Events are waiting for the next frame."""
         return bool(self._events)
 
-    def push(self, event: ControllerEvent) -> None:
+    def controller_event(self, event: ControllerEvent) -> None:
         """Called by the controller (same event loop); only queues, never touches a widget."""
         if self.closed:
             return  # the screen is going away; the transcript already holds what was shown
         if isinstance(event, AgentIdentified):
             self._agent_named(event.name)
         self._events.append(event)
+        if isinstance(event, ModelChanged):
+            self._output = True
+        if not self.visible and len(self._events) >= self._fold_at:
+            self._fold()
         if self._timer is None:
-            self._timer = self.owner.set_timer(FRAME, self.flush)
+            self._timer = self.owner.set_timer(FRAME, self.flush if self.visible else self._tell)
+
+    def hide(self) -> None:
+        """The screen's tab is hidden: keep what comes for when it is shown."""
+        self.visible = False
+
+    def show(self) -> None:
+        """The screen's tab is shown: apply everything that waited, now."""
+        self.visible = True
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        if self._events:
+            self.flush()
+
+    def _tell(self) -> None:
+        """A hidden frame: nothing is drawn, the owner only hears that something came."""
+        self._timer = None
+        if self.visible:
+            self.flush()
+            return
+        output, self._output = self._output, False
+        self._activity(output)
+
+    def _fold(self) -> None:
+        """Fold the waiting events of a hidden screen: each run of model changes as one frame would fold it,
+        and only the newest stderr lines the panel would keep. Order and effect are unchanged."""
+        stderr_left = HIDDEN_STDERR
+        kept: list[ControllerEvent] = []
+        run: list[Change] = []
+        for event in reversed(self._events):  # newest first: the newest stderr lines are the ones kept
+            if isinstance(event, ModelChanged):
+                run.extend(reversed(event.changes))
+                continue
+            if run:
+                kept.append(ModelChanged(coalesce(reversed(run))))
+                run = []
+            if isinstance(event, StderrLine):
+                if stderr_left <= 0:
+                    continue
+                stderr_left -= 1
+            kept.append(event)
+        if run:
+            kept.append(ModelChanged(coalesce(reversed(run))))
+        kept.reverse()
+        self._events = deque(kept)
+        self._fold_at = max(FOLD_AT, 2 * len(self._events))
 
     def flush(self) -> None:
         self._timer = None
         if self.closed or not self.owner.is_attached:
             self._events.clear()
+            return
+        if not self.visible:
+            self._tell()
             return
         changes: list[Change] = []
         stderr: list[str] = []
@@ -127,6 +202,8 @@ class EventPump:
         if stderr:
             self.stderr.add_lines(stderr)
             self.renderer.status.update_values(stderr_unseen=self.stderr.unseen)
+        output, self._output = self._output, False
+        self._activity(output)
 
     def _apply(self, changes: list[Change], added: set[EntityKey]) -> None:
         if not changes:

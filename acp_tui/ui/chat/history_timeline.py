@@ -52,7 +52,8 @@ LIVE = 150
 BURST = 60
 #: Kinds whose views a followed frame builds only at its end, and only if they stay (most of a long turn).
 DEFERRED_KINDS = frozenset({AGENT_MESSAGE, AGENT_THOUGHT, TOOL_CALL})
-#: How often the "earlier" line checks whether it is in view (and whether to build back after a burst).
+#: How often the "earlier" line checks whether it is in view, or builds back after a burst (only while its
+#: screen is shown).
 POLL = 0.2
 
 
@@ -77,7 +78,18 @@ class EarlierEntries(Static):
         self._asked = False
 
     def on_mount(self) -> None:
-        self._timer = self.set_interval(POLL, self._check)
+        self._timer = self.set_interval(POLL, self._check, pause=not self.screen.is_current)
+        self.app.screen_change_signal.subscribe(self, self._screen_changed)
+
+    def _screen_changed(self, screen: object) -> None:
+        """Poll only while this line's screen is on the terminal: a hidden tab (or one under a full screen)
+        costs no CPU, and nobody can scroll it meanwhile."""
+        if self._timer is None:
+            return
+        if self.screen.is_current:
+            self._timer.resume()
+        else:
+            self._timer.pause()
 
     def on_click(self) -> None:
         self._ask()

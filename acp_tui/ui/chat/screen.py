@@ -11,32 +11,31 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import Vertical
 from textual.screen import Screen
 
 from acp_tui.agent.connection import ConnectionClosed
 from acp_tui.agent.session import SessionError
 from acp_tui.controller.controller import SessionController
-from acp_tui.controller.controller_events import ControllerEvent
+from acp_tui.controller.controller_events import ControllerListener
 from acp_tui.history import PromptHistory
 from acp_tui.launch import Launch
 from acp_tui.path_text import display_path
-from acp_tui.paths import history_file
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.sanitize import plain
-from acp_tui.session.model import SessionState
 from acp_tui.ui.browsers.notices import NOTICES_KEY, NoticeCommands, NoticeLog, NoticesScreen
 from acp_tui.ui.browsers.problems import ProblemsScreen
-from acp_tui.ui.chat.asker import ScreenAsker
+from acp_tui.ui.chat.asker import ScreenAsker, tool_title
 from acp_tui.ui.chat.attention import Attention
 from acp_tui.ui.chat.config_control import ConfigControl
 from acp_tui.ui.chat.event_pump import EventPump
 from acp_tui.ui.chat.interrupt import Interrupt, decide_interrupt
+from acp_tui.ui.chat.presence import Presence
 from acp_tui.ui.chat.saving import save_full_text
 from acp_tui.ui.chat.session_actions import SessionActions, SessionCommands
 from acp_tui.ui.chat.status import StatusRenderer
@@ -57,6 +56,7 @@ from acp_tui.ui.widgets.session_header import HeaderValues, SessionHeader
 from acp_tui.ui.widgets.status_bar import PINNED, KeyHint, StatusBar
 from acp_tui.ui.widgets.stderr_panel import StderrPanel
 from acp_tui.ui.widgets.system_line import SystemLine
+from acp_tui.ui.widgets.tab_bar import TabBar
 from acp_tui.ui.widgets.terminal_view import TerminalView
 from acp_tui.ui.widgets.tool_call import ToolCallCard
 
@@ -78,12 +78,12 @@ KEY_HINTS = (
 #: Seconds within which a second Ctrl+R restarts a running agent.
 RESTART_CONFIRM = 5.0
 
-#: Builds the controller a screen drives: (emit, asker) → controller. Tests hand in a scripted one.
-ControllerFactory = Callable[[Launch, Callable[[ControllerEvent], None], "UserAsker"], SessionController]
+#: Builds the controller a screen drives: (launch, listener, asker) → controller. Tests hand in a scripted one.
+ControllerFactory = Callable[[Launch, ControllerListener, "UserAsker"], SessionController]
 
 
-def default_controller(launch: Launch, emit: Callable[[ControllerEvent], None], asker: UserAsker) -> SessionController:
-    return SessionController(launch, asker=asker, emit=emit)
+def default_controller(launch: Launch, listener: ControllerListener, asker: UserAsker) -> SessionController:
+    return SessionController(launch, asker=asker, listener=listener)
 
 
 class ChatScreen(Screen[None]):
@@ -103,6 +103,8 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+o", "sessions('browse')", "Sessions"),
         Binding("ctrl+n", "sessions('new')", "New session"),
         Binding("f4", "open_config", "Session settings"),
+        # F9: the jobs tray (Tab from the prompt stops at the newest card); nothing while no job runs
+        Binding("f9", "focus('#jobs')", "Background jobs", show=False),
         Binding(NOTICES_KEY, "show_notices", "Notices"),
         # Shift+Tab cycles the mode from the prompt; otherwise (see check_action) it still moves focus back.
         Binding("shift+tab", "cycle_mode", "Next mode", show=False),
@@ -119,8 +121,10 @@ class ChatScreen(Screen[None]):
     ) -> None:
         super().__init__()
         self.launch = launch
-        self.history = PromptHistory.load(_history_path(launch))
-        self.attention = Attention(self.app, enabled=launch.attention)
+        self.history = PromptHistory.for_folder(launch.cwd)
+        #: whether this screen is the tab on screen (acp_tui/ui/tabs); its dialogs wait until it is
+        self.presence = Presence()
+        self.attention = Attention(self.app, enabled=launch.attention, looking=lambda: self.presence.shown)
         self.asker = ScreenAsker(
             self.app,
             arm_delay=arm_delay,
@@ -129,10 +133,14 @@ class ChatScreen(Screen[None]):
             attention=self.attention,
             agent_name=launch.agent_name,
             tool_title=lambda tool_call_id: tool_title(self.controller.state, tool_call_id),
+            presence=self.presence,
         )
         self.notices = NoticeLog()
-        self.pump = EventPump(self, agent_named=self.asker.name_agent)  # dialogs say who asks
-        self.controller = controller(launch, self.pump.push, self.asker)
+        self.pump = EventPump(
+            self, agent_named=self.asker.name_agent, activity=self.presence.activity
+        )  # dialogs say who asks
+        self.presence.on_show, self.presence.on_hide = self.pump.show, self.pump.hide
+        self.controller = controller(launch, self.pump, self.asker)
         if force_stop_after is not None:
             self.controller.force_stop_after = force_stop_after
         self.config = ConfigControl(self.app, self.controller, arm_delay=arm_delay)
@@ -145,7 +153,9 @@ class ChatScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         header = HeaderValues(agent=self.launch.agent_name, cwd=display_path(str(self.launch.cwd)))
-        yield SessionHeader(header, id="header")
+        with Vertical(id="top-bars"):  # the tab bar (while there are tabs) above the header
+            yield TabBar(id="tab-bar")
+            yield SessionHeader(header, id="header")
         yield StatusBar(id="status")
         yield StderrPanel(id="stderr")
         yield (conversation := Conversation(id="conversation"))
@@ -190,6 +200,7 @@ class ChatScreen(Screen[None]):
         self.query_one(FilePicker).warm()  # the first `@` finds a complete index
         if self.launch.pick_session:
             self.sessions.browse()  # `acp-tui --resume` with no id: it lists once the agent is up
+        self.presence.changed()  # a tab host draws this screen's tab bar now that it is here
 
     # -- prompts ---------------------------------------------------------------------------------
 
@@ -383,16 +394,3 @@ class ChatScreen(Screen[None]):
                 self.conversation.scroll_to_start()
             case _:
                 self.conversation.follow()
-
-
-def _history_path(launch: Launch) -> Path | None:
-    try:
-        return history_file(launch.cwd)
-    except OSError:
-        return None
-
-
-def tool_title(state: SessionState, tool_call_id: str) -> str | None:
-    """The title of a tool call, for a question the agent asks about it."""
-    call = state.tool_call(tool_call_id)
-    return call.title if call is not None and call.title else None

@@ -10,12 +10,12 @@ dialog closed while another is above it (the agent withdrew it) leaves without d
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final, Generic, TypeVar
+from typing import Any, Final, Generic, TypeVar
 
 from rich.text import Text
 from textual import events
 from textual.content import Content
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
@@ -140,22 +140,35 @@ class GuardedDialog(ModalScreen[R], Generic[R]):
         self._decided = True
         if self._arm_timer is not None:
             self._arm_timer.stop()
-        stack = self.app.screen_stack
-        if stack and stack[-1] is self:
+        stack = self._own_stack()
+        if stack is None:
+            return
+        if stack is self.app._screen_stack and stack[-1] is self:
             self.dismiss(result)
-        elif self in stack:
-            self._close_buried(result)
+        else:
+            self._close_buried(result, stack)
 
-    def _close_buried(self, result: R | None) -> None:
-        """Close this dialog while another screen is above it (a second question came on top).
+    def _own_stack(self) -> list[Screen[Any]] | None:
+        """The screen stack this dialog is on: the shown tab's, or a hidden tab's (one Textual mode each)."""
+        for stack in self.app._screen_stacks.values():
+            if self in stack:
+                return stack
+        return None
 
-        Textual's `dismiss` pops the *top* screen whoever calls it: the dialog above would vanish unanswered
-        and this one would stay, decided, holding the keys for good. So this one leaves the stack itself
-        (Textual has no public call for a screen below the top; `_screen_stack` is the app's own list) and the
-        screen above stays exactly as it is.
+    def on_a_stack(self) -> bool:
+        """Pushed and not yet closed, in the tab on screen or in a hidden one."""
+        return self._own_stack() is not None
+
+    def _close_buried(self, result: R | None, stack: list[Screen[Any]]) -> None:
+        """Close this dialog while another screen is above it (a second question came on top), or while its
+        tab is hidden (its stack is not the one on screen).
+
+        Textual's `dismiss` pops the *top* screen of the shown stack whoever calls it: the dialog above, or
+        another tab's screen, would vanish unanswered and this one would stay, decided, holding the keys for
+        good. So this one leaves its stack itself (Textual has no public call for a screen below the top or in
+        another mode; `_screen_stacks` is the app's own lists) and every other screen stays exactly as it is.
         """
         app = self.app
-        stack = app._screen_stack
         if self._result_callbacks:
             self._result_callbacks[-1](result)
             self._pop_result_callback()

@@ -29,11 +29,19 @@ class YesNoDialog(GuardedDialog[bool]):
         Binding("right,down,tab", "move(1)", show=False),
     ]
 
-    def __init__(self, allow: str, *, arm_delay: float, name: str | None = None, id: str | None = None) -> None:
+    def __init__(
+        self,
+        allow: str,
+        *,
+        arm_delay: float,
+        refuse: str = "Refuse",
+        name: str | None = None,
+        id: str | None = None,
+    ) -> None:
         super().__init__(arm_delay=arm_delay, name=name, id=id)
         # The permission dialog's option rows: the key in bold, the choice coloured by what it does.
         self._allow = Button(option_label("y", allow), variant="success", compact=True, disabled=True, id="allow")
-        self._refuse = Button(option_label("n", "Refuse"), variant="error", compact=True, disabled=True, id="refuse")
+        self._refuse = Button(option_label("n", refuse), variant="error", compact=True, disabled=True, id="refuse")
         self._buttons = [self._allow, self._refuse]
 
     def _controls(self) -> list[Widget]:

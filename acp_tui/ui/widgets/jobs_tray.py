@@ -1,18 +1,20 @@
 """The jobs tray: the agent's background work (v2 `state_update.background`), one line above the status bar.
 
 It shows only while the latest snapshot lists something (session/background.py): closed, one line, the
-count and the first jobs; open (a click, or Tab to it), one row per job: a terminal with its command and how long
-it has run, a tool call with its title and status. Enter shows the selected terminal's newest output (at
-the width the agent runs it with, `TerminalUpdate.size`); `Ctrl+X`, the key a card cancels with, stops the
-selected job, only where its `capabilities.cancel` allows and it is not already stopping (the screen then
-asks the controller, which checks again). Agent text is data: every command and title is `plain`, capped.
+count and the first jobs; open (a click, or F9), one row per job: a terminal with its command and
+how long it has run, a tool call with its title and status, a subagent (unstable `BackgroundSubagent`)
+with its name. Enter shows the selected terminal's newest output (at the width the agent runs it with,
+`TerminalUpdate.size`); `Ctrl+X`, the key a card cancels with, stops the selected job, only where its
+`capabilities.cancel` allows and it is not already stopping (the screen then asks the controller, which
+checks again); a subagent is not stopped from here (its lane shows its work). Agent text is data: every
+command and title is `plain`, capped.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import ClassVar, Final
+from typing import ClassVar, Final, assert_never
 
 from rich.text import Text
 from textual import events
@@ -25,7 +27,7 @@ from textual.widget import Widget
 from acp_tui.ansi import TerminalDecoder
 from acp_tui.sanitize import multiline, plain
 from acp_tui.session.background import Job, JobKind
-from acp_tui.session.model import SessionState, Terminal, ToolCall
+from acp_tui.session.model import SessionState, Subagent, Terminal, ToolCall
 from acp_tui.ui.widgets.exit_status import duration_text
 from acp_tui.ui.widgets.icons import GLYPHS
 from acp_tui.ui.widgets.prompt_return import FocusPrompt
@@ -122,10 +124,18 @@ class JobsTray(Widget, can_focus=True):
     def entity_changed(self) -> None:
         self.refresh(layout=self._tail is not None)
 
-    def _entity(self, job: Job) -> Terminal | ToolCall | None:
+    def _entity(self, job: Job) -> Terminal | ToolCall | Subagent | None:
         if self._state is None:
             return None
-        return self._state.terminal(job.id) if job.kind == "terminal" else self._state.tool_call(job.id)
+        match job.kind:
+            case "terminal":
+                return self._state.terminal(job.id)
+            case "tool_call":
+                return self._state.tool_call(job.id)
+            case "subagent":
+                return self._state.subagents.get(job.id)
+            case unreachable:
+                assert_never(unreachable)
 
     def stoppable(self, job: Job) -> bool:
         """May the user stop it now? The same rule as a card's cancel: advertised, running, not stopping."""
@@ -137,8 +147,10 @@ class JobsTray(Widget, can_focus=True):
     # -- rendering -------------------------------------------------------------------------------
 
     def _label(self, job: Job) -> tuple[str, str]:
-        """(glyph, label) of one job: a terminal's command, a tool call's title, else its id."""
+        """(glyph, label) of one job: a terminal's command, a tool call's title, a subagent's name, else its id."""
         entity = self._entity(job)
+        if isinstance(entity, Subagent):
+            return GLYPHS["subagent"], plain(entity.name[:MAX_LABEL_CHARS])
         if isinstance(entity, Terminal):
             return "$", plain((entity.command or job.id)[:MAX_LABEL_CHARS])
         if isinstance(entity, ToolCall):
@@ -155,6 +167,11 @@ class JobsTray(Widget, can_focus=True):
                 return "exited"
             start = entity.started_at if entity.started_at is not None else self._first_seen.get(job, now)
             return elapsed(now - start)
+        if isinstance(entity, Subagent):
+            if entity.ended:
+                return "ended"
+            since = elapsed(now - self._first_seen.get(job, now))
+            return since if entity.state == "running" else f"{plain(entity.state[:40])} {since}".strip()
         if isinstance(entity, ToolCall):
             if entity.cancelling:
                 return "stopping…"
@@ -162,6 +179,10 @@ class JobsTray(Widget, can_focus=True):
             since = elapsed(now - self._first_seen.get(job, now))
             return f"{status} {since}".strip() if status not in ("in_progress", "pending") else since
         return ""
+
+    def allow_focus(self) -> bool:
+        """Only while it shows (F9, a click): a hidden tray never takes the keys."""
+        return bool(self.display)
 
     def summary(self) -> str:
         """The closed line: `⚙ 2 jobs · npm run dev 1 min 20 s · Watch tests`."""
@@ -185,7 +206,7 @@ class JobsTray(Widget, can_focus=True):
         now = self.clock()
         head = Text(self.summary(), style="bold")
         if not self.has_focus:
-            head.append("   click or Tab to open", style="dim")
+            head.append("   click or F9 to open", style="dim")
             return [head]
         head.append("   ↑↓ select · ⏎ output · ^X stop · Esc close", style="dim")
         lines = [head]

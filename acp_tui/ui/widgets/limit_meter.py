@@ -3,6 +3,8 @@
 Each window the agent reported shows its used share; one near its limit (80 % or more, or a status other
 than `allowed`, session/account.py) carries `⚠`. Narrow, the bar keeps the window that is worst off. The
 reset time is on F4 (`account_lines`), in the local time zone. Nothing at all for an agent that reports none.
+The last turn's tokens an agent reports (codex-acp's `_meta.quota`) are no window: F4 says them in words
+(`token_lines`), never the bar.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from acp_tui.session.account import AccountState, LimitWindow
+from acp_tui.session.account import AccountState, LimitWindow, TurnTokens
 
 WARN_MARK = "⚠"
 #: the windows shown first, in this order; any other after them, as first reported
@@ -88,4 +90,19 @@ def account_lines(state: AccountState, *, now: float | None = None) -> tuple[str
     return tuple(lines)
 
 
-__all__ = ["Meter", "WARN_MARK", "account_lines", "meter", "window_text"]
+def token_lines(tokens: TurnTokens | None) -> tuple[str, ...]:
+    """The last turn's tokens, for F4: `Last turn: 2,500 tokens (1,500 in, ...)`, then one line per model
+    when there are several (one model's figures are the total's)."""
+    if tokens is None:
+        return ()
+    lines: list[str] = []
+    if tokens.total is not None:
+        lines.append(f"Last turn: {tokens.total.summary()}")
+    if len(tokens.models) == 1 and tokens.total is not None and tokens.models[0][1].figures == tokens.total.figures:
+        lines[-1] += f" · {tokens.models[0][0]}"
+    else:
+        lines.extend(f"Last turn, {model}: {count.summary()}" for model, count in tokens.models)
+    return tuple(lines)
+
+
+__all__ = ["Meter", "WARN_MARK", "account_lines", "meter", "token_lines", "window_text"]

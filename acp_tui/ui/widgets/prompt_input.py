@@ -107,6 +107,22 @@ class PromptInput(TextArea):
         self.timeline = timeline
         self.context = PromptContext(self, file_picker)
 
+    def on_mount(self) -> None:
+        self.app.screen_change_signal.subscribe(self, self._screen_changed)
+
+    def _screen_changed(self, screen: object) -> None:
+        """The cursor blinks only while this prompt's screen is on the terminal: in a hidden tab (or under a
+        dialog) it stays drawn and its timer sleeps, so an idle hidden tab costs no CPU (TextArea's own
+        blink keeps going for as long as the widget has the focus of its screen)."""
+        if not self.is_mounted:
+            return
+        if self.screen.is_current and self.has_focus:
+            if self.cursor_blink:
+                self._restart_blink()
+                self.blink_timer.resume()
+        else:
+            self._pause_blink(visible=True)
+
     async def _on_key(self, event: events.Key) -> None:
         if self.context.handle_key(event) or self._menu_key(event):
             event.stop()

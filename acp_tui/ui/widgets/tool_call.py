@@ -848,7 +848,7 @@ class ToolCallCard(Widget, can_focus=True):
             request_cancel = getattr(slot.view, "request_cancel", None)
             if request_cancel is not None and request_cancel():
                 return
-        if not self.call.finished:
+        if not self.call.finished and not self.call.cancelling:  # asked already: "stopping…" until it ends
             self.post_message(self.CancelRequested(self))
 
     def action_toggle_raw(self) -> None:

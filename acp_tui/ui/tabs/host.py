@@ -1,0 +1,230 @@
+"""Several conversations at once: the app's tabs, each a chat screen with its own controller and agent.
+
+`TabHost` is the app's, composed, not inherited: it opens, shows and closes tabs and keeps the tab bar
+true. Each tab is a Textual mode (its own screen stack), so a dialog stays with the conversation that asked
+it: switching away from an open question leaves it where it was, and a hidden tab's questions wait for the
+tab to be shown (`Presence`, acp_tui/ui/chat/presence.py) — never over the tab the user looks at. A hidden
+tab keeps streaming into its model; its widgets catch up when it is shown (acp_tui/ui/chat/event_pump.py).
+
+Nothing is shared between tabs but the app's configuration, theme and the history files: each tab's screen
+builds its own controller from its own `Launch` (for a second tab on `--log FILE`, its own log file).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from itertools import count
+from pathlib import Path
+from typing import Any, Protocol
+
+from textual.app import App
+
+from acp_tui.launch import Launch
+from acp_tui.sanitize import plain
+from acp_tui.ui.chat.screen import ChatScreen
+from acp_tui.ui.chat.terminal_title import show_window_title
+from acp_tui.ui.widgets.tab_bar import TabBar, TabLabel, TabState, tab_state
+
+__all__ = ["Tab", "TabHost", "TabScreens", "fresh_launch", "tab_log"]
+
+
+class TabScreens(Protocol):
+    """How the host gets a chat screen for a launch (the app's: its arm delay, its controller factory)."""
+
+    def __call__(self, launch: Launch) -> ChatScreen: ...
+
+
+@dataclass(eq=False)
+class Tab:
+    """One conversation: its Textual mode (screen stack) and its chat screen."""
+
+    mode: str
+    screen: ChatScreen
+
+    @property
+    def title(self) -> str:
+        """The session's title, else the agent's name (the agent's own once it said it)."""
+        controller = self.screen.controller
+        return controller.state.info.title or controller.agent_name
+
+    @property
+    def state(self) -> TabState:
+        controller = self.screen.controller
+        return tab_state(
+            waiting=self.screen.presence.waiting > 0 or controller.waiting_for_user,
+            working=controller.busy or controller.phase == "starting",
+            failed=(controller.stopped and controller.session is not None)
+            or (not controller.busy and controller.state.foreground.stop_reason == "error"),
+        )
+
+    @property
+    def working(self) -> bool:
+        """Would closing it lose work (a turn running, a question waiting)?"""
+        controller = self.screen.controller
+        return not controller.stopped and (
+            controller.busy or controller.waiting_for_user or self.screen.presence.waiting > 0
+        )
+
+
+def fresh_launch(base: Launch, number: int) -> Launch:
+    """The same agent in the same folder, for a new session: no resume, no warnings said already."""
+    return replace(
+        base,
+        resume_id=None,
+        continue_last=False,
+        pick_session=False,
+        warnings=(),
+        log_path=tab_log(base.log_path, number),
+    )
+
+
+def tab_log(path: Path | None, number: int) -> Path | None:
+    """Tab N's `--log` file: `acp.jsonl` → `acp.tab2.jsonl` (one connection per file, so replay reads one)."""
+    if path is None or number <= 1:
+        return path
+    return path.with_name(f"{path.stem}.tab{number}{path.suffix}")
+
+
+class TabHost:
+    """The app's open tabs, in order; the shown one is `current`."""
+
+    def __init__(self, app: App[Any], screens: TabScreens) -> None:
+        self.app = app
+        self._screens = screens
+        self.tabs: list[Tab] = []
+        self.current: Tab | None = None
+        self._ids = count(1)
+        self._numbers = count(1)  # a tab's log file keeps its number for the whole run
+        self._retiring: set[asyncio.Task[None]] = set()
+        self._labels: tuple[TabLabel, ...] = ()
+        #: when each working tab began (a hidden tab's long turn rings when it ends: its screen draws nothing)
+        self._working_since: dict[Tab, float] = {}
+        #: told when the tabs' labels change (tests, and nothing else)
+        self.on_redraw: Callable[[tuple[TabLabel, ...]], None] = lambda labels: None
+
+    # -- opening and showing ---------------------------------------------------------------------
+
+    def open(self, launch: Launch, *, fresh: bool = True, pick: bool = False) -> Tab:
+        """A tab for `launch`, shown: a new session of its agent when `fresh` (else `launch` as it is: the first
+        tab, as the command line asked; a launch made for this tab); with its session list open when `pick`."""
+        number = next(self._numbers)
+        prepared = fresh_launch(launch, number) if fresh else replace(launch, log_path=tab_log(launch.log_path, number))
+        screen = self._screens(replace(prepared, pick_session=True) if pick else prepared)
+        tab = Tab(f"tab-{next(self._ids)}", screen)
+        screen.presence.changed = self.redraw
+        screen.presence.hide()  # shown by `show`, after its mode is on screen
+        self.app.add_mode(tab.mode, lambda: screen)
+        self.tabs.append(tab)
+        self.show(tab)
+        return tab
+
+    def show(self, tab: Tab) -> None:
+        """Put `tab` on the terminal: its screen stack, its waiting output, then its waiting questions."""
+        if tab is self.current or tab not in self.tabs:
+            return
+        previous, self.current = self.current, tab
+        if previous is not None:
+            previous.screen.presence.hide()
+        self.app.switch_mode(tab.mode)
+        tab.screen.presence.show()  # dialogs held for it open now, on its own stack
+        show_window_title(self.app, tab.screen.controller.state.info.title, tab.screen.controller.agent_name)
+        self.redraw()
+
+    def show_number(self, number: int) -> bool:
+        """Alt+N: show tab N (1-based); False when there is none."""
+        if not 1 <= number <= len(self.tabs):
+            return False
+        self.show(self.tabs[number - 1])
+        return True
+
+    def step(self, by: int) -> None:
+        """Ctrl+PageDown / Ctrl+PageUp: the next or previous tab, round the end."""
+        if self.current is None or len(self.tabs) < 2:
+            return
+        index = self.tabs.index(self.current)
+        self.show(self.tabs[(index + by) % len(self.tabs)])
+
+    # -- closing ---------------------------------------------------------------------------------
+
+    def close(self, tab: Tab) -> None:
+        """Close `tab` (never the last one): show a neighbour at once, then end its session and agent."""
+        if tab not in self.tabs or len(self.tabs) < 2:
+            return
+        index = self.tabs.index(tab)
+        self.tabs.remove(tab)
+        self._working_since.pop(tab, None)
+        if tab is self.current:
+            self.show(self.tabs[min(index, len(self.tabs) - 1)])
+        # The mode goes at once (an app quitting meanwhile must not find it half gone); its screens are removed
+        # as Textual schedules it, and the chat screen's unmount shuts its agent down as well.
+        removal = self.app.remove_mode(tab.mode)
+        task = asyncio.get_running_loop().create_task(self._retire(tab, removal))
+        self._retiring.add(task)
+        task.add_done_callback(self._retiring.discard)
+        self.redraw()
+
+    @staticmethod
+    async def _retire(tab: Tab, removal: Awaitable[object]) -> None:
+        """Its session closed (`session/close` where offered), its agent and terminals stopped, its screens gone."""
+        try:
+            await tab.screen.shutdown()
+        finally:
+            await removal
+
+    async def shutdown(self) -> None:
+        """Ctrl+Q: every tab's session closed and agent stopped, together; and every tab already closing."""
+        await asyncio.gather(
+            *(tab.screen.shutdown() for tab in self.tabs), *list(self._retiring), return_exceptions=True
+        )
+
+    # -- the bar ---------------------------------------------------------------------------------
+
+    def labels(self) -> tuple[TabLabel, ...]:
+        return tuple(
+            TabLabel(
+                number=number,
+                title=tab.title,
+                state=tab.state,
+                unseen=tab.screen.presence.unseen,
+                current=tab is self.current,
+            )
+            for number, tab in enumerate(self.tabs, 1)
+        )
+
+    def redraw(self) -> None:
+        """Bring the shown tab's bar up to date (a tab's state, title or unseen output changed)."""
+        if self.current is None:
+            return
+        labels = self.labels()
+        self._note_turn_ends(labels)
+        bar = self._bar()
+        if bar is not None:
+            bar.show_tabs(labels)  # nothing to do when they are the same
+        if labels != self._labels:
+            self._labels = labels
+            self.on_redraw(labels)
+
+    def _note_turn_ends(self, labels: tuple[TabLabel, ...]) -> None:
+        """A hidden tab whose long turn ended alerts as the shown one's does (its status renderer waits for it
+        to be shown, and then the user is looking)."""
+        now = time.monotonic()
+        for tab, label in zip(self.tabs, labels, strict=True):
+            started = self._working_since.get(tab)
+            if label.state == "working":
+                if started is None:
+                    self._working_since[tab] = now
+                continue
+            if started is None:
+                continue
+            del self._working_since[tab]
+            if tab is not self.current and label.state != "waiting":
+                tab.screen.attention.turn_ended(now - started, f"{' '.join(plain(tab.title).split())} finished")
+
+    def _bar(self) -> TabBar | None:
+        if self.current is None or not self.current.screen.is_mounted:
+            return None
+        bars = self.current.screen.query(TabBar)
+        return bars.first() if bars else None

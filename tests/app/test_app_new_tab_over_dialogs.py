@@ -1,0 +1,58 @@
+"""Ctrl+T opens a tab over a tab's own question too (the dialog stays with its tab), except on the session list,
+where Ctrl+T is its own "all folders" key (acp_tui/ui/app.py, acp_tui/ui/browsers/sessions.py).
+
+Without a priority binding the dialog, a modal screen, cut the app's Ctrl+T off: with a permission waiting,
+Ctrl+T did nothing at all, while Alt+N and Ctrl+PageUp/Down (priority bindings) worked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from acp_tui.ui.app import AcpApp
+from acp_tui.ui.browsers.sessions import SessionBrowser
+from acp_tui.ui.dialogs.permission import PermissionScreen
+from tests.support.demo_app import (
+    DemoRun,
+    _private_dirs,  # noqa: F401  (fixtures)
+    demo_launch,
+)
+
+
+@pytest.mark.asyncio
+async def test_ctrl_t_over_a_question_opens_a_tab_and_the_question_waits_on_its_own(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    app = AcpApp(demo_launch(project, 2), arm_delay=0.1)
+    async with app.run_test(size=(120, 40)) as pilot:
+        run = DemoRun(app, pilot)
+        await run.ready()
+        first = run.chat
+        await run.send("edit")
+        dialog = await run.armed_dialog()
+        await pilot.press("ctrl+t")
+        await run.wait(lambda: len(app.tabs.tabs) == 2, "a second tab over the question")
+        await run.ready()
+        assert app.screen is app.tabs.tabs[1].screen
+        assert not any(isinstance(s, PermissionScreen) for s in app.screen_stack)
+        await pilot.press("alt+1")
+        assert app.screen_stack[-1] is dialog and app.screen_stack[-2] is first
+
+
+@pytest.mark.asyncio
+async def test_ctrl_t_on_the_session_list_still_shows_every_folder(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    app = AcpApp(demo_launch(project, 2), arm_delay=0.1)
+    async with app.run_test(size=(120, 40)) as pilot:
+        run = DemoRun(app, pilot)
+        await run.ready()
+        await pilot.press("ctrl+o")
+        await run.wait(lambda: isinstance(app.screen, SessionBrowser), "the session list")
+        browser = app.screen
+        assert isinstance(browser, SessionBrowser) and not browser.all_dirs
+        await pilot.press("ctrl+t")
+        await run.wait(lambda: browser.all_dirs, "every folder's sessions")
+        assert len(app.tabs.tabs) == 1 and app.screen is browser
