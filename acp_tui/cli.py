@@ -8,6 +8,7 @@ shell's conventional code (127 not found, 126 not executable, 2 usage) instead o
 
 from __future__ import annotations
 
+import gc
 import optparse
 import os
 import shlex
@@ -622,6 +623,25 @@ def _replay(options: optparse.Values, args: Sequence[str]) -> tuple[optparse.Val
     return options, argv
 
 
+GC_YOUNG_THRESHOLD = 20_000
+"""Allocations between young collections while the UI runs (Python's default is 700)."""
+
+
+def tune_gc() -> None:
+    """The collector's settings for a long-lived UI (issue 27's profile: a 300-round turn spent a third of its
+    time in the cyclic collector, mostly full collections walking every imported module and class).
+
+    What is alive once the UI is imported lives as long as the process: `gc.freeze` moves it out of every
+    later collection. Widgets and strips are allocated by the thousand a frame, so young collections are
+    made rarer (each one is still small); full collections keep Python's default pace and heuristic, so
+    cyclic garbage of a long session (folded views) is still freed.
+    """
+    gc.collect()
+    gc.freeze()
+    _, middle, old = gc.get_threshold()
+    gc.set_threshold(GC_YOUNG_THRESHOLD, middle, old)
+
+
 #: what `-p` without a prompt stands for after `replay LOG`: the recording's own first prompt
 _RECORDED_PROMPT = "\0recorded prompt"
 
@@ -643,7 +663,13 @@ def _default_runner() -> Callable[[Launch], int]:
     """The UI entry point, imported only when a UI is actually started (keeps the CLI light)."""
     from acp_tui.ui.app import run
 
-    return partial(run, launcher=tab_launch)  # a new tab's agent is resolved as the command line's
+    runner = partial(run, launcher=tab_launch)  # a new tab's agent is resolved as the command line's
+
+    def run_tuned(launch: Launch) -> int:
+        tune_gc()  # after the imports: what they made is permanent
+        return runner(launch)
+
+    return run_tuned
 
 
 def main(argv: Sequence[str] | None = None, *, runner: Callable[[Launch], int] | None = None) -> int:

@@ -11,6 +11,7 @@ the medians, the client's peak RSS and the time the turn took.
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import statistics
 import subprocess
@@ -36,6 +37,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=333)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--client", default=f"{sys.executable} -m acp_tui --")
+    parser.add_argument(
+        "--settle", type=float, default=1.0, help="seconds between the turn on screen and the first key"
+    )
     args = parser.parse_args()
     session = f"acp-long-{time.monotonic_ns()}"
     agent = [sys.executable, str(BENCH / "flood_agent.py"), "--chunks", str(args.rounds), "--mode", "mixed"]
@@ -51,7 +55,7 @@ def main() -> None:
         while MARKER not in capture(session):
             time.sleep(0.01)
         turn = time.perf_counter() - start
-        time.sleep(1.0)  # let the turn's last frame settle (not a measurement)
+        time.sleep(args.settle)  # let the turn's last frame settle (not a measurement)
         keys: list[float] = []
         pages: list[float] = []
         for _ in range(args.repeat):
@@ -66,8 +70,9 @@ def main() -> None:
             time.sleep(0.2)
         print(
             f"{args.rounds} rounds (~{args.rounds * 3} blocks), turn on screen in {turn:.2f}s: keystroke median "
-            f"{statistics.median(keys) * 1000:.1f} ms, PageUp median {statistics.median(pages) * 1000:.1f} ms "
-            f"(each includes a tmux capture, ~2-5 ms); peak RSS {peak_rss_mb(pid):.0f} MB"
+            f"{statistics.median(keys) * 1000:.1f} ms (max {max(keys) * 1000:.1f}), PageUp median "
+            f"{statistics.median(pages) * 1000:.1f} ms (max {max(pages) * 1000:.1f}) (each includes a tmux capture, "
+            f"~2-5 ms); peak RSS {peak_rss_mb(pid):.0f} MB; load (1 min) {os.getloadavg()[0]:.1f}"
         )
     finally:
         subprocess.run(["tmux", "-L", SOCKET, "kill-session", "-t", session], capture_output=True)

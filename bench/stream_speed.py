@@ -5,7 +5,9 @@ For each chunk count it starts `<client> <flood agent argv>` in a detached 160x5
 waits for the client to be ready, types a prompt and Enter, and polls the pane until the marker
 word of the agent's last chunk is on screen. It reports Enter -> marker and last chunk -> marker
 (the agent writes the time of its last chunk to a stamp file), the 8000/2000 ratio of the medians,
-and the peak RSS of the client process (VmHWM from /proc). Run by hand:
+and the peak RSS of the client process (VmHWM from /proc). The parse-only floor (bench/floor_reader.py)
+runs beside each client run, at the same moment and load, and the 1-minute load average is printed
+(the machine is shared). Run by hand:
 
     .venv/bin/python bench/stream_speed.py --chunks 2000 8000 --repeat 5
     .venv/bin/python bench/stream_speed.py --mode mixed --chunks 300 --repeat 5
@@ -28,7 +30,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from floor_reader import median_floor  # noqa: E402
+from floor_reader import Floor  # noqa: E402
+from floor_reader import run_once as floor_once  # noqa: E402
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
@@ -139,7 +142,15 @@ def main() -> None:
 
     medians: dict[int, float] = {}
     for chunks in args.chunks:
-        runs = [run_once(client, chunks, args.mode, args) for _ in range(args.repeat)]
+        runs: list[Run] = []
+        floors: list[Floor] = []
+        loads: list[float] = []
+        for _ in range(args.repeat):
+            # the floor runs beside each client run (same moment, same load): the machine is shared
+            loads.append(os.getloadavg()[0])
+            if not args.no_floor:
+                floors.append(floor_once(chunks, args.mode))
+            runs.append(run_once(client, chunks, args.mode, args))
         enter = statistics.median(run.enter_to_marker for run in runs)
         last = statistics.median(run.last_chunk_to_marker for run in runs)
         peak = max(run.peak_rss_mb for run in runs)
@@ -148,15 +159,21 @@ def main() -> None:
         print(
             f"{chunks:>6} chunks ({args.mode}): Enter -> marker median {enter:.3f}s "
             f"(runs {', '.join(f'{run.enter_to_marker:.3f}' for run in runs)}); "
-            f"last chunk -> marker median {last:.3f}s; agent's last line at {agent:.3f}s; peak RSS {peak:.0f} MB",
+            f"last chunk -> marker median {last:.3f}s; agent's last line at {agent:.3f}s; peak RSS {peak:.0f} MB; "
+            f"load (1 min) {statistics.median(loads):.1f}",
             flush=True,
         )
-        if not args.no_floor:
-            floor = median_floor(chunks, args.mode, args.repeat)
+        if floors:
+            turn = statistics.median(floor.turn for floor in floors)
+            written = statistics.median(floor.agent_last_line for floor in floors)
+            on_screen = statistics.median(
+                run.enter_to_marker / floor.turn for run, floor in zip(runs, floors, strict=True)
+            )
+            held = statistics.median(run.agent_last_line / floor.turn for run, floor in zip(runs, floors, strict=True))
             print(
-                f"{'':>6} floor (parse only): whole turn {floor.turn:.3f}s, agent's last line at "
-                f"{floor.agent_last_line:.3f}s; on screen {enter / floor.turn:.1f}x the floor, "
-                f"agent's last line {agent / floor.turn:.1f}x the floor's turn",
+                f"{'':>6} floor (parse only, run beside each): whole turn {turn:.3f}s, agent's last line at "
+                f"{written:.3f}s; on screen {on_screen:.1f}x the floor, agent's last line {held:.1f}x the "
+                f"floor's turn (medians of the paired ratios)",
                 flush=True,
             )
     if 2000 in medians and 8000 in medians:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import os
 import signal
 from collections.abc import Callable, Mapping, Sequence
@@ -138,6 +139,7 @@ class AgentProcess:
         except OSError as exc:
             raise SpawnError(f"cannot start agent {self.argv[0]}: {exc.strerror or exc}") from None
         self._proc = asyncio.subprocess.Process(transport, protocol, loop)
+        _widen_pipe(transport.get_pipe_transport(1))
         self.lineage.root(transport.get_pid())
         self._stderr_task = loop.create_task(self._pump_stderr())
         self._watcher = loop.create_task(self._watch())
@@ -313,12 +315,32 @@ class AgentProcess:
             self._on_close(info)
 
 
+PIPE_BYTES = 1 << 20
+"""The capacity asked for the agent's stdout pipe (Linux's default is 64 KiB; 1 MiB is what an unprivileged
+process may ask, /proc/sys/fs/pipe-max-size): an agent writes a turn's worth without waiting for us."""
+
+READ_AHEAD = 1 << 22
+"""Bytes read from the agent's pipes and not yet consumed before reading pauses (the stream protocol pauses
+at twice this). While the app is busy drawing a frame the agent goes on writing: this much (and the pipe)
+takes it without holding the agent back, and caps what we hold for it (issue 27)."""
+
+
+def _widen_pipe(pipe: asyncio.BaseTransport | None) -> None:
+    """Ask for a larger stdout pipe; a kernel that refuses (or has no such call) keeps its default."""
+    setsize = getattr(fcntl, "F_SETPIPE_SZ", None)
+    handle = pipe.get_extra_info("pipe") if pipe is not None else None
+    if setsize is None or handle is None:
+        return
+    with contextlib.suppress(OSError, ValueError):
+        fcntl.fcntl(handle.fileno(), setsize, PIPE_BYTES)
+
+
 class _ExitAwareProtocol(asyncio.subprocess.SubprocessStreamProtocol):
     """The stream protocol of `create_subprocess_exec`, plus an exit signal that does not wait for
     the pipes to close (`Process.wait()` does, and a grandchild may hold them open forever)."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, returncode: asyncio.Future[int]) -> None:
-        super().__init__(limit=1 << 16, loop=loop)
+        super().__init__(limit=READ_AHEAD, loop=loop)
         self._returncode_future = returncode
         self._subprocess_transport: asyncio.SubprocessTransport | None = None
 

@@ -194,6 +194,25 @@ async def test_thought_is_dimmed_streams_open_and_collapses_when_finished() -> N
         assert thought.collapsed
 
 
+async def test_a_thought_finished_before_it_was_drawn_renders_when_opened() -> None:
+    """A folded thought is not rendered until it is opened (a long turn's thoughts mostly never are, issue
+    27); opened, it shows all of its text."""
+    app = StreamApp()
+    async with app.run_test(size=(100, 40)) as pilot:
+        thought = Thought()
+        await mount_stream(app, thought)
+        thought.append("Planning the **change**\n\n")
+        thought.append("- first\n- second\n\nthird line")
+        thought.finish()
+        await wait_for(pilot, lambda: thought.size.height == 1)
+        assert thought.summary == "▸ Thought (4 lines)"
+        await pilot.click(Thought)
+        await wait_for(pilot, lambda: any("third line" in line for line in thought.body.rendered_lines()))
+        await wait_for(pilot, lambda: thought.size.height > 1)
+        assert thought.body.rendered_lines() == ["Planning the change", "", " • first", " • second", "", "third line"]
+        assert "third line" in screen_text(app)
+
+
 async def test_selected_text_is_the_rendered_text() -> None:
     app = StreamApp()
     async with app.run_test(size=(100, 40)) as pilot:

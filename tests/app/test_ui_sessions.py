@@ -457,3 +457,48 @@ async def test_a_followed_conversation_folds_its_oldest_entries_and_builds_them_
         await run.idle()
         again = user_texts(run)
         assert again == [f"question {turn}" for turn in range(300 - len(again), 300)]
+
+
+async def test_a_burst_mounts_only_its_newest_entries_and_the_followed_end_is_built_back_once_quiet(
+    tmp_path: Path,
+) -> None:
+    """A frame that brings hundreds of entries (the app fell behind a fast agent, issue 27) mounts at most
+    `BURST` of its newest; once no frame builds anything for a poll, the followed end is built back up to
+    `LIVE`, in order, without leaving the end."""
+    from acp_tui.protocol.v2 import ToolCallUpdate
+    from acp_tui.session.coalesce import coalesce
+    from acp_tui.session.reducer import apply
+    from acp_tui.ui.chat.history_timeline import BURST, LIVE
+    from acp_tui.ui.widgets.tool_call import ToolCallCard
+
+    async with demo_app(tmp_path, 2) as run:
+        await run.idle()
+        timeline = run.chat.pump.timeline
+        assert isinstance(timeline, HistoryTimeline)
+        conversation = run.chat.conversation
+        state = run.chat.controller.state
+
+        def frame(first_id: int, count: int) -> int:
+            """One frame of `count` finished tool calls, as the pump applies it."""
+            changes: list[Any] = []
+            for number in range(first_id, first_id + count):
+                call = ToolCallUpdate(tool_call_id=f"c{number}", title=f"Read r{number}", status="completed")
+                changes += apply(state, call)
+            for change in coalesce(changes):
+                timeline.apply(change)
+            return timeline.trim()
+
+        def titles() -> list[str]:
+            return [card.header_text() for card in run.views(ToolCallCard)]
+
+        frame(0, 40)
+        await run.wait(lambda: conversation.max_scroll_y > 0 and conversation.following, "the view following")
+        frame(40, 300)
+        frame(340, 100)  # the next frames come before Textual has removed what the one before folded
+        frame(440, 100)
+        await run.idle()
+        assert titles() == [f"✓ ⚙ Read r{number}" for number in range(540 - BURST, 540)]
+        await run.wait(lambda: len(titles()) == LIVE, "the followed end built back")
+        assert conversation.following
+        assert titles() == [f"✓ ⚙ Read r{number}" for number in range(540 - LIVE, 540)]
+        assert timeline.hidden == 541 - LIVE  # the demo's greeting and the oldest calls

@@ -138,8 +138,8 @@ VIEWS: Final[dict[str, Callable[[Any], Widget]]] = {
     SUBAGENT: SubagentLane,
 }
 #: Kinds whose arrival means the agent moved on: a thought before a tool call folds away.
-_MOVES_ON = frozenset({AGENT_MESSAGE, AGENT_THOUGHT, TOOL_CALL})
-_STREAMING = frozenset({AGENT_MESSAGE, AGENT_THOUGHT})
+MOVES_ON = frozenset({AGENT_MESSAGE, AGENT_THOUGHT, TOOL_CALL})
+STREAMING_KINDS = frozenset({AGENT_MESSAGE, AGENT_THOUGHT})
 
 
 class TimelineRenderer:
@@ -233,27 +233,31 @@ class TimelineRenderer:
         if entity is None:
             return
         kind = key[0]
-        if kind in _MOVES_ON:
+        if kind in MOVES_ON:
             self.finish_streams()
         if kind == USER_MESSAGE and self._adopt_bubble(entity):
             return
-        if kind == TOOL_CALL:
-            context = self.conversation.context
-            view: Widget = ToolCallCard(entity, terminal_factory=self._terminal_for_card, context=context)
-        elif kind == TERMINAL:
-            view = TerminalView(entity, context=self.conversation.context)
-        elif kind == SUBAGENT:
-            view = SubagentLane(entity, context=self.conversation.context)
-        elif kind in VIEWS:
-            view = VIEWS[kind](entity)
-        else:
+        view = self._build(kind, entity)
+        if view is None:
             return
         self.views[key] = view
-        if kind in _STREAMING:
+        if kind in STREAMING_KINDS:
             self._streaming.add(key)
         if isinstance(view, TerminalView) and self._place_terminal_in_card(view):
             return
         self._mount(view)
+
+    def _build(self, kind: str, entity: Any) -> Widget | None:
+        """The view of a new entity, rendered from the model as it is now (None: a kind not shown)."""
+        if kind == TOOL_CALL:
+            return ToolCallCard(entity, terminal_factory=self._terminal_for_card, context=self.conversation.context)
+        if kind == TERMINAL:
+            return TerminalView(entity, context=self.conversation.context)
+        if kind == SUBAGENT:
+            return SubagentLane(entity, context=self.conversation.context)
+        if kind in VIEWS:
+            return VIEWS[kind](entity)
+        return None
 
     def _mount(self, view: Widget) -> None:
         """Put a new entity's view in the conversation (at the end; a history view may put it higher)."""
@@ -350,4 +354,4 @@ class TimelineRenderer:
                 card.attach_terminal(view)
 
 
-__all__ = ["TimelineRenderer", "VIEWS"]
+__all__ = ["MOVES_ON", "STREAMING_KINDS", "TimelineRenderer", "VIEWS"]

@@ -51,19 +51,32 @@ class AgentMessageView(Vertical):
         super().__init__()
         self.message = message
         self.stream = MarkdownStream(message.text)
-        self._chips = HorizontalGroup(classes="agent--chips")
+        # The chip row exists only once a message has a non-text block: most have none, and a long turn
+        # builds hundreds of messages (each widget costs a mount, a restyle and a place in every layout).
+        self._chips: HorizontalGroup | None = None
         self._initial_chips: list[Any] = [block_widget(b) for b in message.content.blocks if not _is_text(b)]
         self.can_focus = self.stream.truncated
 
     def compose(self) -> ComposeResult:
         yield self.stream
-        yield self._chips
+        if self._initial_chips:
+            yield self._chip_row()
 
     def on_mount(self) -> None:
-        if self._initial_chips:
+        if self._chips is not None and self._chips.parent is None:
+            self.mount(self._chips)  # made after compose, before this mount
+        if self._initial_chips and self._chips is not None:
             self._chips.display = True
             self._chips.mount(*self._initial_chips)
             self._initial_chips = []
+
+    def _chip_row(self) -> HorizontalGroup:
+        """The row of chips, made (and mounted, once this view is) at the first non-text block."""
+        if self._chips is None:
+            self._chips = HorizontalGroup(classes="agent--chips")
+            if self.is_mounted:
+                self.mount(self._chips)
+        return self._chips
 
     @property
     def text(self) -> str:
@@ -81,21 +94,32 @@ class AgentMessageView(Vertical):
         if _is_text(block):
             self.append_text(block.text)  # type: ignore[union-attr]
             return
-        self._chips.display = True
+        chips = self._chip_row()
+        chips.display = True
         chip = block_widget(block)
-        if self._chips.is_mounted:
-            self._chips.mount(chip)
+        if self.is_mounted:
+            chips.mount(chip)
         else:
             self._initial_chips.append(chip)
 
     def replace_content(self) -> None:
         self.stream.set_text(self.message.text)
         self._check_truncated()
-        self._chips.remove_children()
         chips = [block_widget(b) for b in self.message.content.blocks if not _is_text(b)]
-        self._chips.display = bool(chips)
+        if not self.is_mounted:
+            self._initial_chips = chips
+            if chips:
+                self._chip_row()
+            elif self._chips is not None:
+                self._chips.display = False
+            return
+        if self._chips is None and not chips:
+            return
+        row = self._chip_row()
+        row.remove_children()
+        row.display = bool(chips)
         if chips:
-            self._chips.mount(*chips)
+            row.mount(*chips)
 
     def finish(self) -> None:
         self.stream.finish()

@@ -29,9 +29,11 @@ clicking does nothing.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections import deque
 from dataclasses import dataclass
+from typing import cast
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -39,6 +41,7 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.segment import Segment
 from rich.style import Style
+from rich.syntax import Syntax
 from rich.text import Text
 from textual.geometry import Size
 from textual.selection import Selection
@@ -115,6 +118,13 @@ def shared_parser() -> MarkdownIt:
     return _shared_parser
 
 
+@functools.cache
+def _inline_lexer() -> object:
+    """Pygments' plain-text lexer, as Rich would look it up for inline code (found once, shared: it keeps
+    no state between texts)."""
+    return Syntax("", "text").lexer
+
+
 class _TokenMarkdown(Markdown):
     """Rich `Markdown` built from already-parsed tokens, so each block is parsed only once."""
 
@@ -127,8 +137,9 @@ class _TokenMarkdown(Markdown):
         self.style = "none"
         self.hyperlinks = False
         # Inline code takes the code theme's colours (Rich's default is cyan on black, which glares
-        # on a light theme); "text" colours nothing but the background.
-        self.inline_code_lexer = "text"
+        # on a light theme); "text" colours nothing but the background. Given by name, Rich looks the
+        # lexer up among Pygments' ~600 for every inline code span; the instance is looked up once.
+        self.inline_code_lexer = cast(str, _inline_lexer())
         self.inline_code_theme = code_theme
 
 
@@ -378,9 +389,10 @@ class MarkdownStream(Widget):
         self._schedule_flush()
 
     def finish(self) -> None:
-        """The stream ended: render what is pending now rather than at the next frame."""
+        """The stream ended: render what is pending now rather than at the next frame (a hidden stream, a
+        folded thought, renders when it is shown)."""
         self._finished = True
-        if self.is_mounted:
+        if self.is_mounted and self.display:
             self.flush()
 
     def flush(self) -> None:
@@ -388,6 +400,8 @@ class MarkdownStream(Widget):
         if self._flush_timer is not None:
             self._flush_timer.stop()
             self._flush_timer = None
+        if self._finished and not self.display:
+            return  # finished and hidden: rendered at the layout that shows it (`get_content_height`)
         self._take_pending()
         if self.settled:
             return
@@ -593,8 +607,11 @@ class MarkdownStream(Widget):
             return 0
         if width != self._width:
             self._rerender(width)
-        elif self._dirty:
-            self._update(width)
+        else:
+            if self._finished and self._pending:
+                self._take_pending()  # what a hidden, finished stream kept (`flush`) renders as it is shown
+            if self._dirty:
+                self._update(width)
         if self._backlog:
             self._schedule_flush()
         return self.line_count
