@@ -49,8 +49,9 @@ from stream_speed import MARKER, PROMPT, REPO, SOCKET, capture, peak_rss_mb, tmu
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 #: A tab in the bar's first line: its number and its state glyph (`◐` working, `⚠`, `✗`, `●` idle).
 TAB = re.compile(r"(?<!\S)(\d+) ([◐⚠✗●])")
-#: The shown tab's number: the bar draws it reversed (SGR 7), seen in `capture-pane -e`.
-SHOWN = re.compile(r"\x1b\[(?:\d+;)*7(?:;\d+)*m(?:\x1b\[[\d;]*m)* (\d+) ")
+#: The shown tab's number: the bar draws it bold (SGR 1; reversed, SGR 7, where the palette is unknown), seen in
+#: `capture-pane -e`; the other tabs' numbers are plain.
+SHOWN = re.compile(r"\x1b\[(?:\d+;)*[17](?:;\d+)*m(?:\x1b\[[\d;]*m)* (\d+) ")
 
 
 def load() -> str:
