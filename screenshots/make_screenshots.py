@@ -3,6 +3,7 @@
 Each picture is the real app (headless, 140x42) talking to the real demo agent, driven by the same
 keys a person would press; the SVGs land beside this script.
 
+`python screenshots/make_screenshots.py tabs` takes only the tabs picture.
 `python screenshots/make_screenshots.py --look DIR` takes the design-review set instead: the demo's
 `tools`, `edit` (its permission dialog, then the applied edit), `plan`, `error` and `everything`
 answers at 80x24 and 160x50 in both shipped themes, as SVG plus a PNG (made with `rsvg-convert`).
@@ -126,6 +127,33 @@ async def shoot(
     return path
 
 
+async def shoot_tabs(folder: Path = HERE) -> Path:
+    """Three tabs: tab 1 asks for permission while hidden (⚠), tab 2 counts on while hidden (◐ and the unseen
+    dot), tab 3 shown with its answer. The demo at human pace, so the count is still running."""
+    app = AcpApp(launch(speed="1"), arm_delay=0.2)
+    path = folder / "tabs.svg"
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_idle(app, timeout=60)
+        await send(pilot, app, "tools")
+        await wait_idle(app, timeout=60)
+        for word in ("slow", "markdown"):
+            count = len(app.tabs.tabs)
+            await pilot.press("ctrl+t")
+            while len(app.tabs.tabs) == count:
+                await pilot.pause(0.05)
+            await wait_idle(app, timeout=60)
+            await send(pilot, app, word)
+        await wait_idle(app, timeout=60)
+        app.tabs.tabs[0].screen.controller.submit("edit")
+        while [label.state for label in app.tabs.labels()][:2] != ["waiting", "working"] or not app.tabs.labels()[
+            1
+        ].unseen:
+            await pilot.pause(0.05)
+        await pilot.pause(0.3)
+        app.save_screenshot(str(path))
+    return path
+
+
 #: The design-review scenes: file name, the words sent, and how the dialog and the picture are taken.
 LOOK_SCENES: list[tuple[str, list[str], dict[str, Any]]] = [
     ("tools", ["tools"], {}),
@@ -179,6 +207,10 @@ async def main() -> None:
             os.environ[var] = str(Path(tmp) / var)
         os.environ["HOME"] = str(Path(tmp) / "home")
         (Path.home() / "src" / "greeter").mkdir(parents=True)
+        if sys.argv[1:] == ["tabs"]:
+            await shoot_tabs()
+            print("screenshots written to", HERE)
+            return
         if len(sys.argv) == 3 and sys.argv[1] == "--look":
             await look(Path(sys.argv[2]).resolve())
             print("screenshots written to", sys.argv[2])
@@ -188,6 +220,7 @@ async def main() -> None:
         await shoot("permission-dialog", ["edit"], dialog=True)
         await shoot("plan-usage", ["markdown", "plan"], speed="1", until=plan_half_done)
         await shoot("light-theme", ["think", "tools"], theme="acp-light")
+        await shoot_tabs()
     print("screenshots written to", HERE)
 
 
