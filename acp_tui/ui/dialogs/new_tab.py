@@ -61,14 +61,14 @@ class NewTabScreen(ModalScreen[Launch | None]):
         dialog.border_title = "New tab with agent"
         with dialog:
             yield Static(Text("Agent — a name from config.toml or the list, or a command"), classes="label")
-            yield Input(placeholder=f"empty: {self.agent}", id="agent")
+            yield Input(placeholder=f"empty: {self.agent}", id="agent", compact=True)
             if self.choices:
                 yield OptionList(
                     *(Option(Text.assemble(choice.name, ("  " + choice.what, "dim"))) for choice in self.choices),
                     id="choices",
                 )
             yield Static(Text("Folder"), classes="label")
-            yield Input(value=self.folder, id="folder")
+            yield Input(value=self.folder, id="folder", compact=True)
             yield Static(Text(""), id="problem")
             yield Static(key_hints([("⏎", "open the tab"), ("tab", "next field"), ("esc", "close")]), id="hint")
 
