@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from dataclasses import dataclass, replace
 from itertools import count
 from pathlib import Path
@@ -99,11 +99,8 @@ class TabHost:
         self._ids = count(1)
         self._numbers = count(1)  # a tab's log file keeps its number for the whole run
         self._retiring: set[asyncio.Task[None]] = set()
-        self._labels: tuple[TabLabel, ...] = ()
         #: when each working tab began (a hidden tab's long turn rings when it ends: its screen draws nothing)
         self._working_since: dict[Tab, float] = {}
-        #: told when the tabs' labels change (tests, and nothing else)
-        self.on_redraw: Callable[[tuple[TabLabel, ...]], None] = lambda labels: None
 
     # -- opening and showing ---------------------------------------------------------------------
 
@@ -212,9 +209,6 @@ class TabHost:
         bar = self._bar()
         if bar is not None:
             bar.show_tabs(labels)  # nothing to do when they are the same
-        if labels != self._labels:
-            self._labels = labels
-            self.on_redraw(labels)
 
     def _note_turn_ends(self, labels: tuple[TabLabel, ...]) -> None:
         """A hidden tab whose long turn ended alerts as the shown one's does (its status renderer waits for it
