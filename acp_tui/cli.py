@@ -640,6 +640,7 @@ def tune_gc() -> None:
     gc.freeze()
     _, middle, old = gc.get_threshold()
     gc.set_threshold(GC_YOUNG_THRESHOLD, middle, old)
+    gc.enable()  # off while the UI was imported (`_default_runner`)
 
 
 #: what `-p` without a prompt stands for after `replay LOG`: the recording's own first prompt
@@ -661,7 +662,14 @@ def _recorded_prompt_flag(args: Sequence[str]) -> list[str]:
 
 def _default_runner() -> Callable[[Launch], int]:
     """The UI entry point, imported only when a UI is actually started (keeps the CLI light)."""
-    from acp_tui.ui.app import run
+    # Nothing the imports make is garbage, yet a third of a second of allocations runs Python's collector
+    # over them again and again: it is off until `tune_gc` collects once and freezes what they made.
+    gc.disable()
+    try:
+        from acp_tui.ui.app import run
+    except BaseException:
+        gc.enable()
+        raise
 
     runner = partial(run, launcher=tab_launch)  # a new tab's agent is resolved as the command line's
 

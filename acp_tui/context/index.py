@@ -29,9 +29,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, repeat
 from operator import contains
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import pathspec
+if TYPE_CHECKING:  # imported by the index thread when it reads an ignore file, not at start-up
+    import pathspec
 
 __all__ = [
     "CharMasks",
@@ -235,6 +236,8 @@ def _read_spec(path: str) -> pathspec.GitIgnoreSpec | None:
         return None
     if not any(line.strip() and not line.startswith("#") for line in lines):
         return None
+    import pathspec  # here, not at the top: 40 ms of import the first screen does not need
+
     try:
         return pathspec.GitIgnoreSpec.from_lines(lines)
     except (ValueError, TypeError):

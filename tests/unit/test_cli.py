@@ -325,3 +325,32 @@ def test_client_terminals_follow_the_setting_and_the_flag_wins(tmp_path: Path, f
     code, (launch,) = run(["--no-client-terminals", str(fake_agent), "--no-client-terminals"])
     assert not launch.client_terminals
     assert launch.agent_argv == (str(fake_agent), "--no-client-terminals")  # after the agent: the agent's
+
+
+def test_the_collector_is_off_while_the_ui_is_imported_and_on_once_it_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Start-up (issue 27): no collection walks the UI's imports; the UI itself runs with the collector on."""
+    import gc
+
+    import acp_tui.ui.app
+    from acp_tui import cli
+    from tests.support.app_run import make_launch
+
+    enabled_in_run: list[bool] = []
+
+    def fake_run(launch: Launch, **_: object) -> int:
+        enabled_in_run.append(gc.isenabled())
+        return 0
+
+    monkeypatch.setattr(acp_tui.ui.app, "run", fake_run)
+    threshold = gc.get_threshold()
+    try:
+        runner = cli._default_runner()
+        assert not gc.isenabled()
+        assert runner(make_launch(["agent"], cwd=Path.cwd())) == 0
+        assert enabled_in_run == [True]
+        assert gc.isenabled()
+        assert gc.get_threshold()[0] == cli.GC_YOUNG_THRESHOLD
+    finally:
+        gc.enable()
+        gc.unfreeze()
+        gc.set_threshold(*threshold)

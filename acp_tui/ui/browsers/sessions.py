@@ -26,7 +26,6 @@ from acp_tui.agent.session import SessionError
 from acp_tui.controller.sessions import SessionListing, SessionPage, SessionPaging, matching, merge
 from acp_tui.path_text import display_path
 from acp_tui.sanitize import plain
-from acp_tui.ui.browsers.transcript_view import TranscriptScreen
 from acp_tui.ui.widgets.session_list import SessionList
 
 #: Palette entry and key.
@@ -336,6 +335,9 @@ class SessionBrowser(ModalScreen[SessionListing | None]):
         self._view(row)
 
     def _view(self, row: SessionListing) -> None:
+        # imported on first use: Textual's Markdown and TextArea are start-up time the first screen does not need
+        from acp_tui.ui.browsers.transcript_view import TranscriptScreen
+
         openable = row.listed and self.abilities.can_open and row.session_id != self.source.current_session_id
         assert row.transcript is not None
 

@@ -19,7 +19,6 @@ from acp_tui.controller.sessions import SessionListing
 from acp_tui.path_text import display_path
 from acp_tui.sanitize import plain
 from acp_tui.ui.browsers.sessions import SessionBrowser
-from acp_tui.ui.browsers.transcript_view import ExportScreen
 from acp_tui.ui.widgets.palette import PaletteEntry, ScreenActionCommands
 
 SessionAction = Literal["browse", "new", "export"]
@@ -82,6 +81,8 @@ class SessionActions:
         def saved(path: Path | None) -> None:
             if path is not None:
                 app.notify(f"saved to {display_path(str(path))}", title="export", markup=False)
+
+        from acp_tui.ui.browsers.transcript_view import ExportScreen  # on first use: it is not start-up's
 
         app.push_screen(ExportScreen(markdown, suggested), saved)
 
