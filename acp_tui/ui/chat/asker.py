@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from textual.app import App
 from textual.screen import ModalScreen
@@ -23,12 +23,12 @@ from acp_tui.session.model import SessionState
 from acp_tui.ui.chat.attention import Attention
 from acp_tui.ui.chat.elicitation_asker import ElicitationDialogs
 from acp_tui.ui.chat.presence import Presence
-from acp_tui.ui.chat.terminal_login import run_in_terminal
-from acp_tui.ui.dialogs.guarded import GuardedDialog
-from acp_tui.ui.dialogs.login import LoginScreen, SecretScreen, TerminalLoginScreen
-from acp_tui.ui.dialogs.outside_read import OutsideReadScreen
-from acp_tui.ui.dialogs.outside_write import OutsideWriteScreen
-from acp_tui.ui.dialogs.permission import PermissionChoice, PermissionScreen
+
+if TYPE_CHECKING:
+    from acp_tui.ui.dialogs.guarded import GuardedDialog
+    from acp_tui.ui.dialogs.permission import PermissionScreen
+
+# The dialogs are imported where they are first shown: none of them is on the first screen (start-up time).
 
 T = TypeVar("T")
 
@@ -90,6 +90,8 @@ class ScreenAsker:
         self.elicitation.elicitation_refused(refusal)
 
     async def ask_permission(self, question: PermissionQuestion) -> str | None:
+        from acp_tui.ui.dialogs.permission import PermissionScreen
+
         screen = PermissionScreen(question.request, arm_delay=self.arm_delay, subagent=question.subagent)
         if self._attention is not None:
             self._attention.waiting("the agent asks for permission")
@@ -112,26 +114,38 @@ class ScreenAsker:
         return choice.option_id
 
     async def confirm_outside_write(self, write: OutsideWrite) -> bool:
+        from acp_tui.ui.dialogs.outside_write import OutsideWriteScreen
+
         allowed: bool | None = await self._ask_closing(OutsideWriteScreen(write, arm_delay=self.arm_delay))
         return bool(allowed)
 
     async def confirm_outside_read(self, read: OutsideRead) -> bool:
+        from acp_tui.ui.dialogs.outside_read import OutsideReadScreen
+
         allowed: bool | None = await self._ask_closing(OutsideReadScreen(read, arm_delay=self.arm_delay))
         return bool(allowed)
 
     # -- logging in (acp_tui.services.auth.LoginAsker; docs/protocol.md §2.4) -------------------------
 
     async def choose_login(self, request: LoginRequest) -> LoginChoice | None:
+        from acp_tui.ui.dialogs.login import LoginScreen
+
         return await self._ask_closing(LoginScreen(request, arm_delay=self.arm_delay))
 
     async def confirm_terminal_login(self, command: TerminalCommand) -> bool:
+        from acp_tui.ui.dialogs.login import TerminalLoginScreen
+
         run: bool | None = await self._ask_closing(TerminalLoginScreen(command, arm_delay=self.arm_delay))
         return bool(run)
 
     async def ask_secrets(self, request: SecretRequest) -> dict[str, str] | None:
+        from acp_tui.ui.dialogs.login import SecretScreen
+
         return await self._ask_closing(SecretScreen(request, arm_delay=self.arm_delay))
 
     async def run_terminal_login(self, command: TerminalCommand) -> TerminalOutcome:
+        from acp_tui.ui.chat.terminal_login import run_in_terminal
+
         return run_in_terminal(self.app, command)
 
     async def _ask_closing(self, screen: GuardedDialog[T]) -> T | None:
@@ -168,7 +182,7 @@ class ScreenAsker:
             ticket.done()
 
 
-__all__ = ["ScreenAsker", "PermissionChoice", "tool_title"]
+__all__ = ["ScreenAsker", "tool_title"]
 
 
 def tool_title(state: SessionState, tool_call_id: str) -> str | None:

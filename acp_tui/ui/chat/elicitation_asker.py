@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.app import App
 
@@ -27,9 +27,12 @@ from acp_tui.services.elicitation import (
     UrlQuestion,
 )
 from acp_tui.ui.chat.presence import Presence
-from acp_tui.ui.dialogs.elicitation_form import ElicitationFormScreen
-from acp_tui.ui.dialogs.elicitation_refused import ElicitationRefusedScreen
-from acp_tui.ui.dialogs.elicitation_url import ElicitationUrlScreen
+
+if TYPE_CHECKING:
+    from acp_tui.ui.dialogs.elicitation_form import ElicitationFormScreen
+    from acp_tui.ui.dialogs.elicitation_url import ElicitationUrlScreen
+
+# The dialogs are imported where they are first shown: none of them is on the first screen (start-up time).
 
 __all__ = ["ElicitationDialogs", "WITHDRAWN"]
 
@@ -69,6 +72,8 @@ class ElicitationDialogs:
         return self._tool_title(tool_call_id) if tool_call_id else None
 
     async def ask_form(self, question: FormQuestion) -> FormOutcome:
+        from acp_tui.ui.dialogs.elicitation_form import ElicitationFormScreen
+
         screen = ElicitationFormScreen(
             question,
             agent=self.agent_name,
@@ -80,6 +85,8 @@ class ElicitationDialogs:
         return outcome if outcome is not None else Cancelled("dismissed")
 
     async def ask_url(self, question: UrlQuestion) -> UrlOutcome:
+        from acp_tui.ui.dialogs.elicitation_url import ElicitationUrlScreen
+
         screen = ElicitationUrlScreen(
             question,
             agent=self.agent_name,
@@ -91,6 +98,8 @@ class ElicitationDialogs:
         return outcome if outcome is not None else Cancelled("dismissed")
 
     def elicitation_refused(self, refusal: RefusedElicitation) -> None:
+        from acp_tui.ui.dialogs.elicitation_refused import ElicitationRefusedScreen
+
         screen = ElicitationRefusedScreen(refusal, agent=self.agent_name)
 
         def read(_: object) -> None:
