@@ -190,3 +190,12 @@ def test_esc_digit_is_alt_digit_and_the_characters_stay_characters() -> None:
         (event.key, event.character) for event in XTermParser().feed("\x1b1\x1b9£¡") if isinstance(event, events.Key)
     ]
     assert keys == [("alt+1", None), ("alt+9", None), ("pound_sign", "£"), ("inverted_exclamation_mark", "¡")]
+
+
+def test_a_megabyte_title_costs_what_a_short_one_does() -> None:
+    from acp_tui.ui.widgets.tab_bar import TITLE_READ, tab_title
+
+    huge = "x" * 5_000_000 + "\x1b[2J"
+    assert tab_title(huge) == "x" * TITLE_READ
+    line = plain((TabLabel(1, huge, "working", current=True), TabLabel(2, "b", "idle")), 80)
+    assert cell_len(line) <= 80 and " 1 ◐ x" in line

@@ -13,9 +13,9 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
-from acp_tui.sanitize import plain
 from acp_tui.ui.dialogs.yes_no import YesNoDialog
 from acp_tui.ui.widgets.icons import GLYPHS
+from acp_tui.ui.widgets.tab_bar import tab_title
 
 __all__ = ["CloseTabScreen"]
 
@@ -27,7 +27,7 @@ class CloseTabScreen(YesNoDialog):
 
     def __init__(self, number: int, title: str, what: str, *, arm_delay: float) -> None:
         super().__init__("Close the tab", refuse="Keep it", arm_delay=arm_delay)
-        self.number, self.title_text, self.what = number, " ".join(plain(title).split()), what
+        self.number, self.title_text, self.what = number, tab_title(title), what
 
     def compose(self) -> ComposeResult:
         dialog = Vertical(id="dialog")

@@ -7,9 +7,9 @@ from collections.abc import Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from acp_tui.sanitize import plain
 from acp_tui.ui.chat.screen import ChatScreen
 from acp_tui.ui.widgets.palette import PaletteEntry, ScreenActionCommands
+from acp_tui.ui.widgets.tab_bar import tab_title
 
 if TYPE_CHECKING:
     from acp_tui.ui.tabs.host import TabHost
@@ -61,4 +61,4 @@ def tab_entry(number: int, title: str) -> PaletteEntry:
     """Tab `number`'s entry: its title (the agent's text, one plain line) and the key that shows it, if any —
     Alt+1…Alt+9 exist, Alt+10 does not."""
     hint = f"Alt+{number}: show it" if number <= 9 else "show it (Ctrl+PageUp / Ctrl+PageDown step to it)"
-    return PaletteEntry(f"Tab {number}: {' '.join(plain(title).split())}", f"app.show_tab({number})", hint)
+    return PaletteEntry(f"Tab {number}: {tab_title(title)}", f"app.show_tab({number})", hint)

@@ -23,10 +23,9 @@ from typing import Any, Protocol
 from textual.app import App
 
 from acp_tui.launch import Launch
-from acp_tui.sanitize import plain
 from acp_tui.ui.chat.screen import ChatScreen
 from acp_tui.ui.chat.terminal_title import show_window_title
-from acp_tui.ui.widgets.tab_bar import TabBar, TabLabel, TabState, tab_state
+from acp_tui.ui.widgets.tab_bar import TabBar, TabLabel, TabState, tab_state, tab_title
 
 __all__ = ["Tab", "TabHost", "TabScreens", "fresh_launch", "tab_log"]
 
@@ -224,7 +223,7 @@ class TabHost:
                 continue
             del self._working_since[tab]
             if tab is not self.current and label.state != "waiting":
-                tab.screen.attention.turn_ended(now - started, f"{' '.join(plain(tab.title).split())} finished")
+                tab.screen.attention.turn_ended(now - started, f"{tab_title(tab.title)} finished")
 
     def _bar(self) -> TabBar | None:
         if self.current is None or not self.current.screen.is_mounted:

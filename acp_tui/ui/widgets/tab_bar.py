@@ -23,7 +23,7 @@ from textual.widget import Widget
 from acp_tui.sanitize import plain
 from acp_tui.ui.themes.markdown_styles import rich_colour_name
 
-__all__ = ["GLYPH", "Span", "TabBar", "TabLabel", "TabState", "bar_text", "tab_state"]
+__all__ = ["GLYPH", "Span", "TabBar", "TabLabel", "TabState", "bar_text", "tab_state", "tab_title"]
 
 TabState: TypeAlias = Literal["working", "waiting", "failed", "idle"]
 
@@ -68,8 +68,14 @@ class TabLabel:
     current: bool = False
 
 
-def _title(text: str) -> str:
-    return " ".join(plain(text).split()) or "…"
+#: Characters of a title read at all: the bar shows a few dozen, and an agent's title has no length limit.
+TITLE_READ: Final = 200
+
+
+def tab_title(text: str) -> str:
+    """A tab's title as one line of safe text, whatever the agent sent (a megabyte title costs what 200
+    characters do)."""
+    return " ".join(plain(text[:TITLE_READ]).split()) or "…"
 
 
 def _cut(text: str, width: int) -> str:
@@ -86,7 +92,7 @@ def _cut(text: str, width: int) -> str:
 def _cells(label: TabLabel, title_width: int | None) -> str:
     """` 2 ◐ Fix the tests • ` with the title cut to `title_width` (0: no title; None: whole)."""
     head = f" {label.number} {GLYPH[label.state]}"
-    title = _title(label.title)
+    title = tab_title(label.title)
     if title_width is None:
         head += f" {title}"
     elif title_width > 0:
@@ -101,7 +107,7 @@ def _layout(labels: tuple[TabLabel, ...], width: int) -> tuple[list[str], int, i
         return whole, 0, len(labels)
     bare = [_cells(label, 0) for label in labels]
     spare = width - sum(cell_len(cell) for cell in bare) - GAP * (len(labels) - 1)
-    cap = _title_cap([cell_len(_title(label.title)) for label in labels], spare - len(labels))  # a space each
+    cap = _title_cap([cell_len(tab_title(label.title)) for label in labels], spare - len(labels))  # a space each
     if cap >= MIN_TITLE:
         return [_cells(label, cap) for label in labels], 0, len(labels)
     if spare >= 0:
