@@ -5,7 +5,8 @@ headers only for a claude.ai (OAuth) login: its header reader returns early unle
 token with the `user:inference` scope and no API key or `ANTHROPIC_AUTH_TOKEN` — holds. An offline
 `CLAUDE_CODE_OAUTH_TOKEN` is such a login (the CLI never checks the token itself), so the mock model
 answers with the headers and the CLI emits its `rate_limit_event`; the adapter forwards it as
-`usage_update._meta["_claude/rateLimit"]` after the turn's first assistant message. Recorded from 0.101.0:
+`usage_update._meta["_claude/rateLimit"]` after the turn's first assistant message (its `rate_limit_event`
+case in acp-agent.js sends nothing while `lastAssistantTotalUsage` is null). Recorded from 0.101.0:
 
     {"sessionUpdate": "usage_update", "used": 22, "size": 1000000, "_meta": {"_claude/rateLimit":
      {"status": "allowed_warning", "resetsAt": …, "rateLimitType": "five_hour", "utilization": 0.91,
@@ -26,8 +27,9 @@ import pytest
 
 from acp_tui.controller.controller import SessionController
 from acp_tui.session.account import RATE_LIMIT_META
-from acp_tui.ui.widgets.limit_meter import meter
-from tests.support.app_run import private_dirs  # noqa: F401  (fixtures)
+from acp_tui.ui.app import AcpApp
+from acp_tui.ui.widgets.limit_meter import account_lines, meter
+from tests.support.app_run import AppRun, private_dirs, screen_text  # noqa: F401  (fixtures)
 from tests.support.claude import _launch, claude_adapter, serve_mock_model  # noqa: F401  (fixtures)
 from tests.support.controller import ControllerEvents, ScriptedUser
 from tests.support.schema_check import validate_client_message
@@ -105,3 +107,29 @@ async def test_claudes_plan_windows_reach_the_account_and_the_meter(
     assert any(frame.get("method") == "session/prompt" for frame in sent)
     for frame in sent:
         validate_client_message(frame, protocol)
+
+
+@pytest.mark.timeout(180)
+async def test_the_app_shows_claudes_plan_meter_with_its_warning(
+    tmp_path: Path,
+    claude_adapter: list[str],  # noqa: F811
+) -> None:
+    now = int(time.time())
+    project = tmp_path / "src" / "project"
+    with serve_mock_model(tmp_path, plan_headers(now)) as port:
+        launch = _launch(claude_adapter, project, port, 2, oauth_token="sk-ant-oat01-offline")
+        app = AcpApp(launch, arm_delay=0.1)
+        async with app.run_test(size=(140, 45)) as pilot:
+            run = AppRun(app, pilot, tmp_path / "no-record.jsonl")
+            await run.wait(lambda: run.chat.status.values.state == "idle", "the adapter's session", timeout=60)
+            await run.send("hello")
+            await run.idle()
+            await run.wait(lambda: run.chat.status.values.limits == "5h 91% ⚠ 7d 30%", "the meter", timeout=30)
+            assert run.chat.status.values.limits_warn
+            assert "5h 91% ⚠ 7d 30%" in screen_text(run).splitlines()[-1]
+            lines = account_lines(run.chat.controller.state.account)
+            # the adapter (auth-status.js `fromCliStatus`) maps the CLI's `auth status --json` for a bare token,
+            # `{loggedIn: true, authMethod: "oauth_token"}` without `subscriptionType`, to "Not logged in"
+            assert lines[0] == "Account: Not logged in"
+            assert lines[-2].startswith("Limit 5h: 91% used (allowed warning), resets ") and lines[-2].endswith("⚠")
+            assert lines[-1].startswith("Limit 7d: 30% used, resets ")
