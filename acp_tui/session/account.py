@@ -11,7 +11,11 @@ Two agent extensions carry them, both data from an untrusted peer:
 * **Plan windows**: the same adapter puts `_claude/rateLimit {status, resetsAt?, rateLimitType?,
   utilization?}` into a `usage_update`'s `_meta`: one window per update (`five_hour`, `seven_day`, ...),
   `utilization` a fraction of the window (0.42 = 42 %), `resetsAt` Unix seconds, `status` `allowed`,
-  `allowed_warning` or `rejected`. Each window is kept until its next report.
+  `allowed_warning` or `rejected`. Each window is kept until its next report. The Claude CLI 2.1 it runs
+  (0.101) adds `unifiedWindows {five_hour?: {utilization, resetsAt, status?, surpassedThreshold?},
+  seven_day?: ..., seven_day_overage_included?: ...}`: every window the response's
+  `anthropic-ratelimit-unified-*` headers reported, each read as a window of its own (a subscription's
+  5-hour and weekly windows arrive in one update; tests/peers/test_claude_rate_limits.py records it).
 
 What is kept is typed and bounded: labels are sanitized and cut (`MAX_TEXT`), at most `MAX_WINDOWS`
 windows, numbers checked for range. A shape that cannot be read is ignored and said once per kind of
@@ -223,6 +227,25 @@ def decode_rate_limit(info: object) -> LimitWindow | None:
     return LimitWindow(kind, utilization, status, resets_at)
 
 
+def decode_unified_windows(info: object) -> list[LimitWindow]:
+    """The `unifiedWindows` of a `_claude/rateLimit` value → its windows, those that can be read. A window
+    without a `status` of its own is `allowed` (the CLI gives one only from a window's status header); its
+    figure still marks it near the limit at `WARN_AT`."""
+    unified = info.get("unifiedWindows") if isinstance(info, Mapping) else None
+    if not isinstance(unified, Mapping):
+        return []
+    windows: list[LimitWindow] = []
+    for kind, fields in list(unified.items())[:MAX_WINDOWS]:
+        name = _text(kind)
+        if name is None or not isinstance(fields, Mapping):
+            continue
+        status = fields.get("status", "allowed")
+        window = decode_rate_limit({**fields, "status": status, "rateLimitType": name})
+        if window is not None:
+            windows.append(window)
+    return windows
+
+
 class TokenCount:
     """Tokens of one model exchange as codex-acp counts them (`inputTokens` excludes the cached ones)."""
 
@@ -319,3 +342,4 @@ __all__ = ["AUTH_STATUS_METHOD", "RATE_LIMIT_META", "MAX_TEXT", "MAX_WINDOWS", "
 __all__ += ["MAX_MODELS", "QUOTA_META", "TokenCount", "TurnTokens", "decode_quota"]
 __all__ += ["AUTH_STATUS_REQUEST", "AUTH_STATUS_UPDATE", "STATE_LABELS", "decode_auth_state"]
 __all__ += ["Account", "AccountState", "LimitWindow", "decode_auth_status", "decode_rate_limit"]
+__all__ += ["decode_unified_windows"]

@@ -61,6 +61,7 @@ from acp_tui.session.account import (
     QUOTA_META,
     RATE_LIMIT_META,
     decode_rate_limit,
+    decode_unified_windows,
 )
 from acp_tui.session.background import Job, read_snapshot
 from acp_tui.session.changes import (
@@ -657,15 +658,23 @@ def _usage(state: SessionState, update: UsageUpdate) -> list[Change]:
 
 
 def _limit_window(state: SessionState, info: object) -> list[Change]:
-    """A plan window (`_claude/rateLimit`, session/account.py): kept by its kind until its next report."""
+    """A plan window (`_claude/rateLimit`, session/account.py), and the others its `unifiedWindows` lists:
+    each kept by its kind until its next report."""
     window = decode_rate_limit(info)
     account = state.account
     if window is None:
         return _warn_once(state, "rate limit", f"unreadable {RATE_LIMIT_META} in usage_update", repr(info)[:500])
-    if window.kind not in account.windows and len(account.windows) >= MAX_WINDOWS:
-        return _warn_once(state, "windows", f"more than {MAX_WINDOWS} plan windows: the rest ignored", window.kind)
-    account.windows[window.kind] = window
-    return [AccountChanged()]
+    changes: list[Change] = []
+    # the headline window wins over its own entry in `unifiedWindows` (it has the overall status)
+    others = [w for w in decode_unified_windows(info) if w.kind != window.kind]
+    for each in (window, *others):
+        if each.kind not in account.windows and len(account.windows) >= MAX_WINDOWS:
+            changes += _warn_once(
+                state, "windows", f"more than {MAX_WINDOWS} plan windows: the rest ignored", each.kind
+            )
+            continue
+        account.windows[each.kind] = each
+    return [AccountChanged(), *changes]
 
 
 def _account_reported(state: SessionState, event: AccountReported) -> list[Change]:

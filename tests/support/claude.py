@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
@@ -49,16 +51,19 @@ def claude_adapter() -> list[str]:
 MOCK_ANTHROPIC = FAKES / "mock_anthropic.py"
 
 
-@pytest.fixture
-def mock_model(tmp_path: Path) -> Iterator[int]:
-    """The loopback stand-in for the model API; yields its port once it accepts connections."""
+@contextmanager
+def serve_mock_model(tmp_path: Path, headers: Mapping[str, str] | None = None) -> Iterator[int]:
+    """The loopback stand-in for the model API, its model answers carrying `headers` too; yields its port."""
     assert MOCK_ANTHROPIC.is_file(), f"the fake model server is missing: {MOCK_ANTHROPIC}"
+    env = {**os.environ, "MOCK_CWD": str(tmp_path), "MOCK_RECORD": str(tmp_path / "model-requests.jsonl")}
+    if headers:
+        env["MOCK_RESPONSE_HEADERS"] = json.dumps(dict(headers))
     proc = subprocess.Popen(
         [sys.executable, str(MOCK_ANTHROPIC), "0"],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
-        env={**os.environ, "MOCK_CWD": str(tmp_path), "MOCK_RECORD": str(tmp_path / "model-requests.jsonl")},
+        env=env,
     )
     try:
         assert proc.stdout is not None
@@ -72,14 +77,32 @@ def mock_model(tmp_path: Path) -> Iterator[int]:
         proc.wait(timeout=5)
 
 
-def _launch(argv: list[str], cwd: Path, port: int, protocol: Literal[1, 2]) -> Launch:
+@pytest.fixture
+def mock_model(tmp_path: Path) -> Iterator[int]:
+    """The loopback stand-in for the model API; yields its port once it accepts connections."""
+    with serve_mock_model(tmp_path) as port:
+        yield port
+
+
+def _launch(
+    argv: list[str],
+    cwd: Path,
+    port: int,
+    protocol: Literal[1, 2],
+    *,
+    oauth_token: str | None = None,
+    log_path: Path | None = None,
+) -> Launch:
+    """The adapter against the mock model, signed in with an API key, or with `oauth_token` as a subscription's
+    token (`CLAUDE_CODE_OAUTH_TOKEN`, as `claude setup-token` gives one): the CLI reads a plan's limits only then."""
     home = cwd.parent / "claude-home"
     home.mkdir(exist_ok=True)
+    credential = {"CLAUDE_CODE_OAUTH_TOKEN": oauth_token} if oauth_token else {"ANTHROPIC_API_KEY": "sk-ant-dummy"}
     env = {
-        **peer_env(home),
+        **{k: v for k, v in peer_env(home).items() if k not in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")},
         "IS_SANDBOX": "1",
         "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}",
-        "ANTHROPIC_API_KEY": "sk-ant-dummy",
+        **credential,
         "DISABLE_TELEMETRY": "1",
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
     }
@@ -90,7 +113,7 @@ def _launch(argv: list[str], cwd: Path, port: int, protocol: Literal[1, 2]) -> L
         cwd=cwd,
         protocol=protocol,
         theme=None,
-        log_path=None,
+        log_path=log_path,
         init_timeout=60,
         warnings=(),
         is_demo=False,

@@ -102,6 +102,28 @@ def test_the_reducer_keeps_each_window_until_its_next_report() -> None:
     assert apply(state, usage({"other": 1})) == [UsageChanged()]  # no window: only the usage
 
 
+def test_the_unified_windows_of_one_report_are_each_kept() -> None:
+    # the shape Claude's adapter 0.101 sends (tests/peers/test_claude_rate_limits.py records it)
+    unified = {
+        "five_hour": {"utilization": 0.91, "resetsAt": 1.8e9, "status": "allowed_warning"},
+        "seven_day": {"utilization": 0.3, "resetsAt": 1.9e9},
+        "nonsense": "not a window",
+        "bad": {"utilization": "lots"},
+    }
+    state = SessionState()
+    apply(state, usage(window(status="allowed_warning", rateLimitType="five_hour", unifiedWindows=unified)))
+    assert list(state.account.windows) == ["five_hour", "seven_day", "bad"]
+    seven = state.account.windows["seven_day"]
+    assert (seven.status, seven.percent, seven.resets_at, seven.near_limit) == ("allowed", 30, 1.9e9, False)
+    assert state.account.windows["bad"].utilization is None  # an unreadable figure: the window without one
+    five = state.account.windows["five_hour"]
+    assert five.near_limit and five.status == "allowed_warning"
+    hostile = {f"w{index}": {"utilization": 0.1} for index in range(MAX_WINDOWS * 4)}
+    apply(state, usage(window(rateLimitType="five_hour", unifiedWindows=hostile)))
+    assert len(state.account.windows) == MAX_WINDOWS
+    assert state.problem_count == 1  # the cap said once
+
+
 def test_an_unreadable_window_is_said_once_and_nothing_is_kept() -> None:
     state = SessionState()
     first = apply(state, usage({"_claude/rateLimit": "rejected"}))

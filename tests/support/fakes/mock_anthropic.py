@@ -21,6 +21,10 @@ JSON message. ``/v1/messages/count_tokens`` answers 42 tokens; any other path is
 With ``MOCK_RECORD=FILE`` every request body is appended to FILE as one JSON line, so a test can check
 what the agent sent the model (e.g. a file the user mentioned).
 
+With ``MOCK_RESPONSE_HEADERS=JSON`` (an object of header name to value) every ``/v1/messages`` answer also
+carries those headers: a test gives the plan's ``anthropic-ratelimit-unified-*`` headers this way, which
+the real API sends to a subscription (OAuth) login and from which the Claude CLI reports its limits.
+
 Usage: ``python mock_anthropic.py [PORT]`` (0 or nothing: any free port). Once it accepts connections it
 prints ``listening on PORT`` on stdout. It serves only 127.0.0.1 and logs one line per request to stderr.
 """
@@ -133,11 +137,20 @@ class FakeAnthropicHandler(BaseHTTPRequestHandler):
         sys.stderr.write(f"[mock-anthropic] {self.command} {self.path} {text}\n")
         sys.stderr.flush()
 
+    def _send_extra_headers(self) -> None:
+        """The test's ``MOCK_RESPONSE_HEADERS``, on a model answer only."""
+        if not self.path.startswith("/v1/messages") or self.path.startswith("/v1/messages/count_tokens"):
+            return
+        extra = json.loads(os.environ.get("MOCK_RESPONSE_HEADERS") or "{}")
+        for name, value in extra.items():
+            self.send_header(str(name), str(value))
+
     def _send_json(self, status: int, body: dict[str, Any]) -> None:
         data = json.dumps(body).encode()
         self.send_response(status)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(data)))
+        self._send_extra_headers()
         self.end_headers()
         self.wfile.write(data)
 
@@ -205,6 +218,7 @@ class FakeAnthropicHandler(BaseHTTPRequestHandler):
         self.send_header("content-type", "text/event-stream")
         self.send_header("cache-control", "no-cache")
         self.send_header("connection", "close")
+        self._send_extra_headers()
         self.end_headers()
         self._event(
             "message_start",
