@@ -363,3 +363,51 @@ async def test_ctrl_c_twice_on_an_idle_tab_says_which_other_tabs_it_would_end(tm
             "the quit warning naming tab 1",
         )
         assert chat(run, 1).controller.busy
+
+
+@pytest.mark.asyncio
+async def test_a_session_open_in_another_tab_is_shown_there_not_opened_twice(tmp_path: Path) -> None:
+    async with tabs_app(tmp_path) as run:
+        await run.turn("hello")
+        first = chat(run, 1)
+        assert first.controller.session is not None
+        wanted = first.controller.session.session_id
+        run.app.action_new_tab_from_session()
+        await run.wait(lambda: len(run.app.tabs.tabs) == 2, "the new tab")
+        await run.wait(lambda: isinstance(run.app.screen, SessionBrowser), "its session list")
+        browser = run.app.screen
+        assert isinstance(browser, SessionBrowser)
+        await run.wait(lambda: any(r.session_id == wanted for r in browser.list_view.rows), "tab 1's session listed")
+        rows = browser.list_view.rows
+        browser.list_view.cursor = browser.list_view.shown.index(
+            next(i for i, r in enumerate(rows) if r.session_id == wanted)
+        )
+        await run.pilot.press("enter")
+        await run.wait(lambda: len(run.app.tabs.tabs) == 1, "the tab opened to pick it closed")
+        assert run.app.screen is first
+        await run.wait(lambda: any("open in tab 1" in message for _, message, _ in run.toasts), "said so")
+        assert first.controller.session is not None and first.controller.session.session_id == wanted
+
+
+@pytest.mark.asyncio
+async def test_ctrl_o_on_a_session_another_tab_holds_shows_that_tab_and_keeps_this_one(tmp_path: Path) -> None:
+    async with tabs_app(tmp_path) as run:
+        await run.turn("hello")
+        first = chat(run, 1)
+        assert first.controller.session is not None
+        wanted = first.controller.session.session_id
+        await second_tab(run)
+        await run.pilot.press("ctrl+o")
+        await run.wait(lambda: isinstance(run.app.screen, SessionBrowser), "the session list")
+        browser = run.app.screen
+        assert isinstance(browser, SessionBrowser)
+        await run.wait(lambda: any(r.session_id == wanted for r in browser.list_view.rows), "tab 1's session listed")
+        rows = browser.list_view.rows
+        browser.list_view.cursor = browser.list_view.shown.index(
+            next(i for i, r in enumerate(rows) if r.session_id == wanted)
+        )
+        await run.pilot.press("enter")
+        await run.wait(lambda: run.app.screen is first, "tab 1 shown")
+        assert len(run.app.tabs.tabs) == 2
+        second = chat(run, 2).controller.session
+        assert second is not None and second.session_id != wanted  # tab 2 kept its own session

@@ -10,6 +10,7 @@ folder and all folders. Agent text is data: titles are sanitised by the catalog,
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar, Protocol
 
@@ -132,9 +133,19 @@ class SessionBrowser(ModalScreen[SessionListing | None]):
         Binding(f"{SESSIONS_KEY}", "close", "Close", show=False),
     ]
 
-    def __init__(self, source: SessionSource, here: Path | str, *, all_dirs: bool = False) -> None:
+    def __init__(
+        self,
+        source: SessionSource,
+        here: Path | str,
+        *,
+        all_dirs: bool = False,
+        elsewhere: Callable[[str], bool] = lambda session_id: False,
+    ) -> None:
+        """`elsewhere` says whether another tab holds a session: picking it returns the row (its tab is shown)
+        instead of opening it or its transcript here."""
         super().__init__()
         self.source = source
+        self._elsewhere = elsewhere
         self.here = str(here)
         self.all_dirs = all_dirs
         self.abilities = SessionAbilities()
@@ -318,6 +329,8 @@ class SessionBrowser(ModalScreen[SessionListing | None]):
         if row.session_id == self.source.current_session_id:
             self.app.notify("this session is already open", markup=False)
             self.dismiss(None)
+        elif self._elsewhere(row.session_id):
+            self.dismiss(row)
         elif row.listed and self.abilities.can_open:
             self.dismiss(row)
         elif row.transcript is not None:

@@ -9,7 +9,7 @@ timeline on `SessionOpened`, a note when it could not). `SessionCommands` puts t
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Final, Literal
+from typing import Final, Literal, Protocol
 
 from textual.screen import Screen
 
@@ -35,12 +35,35 @@ COMMANDS: Final[tuple[tuple[SessionAction, str, str], ...]] = (
 )
 
 
+class SessionsElsewhere(Protocol):
+    """The sessions other tabs hold (acp_tui/ui/tabs): picking one shows its tab instead of opening it again."""
+
+    def holds(self, session_id: str) -> bool: ...
+
+    def show(self, session_id: str) -> None: ...
+
+
+class _Nowhere:
+    """No other tabs: every session is this screen's to open."""
+
+    def holds(self, session_id: str) -> bool:
+        return False
+
+    def show(self, session_id: str) -> None:
+        return None
+
+
+_NOWHERE: Final = _Nowhere()
+
+
 class SessionActions:
     """The session intents of one chat screen, with the dialogs they need."""
 
     def __init__(self, screen: Screen[None], controller: SessionController) -> None:
         self.screen = screen
         self.controller = controller
+        #: a tab host's: which sessions other tabs hold, and showing one (a session is never opened twice)
+        self.elsewhere: SessionsElsewhere = _NOWHERE
 
     def run(self, what: str) -> None:
         """One of `SessionAction` (from a key binding or the palette)."""
@@ -56,11 +79,13 @@ class SessionActions:
 
     def browse(self) -> None:
         """The session browser; the session chosen is opened (with its history) when it closes."""
-        browser = SessionBrowser(self.controller.sessions, self.controller.launch.cwd)
+        browser = SessionBrowser(self.controller.sessions, self.controller.launch.cwd, elsewhere=self.elsewhere.holds)
         self.screen.app.push_screen(browser, self._chosen)
 
     def _chosen(self, row: SessionListing | None) -> None:
-        if row is not None:
+        if row is not None and self.elsewhere.holds(row.session_id):
+            self.elsewhere.show(row.session_id)
+        elif row is not None:
             self.screen.run_worker(
                 self.controller.sessions.open_session(row.session_id, cwd=row.cwd), group="session-open", exclusive=True
             )
@@ -93,4 +118,12 @@ class SessionCommands(ScreenActionCommands):
     ENTRIES = tuple(PaletteEntry(name, f"sessions('{what}')", help_text) for what, name, help_text in COMMANDS)
 
 
-__all__ = ["BROWSE_KEY", "COMMANDS", "NEW_KEY", "SessionAction", "SessionActions", "SessionCommands"]
+__all__ = [
+    "BROWSE_KEY",
+    "COMMANDS",
+    "NEW_KEY",
+    "SessionAction",
+    "SessionActions",
+    "SessionCommands",
+    "SessionsElsewhere",
+]

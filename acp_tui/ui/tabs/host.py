@@ -42,6 +42,8 @@ class Tab:
 
     mode: str
     screen: ChatScreen
+    #: opened to pick a past session (*New tab from session…*) and none picked yet
+    picking: bool = False
 
     @property
     def title(self) -> str:
@@ -109,8 +111,9 @@ class TabHost:
         number = next(self._numbers)
         prepared = fresh_launch(launch, number) if fresh else replace(launch, log_path=tab_log(launch.log_path, number))
         screen = self._screens(replace(prepared, pick_session=True) if pick else prepared)
-        tab = Tab(f"tab-{next(self._ids)}", screen)
+        tab = Tab(f"tab-{next(self._ids)}", screen, picking=pick)
         screen.presence.changed = self.redraw
+        screen.sessions.elsewhere = _Elsewhere(self, tab)
         screen.presence.hide()  # shown by `show`, after its mode is on screen
         self.app.add_mode(tab.mode, lambda: screen)
         self.tabs.append(tab)
@@ -128,6 +131,26 @@ class TabHost:
         tab.screen.presence.show()  # dialogs held for it open now, on its own stack
         show_window_title(self.app, tab.screen.controller.state.info.title, tab.screen.controller.agent_name)
         self.redraw()
+
+    def holding(self, session_id: str, besides: Tab) -> Tab | None:
+        """The other tab whose session this is, if any."""
+        for tab in self.tabs:
+            session = tab.screen.controller.session
+            if tab is not besides and session is not None and session.session_id == session_id:
+                return tab
+        return None
+
+    def show_elsewhere(self, asking: Tab, session_id: str) -> None:
+        """A session picked in `asking` is open in another tab: show that one (a tab opened only to pick it
+        closes), and say so."""
+        tab = self.holding(session_id, asking)
+        if tab is None:
+            return
+        picking, asking.picking = asking.picking, False
+        self.show(tab)
+        if picking:
+            self.close(asking)
+        self.app.notify(f"That session is open in tab {self.tabs.index(tab) + 1}.", markup=False, timeout=3)
 
     def show_number(self, number: int) -> bool:
         """Alt+N: show tab N (1-based); False when there is none."""
@@ -230,3 +253,16 @@ class TabHost:
             return None
         bars = self.current.screen.query(TabBar)
         return bars.first() if bars else None
+
+
+class _Elsewhere:
+    """One tab's view of the sessions the others hold (acp_tui/ui/chat/session_actions.py, `SessionsElsewhere`)."""
+
+    def __init__(self, host: TabHost, tab: Tab) -> None:
+        self._host, self._tab = host, tab
+
+    def holds(self, session_id: str) -> bool:
+        return self._host.holding(session_id, self._tab) is not None
+
+    def show(self, session_id: str) -> None:
+        self._host.show_elsewhere(self._tab, session_id)
