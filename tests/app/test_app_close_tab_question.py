@@ -10,13 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.close_tab import CloseTabScreen
-from tests.support.demo_app import (
-    DemoRun,
-    _private_dirs,  # noqa: F401  (fixtures)
-    demo_launch,
-)
+from tests.support.demo_app import DemoRun, _private_dirs  # noqa: F401  (fixtures)
+from tests.support.tabs import tabs_app
 from tests.support.wait import armed
 
 
@@ -26,12 +22,8 @@ def questions(run: DemoRun) -> list[CloseTabScreen]:
 
 @pytest.mark.asyncio
 async def test_ctrl_w_pressed_again_over_the_close_question_asks_no_second_time(tmp_path: Path) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
-    app = AcpApp(demo_launch(project, 2, "0.2"), arm_delay=0.1)
-    async with app.run_test(size=(120, 40)) as pilot:
-        run = DemoRun(app, pilot)
-        await run.ready()
+    async with tabs_app(tmp_path, speed="0.2") as run:
+        app, pilot = run.app, run.pilot
         await pilot.press("ctrl+t")
         await run.wait(lambda: len(app.tabs.tabs) == 2, "a second tab")
         await run.ready()

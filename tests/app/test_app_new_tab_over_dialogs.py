@@ -11,24 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from acp_tui.ui.app import AcpApp
 from acp_tui.ui.browsers.sessions import SessionBrowser
 from acp_tui.ui.dialogs.permission import PermissionScreen
-from tests.support.demo_app import (
-    DemoRun,
-    _private_dirs,  # noqa: F401  (fixtures)
-    demo_launch,
-)
+from tests.support.demo_app import _private_dirs  # noqa: F401  (fixtures)
+from tests.support.tabs import tabs_app
 
 
 @pytest.mark.asyncio
 async def test_ctrl_t_over_a_question_opens_a_tab_and_the_question_waits_on_its_own(tmp_path: Path) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
-    app = AcpApp(demo_launch(project, 2), arm_delay=0.1)
-    async with app.run_test(size=(120, 40)) as pilot:
-        run = DemoRun(app, pilot)
-        await run.ready()
+    async with tabs_app(tmp_path) as run:
+        app, pilot = run.app, run.pilot
         first = run.chat
         await run.send("edit")
         dialog = await run.armed_dialog()
@@ -43,12 +35,8 @@ async def test_ctrl_t_over_a_question_opens_a_tab_and_the_question_waits_on_its_
 
 @pytest.mark.asyncio
 async def test_ctrl_t_on_the_session_list_still_shows_every_folder(tmp_path: Path) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
-    app = AcpApp(demo_launch(project, 2), arm_delay=0.1)
-    async with app.run_test(size=(120, 40)) as pilot:
-        run = DemoRun(app, pilot)
-        await run.ready()
+    async with tabs_app(tmp_path) as run:
+        app, pilot = run.app, run.pilot
         await pilot.press("ctrl+o")
         await run.wait(lambda: isinstance(app.screen, SessionBrowser), "the session list")
         browser = app.screen

@@ -11,12 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from acp_tui.ui.app import AcpApp
-from tests.support.demo_app import (
-    DemoRun,
-    _private_dirs,  # noqa: F401  (fixtures)
-    demo_launch,
-)
+from tests.support.demo_app import DemoRun, _private_dirs  # noqa: F401  (fixtures)
+from tests.support.tabs import tabs_app
 
 
 def top_line(run: DemoRun) -> str:
@@ -25,12 +21,8 @@ def top_line(run: DemoRun) -> str:
 
 @pytest.mark.asyncio
 async def test_the_bar_appears_over_a_question_left_open_when_a_second_tab_came(tmp_path: Path) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
-    app = AcpApp(demo_launch(project, 2), arm_delay=0.1)
-    async with app.run_test(size=(100, 30)) as pilot:
-        run = DemoRun(app, pilot)
-        await run.ready()
+    async with tabs_app(tmp_path, size=(100, 30)) as run:
+        app, pilot = run.app, run.pilot
         await run.send("edit")  # one tab: no bar; its question opens
         dialog = await run.armed_dialog()
         assert not top_line(run).startswith(" 1 ")
@@ -45,12 +37,8 @@ async def test_the_bar_appears_over_a_question_left_open_when_a_second_tab_came(
 
 @pytest.mark.asyncio
 async def test_the_bar_under_a_question_follows_the_other_tabs(tmp_path: Path) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
-    app = AcpApp(demo_launch(project, 2, "0.2"), arm_delay=0.1)
-    async with app.run_test(size=(100, 30)) as pilot:
-        run = DemoRun(app, pilot)
-        await run.ready()
+    async with tabs_app(tmp_path, speed="0.2", size=(100, 30)) as run:
+        app, pilot = run.app, run.pilot
         await pilot.press("ctrl+t")
         await run.wait(lambda: len(app.tabs.tabs) == 2, "a second tab")
         await run.ready()

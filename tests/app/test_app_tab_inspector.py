@@ -3,29 +3,20 @@ frames it no longer holds in memory are (acp_tui/ui/browsers/inspector.py, acp_t
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from acp_tui.ui.app import AcpApp
 from acp_tui.ui.browsers.inspector import InspectorScreen
-from tests.support.demo_app import (
-    DemoRun,
-    _private_dirs,  # noqa: F401  (fixtures)
-    demo_launch,
-)
+from tests.support.demo_app import _private_dirs  # noqa: F401  (fixtures)
+from tests.support.tabs import tabs_app
 
 
 @pytest.mark.asyncio
 async def test_each_tabs_inspector_names_its_own_log_file(tmp_path: Path) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
     log = tmp_path / "acp.jsonl"
-    app = AcpApp(replace(demo_launch(project, 2), log_path=log), arm_delay=0.1)
-    async with app.run_test(size=(120, 40)) as pilot:
-        run = DemoRun(app, pilot)
-        await run.ready()
+    async with tabs_app(tmp_path, log_path=log) as run:
+        app, pilot = run.app, run.pilot
         await pilot.press("ctrl+t")
         await run.wait(lambda: len(app.tabs.tabs) == 2, "a second tab")
         await run.ready()

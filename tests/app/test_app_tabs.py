@@ -4,48 +4,36 @@ whose questions wait for them, closing and quitting (acp_tui/ui/tabs, acp_tui/ui
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 
-from acp_tui.cli import tab_launch
 from acp_tui.session.model import AGENT_MESSAGE, Message
-from acp_tui.ui.app import AcpApp
 from acp_tui.ui.browsers.sessions import SessionBrowser
 from acp_tui.ui.chat.screen import ChatScreen
 from acp_tui.ui.dialogs.close_tab import CloseTabScreen
 from acp_tui.ui.dialogs.new_tab import NewTabScreen
 from acp_tui.ui.dialogs.permission import PermissionScreen
-from acp_tui.ui.tabs.host import Tab
 from acp_tui.ui.widgets.agent_message import AgentMessageView
 from acp_tui.ui.widgets.tab_bar import TabBar
 from tests.support.demo_app import (
     DemoRun,
     _private_dirs,  # noqa: F401  (fixtures)
-    demo_launch,
 )
+from tests.support.tabs import chat, second_tab, tab, tabs_app
 from tests.support.wait import armed
 
 
-@asynccontextmanager
-async def tabs_app(tmp_path: Path, *, speed: str = "0", launcher: bool = False) -> AsyncIterator[DemoRun]:
-    project = tmp_path / "project"
-    project.mkdir(exist_ok=True)
-    app = AcpApp(demo_launch(project, 2, speed), arm_delay=0.1, launcher=tab_launch if launcher else None)
-    async with app.run_test(size=(120, 40)) as pilot:
-        run = DemoRun(app, pilot)
-        await run.ready()
-        yield run
-
-
-def tab(run: DemoRun, number: int) -> Tab:
-    return run.app.tabs.tabs[number - 1]
-
-
-def chat(run: DemoRun, number: int) -> ChatScreen:
-    return tab(run, number).screen
+async def choose_session(run: DemoRun, session_id: str) -> None:
+    """In the open session list, put the cursor on `session_id`'s row and press Enter."""
+    browser = run.app.screen
+    assert isinstance(browser, SessionBrowser)
+    await run.wait(lambda: any(r.session_id == session_id for r in browser.list_view.rows), "the session listed")
+    rows = browser.list_view.rows
+    browser.list_view.cursor = browser.list_view.shown.index(
+        next(i for i, r in enumerate(rows) if r.session_id == session_id)
+    )
+    await run.pilot.press("enter")
 
 
 def bar(run: DemoRun) -> TabBar:
@@ -64,12 +52,6 @@ def model_text(screen: ChatScreen) -> str:
 
 def shown_text(screen: ChatScreen) -> str:
     return "\n".join(w.text for w in screen.conversation.entries if isinstance(w, AgentMessageView))
-
-
-async def second_tab(run: DemoRun) -> None:
-    await run.pilot.press("ctrl+t")
-    await run.wait(lambda: len(run.app.tabs.tabs) == 2, "a second tab")
-    await run.ready()
 
 
 @pytest.mark.asyncio
@@ -372,17 +354,11 @@ async def test_a_session_open_in_another_tab_is_shown_there_not_opened_twice(tmp
         first = chat(run, 1)
         assert first.controller.session is not None
         wanted = first.controller.session.session_id
+        assert wanted is not None
         run.app.action_new_tab_from_session()
         await run.wait(lambda: len(run.app.tabs.tabs) == 2, "the new tab")
         await run.wait(lambda: isinstance(run.app.screen, SessionBrowser), "its session list")
-        browser = run.app.screen
-        assert isinstance(browser, SessionBrowser)
-        await run.wait(lambda: any(r.session_id == wanted for r in browser.list_view.rows), "tab 1's session listed")
-        rows = browser.list_view.rows
-        browser.list_view.cursor = browser.list_view.shown.index(
-            next(i for i, r in enumerate(rows) if r.session_id == wanted)
-        )
-        await run.pilot.press("enter")
+        await choose_session(run, wanted)
         await run.wait(lambda: len(run.app.tabs.tabs) == 1, "the tab opened to pick it closed")
         assert run.app.screen is first
         await run.wait(lambda: any("open in tab 1" in message for _, message, _ in run.toasts), "said so")
@@ -396,17 +372,11 @@ async def test_ctrl_o_on_a_session_another_tab_holds_shows_that_tab_and_keeps_th
         first = chat(run, 1)
         assert first.controller.session is not None
         wanted = first.controller.session.session_id
+        assert wanted is not None
         await second_tab(run)
         await run.pilot.press("ctrl+o")
         await run.wait(lambda: isinstance(run.app.screen, SessionBrowser), "the session list")
-        browser = run.app.screen
-        assert isinstance(browser, SessionBrowser)
-        await run.wait(lambda: any(r.session_id == wanted for r in browser.list_view.rows), "tab 1's session listed")
-        rows = browser.list_view.rows
-        browser.list_view.cursor = browser.list_view.shown.index(
-            next(i for i, r in enumerate(rows) if r.session_id == wanted)
-        )
-        await run.pilot.press("enter")
+        await choose_session(run, wanted)
         await run.wait(lambda: run.app.screen is first, "tab 1 shown")
         assert len(run.app.tabs.tabs) == 2
         second = chat(run, 2).controller.session
