@@ -24,7 +24,7 @@ from typing import TextIO
 from acp_tui import __version__, paths, typeahead
 from acp_tui.catalogue import CATALOGUE, CHECKED, DEMO_AGENTS_ENV, catalogue_agent, installed
 from acp_tui.config import NamedAgent, Settings, load_settings, resolve_env, resolve_mcp_servers
-from acp_tui.launch import Launch, LaunchProblem, Protocol
+from acp_tui.launch import Launch, LaunchProblem, Protocol, new_session
 from acp_tui.mcp_servers import McpServer
 
 __all__ = ["Launch", "LaunchError", "main", "parse_argv", "build_launch", "demo_argv"]
@@ -463,15 +463,15 @@ def _session_tools(
 
 def tab_launch(base: Launch, agent: str, folder: str) -> Launch:
     """A new tab's agent (`acp_tui.launch.TabLauncher`): resolved as on the command line, from config.toml as it
-    is now. `agent` empty keeps `base`'s agent; `folder` empty keeps its folder. Raises LaunchError."""
+    is now. `agent` empty keeps `base`'s agent; `folder` empty keeps its folder. Raises LaunchProblem."""
     try:
         words = shlex.split(agent)
     except ValueError as exc:
         raise LaunchError(f"the agent command does not parse: {exc}", EXIT_USAGE) from None
-    cwd = _directory(folder, "folder", base.cwd) if folder.strip() else base.cwd
+    fresh = new_session(base, folder)
     if not words:
-        return replace(base, cwd=cwd, resume_id=None, continue_last=False, pick_session=False, warnings=())
-    argv = ["--cwd", str(cwd)]
+        return fresh
+    argv = ["--cwd", str(fresh.cwd)]
     if base.protocol != "auto":
         argv += ["--protocol", str(base.protocol)]
     try:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 from typing import Protocol as TypingProtocol
@@ -55,6 +56,18 @@ class LaunchProblem(Exception):
     """An agent that cannot be started as asked; `str()` is the one line to show the user."""
 
 
+def new_session(base: Launch, folder: str = "") -> Launch:
+    """`base`'s agent for a new session (nothing to resume, its warnings already said), in `folder` when one
+    is given (`~` and paths relative to `base`'s folder allowed); raises `LaunchProblem` for no folder."""
+    cwd = base.cwd
+    if folder.strip():
+        path = Path(folder).expanduser()
+        cwd = Path(os.path.normpath(path if path.is_absolute() else base.cwd / path))
+        if not cwd.is_dir():
+            raise LaunchProblem(f"folder '{folder}': not a directory")
+    return replace(base, cwd=cwd, resume_id=None, continue_last=False, pick_session=False, warnings=())
+
+
 class TabLauncher(TypingProtocol):
     """Builds the launch of a new tab (acp_tui/ui/tabs): `agent` is a name from config.toml or the catalogue,
     or a command line (empty: `base`'s agent); `folder` its working directory. Raises `LaunchProblem`."""
@@ -62,4 +75,4 @@ class TabLauncher(TypingProtocol):
     def __call__(self, base: Launch, agent: str, folder: str) -> Launch: ...
 
 
-__all__ = ["Launch", "LaunchProblem", "Protocol", "TabLauncher"]
+__all__ = ["Launch", "LaunchProblem", "Protocol", "TabLauncher", "new_session"]

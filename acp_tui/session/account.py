@@ -266,8 +266,12 @@ class TokenCount:
         """`2,500 tokens (1,500 in, 500 cached, 450 out, 50 reasoning)`; zero parts left out."""
         parts = [
             f"{count:,} {name}"
-            for count, name in ((self.input, "in"), (self.cached, "cached"), (self.output, "out"))
-            + ((self.reasoning, "reasoning"),)
+            for count, name in (
+                (self.input, "in"),
+                (self.cached, "cached"),
+                (self.output, "out"),
+                (self.reasoning, "reasoning"),
+            )
             if count
         ]
         return f"{self.total:,} tokens" + (f" ({', '.join(parts)})" if parts else "")

@@ -24,6 +24,7 @@ from textual.theme import Theme
 
 from acp_tui import lineage, typeahead
 from acp_tui.config import save_theme
+from acp_tui.launch import Launch, LaunchProblem, new_session
 from acp_tui.paths import config_file
 from acp_tui.ui.browsers.help import HelpScreen
 from acp_tui.ui.browsers.inspector import INSPECTOR_KEY, InspectorCommands, InspectorScreen, log_hint
@@ -44,7 +45,7 @@ from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
 from acp_tui.ui.widgets.tab_bar import TabBar
 
 if TYPE_CHECKING:
-    from acp_tui.launch import Launch, TabLauncher
+    from acp_tui.launch import TabLauncher
 
 DEFAULT_THEME = "acp-dark"
 #: The palette of terminals with 16 colours (their own ANSI colours), unless a theme was chosen.
@@ -329,18 +330,9 @@ def last_resort(code: int) -> None:
 
 def same_agent_elsewhere(base: Launch, agent: str, folder: str) -> Launch:
     """Without a launcher (tests, embedders): only the current agent, in another folder."""
-    from dataclasses import replace
-    from pathlib import Path
-
-    from acp_tui.launch import LaunchProblem
-
     if agent.strip():
         raise LaunchProblem("only the current agent can be started here")
-    path = Path(folder).expanduser() if folder.strip() else base.cwd
-    path = path if path.is_absolute() else base.cwd / path
-    if not path.is_dir():
-        raise LaunchProblem(f"folder '{folder}': not a directory")
-    return replace(base, cwd=path, resume_id=None, continue_last=False, pick_session=False, warnings=())
+    return new_session(base, folder)
 
 
 def run(launch: Launch, *, launcher: TabLauncher | None = None) -> int:

@@ -123,7 +123,6 @@ class ElicitationDialogs:
         try:
             return await future
         except asyncio.CancelledError:
-            ticket.done()  # not yet shown: it never will be
             if screen.on_a_stack():
                 screen.close_because(WITHDRAWN)
             raise

@@ -15,14 +15,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import count
 from pathlib import Path
 from typing import Any, Protocol
 
 from textual.app import App
 
-from acp_tui.launch import Launch
+from acp_tui.launch import Launch, new_session
 from acp_tui.ui.chat.screen import ChatScreen
 from acp_tui.ui.chat.terminal_title import show_window_title
 from acp_tui.ui.widgets.tab_bar import TabBar, TabLabel, TabState, tab_state, tab_title
@@ -44,6 +44,8 @@ class Tab:
     screen: ChatScreen
     #: opened to pick a past session (*New tab from session…*) and none picked yet
     picking: bool = False
+    #: its screen's tab bar, once the screen is mounted (found once: the bar is redrawn every frame)
+    bar: TabBar | None = field(default=None, init=False)
 
     @property
     def title(self) -> str:
@@ -71,15 +73,8 @@ class Tab:
 
 
 def fresh_launch(base: Launch, number: int) -> Launch:
-    """The same agent in the same folder, for a new session: no resume, no warnings said already."""
-    return replace(
-        base,
-        resume_id=None,
-        continue_last=False,
-        pick_session=False,
-        warnings=(),
-        log_path=tab_log(base.log_path, number),
-    )
+    """The same agent in the same folder, for a new session, logging to tab `number`'s own file."""
+    return replace(new_session(base), log_path=tab_log(base.log_path, number))
 
 
 def tab_log(path: Path | None, number: int) -> Path | None:
@@ -249,10 +244,11 @@ class TabHost:
                 tab.screen.attention.turn_ended(now - started, f"{tab_title(tab.title)} finished")
 
     def _bar(self) -> TabBar | None:
-        if self.current is None or not self.current.screen.is_mounted:
-            return None
-        bars = self.current.screen.query(TabBar)
-        return bars.first() if bars else None
+        tab = self.current
+        if tab is not None and tab.bar is None and tab.screen.is_mounted:
+            bars = tab.screen.query(TabBar)
+            tab.bar = bars.first() if bars else None
+        return tab.bar if tab is not None else None
 
 
 class _Elsewhere:
