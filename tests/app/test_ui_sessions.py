@@ -8,9 +8,11 @@ large history shown tail first, the transcript viewer and the Markdown export.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -460,7 +462,7 @@ async def test_a_followed_conversation_folds_its_oldest_entries_and_builds_them_
 
 
 async def test_a_burst_mounts_only_its_newest_entries_and_the_followed_end_is_built_back_once_quiet(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A frame that brings hundreds of entries (the app fell behind a fast agent, issue 27) mounts at most
     `BURST` of its newest; once no frame builds anything for a poll, the followed end is built back up to
@@ -468,8 +470,14 @@ async def test_a_burst_mounts_only_its_newest_entries_and_the_followed_end_is_bu
     from acp_tui.protocol.v2 import ToolCallUpdate
     from acp_tui.session.coalesce import coalesce
     from acp_tui.session.reducer import apply
+    from acp_tui.ui.chat import history_timeline
     from acp_tui.ui.chat.history_timeline import BURST, LIVE
     from acp_tui.ui.widgets.tool_call import ToolCallCard
+
+    # The timeline's clock stands still until the burst has been looked at: "quiet" is a time since a frame
+    # last built anything, and a loaded machine must not make the test's own waits look quiet.
+    clock = [time.monotonic()]
+    monkeypatch.setattr(history_timeline, "time", SimpleNamespace(monotonic=lambda: clock[0]))
 
     async with demo_app(tmp_path, 2) as run:
         await run.idle()
@@ -498,6 +506,7 @@ async def test_a_burst_mounts_only_its_newest_entries_and_the_followed_end_is_bu
         frame(440, 100)
         await run.idle()
         assert titles() == [f"✓ ⚙ Read r{number}" for number in range(540 - BURST, 540)]
+        clock[0] += 2 * history_timeline.POLL  # now no frame has built anything for a poll
         await run.wait(lambda: len(titles()) == LIVE, "the followed end built back")
         assert conversation.following
         assert titles() == [f"✓ ⚙ Read r{number}" for number in range(540 - LIVE, 540)]
