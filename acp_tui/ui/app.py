@@ -42,6 +42,7 @@ from acp_tui.ui.themes import ansi_terminal_theme, load_shipped_themes
 from acp_tui.ui.themes.colour_system import colour_system
 from acp_tui.ui.themes.markdown_styles import markdown_theme
 from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
+from acp_tui.ui.widgets.markdown_stream import code_theme_for, warm_up_in_background
 from acp_tui.ui.widgets.tab_bar import TabBar
 
 if TYPE_CHECKING:
@@ -137,6 +138,8 @@ class AcpApp(App[int]):
         self.theme_changed_signal.subscribe(self, self._style_markdown)
         self.theme_changed_signal.subscribe(self, self._save_theme)
         self.tabs.open(self.launch, fresh=False)  # the first tab: the session the command line asked for
+        theme = self.current_theme
+        self.call_after_refresh(warm_up_in_background, code_theme_for(theme.dark, theme.ansi))
         if self._theme_warning:
             self.notify(f"{self._theme_warning}; using {DEFAULT_THEME}", severity="warning", markup=False)
         if self.owns_process:
