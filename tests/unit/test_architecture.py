@@ -457,6 +457,8 @@ UI_MODULE_STATE: Mapping[str, str] = {
     "acp_tui.ui.chat.timeline._CAPABILITIES": "a cache keyed by view class: which protocols a class provides",
     "acp_tui.ui.widgets.tool_call._status_styles": "a cache keyed by (colour, background, variant): pure",
     "acp_tui.ui.widgets.markdown_stream._shared_parser": "one stateless markdown parser, built once",
+    "acp_tui.ui.widgets.markdown_stream._styles": "one shared copy of each distinct Rich style (bounded interning)",
+    "acp_tui.ui.widgets.markdown_stream._warmed": "the code themes Pygments was warmed for, once per process",
     "acp_tui.ui.chat.terminal_title._TITLES": "one window title per app (per terminal), weakly keyed by the app",
 }
 _MUTABLE_CALLS = frozenset({"dict", "list", "set", "defaultdict", "deque", "WeakKeyDictionary", "WeakValueDictionary"})

@@ -36,6 +36,7 @@ import functools
 import io
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol, cast, runtime_checkable
 
@@ -55,6 +56,7 @@ from textual.widget import Widget
 
 from acp_tui.sanitize import strip_sequences
 from acp_tui.secrets import redact
+from acp_tui.ui.widgets.markdown_lines import Block, BlockLines
 
 FRAME_SECONDS = 1 / 30
 """How often buffered chunks are folded into the rendered lines while a stream is running."""
@@ -259,16 +261,6 @@ def _is_paragraph(group: _Group) -> bool:
     return group.tokens[0].type == "paragraph_open"
 
 
-@dataclass(slots=True)
-class _Block:
-    """A finished block: its source, its tokens until rendered (unless parsed lazily), then its lines."""
-
-    source: str
-    continues: bool  # a later piece of a paragraph: no blank line before it
-    tokens: list[Token] | None
-    strips: list[Strip] | None = None  # rendered at the widget's width; None until then
-
-
 @runtime_checkable
 class FollowsEnd(Protocol):
     """A scrolling container that may keep its newest content in view (the conversation)."""
@@ -301,8 +293,32 @@ def render_tokens(
     while end > start and _is_empty(lines[end - 1]):
         end -= 1
     if muted:
-        return [Strip(list(Segment.remove_color(line)), width) for line in lines[start:end]]
-    return [Strip(line, width) for line in lines[start:end]]
+        return [Strip(_shared_styles(Segment.remove_color(line)), width) for line in lines[start:end]]
+    return [Strip(_shared_styles(line), width) for line in lines[start:end]]
+
+
+_styles: dict[Style, Style] = {}
+"""One `Style` object per distinct style: Rich makes a new one for nearly every segment (a long answer's
+lines held ~40,000 equal copies, 3 MB), and the lines are kept."""
+
+MAX_SHARED_STYLES = 4096
+"""Distinct styles remembered (a message uses tens; a theme change brings new ones)."""
+
+
+def _shared_styles(line: Iterable[Segment]) -> list[Segment]:
+    """The segments of `line`, each with the shared copy of its style."""
+    styles = _styles
+    if len(styles) > MAX_SHARED_STYLES:
+        styles.clear()
+    shared: list[Segment] = []
+    for segment in line:
+        style = segment.style
+        if style is not None:
+            common = styles.setdefault(style, style)
+            if common is not style:
+                segment = Segment(segment.text, common, segment.control)
+        shared.append(segment)
+    return shared
 
 
 def code_theme_for(dark: bool, ansi: bool = False) -> str:
@@ -353,13 +369,8 @@ class MarkdownStream(Widget):
         self._hidden = 0  # characters in _overflow
         self._stable = 0  # offset in _source where the still-growing tail starts
         self._continues = False  # the tail starts inside a paragraph cut into pieces
-        self._blocks: list[_Block] = []  # finished blocks, in order (kept for re-wraps)
-        self._unrendered = 0  # blocks not rendered yet (each flush renders within a time budget)
-        self._prefix = 0  # blocks before this index are rendered and their lines are in _lines
+        self._blocks = BlockLines(self._render_block)  # finished blocks, their layout, some of their lines
         self._width = 0
-        self._lines: list[Strip] = []  # lines of the rendered prefix of finished blocks (with separators)
-        self._late_lines: list[Strip] = []  # lines of blocks rendered beyond the prefix: the newest, first
-        self._late_stale = False  # _late_lines must be gathered again
         self._catching_up = False  # a `_catch_up` waits for the next refresh
         self._end_first = False  # the last flush rendered the newest blocks first (the user follows the end)
         self._tail_tokens: list[Token] = []
@@ -405,17 +416,17 @@ class MarkdownStream(Widget):
     @property
     def line_count(self) -> int:
         """Rendered lines at the current width, including not-yet-flushed text once flushed."""
-        return len(self._lines) + len(self._late_lines) + len(self._tail_lines) + len(self._note_lines)
+        return self._blocks.count + len(self._tail_lines) + len(self._note_lines)
 
     @property
     def cached_blocks(self) -> int:
         """How many blocks are finished, rendered once and cached (the rest is the growing tail)."""
-        return sum(1 for block in self._blocks if block.strips)
+        return self._blocks.rendered_blocks
 
     @property
     def settled(self) -> bool:
         """Is everything received so far rendered (nothing pending, no block waiting for a frame)?"""
-        return not (self._pending or self._dirty or self._unrendered or self._tail_stale or self._note_dirty)
+        return not (self._pending or self._dirty or self._blocks.unrendered or self._tail_stale or self._note_dirty)
 
     def append(self, text: str) -> None:
         """Add a chunk; it is rendered at the next frame together with every other pending chunk."""
@@ -433,11 +444,7 @@ class MarkdownStream(Widget):
         self._hidden = 0
         self._stable = 0
         self._continues = False
-        self._blocks = []
-        self._unrendered = 0
-        self._prefix = 0
-        self._lines = []
-        self._late_lines = []
+        self._blocks.clear()
         self._tail_tokens = []
         self._tail_lines = []
         self._note_lines = []
@@ -469,6 +476,7 @@ class MarkdownStream(Widget):
             return
         if not self._width:
             self._width = width
+            self._blocks.reset(width)
         old_count = self.line_count
         self._update(width)
         if self.line_count != old_count:
@@ -477,7 +485,7 @@ class MarkdownStream(Widget):
             self.refresh()
         # Measured after the work, so a slow flush still leaves frames for everything else.
         self._last_flush = time.monotonic()
-        if self._unrendered:
+        if self._blocks.unrendered:
             self._schedule_more()
 
     # -- receiving ---------------------------------------------------------------------------
@@ -526,7 +534,7 @@ class MarkdownStream(Widget):
         after a slow tail wait in proportion, so re-rendering a big tail never takes most of the time."""
         if self._flush_timer is not None or not self.is_mounted:
             return
-        if self._unrendered and not self._end_first:
+        if self._blocks.unrendered and not self._end_first:
             interval = 0.0  # catching up in order: continue as soon as waiting input has been handled
         else:
             interval = max(FRAME_SECONDS, COST_FACTOR * self._tail_cost)
@@ -557,13 +565,13 @@ class MarkdownStream(Widget):
             started = time.monotonic()
             self._split_tail()
             tail_cost = time.monotonic() - started
-        if not self._render_blocks(width) and not self._late_lines:
+        if not self._render_blocks() and not self._blocks.shown_beyond_gap:
             self._tail_lines = []  # shown once the finished blocks before it are rendered, or the newest are
         elif self._tail_stale:
             self._tail_stale = False
             started = time.monotonic()
             strips = render_tokens(self.app.console, self._tail_tokens, width, self._muted, self._code_theme)
-            if strips and (self._lines or self._late_lines) and not self._continues:
+            if strips and self._blocks.count and not self._continues:
                 strips.insert(0, Strip.blank(width))
             self._tail_lines = strips
             tail_cost += time.monotonic() - started
@@ -593,7 +601,7 @@ class MarkdownStream(Widget):
             end = offsets[done + 1] if len(rest) > 1 else len(tail)
             cut = next_cut(tail, start, end)
             while cut is not None:
-                self._queue(_Block(tail[start : cut[0]], continues, None))
+                self._queue(Block(tail[start : cut[0]], continues, None))
                 start, continues, cut_any = cut[1], True, True
                 cut = next_cut(tail, start, end)
         self._stable += start
@@ -607,110 +615,76 @@ class MarkdownStream(Widget):
     def _queue_group(self, group: _Group, text: str, start: int, end: int, continues: bool) -> None:
         """Queue a finished block; a long paragraph is queued as the same pieces streaming would cut."""
         if not (_is_paragraph(group) and end - start > PIECE_CHARS):
-            self._queue(_Block(text[start:end], continues, group.tokens))
+            self._queue(Block(text[start:end], continues, group.tokens))
             return
         cut = next_cut(text, start, end)
         while cut is not None:
-            self._queue(_Block(text[start : cut[0]], continues, None))
+            self._queue(Block(text[start : cut[0]], continues, None))
             start, continues = cut[1], True
             cut = next_cut(text, start, end)
-        self._queue(_Block(text[start:end], continues, None))
+        self._queue(Block(text[start:end], continues, None))
 
-    def _queue(self, block: _Block) -> None:
-        self._blocks.append(block)
-        self._unrendered += 1
+    def _queue(self, block: Block) -> None:
+        self._blocks.queue(block)
 
-    def _render_blocks(self, width: int) -> bool:
+    def _render_blocks(self) -> bool:
         """Render finished blocks for this flush; True when none is left.
 
         While the user follows the end of the conversation, only the newest blocks (a screen of them) are
         rendered here, so the end of a long answer that arrived at once shows in one frame; the older ones
         are rendered after each refresh, oldest first, above the screen (`_catch_up`). Otherwise they are
         rendered in order, within the flush budget."""
-        if not self._unrendered:
+        if not self._blocks.unrendered:
             return True
         self._end_first = self._ends_in_view()
         if self._end_first:
-            self._render_end(width)
+            self._render_end()
         else:
-            self._render_older(width, MIN_BLOCKS_PER_FLUSH, FLUSH_BUDGET)
-        return not self._unrendered
+            self._render_older(MIN_BLOCKS_PER_FLUSH, FLUSH_BUDGET)
+        return not self._blocks.unrendered
 
-    def _render_end(self, width: int) -> None:
+    def _render_end(self) -> None:
         """Render the newest blocks not rendered yet, until they fill a screen."""
-        blocks = self._blocks
-        rows, seen, index = self.app.size.height, 0, len(blocks) - 1
-        while index >= self._prefix and seen < rows:
-            block = blocks[index]
-            if block.strips is None:
-                self._render_block(block, width)
-                self._late_stale = True
-            seen += len(block.strips or ()) + 1
+        done = self._blocks
+        rows, seen, index = self.app.size.height, 0, len(done.blocks) - 1
+        while index >= done.prefix and seen < rows:
+            if done.blocks[index].height < 0:
+                done.render(index)
+            seen += done.blocks[index].height + 1
             index -= 1
-        self._advance(width)
-        if self._late_stale:
-            self._gather_late(width)
+        done.settle()
 
-    def _render_older(self, width: int, least: int, budget: float) -> None:
+    def _render_older(self, least: int, budget: float) -> None:
         """Render the oldest blocks not rendered yet: at least `least`, then until `budget` seconds passed."""
         started = time.monotonic()
         count = 0
-        blocks = self._blocks
-        while self._unrendered:
+        done = self._blocks
+        while done.unrendered:
             if count >= least and time.monotonic() - started > budget:
                 break
-            block = blocks[self._prefix]
-            if block.strips is None:
-                self._render_block(block, width)
-                count += 1
-            self._advance(width)
-        if self._late_stale:
-            self._gather_late(width)
+            done.render(done.prefix)
+            count += 1
+        done.settle()
 
     def _catch_up(self) -> None:
         """After a refresh: render older blocks above the newest ones shown (a slice a frame, so the next
         chunks and keys come first); the view stays at the end while they grow the widget above it."""
         self._catching_up = False
-        if not self._unrendered or not self._width or (self._finished and not self.display):
+        if not self._blocks.unrendered or not self._width or (self._finished and not self.display):
             return
-        self._render_older(self._width, 1, LATE_BUDGET)
+        self._render_older(1, LATE_BUDGET)
         self.refresh(layout=True)
         self._schedule_catch_up()
 
     def _schedule_catch_up(self) -> None:
-        if self._unrendered and not self._catching_up and self.is_mounted:
+        if self._blocks.unrendered and not self._catching_up and self.is_mounted:
             self._catching_up = True
             self.call_after_refresh(self._catch_up)
 
-    def _render_block(self, block: _Block, width: int) -> None:
-        """Render a block that can no longer change and keep its lines (its tokens are not needed again)."""
+    def _render_block(self, block: Block) -> list[Strip]:
+        """A finished block's lines at the current width (its source parsed again if its tokens are gone)."""
         tokens = block.tokens if block.tokens is not None else parse_source(self._parser, block.source, block.continues)
-        block.strips = render_tokens(self.app.console, tokens, width, self._muted, self._code_theme)
-        block.tokens = None
-        self._unrendered -= 1
-
-    def _advance(self, width: int) -> None:
-        """Move the rendered prefix over every block rendered in a row, adding their lines."""
-        blocks, lines = self._blocks, self._lines
-        while self._prefix < len(blocks) and (strips := blocks[self._prefix].strips) is not None:
-            if strips:
-                if lines and not blocks[self._prefix].continues:
-                    lines.append(Strip.blank(width))
-                lines.extend(strips)
-            if self._late_lines:
-                self._late_stale = True  # a block rendered early has joined the prefix
-            self._prefix += 1
-
-    def _gather_late(self, width: int) -> None:
-        """The lines of blocks rendered beyond the prefix, in order (a gap where blocks are not rendered)."""
-        self._late_stale = False
-        late: list[Strip] = []
-        for block in self._blocks[self._prefix :]:
-            if block.strips:
-                if (late or self._lines) and not block.continues:
-                    late.append(Strip.blank(width))
-                late.extend(block.strips)
-        self._late_lines = late
+        return render_tokens(self.app.console, tokens, self._blocks.width, self._muted, self._code_theme)
 
     def _ends_in_view(self) -> bool:
         """Is this stream inside a container that keeps its newest content in view?"""
@@ -735,13 +709,7 @@ class MarkdownStream(Widget):
     def _rerender(self, width: int) -> None:
         """Render every block again at a new width (finished blocks are re-parsed from source)."""
         self._width = width
-        self._lines = []
-        self._late_lines = []
-        self._prefix = 0
-        for block in self._blocks:
-            block.tokens = None if block.strips is not None else block.tokens
-            block.strips = None
-        self._unrendered = len(self._blocks)
+        self._blocks.reset(width)
         self._take_pending()
         self._tail_stale = True
         self._note_dirty = True
@@ -758,18 +726,15 @@ class MarkdownStream(Widget):
                 self._take_pending()  # what a hidden, finished stream kept (`flush`) renders as it is shown
             if self._dirty:
                 self._update(width)
-        if self._unrendered:
+        if self._blocks.unrendered:
             self._schedule_more()
         return self.line_count
 
     def _strip_at(self, y: int) -> Strip | None:
-        """The cached line `y`: finished blocks, then the tail, then the truncation note."""
-        if y < len(self._lines):
-            return self._lines[y]
-        y -= len(self._lines)
-        if y < len(self._late_lines):
-            return self._late_lines[y]
-        y -= len(self._late_lines)
+        """Line `y`: finished blocks, then the tail, then the truncation note."""
+        if y < self._blocks.count:
+            return self._blocks.strip_at(y)
+        y -= self._blocks.count
         if y < len(self._tail_lines):
             return self._tail_lines[y]
         y -= len(self._tail_lines)
@@ -806,4 +771,6 @@ class MarkdownStream(Widget):
 
     def rendered_strips(self) -> list[Strip]:
         """Every rendered line as a Strip (for tests that look at styles)."""
-        return [*self._lines, *self._late_lines, *self._tail_lines, *self._note_lines]
+        done = self._blocks
+        finished = [strip for y in range(done.count) if (strip := done.strip_at(y)) is not None]
+        return [*finished, *self._tail_lines, *self._note_lines]

@@ -1,0 +1,91 @@
+"""The finished blocks' line layout and its bounded cache of rendered lines (no terminal needed)."""
+
+from __future__ import annotations
+
+from rich.segment import Segment
+from textual.strip import Strip
+
+from acp_tui.ui.widgets.markdown_lines import Block, BlockLines
+
+
+class Renderer:
+    """Renders a block's source as one line per source line (an empty source renders nothing), counting."""
+
+    def __init__(self) -> None:
+        self.rendered: list[str] = []
+
+    def __call__(self, block: Block) -> list[Strip]:
+        self.rendered.append(block.source)
+        return [Strip([Segment(line)], len(line)) for line in block.source.splitlines()]
+
+
+def lines_of(done: BlockLines) -> list[str]:
+    """Every line's text (a separator is the width's blank: shown as "")."""
+    return [strip.text.strip() if (strip := done.strip_at(y)) is not None else "?" for y in range(done.count)]
+
+
+def make(sources: list[tuple[str, bool]], *, cached_lines: int = 1000) -> tuple[BlockLines, Renderer]:
+    renderer = Renderer()
+    done = BlockLines(renderer, cached_lines=cached_lines)
+    done.reset(10)
+    for source, continues in sources:
+        done.queue(Block(source, continues, None))
+    return done, renderer
+
+
+def test_blocks_rendered_in_order_are_separated_by_one_blank_line_except_a_continued_paragraph() -> None:
+    done, _ = make([("a1\na2", False), ("", False), ("b", False), ("b more", True), ("c", False)])
+    for _ in range(5):
+        done.render(done.prefix)
+    assert done.unrendered == 0
+    assert lines_of(done) == ["a1", "a2", "", "b", "b more", "", "c"]
+    assert done.rendered_blocks == 4  # the empty block takes no line and no separator
+    assert done.strip_at(7) is None and done.strip_at(-1) is None
+
+
+def test_the_newest_blocks_rendered_first_show_after_a_gap_and_join_the_prefix_in_place() -> None:
+    done, _ = make([("a", False), ("b", False), ("c", False), ("d1\nd2", False)])
+    done.render(3)
+    done.render(2)
+    done.settle()
+    assert done.shown_beyond_gap
+    assert lines_of(done) == ["c", "", "d1", "d2"]  # nothing above yet: no separator before the first
+    done.render(0)
+    done.settle()
+    assert lines_of(done) == ["a", "", "c", "", "d1", "d2"]  # the gap (b) takes no line
+    done.render(1)
+    done.settle()
+    assert not done.shown_beyond_gap and done.unrendered == 0
+    assert lines_of(done) == ["a", "", "b", "", "c", "", "d1", "d2"]
+
+
+def test_lines_beyond_the_cache_are_rendered_again_when_shown_and_the_layout_stays() -> None:
+    sources = [(f"block {number} line 1\nblock {number} line 2", False) for number in range(50)]
+    done, renderer = make(sources, cached_lines=10)
+    for _ in range(50):
+        done.render(done.prefix)
+    assert len(renderer.rendered) == 50
+    expected = []
+    for number in range(50):
+        expected += [f"block {number} line 1", f"block {number} line 2", ""]
+    assert lines_of(done) == expected[:-1]
+    # Reading every line again rendered the evicted blocks again; at most 10 lines stay cached.
+    assert len(renderer.rendered) > 50
+    assert sum(len(lines) for lines in done._cache.values()) <= 10
+    before = len(renderer.rendered)
+    assert done.strip_at(148).text == "block 49 line 2"  # the last block was shown last: still cached
+    assert len(renderer.rendered) == before
+
+
+def test_a_reset_renders_everything_again_at_the_new_width() -> None:
+    done, renderer = make([("a", False), ("b", False)])
+    done.render(0)
+    done.render(1)
+    done.reset(20)
+    assert done.unrendered == 2 and done.count == 0 and done.width == 20
+    done.render(1)
+    done.render(0)
+    done.settle()
+    assert lines_of(done) == ["a", "", "b"]
+    done.clear()
+    assert done.count == 0 and done.blocks == [] and done.unrendered == 0
