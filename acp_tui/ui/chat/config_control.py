@@ -16,8 +16,8 @@ from acp_tui.protocol.v2 import SessionConfigOption
 from acp_tui.sanitize import plain
 from acp_tui.session.modes import bypasses_permissions, mode_option, value_name
 from acp_tui.ui.dialogs.config_picker import ConfigChoice, ConfigPickerScreen
+from acp_tui.ui.dialogs.guarded import ARM_DELAY
 from acp_tui.ui.dialogs.mode_confirm import ModeAnswer, ModeConfirmScreen
-from acp_tui.ui.dialogs.permission import ARM_DELAY
 from acp_tui.ui.widgets.limit_meter import account_lines, token_lines
 
 
