@@ -42,6 +42,8 @@ from acp_tui.ui.chat.status import StatusRenderer
 from acp_tui.ui.chat.steer_control import SteerControl
 from acp_tui.ui.dialogs.config_picker import ConfigCommands
 from acp_tui.ui.dialogs.login import LoginCommands
+from acp_tui.ui.widgets.card_requests import CancelRequested as CardCancelRequested
+from acp_tui.ui.widgets.card_requests import SaveRequested as CardSaveRequested
 from acp_tui.ui.widgets.command_menu import CommandMenu
 from acp_tui.ui.widgets.config_bar import ConfigBar
 from acp_tui.ui.widgets.conversation import Conversation
@@ -58,7 +60,6 @@ from acp_tui.ui.widgets.stderr_panel import StderrPanel
 from acp_tui.ui.widgets.system_line import SystemLine
 from acp_tui.ui.widgets.tab_bar import TabBar
 from acp_tui.ui.widgets.terminal_view import TerminalView
-from acp_tui.ui.widgets.tool_call import ToolCallCard
 
 if TYPE_CHECKING:
     from acp_tui.controller.wiring import UserAsker
@@ -320,11 +321,11 @@ class ChatScreen(Screen[None]):
     def action_cycle_mode(self) -> None:
         self.config.cycle_mode()
 
-    @on(ToolCallCard.CancelRequested)
+    @on(CardCancelRequested)
     @on(TerminalView.CancelRequested)
     @on(JobsTray.StopRequested)
     def _cancel_in_card(
-        self, event: ToolCallCard.CancelRequested | TerminalView.CancelRequested | JobsTray.StopRequested
+        self, event: CardCancelRequested | TerminalView.CancelRequested | JobsTray.StopRequested
     ) -> None:
         """Stop one tool call (v2 `tool_call/cancel`) or the command in one terminal, from its card or the jobs
         tray; a refusal is a toast."""
@@ -347,9 +348,9 @@ class ChatScreen(Screen[None]):
 
         self.run_worker(cancel(), group="tool-cancel")
 
-    @on(ToolCallCard.SaveRequested)
+    @on(CardSaveRequested)
     @on(MessageSaveRequested)
-    def _save_requested(self, event: ToolCallCard.SaveRequested | MessageSaveRequested) -> None:
+    def _save_requested(self, event: CardSaveRequested | MessageSaveRequested) -> None:
         """Write what the screen shows only in part (a long tool output, a huge message) and say where."""
         if isinstance(event, MessageSaveRequested):
             text, entity_id, suffix, what = event.view.full_text(), event.view.message.id, ".md", "message"
