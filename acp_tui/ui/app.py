@@ -32,9 +32,6 @@ from acp_tui.ui.browsers.sessions import SessionBrowser
 from acp_tui.ui.chat.interrupt import FORCE_STOP_AFTER
 from acp_tui.ui.chat.screen import ChatScreen, ControllerFactory, default_controller
 from acp_tui.ui.chat.terminal_title import restore_window_title
-from acp_tui.ui.dialogs.close_tab import CloseTabScreen
-from acp_tui.ui.dialogs.new_tab import NewTabScreen
-from acp_tui.ui.tabs.agents import agent_choices
 from acp_tui.ui.tabs.alt_digits import read_alt_digits
 from acp_tui.ui.tabs.commands import TabCommands
 from acp_tui.ui.tabs.host import TabHost
@@ -226,7 +223,7 @@ class AcpApp(App[int]):
             case "new_tab":
                 return not isinstance(self.screen, SessionBrowser)
             case "close_tab":  # once: Ctrl+W again over its own question asks no second time
-                return len(self.tabs.tabs) >= 2 and not isinstance(self.screen, CloseTabScreen)
+                return len(self.tabs.tabs) >= 2 and not _asks_to_close(self.screen)
             case "step_tab":
                 return len(self.tabs.tabs) >= 2
             case "show_tab":
@@ -250,6 +247,9 @@ class AcpApp(App[int]):
 
     def action_new_tab_with_agent(self) -> None:
         """The palette: ask for an agent and a folder (acp_tui/ui/dialogs/new_tab.py), then open its tab."""
+        from acp_tui.ui.dialogs.new_tab import NewTabScreen  # the tab dialogs are imported when first asked for
+        from acp_tui.ui.tabs.agents import agent_choices
+
         base = self._base_launch()
 
         def build(agent: str, folder: str) -> Launch:
@@ -280,6 +280,8 @@ class AcpApp(App[int]):
         if not tab.working:
             self.tabs.close(tab)
             return
+        from acp_tui.ui.dialogs.close_tab import CloseTabScreen
+
         number = self.tabs.tabs.index(tab) + 1
         what = "A question waits for you." if tab.state == "waiting" else "Its agent is working."
 
@@ -308,6 +310,14 @@ class AcpApp(App[int]):
             last_resort(128 + signal.SIGHUP)
         restore_window_title(self)  # the session's title was the window's
         self.exit(0 if self._signalled is None else 128 + self._signalled)
+
+
+def _asks_to_close(screen: object) -> bool:
+    """Is `screen` the question Ctrl+W asks over a working tab? (Asked only once there are two tabs, so the
+    dialog is not imported at start-up.)"""
+    from acp_tui.ui.dialogs.close_tab import CloseTabScreen
+
+    return isinstance(screen, CloseTabScreen)
 
 
 def detach_from_terminal() -> None:
