@@ -34,7 +34,7 @@ from acp_tui.ui.chat.screen import ChatScreen, ControllerFactory, default_contro
 from acp_tui.ui.chat.terminal_title import restore_window_title
 from acp_tui.ui.tabs.alt_digits import read_alt_digits
 from acp_tui.ui.tabs.commands import TabCommands
-from acp_tui.ui.tabs.host import TabHost
+from acp_tui.ui.tabs.host import FIRST_MODE, TabHost
 from acp_tui.ui.themes import ansi_terminal_theme, load_shipped_themes
 from acp_tui.ui.themes.colour_system import colour_system
 from acp_tui.ui.themes.markdown_styles import markdown_theme
@@ -60,6 +60,8 @@ class AcpApp(App[int]):
 
     TITLE = "acp-tui"
     ENABLE_COMMAND_PALETTE = True
+    #: The app starts in the first tab's mode (acp_tui/ui/tabs/host.py, `TabHost.first_screen`).
+    DEFAULT_MODE = FIRST_MODE
     BINDINGS = [
         Binding("ctrl+c", "interrupt", "Cancel", priority=True, show=False),
         Binding("ctrl+q", "quit_app", "Quit", priority=True),
@@ -91,6 +93,8 @@ class AcpApp(App[int]):
         self.controller_factory = controller
         self.launcher = launcher
         self.tabs = TabHost(self, self._chat_screen)
+        # the first tab, the session the command line asked for: Textual builds it as the app is composed
+        self.add_mode(FIRST_MODE, lambda: self.tabs.first_screen(launch))
         read_alt_digits()  # Alt+1…Alt+9 as terminals send them (Esc, digit), not as macOS Option characters
         self.arm_delay = arm_delay
         self.force_stop_after = force_stop_after
@@ -129,11 +133,13 @@ class AcpApp(App[int]):
         """Our extra palette variables, with fallbacks so every Textual theme works too."""
         return dict(EXTRA_THEME_VARIABLES)
 
-    def on_mount(self) -> None:
+    def on_load(self) -> None:
+        """Before the first tab is built (as the app is composed): Rich's Markdown styles in the theme's colours."""
         self._style_markdown(self.current_theme)
+
+    def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._style_markdown)
         self.theme_changed_signal.subscribe(self, self._save_theme)
-        self.tabs.open(self.launch, fresh=False)  # the first tab: the session the command line asked for
         if self._theme_warning:
             self.notify(f"{self._theme_warning}; using {DEFAULT_THEME}", severity="warning", markup=False)
         if self.owns_process:
