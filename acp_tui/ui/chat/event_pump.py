@@ -76,6 +76,9 @@ class EventPump:
         self.visible = True
         self._fold_at = FOLD_AT
         self._output = False  # the model changed since `activity` was last told
+        #: the widgets are known (`attach`): until then events only wait (the agent starts before the screen is
+        #: mounted, so its start-up overlaps the screen's)
+        self._attached = False
 
     def attach(
         self,
@@ -86,7 +89,8 @@ class EventPump:
         stderr: StderrPanel,
         transcript_error: Callable[[str], None],
     ) -> None:
-        """The widgets to render into (once the screen is mounted, before the controller starts)."""
+        """The widgets to render into, once the screen is mounted; what the controller said before is applied on
+        the next frame."""
         self.controller = controller
         self.conversation = conversation
         conversation.context = ViewContext(str(controller.launch.cwd))  # paths show relative to it
@@ -94,6 +98,9 @@ class EventPump:
         self.stderr = stderr
         self.timeline = HistoryTimeline(conversation, controller.state)
         self._transcript_error = transcript_error
+        self._attached = True
+        if self._events and self._timer is None:
+            self._timer = self.owner.set_timer(FRAME, self.flush if self.visible else self._tell)
 
     @property
     def pending(self) -> bool:
@@ -162,6 +169,8 @@ class EventPump:
 
     def flush(self) -> None:
         self._timer = None
+        if not self._attached and not self.closed:
+            return  # the screen is not mounted yet: `attach` applies what waits
         if self.closed or not self.owner.is_attached:
             self._events.clear()
             return

@@ -149,6 +149,8 @@ class ChatScreen(Screen[None]):
         self.steer = SteerControl(self.app, self.controller)  # Ctrl+Enter / Alt+Enter, `s` on a queued prompt
         self._quit_armed_at: float | None = None
         self._restart_armed_at: float | None = None  # Ctrl+R on a running agent asks for a second one
+        # The agent starts now, not once mounted: its start-up overlaps our first paint (what it says waits in the pump)
+        self.run_worker(self.controller.start(), group="agent-start", exclusive=True)
 
     # -- layout ----------------------------------------------------------------------------------
 
@@ -197,7 +199,6 @@ class ChatScreen(Screen[None]):
         self.prompt_input.focus()
         for warning in self.launch.warnings:
             self.conversation.add_entry(SystemLine(warning, severity="warning"))
-        self.run_worker(self.controller.start(), group="agent-start", exclusive=True)
         self.query_one(FilePicker).warm()  # the first `@` finds a complete index
         if self.launch.pick_session:
             self.sessions.browse()  # `acp-tui --resume` with no id: it lists once the agent is up

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, TypeAlias
 
 from rich.style import Style
 from rich.text import Text
@@ -252,8 +252,9 @@ class _CardHeader(Widget):
 class ToolCallCard(Widget, can_focus=True):
     """One tool call, rendered from `call` and patched by the update methods."""
 
-    SaveRequested = SaveRequested  # defined apart (card_requests.py): the screen handles them without this module
-    CancelRequested = CancelRequested
+    # defined apart (card_requests.py), so the screen handles them without importing this module
+    SaveRequested: TypeAlias = SaveRequested
+    CancelRequested: TypeAlias = CancelRequested
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "toggle_open", "Expand", show=False),

@@ -1,0 +1,35 @@
+"""The agent starts as its chat screen is built, before the screen is mounted (issue 27's start-up): what the
+controller reports meanwhile waits in the event pump (acp_tui/ui/chat/event_pump.py) and is applied once the
+screen attaches its widgets, never dropped and never applied to widgets that are not there yet."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+from acp_tui.controller.controller_events import Note
+from acp_tui.session.model import SessionState
+from acp_tui.ui.chat.event_pump import EventPump
+from tests.app.test_hidden_pump import Timers
+
+
+def test_what_the_controller_says_before_the_screen_is_mounted_waits_for_it() -> None:
+    owner = Timers()
+    pump = EventPump(owner)  # type: ignore[arg-type]
+    pump.controller_event(Note("the agent is starting"))
+    owner.fire()  # a frame before the widgets are attached: nothing is applied, nothing is dropped
+    assert pump.pending and not owner.pending
+    pump.controller_event(Note("still starting"))
+    owner.fire()
+    assert list(pump._events) == [Note("the agent is starting"), Note("still starting")]
+    added: list[Any] = []
+    conversation = SimpleNamespace(context=None, add_entry=added.append)
+    controller = SimpleNamespace(launch=SimpleNamespace(cwd="/project"), state=SessionState())
+    pump.attach(
+        controller,  # type: ignore[arg-type]
+        conversation=conversation,  # type: ignore[arg-type]
+        renderer=SimpleNamespace(),  # type: ignore[arg-type]
+        stderr=SimpleNamespace(),  # type: ignore[arg-type]
+        transcript_error=lambda error: None,
+    )
+    assert len(owner.pending) == 1  # attaching asks for the frame that applies what waited
