@@ -20,14 +20,14 @@ from rich.console import COLOR_SYSTEMS
 from rich.terminal_theme import TerminalTheme
 from textual.app import App
 from textual.binding import Binding
+from textual.command import Provider
 from textual.theme import Theme
 
 from acp_tui import lineage, typeahead
 from acp_tui.config import save_theme
 from acp_tui.launch import Launch, LaunchProblem, new_session
 from acp_tui.paths import config_file
-from acp_tui.ui.browsers.help import HelpScreen
-from acp_tui.ui.browsers.inspector import INSPECTOR_KEY, InspectorCommands, InspectorScreen, log_hint
+from acp_tui.ui.browsers.keys import INSPECTOR_KEY
 from acp_tui.ui.browsers.sessions import SessionBrowser
 from acp_tui.ui.chat.interrupt import FORCE_STOP_AFTER
 from acp_tui.ui.chat.screen import ChatScreen, ControllerFactory, default_controller
@@ -55,6 +55,13 @@ REAP_EVERY = 5.0
 SIGNAL_DEADLINE = 15.0
 
 
+def _inspector_commands() -> type[Provider]:
+    """The inspector's palette entry (Textual calls this when the palette opens: the inspector is imported then)."""
+    from acp_tui.ui.browsers.inspector import InspectorCommands
+
+    return InspectorCommands
+
+
 class AcpApp(App[int]):
     """acp-tui: conversations with agents, one per tab."""
 
@@ -75,7 +82,7 @@ class AcpApp(App[int]):
         Binding("ctrl+pageup", "step_tab(-1)", "Previous tab", priority=True, show=False),
         *(Binding(f"alt+{n}", f"show_tab({n})", f"Tab {n}", priority=True, show=False) for n in range(1, 10)),
     ]
-    COMMANDS = App.COMMANDS | {InspectorCommands, TabCommands}
+    COMMANDS = App.COMMANDS | {_inspector_commands, TabCommands}
 
     def __init__(
         self,
@@ -202,11 +209,15 @@ class AcpApp(App[int]):
 
     def action_show_keys(self) -> None:
         """F1: the keys table (acp_tui/ui/browsers/keys.py), once."""
+        from acp_tui.ui.browsers.help import HelpScreen  # the browsers are imported when first opened
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
     def action_show_inspector(self) -> None:
         """F8 / the palette: every frame of the topmost chat's connection (acp_tui/ui/browsers/inspector.py), once."""
+        from acp_tui.ui.browsers.inspector import InspectorScreen, log_hint
+
         chat = self.chat
         session = chat.controller.session if chat is not None else None
         if chat is not None and session is not None and not isinstance(self.screen, InspectorScreen):

@@ -29,19 +29,17 @@ from acp_tui.path_text import display_path
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.sanitize import plain
 from acp_tui.ui.browsers.notices import NOTICES_KEY, NoticeCommands, NoticeLog, NoticesScreen
-from acp_tui.ui.browsers.problems import ProblemsScreen
 from acp_tui.ui.chat.asker import ScreenAsker, tool_title
 from acp_tui.ui.chat.attention import Attention
 from acp_tui.ui.chat.config_control import ConfigControl
 from acp_tui.ui.chat.event_pump import EventPump
 from acp_tui.ui.chat.interrupt import Interrupt, decide_interrupt
+from acp_tui.ui.chat.palette_providers import config_commands, login_commands
 from acp_tui.ui.chat.presence import Presence
 from acp_tui.ui.chat.saving import save_full_text
 from acp_tui.ui.chat.session_actions import SessionActions, SessionCommands
 from acp_tui.ui.chat.status import StatusRenderer
 from acp_tui.ui.chat.steer_control import SteerControl
-from acp_tui.ui.dialogs.config_picker import ConfigCommands
-from acp_tui.ui.dialogs.login import LoginCommands
 from acp_tui.ui.widgets.card_requests import CancelRequested as CardCancelRequested
 from acp_tui.ui.widgets.card_requests import SaveRequested as CardSaveRequested
 from acp_tui.ui.widgets.command_menu import CommandMenu
@@ -91,7 +89,7 @@ class ChatScreen(Screen[None]):
     """One conversation with one agent."""
 
     CSS_PATH = "screen.tcss"
-    COMMANDS = {NoticeCommands, ConfigCommands, LoginCommands, SessionCommands}
+    COMMANDS = {NoticeCommands, config_commands, login_commands, SessionCommands}
 
     BINDINGS = [
         Binding("f2", "toggle_stderr", "Agent stderr"),
@@ -370,6 +368,8 @@ class ChatScreen(Screen[None]):
         self.status.update_values(stderr_unseen=panel.unseen)
 
     def action_show_problems(self) -> None:
+        from acp_tui.ui.browsers.problems import ProblemsScreen  # the dialogs and browsers: when first opened
+
         state = self.controller.state
         self.app.push_screen(ProblemsScreen(list(state.problems), state.problem_count))
 
