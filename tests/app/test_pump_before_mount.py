@@ -1,13 +1,14 @@
 """The agent starts as its chat screen is built, before the screen is mounted (issue 27's start-up): what the
 controller reports meanwhile waits in the event pump (acp_tui/ui/chat/event_pump.py) and is applied once the
-screen attaches its widgets, never dropped and never applied to widgets that are not there yet."""
+screen attaches its widgets, never dropped and never applied to widgets that are not there yet. The file index
+for `@` is built once the session is up, so its thread does not compete with start-up."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 from typing import Any
 
-from acp_tui.controller.controller_events import Note
+from acp_tui.controller.controller_events import LifecycleChanged, Note
 from acp_tui.session.model import SessionState
 from acp_tui.ui.chat.event_pump import EventPump
 from tests.app.test_hidden_pump import Timers
@@ -30,6 +31,28 @@ def test_what_the_controller_says_before_the_screen_is_mounted_waits_for_it() ->
         conversation=conversation,  # type: ignore[arg-type]
         renderer=SimpleNamespace(),  # type: ignore[arg-type]
         stderr=SimpleNamespace(),  # type: ignore[arg-type]
+        files=SimpleNamespace(),  # type: ignore[arg-type]
         transcript_error=lambda error: None,
     )
     assert len(owner.pending) == 1  # attaching asks for the frame that applies what waited
+
+
+def test_the_file_index_is_built_once_the_session_is_up_not_during_start_up() -> None:
+    owner = Timers()
+    pump = EventPump(owner)  # type: ignore[arg-type]
+    warmed: list[str] = []
+    applied: list[object] = []
+    pump.attach(
+        SimpleNamespace(launch=SimpleNamespace(cwd="/project"), state=SessionState()),  # type: ignore[arg-type]
+        conversation=SimpleNamespace(context=None),  # type: ignore[arg-type]
+        renderer=SimpleNamespace(apply_event=lambda state, event: applied.append(event)),  # type: ignore[arg-type]
+        stderr=SimpleNamespace(),  # type: ignore[arg-type]
+        files=SimpleNamespace(warm=lambda: warmed.append("warm")),  # type: ignore[arg-type]
+        transcript_error=lambda error: None,
+    )
+    pump.controller_event(LifecycleChanged("starting"))
+    owner.fire()
+    assert warmed == [] and applied == [LifecycleChanged("starting")]
+    pump.controller_event(LifecycleChanged("ready"))
+    owner.fire()
+    assert warmed == ["warm"] and applied[-1] == LifecycleChanged("ready")

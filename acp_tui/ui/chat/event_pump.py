@@ -40,6 +40,7 @@ from acp_tui.session.model import EntityKey
 from acp_tui.ui.chat.history_timeline import HistoryTimeline, open_timeline, show_session_status
 from acp_tui.ui.chat.status import StatusRenderer
 from acp_tui.ui.widgets.conversation import Conversation
+from acp_tui.ui.widgets.file_picker import FilePicker
 from acp_tui.ui.widgets.stderr_panel import StderrPanel
 from acp_tui.ui.widgets.system_line import SystemLine
 
@@ -87,15 +88,17 @@ class EventPump:
         conversation: Conversation,
         renderer: StatusRenderer,
         stderr: StderrPanel,
+        files: FilePicker,
         transcript_error: Callable[[str], None],
     ) -> None:
         """The widgets to render into, once the screen is mounted; what the controller said before is applied on
-        the next frame."""
+        the next frame. `files` is indexed once the session is up (for the first `@`), not during start-up."""
         self.controller = controller
         self.conversation = conversation
         conversation.context = ViewContext(str(controller.launch.cwd))  # paths show relative to it
         self.renderer = renderer
         self.stderr = stderr
+        self.files = files
         self.timeline = HistoryTimeline(conversation, controller.state)
         self._transcript_error = transcript_error
         self._attached = True
@@ -203,6 +206,9 @@ class EventPump:
                     self.timeline = open_timeline(self.conversation, state, replaces=replaces)
                     added.update(state.entities)  # built as the model is now: later changes this frame are in it
                     show_session_status(self.renderer, state, cwd)
+                case LifecycleChanged(phase="ready"):
+                    self.renderer.apply_event(state, event)
+                    self.files.warm()  # the first `@` finds a complete index
                 case Waiting() | LifecycleChanged() | AgentIdentified() | QueueChanged() | CancelStateChanged():
                     self.renderer.apply_event(state, event)
                 case _:

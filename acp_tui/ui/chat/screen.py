@@ -191,13 +191,13 @@ class ChatScreen(Screen[None]):
             conversation=self.conversation,
             renderer=renderer,
             stderr=self.query_one(StderrPanel),
+            files=self.query_one(FilePicker),
             transcript_error=lambda error: self.app.notify(error, title="transcript", severity="warning", markup=False),
         )
         self.status.update_values(hints=KEY_HINTS)
         self.prompt_input.focus()
         for warning in self.launch.warnings:
             self.conversation.add_entry(SystemLine(warning, severity="warning"))
-        self.query_one(FilePicker).warm()  # the first `@` finds a complete index
         if self.launch.pick_session:
             self.sessions.browse()  # `acp-tui --resume` with no id: it lists once the agent is up
         self.presence.changed()  # a tab host draws this screen's tab bar now that it is here
