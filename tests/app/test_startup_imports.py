@@ -1,7 +1,8 @@
 """Start-up imports only what the first screen needs (issue 27): the modules below wait for their first use.
 
 A fresh interpreter imports the UI, or runs the real app against the scripted agent up to a ready session
-(the status bar says "ready", nothing asked yet), and reports which of them it imported. This guards what
+(the status bar says "ready", nothing asked yet), and reports which of them it imported. Markdown's warm-up
+(a thread started once the session is up, acp_tui/ui/chat/warm_up.py) is recorded there, not run. This guards what
 the start-up gain rests on, so a new top-level import of a dialog or of Markdown cannot quietly undo it; it
 times nothing (the time is bench/startup_speed.py's).
 """
@@ -45,6 +46,10 @@ import asyncio, json, sys
 from pathlib import Path
 from acp_tui.launch import Launch
 from acp_tui.ui.app import AcpApp
+from acp_tui.ui.chat import event_pump
+
+warm_ups = []  # the deliberate warm-up of Markdown once the session is up (chat/warm_up.py), recorded, not run
+event_pump.warm_up_markdown = warm_ups.append
 
 async def main() -> None:
     agent, script, cwd = sys.argv[1:4]
@@ -60,6 +65,7 @@ async def main() -> None:
         else:
             raise SystemExit("the session never became ready")
         await pilot.pause()  # the ready frame is drawn
+        assert len(warm_ups) == 1, warm_ups  # asked for once the session was up
         print(json.dumps(sorted(name for name in DEFERRED if name in sys.modules)))
 
 DEFERRED = json.loads(sys.argv[4])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from textual.app import App, ComposeResult
+from textual.geometry import Size
 from textual.widgets import Static
 
 from acp_tui.ui.widgets.conversation import Conversation
@@ -61,6 +62,41 @@ async def test_follows_streamed_output_while_at_the_bottom() -> None:
         )
         assert conversation.following
         assert not conversation.hint_visible
+
+
+class WatchedConversation(Conversation):
+    """Records, each time the content outgrows the view, whether it is already anchored to the end."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.anchored_as_it_outgrew: list[bool] = []
+
+    def watch_virtual_size(self, size: Size) -> None:
+        super().watch_virtual_size(size)
+        if size.height > self.container_size.height > 0:
+            self.anchored_as_it_outgrew.append(self.is_anchored)
+
+
+class WatchedApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield WatchedConversation()
+
+
+async def test_a_first_long_answer_is_followed_from_the_frame_it_outgrows_the_view() -> None:
+    """The layout that first makes the timeline overflow anchors it there and then, so the next frame shows
+    the answer's end; a check queued on the timeline waited several frames while the answer's top showed."""
+    app = WatchedApp()
+    async with app.run_test(size=(100, 20)) as pilot:
+        conversation = app.query_one(WatchedConversation)
+        message = MarkdownStream("short")
+        await conversation.add_entry(message)
+        await wait_for(pilot, lambda: message.line_count == 1)
+        assert not conversation.is_anchored
+        message.append("\n\n" + paragraphs(40))
+        await wait_for(pilot, lambda: bool(conversation.anchored_as_it_outgrew))
+        assert conversation.anchored_as_it_outgrew[0]
+        await wait_for(pilot, lambda: conversation.scroll_y == conversation.max_scroll_y > 0)
+        assert conversation.following
 
 
 async def test_scrolling_up_stops_following_and_shows_the_hint_end_resumes() -> None:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import sys
 
+from pytest import MonkeyPatch
 from textual.app import App, ComposeResult
 from textual.geometry import Offset
 from textual.selection import Selection
 
+from acp_tui.ui.widgets import markdown_stream
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.markdown_stream import MarkdownStream, sanitize
 from acp_tui.ui.widgets.thought import Thought
@@ -37,12 +39,12 @@ async def test_many_chunks_render_exactly_the_whole_text() -> None:
             streamed.append(piece)
             if index % 5 == 0:
                 await pilot.pause()
-        await wait_for(pilot, lambda: any(MARKER in line for line in streamed.rendered_lines()))
+        await wait_for(pilot, lambda: streamed.settled and any(MARKER in line for line in streamed.rendered_lines()))
         assert streamed.text == full
         # The incremental rendering equals rendering the whole text at once.
         whole = MarkdownStream(full)
         await mount_stream(app, whole)
-        await wait_for(pilot, lambda: whole.line_count > 0)
+        await wait_for(pilot, lambda: whole.settled and whole.line_count > 0)
         assert streamed.rendered_lines() == whole.rendered_lines()
         assert streamed.rendered_lines()[-1].strip() == f"Done: {MARKER}"
         assert "## " not in "\n".join(streamed.rendered_lines())  # headings were parsed, not shown raw
@@ -86,6 +88,50 @@ async def test_markup_in_agent_text_is_literal_and_inert() -> None:
         await pilot.pause()
         assert app.is_running
         assert "[@click=app.quit]quit[/]" in screen_text(app)
+
+
+async def test_a_long_answer_arriving_at_once_shows_its_end_first_while_followed(monkeypatch: MonkeyPatch) -> None:
+    """A whole long answer in one frame (a fast agent): while the conversation follows its end, the first
+    flush renders the newest blocks, so the end is on screen before the older blocks above it are rendered;
+    they follow in order, and the result is the same as rendering in order. Scrolled up, it renders in order."""
+    monkeypatch.setattr(markdown_stream, "LATE_BUDGET", 0.0)  # the first flush renders nothing but the end
+    monkeypatch.setattr(markdown_stream, "FLUSH_BUDGET", 0.0)  # nor, scrolled up, more than its least
+    monkeypatch.setattr(markdown_stream, "MIN_BLOCKS_PER_FLUSH", 4)
+    full = "".join(realistic_markdown(2000))
+    app = StreamApp()
+    async with app.run_test(size=(100, 40)) as pilot:
+        conversation = app.query_one(Conversation)
+        streamed = MarkdownStream()
+        await mount_stream(app, streamed)
+        await wait_for(pilot, lambda: streamed.size.width > 0)
+        assert conversation.following
+        streamed.append(full)
+        streamed.flush()
+        first = streamed.rendered_lines()
+        assert first[-1].strip() == f"Done: {MARKER}"
+        assert not streamed.settled
+        await wait_for(pilot, lambda: streamed.settled)
+        expected = streamed.rendered_lines()
+        assert 40 <= len(first) < len(expected) // 2  # a screen of the newest lines, not the whole answer
+        assert first[-30:] == expected[-30:]
+        await wait_for(pilot, lambda: MARKER in screen_text(app))
+        whole = MarkdownStream(full)
+        await mount_stream(app, whole)
+        await wait_for(pilot, lambda: whole.settled and whole.line_count > 0)
+        assert whole.rendered_lines() == expected  # as if rendered in order
+
+        scrolled_up = MarkdownStream()
+        await mount_stream(app, scrolled_up)
+        await wait_for(pilot, lambda: scrolled_up.size.width > 0)
+        conversation.release_anchor()
+        assert not conversation.following
+        scrolled_up.append(full)
+        scrolled_up.flush()
+        first = scrolled_up.rendered_lines()
+        assert 0 < len(first) < len(expected) // 2
+        assert first == expected[: len(first)]  # the oldest blocks, in order; the end waits its turn
+        await wait_for(pilot, lambda: scrolled_up.settled)
+        assert scrolled_up.rendered_lines() == expected
 
 
 async def test_links_show_their_target_and_are_not_links() -> None:

@@ -39,6 +39,7 @@ from acp_tui.session.coalesce import coalesce
 from acp_tui.session.model import EntityKey
 from acp_tui.ui.chat.history_timeline import HistoryTimeline, open_timeline, show_session_status
 from acp_tui.ui.chat.status import StatusRenderer
+from acp_tui.ui.chat.warm_up import warm_up_markdown
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.file_picker import FilePicker
 from acp_tui.ui.widgets.stderr_panel import StderrPanel
@@ -209,6 +210,7 @@ class EventPump:
                 case LifecycleChanged(phase="ready"):
                     self.renderer.apply_event(state, event)
                     self.files.warm()  # the first `@` finds a complete index
+                    warm_up_markdown(self.owner)  # and the first answer, its Markdown and Pygments
                 case Waiting() | LifecycleChanged() | AgentIdentified() | QueueChanged() | CancelStateChanged():
                     self.renderer.apply_event(state, event)
                 case _:

@@ -154,12 +154,18 @@ class Conversation(ReturnsToPrompt, VerticalScroll):
 
     def watch_virtual_size(self, size: Size) -> None:
         if self.is_mounted:
-            # The container size is updated just after the virtual size: check once both are set.
-            self.call_next(self._sync_anchor)
+            # The container size is updated just after the virtual size: check once both are set. Content
+            # that outgrows a laid-out view is anchored now (the next frame shows the end of a first long
+            # answer, not its top): this runs inside the screen's layout, and a callback on the timeline's
+            # own queue can wait there for several frames.
+            view = self.container_size.height
+            if view and size.height > view and not self.is_anchored:
+                self._sync_anchor()
+            self.call_later(self._sync_anchor)
         if self.following:
             self._height_seen = size.height
         elif size.height > self._height_seen:
             self._hint.add_class("-visible")
 
     def on_resize(self) -> None:
-        self.call_next(self._sync_anchor)
+        self.call_later(self._sync_anchor)

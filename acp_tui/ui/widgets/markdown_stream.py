@@ -18,9 +18,12 @@ Hostile sizes stay cheap (an agent can send one 50 MB line, or 100,000 chunks of
 - a paragraph longer than `PIECE_CHARS` is rendered as consecutive pieces cut at a space (or hard-cut
   inside an unbroken word), so a growing paragraph's finished pieces are cached like finished blocks
   and Rich never wraps more than one piece at a time;
-- finished blocks are rendered within a time budget per flush (the rest continues right after the
-  app has handled waiting input), and a slow tail re-render pushes the next one back in proportion,
-  so the app keeps answering keys however much arrives at once.
+- while the user follows the end of the conversation, a flush renders only the newest finished blocks
+  (a screen of them) and the tail, so the end of an answer that arrived at once shows in one frame;
+  the older blocks above the screen are rendered oldest first, a slice after each refresh;
+- otherwise finished blocks are rendered in order within a time budget per flush (the rest continues
+  right after the app has handled waiting input), and a slow tail re-render pushes the next one back
+  in proportion, so the app keeps answering keys however much arrives at once.
 
 Agent text is data: it goes only to the markdown parser (never to Rich or Textual markup), control
 characters are removed before rendering, and links are shown as "text (url)" with no link style, so
@@ -30,10 +33,11 @@ clicking does nothing.
 from __future__ import annotations
 
 import functools
+import io
+import threading
 import time
-from collections import deque
 from dataclasses import dataclass
-from typing import cast
+from typing import Protocol, cast, runtime_checkable
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -73,6 +77,10 @@ that keys still feel answered, long enough that catching up costs few extra fram
 
 MIN_BLOCKS_PER_FLUSH = 64
 """Blocks always rendered in one flush, so ordinary messages appear whole in a single frame."""
+
+LATE_BUDGET = 0.015
+"""Seconds per flush for rendering older blocks above the screen once the newest are shown (the user
+follows the end): the next chunks' frame comes first."""
 
 COST_FACTOR = 2.0
 """The next flush waits at least this many times as long as the last one spent on the growing tail
@@ -116,6 +124,40 @@ def shared_parser() -> MarkdownIt:
     if _shared_parser is None:
         _shared_parser = make_parser()
     return _shared_parser
+
+
+_WARM_UP = "".join(
+    f"Run `step {language}`:\n\n```{language}\n{code}\n```\n\n"
+    for language, code in (
+        ("python", "def step(items: list[str]) -> int:\n    return len(items)  # count"),
+        ("bash", "ls -la \"$HOME\" | grep -v '^d' && echo done"),
+        ("typescript", "const step = (items: string[]): number => items.length;"),
+        ("json", '{"step": [1, 2.5, true, null]}'),
+        ("diff", "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+new"),
+    )
+)
+
+
+def warm_up(code_theme: str = CODE_THEME) -> None:
+    """Render a small answer with the commonest code blocks once, off screen. Pygments builds a lexer's
+    tables and a theme on first use (~30 ms for Python, ~25 ms for TypeScript), which would otherwise
+    land on the frame that shows the agent's first answer."""
+    console = Console(width=80, file=io.StringIO(), force_terminal=True, color_system="truecolor")
+    render_tokens(console, shared_parser().parse(_WARM_UP), 80, False, code_theme)
+
+
+_warmed: set[str] = set()
+
+
+def warm_up_in_background(code_theme: str = CODE_THEME) -> threading.Thread | None:
+    """`warm_up` in a daemon thread, once per process and theme: started once the first screen is drawn,
+    it is done long before a person has typed a prompt and the agent has answered it."""
+    if code_theme in _warmed:
+        return None
+    _warmed.add(code_theme)
+    thread = threading.Thread(target=warm_up, args=(code_theme,), name="markdown-warm-up", daemon=True)
+    thread.start()
+    return thread
 
 
 @functools.cache
@@ -219,11 +261,20 @@ def _is_paragraph(group: _Group) -> bool:
 
 @dataclass(slots=True)
 class _Block:
-    """A finished block waiting to be rendered: its source, and its tokens unless parsed lazily."""
+    """A finished block: its source, its tokens until rendered (unless parsed lazily), then its lines."""
 
     source: str
     continues: bool  # a later piece of a paragraph: no blank line before it
     tokens: list[Token] | None
+    strips: list[Strip] | None = None  # rendered at the widget's width; None until then
+
+
+@runtime_checkable
+class FollowsEnd(Protocol):
+    """A scrolling container that may keep its newest content in view (the conversation)."""
+
+    @property
+    def following(self) -> bool: ...
 
 
 def format_amount(chars: int) -> str:
@@ -302,10 +353,15 @@ class MarkdownStream(Widget):
         self._hidden = 0  # characters in _overflow
         self._stable = 0  # offset in _source where the still-growing tail starts
         self._continues = False  # the tail starts inside a paragraph cut into pieces
-        self._backlog: deque[_Block] = deque()  # finished blocks not rendered yet (time budget)
-        self._finished_sources: list[tuple[str, bool]] = []  # (source, continues) per block, for re-wraps
+        self._blocks: list[_Block] = []  # finished blocks, in order (kept for re-wraps)
+        self._unrendered = 0  # blocks not rendered yet (each flush renders within a time budget)
+        self._prefix = 0  # blocks before this index are rendered and their lines are in _lines
         self._width = 0
-        self._lines: list[Strip] = []  # lines of finished blocks (with separators) at _width
+        self._lines: list[Strip] = []  # lines of the rendered prefix of finished blocks (with separators)
+        self._late_lines: list[Strip] = []  # lines of blocks rendered beyond the prefix: the newest, first
+        self._late_stale = False  # _late_lines must be gathered again
+        self._catching_up = False  # a `_catch_up` waits for the next refresh
+        self._end_first = False  # the last flush rendered the newest blocks first (the user follows the end)
         self._tail_tokens: list[Token] = []
         self._tail_lines: list[Strip] = []
         self._note_lines: list[Strip] = []
@@ -349,17 +405,17 @@ class MarkdownStream(Widget):
     @property
     def line_count(self) -> int:
         """Rendered lines at the current width, including not-yet-flushed text once flushed."""
-        return len(self._lines) + len(self._tail_lines) + len(self._note_lines)
+        return len(self._lines) + len(self._late_lines) + len(self._tail_lines) + len(self._note_lines)
 
     @property
     def cached_blocks(self) -> int:
         """How many blocks are finished, rendered once and cached (the rest is the growing tail)."""
-        return len(self._finished_sources)
+        return sum(1 for block in self._blocks if block.strips)
 
     @property
     def settled(self) -> bool:
         """Is everything received so far rendered (nothing pending, no block waiting for a frame)?"""
-        return not (self._pending or self._dirty or self._backlog or self._tail_stale or self._note_dirty)
+        return not (self._pending or self._dirty or self._unrendered or self._tail_stale or self._note_dirty)
 
     def append(self, text: str) -> None:
         """Add a chunk; it is rendered at the next frame together with every other pending chunk."""
@@ -377,9 +433,11 @@ class MarkdownStream(Widget):
         self._hidden = 0
         self._stable = 0
         self._continues = False
-        self._backlog.clear()
-        self._finished_sources.clear()
+        self._blocks = []
+        self._unrendered = 0
+        self._prefix = 0
         self._lines = []
+        self._late_lines = []
         self._tail_tokens = []
         self._tail_lines = []
         self._note_lines = []
@@ -419,8 +477,8 @@ class MarkdownStream(Widget):
             self.refresh()
         # Measured after the work, so a slow flush still leaves frames for everything else.
         self._last_flush = time.monotonic()
-        if self._backlog:
-            self._schedule_flush()
+        if self._unrendered:
+            self._schedule_more()
 
     # -- receiving ---------------------------------------------------------------------------
 
@@ -455,13 +513,21 @@ class MarkdownStream(Widget):
         """The width lines are rendered at (the content width until the first layout decides)."""
         return self._width or self.content_region.width
 
+    def _schedule_more(self) -> None:
+        """Blocks are left to render: the older ones under the newest shown after the next refresh, or the
+        next slice in order right after waiting input has been handled."""
+        if self._end_first:
+            self._schedule_catch_up()
+        else:
+            self._schedule_flush()
+
     def _schedule_flush(self) -> None:
         """Flush once per frame at most (chunks arriving within a frame are rendered together), and
         after a slow tail wait in proportion, so re-rendering a big tail never takes most of the time."""
         if self._flush_timer is not None or not self.is_mounted:
             return
-        if self._backlog:
-            interval = 0.0  # catching up: continue as soon as waiting input has been handled
+        if self._unrendered and not self._end_first:
+            interval = 0.0  # catching up in order: continue as soon as waiting input has been handled
         else:
             interval = max(FRAME_SECONDS, COST_FACTOR * self._tail_cost)
         delay = max(0.001, self._last_flush + interval - time.monotonic())
@@ -491,13 +557,13 @@ class MarkdownStream(Widget):
             started = time.monotonic()
             self._split_tail()
             tail_cost = time.monotonic() - started
-        if not self._render_backlog(width):
-            self._tail_lines = []  # shown once the finished blocks before it are all rendered
+        if not self._render_blocks(width) and not self._late_lines:
+            self._tail_lines = []  # shown once the finished blocks before it are rendered, or the newest are
         elif self._tail_stale:
             self._tail_stale = False
             started = time.monotonic()
             strips = render_tokens(self.app.console, self._tail_tokens, width, self._muted, self._code_theme)
-            if strips and self._lines and not self._continues:
+            if strips and (self._lines or self._late_lines) and not self._continues:
                 strips.insert(0, Strip.blank(width))
             self._tail_lines = strips
             tail_cost += time.monotonic() - started
@@ -527,7 +593,7 @@ class MarkdownStream(Widget):
             end = offsets[done + 1] if len(rest) > 1 else len(tail)
             cut = next_cut(tail, start, end)
             while cut is not None:
-                self._backlog.append(_Block(tail[start : cut[0]], continues, None))
+                self._queue(_Block(tail[start : cut[0]], continues, None))
                 start, continues, cut_any = cut[1], True, True
                 cut = next_cut(tail, start, end)
         self._stable += start
@@ -541,40 +607,117 @@ class MarkdownStream(Widget):
     def _queue_group(self, group: _Group, text: str, start: int, end: int, continues: bool) -> None:
         """Queue a finished block; a long paragraph is queued as the same pieces streaming would cut."""
         if not (_is_paragraph(group) and end - start > PIECE_CHARS):
-            self._backlog.append(_Block(text[start:end], continues, group.tokens))
+            self._queue(_Block(text[start:end], continues, group.tokens))
             return
         cut = next_cut(text, start, end)
         while cut is not None:
-            self._backlog.append(_Block(text[start : cut[0]], continues, None))
+            self._queue(_Block(text[start : cut[0]], continues, None))
             start, continues = cut[1], True
             cut = next_cut(text, start, end)
-        self._backlog.append(_Block(text[start:end], continues, None))
+        self._queue(_Block(text[start:end], continues, None))
 
-    def _render_backlog(self, width: int) -> bool:
-        """Render queued finished blocks within the flush budget; True when none is left."""
+    def _queue(self, block: _Block) -> None:
+        self._blocks.append(block)
+        self._unrendered += 1
+
+    def _render_blocks(self, width: int) -> bool:
+        """Render finished blocks for this flush; True when none is left.
+
+        While the user follows the end of the conversation, only the newest blocks (a screen of them) are
+        rendered here, so the end of a long answer that arrived at once shows in one frame; the older ones
+        are rendered after each refresh, oldest first, above the screen (`_catch_up`). Otherwise they are
+        rendered in order, within the flush budget."""
+        if not self._unrendered:
+            return True
+        self._end_first = self._ends_in_view()
+        if self._end_first:
+            self._render_end(width)
+        else:
+            self._render_older(width, MIN_BLOCKS_PER_FLUSH, FLUSH_BUDGET)
+        return not self._unrendered
+
+    def _render_end(self, width: int) -> None:
+        """Render the newest blocks not rendered yet, until they fill a screen."""
+        blocks = self._blocks
+        rows, seen, index = self.app.size.height, 0, len(blocks) - 1
+        while index >= self._prefix and seen < rows:
+            block = blocks[index]
+            if block.strips is None:
+                self._render_block(block, width)
+                self._late_stale = True
+            seen += len(block.strips or ()) + 1
+            index -= 1
+        self._advance(width)
+        if self._late_stale:
+            self._gather_late(width)
+
+    def _render_older(self, width: int, least: int, budget: float) -> None:
+        """Render the oldest blocks not rendered yet: at least `least`, then until `budget` seconds passed."""
         started = time.monotonic()
         count = 0
-        backlog = self._backlog
-        while backlog:
-            if count >= MIN_BLOCKS_PER_FLUSH and time.monotonic() - started > FLUSH_BUDGET:
-                return False
-            block = backlog.popleft()
-            tokens = block.tokens
-            if tokens is None:
-                tokens = parse_source(self._parser, block.source, block.continues)
-            self._add_finished(tokens, block.source, block.continues, width)
-            count += 1
-        return True
+        blocks = self._blocks
+        while self._unrendered:
+            if count >= least and time.monotonic() - started > budget:
+                break
+            block = blocks[self._prefix]
+            if block.strips is None:
+                self._render_block(block, width)
+                count += 1
+            self._advance(width)
+        if self._late_stale:
+            self._gather_late(width)
 
-    def _add_finished(self, tokens: list[Token], source: str, continues: bool, width: int) -> None:
-        """Render a block that can no longer change and keep its lines."""
-        strips = render_tokens(self.app.console, tokens, width, self._muted, self._code_theme)
-        if not strips:
+    def _catch_up(self) -> None:
+        """After a refresh: render older blocks above the newest ones shown (a slice a frame, so the next
+        chunks and keys come first); the view stays at the end while they grow the widget above it."""
+        self._catching_up = False
+        if not self._unrendered or not self._width or (self._finished and not self.display):
             return
-        if self._lines and not continues:
-            self._lines.append(Strip.blank(width))
-        self._lines.extend(strips)
-        self._finished_sources.append((source, continues))
+        self._render_older(self._width, 1, LATE_BUDGET)
+        self.refresh(layout=True)
+        self._schedule_catch_up()
+
+    def _schedule_catch_up(self) -> None:
+        if self._unrendered and not self._catching_up and self.is_mounted:
+            self._catching_up = True
+            self.call_after_refresh(self._catch_up)
+
+    def _render_block(self, block: _Block, width: int) -> None:
+        """Render a block that can no longer change and keep its lines (its tokens are not needed again)."""
+        tokens = block.tokens if block.tokens is not None else parse_source(self._parser, block.source, block.continues)
+        block.strips = render_tokens(self.app.console, tokens, width, self._muted, self._code_theme)
+        block.tokens = None
+        self._unrendered -= 1
+
+    def _advance(self, width: int) -> None:
+        """Move the rendered prefix over every block rendered in a row, adding their lines."""
+        blocks, lines = self._blocks, self._lines
+        while self._prefix < len(blocks) and (strips := blocks[self._prefix].strips) is not None:
+            if strips:
+                if lines and not blocks[self._prefix].continues:
+                    lines.append(Strip.blank(width))
+                lines.extend(strips)
+            if self._late_lines:
+                self._late_stale = True  # a block rendered early has joined the prefix
+            self._prefix += 1
+
+    def _gather_late(self, width: int) -> None:
+        """The lines of blocks rendered beyond the prefix, in order (a gap where blocks are not rendered)."""
+        self._late_stale = False
+        late: list[Strip] = []
+        for block in self._blocks[self._prefix :]:
+            if block.strips:
+                if (late or self._lines) and not block.continues:
+                    late.append(Strip.blank(width))
+                late.extend(block.strips)
+        self._late_lines = late
+
+    def _ends_in_view(self) -> bool:
+        """Is this stream inside a container that keeps its newest content in view?"""
+        for node in self.ancestors:
+            if isinstance(node, FollowsEnd):
+                return node.following
+        return False
 
     def _render_note(self, width: int) -> list[Strip]:
         """The line that says how much is not shown and how to get it (empty when nothing is hidden)."""
@@ -593,9 +736,12 @@ class MarkdownStream(Widget):
         """Render every block again at a new width (finished blocks are re-parsed from source)."""
         self._width = width
         self._lines = []
-        sources = self._finished_sources
-        self._finished_sources = []
-        self._backlog.extendleft(_Block(source, continues, None) for source, continues in reversed(sources))
+        self._late_lines = []
+        self._prefix = 0
+        for block in self._blocks:
+            block.tokens = None if block.strips is not None else block.tokens
+            block.strips = None
+        self._unrendered = len(self._blocks)
         self._take_pending()
         self._tail_stale = True
         self._note_dirty = True
@@ -612,8 +758,8 @@ class MarkdownStream(Widget):
                 self._take_pending()  # what a hidden, finished stream kept (`flush`) renders as it is shown
             if self._dirty:
                 self._update(width)
-        if self._backlog:
-            self._schedule_flush()
+        if self._unrendered:
+            self._schedule_more()
         return self.line_count
 
     def _strip_at(self, y: int) -> Strip | None:
@@ -621,6 +767,9 @@ class MarkdownStream(Widget):
         if y < len(self._lines):
             return self._lines[y]
         y -= len(self._lines)
+        if y < len(self._late_lines):
+            return self._late_lines[y]
+        y -= len(self._late_lines)
         if y < len(self._tail_lines):
             return self._tail_lines[y]
         y -= len(self._tail_lines)
@@ -657,4 +806,4 @@ class MarkdownStream(Widget):
 
     def rendered_strips(self) -> list[Strip]:
         """Every rendered line as a Strip (for tests that look at styles)."""
-        return [*self._lines, *self._tail_lines, *self._note_lines]
+        return [*self._lines, *self._late_lines, *self._tail_lines, *self._note_lines]

@@ -1,0 +1,29 @@
+"""The markdown warm-up: Pygments' first code block is built off screen, once per process and theme."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.support.paths import REPO
+
+CHECK = """
+import sys
+from acp_tui.ui.widgets import markdown_stream
+from pygments.lexers.javascript import TypeScriptLexer
+from pygments.lexers.python import PythonLexer
+assert "_tokens" not in PythonLexer.__dict__, "a lexer's tables were built before the warm-up"
+thread = markdown_stream.warm_up_in_background("xcode")
+assert thread is not None
+thread.join(30)
+assert not thread.is_alive()
+assert "_tokens" in PythonLexer.__dict__ and "_tokens" in TypeScriptLexer.__dict__
+assert markdown_stream.warm_up_in_background("xcode") is None  # once per process and theme
+assert "pygments.styles.xcode" in sys.modules
+"""
+
+
+def test_the_warm_up_builds_the_commonest_lexers_and_the_theme_once() -> None:
+    """A fresh interpreter, so nothing else has built the lexers' tables yet."""
+    done = subprocess.run([sys.executable, "-c", CHECK], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
