@@ -48,6 +48,7 @@ def one_run(client: str, timeout: float) -> tuple[float, float]:
             for var in ("ACP_TUI_DATA_DIR", "ACP_TUI_STATE_DIR", "ACP_TUI_CONFIG_DIR")
         )
         session = f"startup{time.monotonic_ns()}"
+        pid: int | None = None
         start = time.monotonic()
         command = f"exec env -u PYTHONDONTWRITEBYTECODE {env} {client} {agent}"  # exec: the pane's pid is the client's
         tmux("new-session", "-d", "-x", "160", "-y", "50", "-s", session, command)
@@ -61,6 +62,16 @@ def one_run(client: str, timeout: float) -> tuple[float, float]:
             raise TimeoutError("the client never became ready")
         finally:
             subprocess.run(["tmux", "-L", SOCKET, "kill-session", "-t", session], capture_output=True)
+            if pid is not None:
+                gone(pid, timeout)
+
+
+def gone(pid: int, timeout: float) -> None:
+    """Wait until the killed client has exited: its shutdown (stopping its agent) must not run beside the next
+    start and be counted against it."""
+    deadline = time.monotonic() + timeout
+    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 def main() -> None:

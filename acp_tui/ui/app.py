@@ -20,29 +20,25 @@ from rich.console import COLOR_SYSTEMS
 from rich.terminal_theme import TerminalTheme
 from textual.app import App
 from textual.binding import Binding
+from textual.command import Provider
 from textual.theme import Theme
 
 from acp_tui import lineage, typeahead
 from acp_tui.config import save_theme
 from acp_tui.launch import Launch, LaunchProblem, new_session
 from acp_tui.paths import config_file
-from acp_tui.ui.browsers.help import HelpScreen
-from acp_tui.ui.browsers.inspector import INSPECTOR_KEY, InspectorCommands, InspectorScreen, log_hint
+from acp_tui.ui.browsers.keys import INSPECTOR_KEY
 from acp_tui.ui.browsers.sessions import SessionBrowser
 from acp_tui.ui.chat.interrupt import FORCE_STOP_AFTER
 from acp_tui.ui.chat.screen import ChatScreen, ControllerFactory, default_controller
 from acp_tui.ui.chat.terminal_title import restore_window_title
-from acp_tui.ui.dialogs.close_tab import CloseTabScreen
-from acp_tui.ui.dialogs.new_tab import NewTabScreen
-from acp_tui.ui.tabs.agents import agent_choices
 from acp_tui.ui.tabs.alt_digits import read_alt_digits
 from acp_tui.ui.tabs.commands import TabCommands
-from acp_tui.ui.tabs.host import TabHost
+from acp_tui.ui.tabs.host import FIRST_MODE, TabHost
 from acp_tui.ui.themes import ansi_terminal_theme, load_shipped_themes
 from acp_tui.ui.themes.colour_system import colour_system
 from acp_tui.ui.themes.markdown_styles import markdown_theme
 from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
-from acp_tui.ui.widgets.markdown_stream import code_theme_for, warm_up_in_background
 from acp_tui.ui.widgets.tab_bar import TabBar
 
 if TYPE_CHECKING:
@@ -59,11 +55,20 @@ REAP_EVERY = 5.0
 SIGNAL_DEADLINE = 15.0
 
 
+def _inspector_commands() -> type[Provider]:
+    """The inspector's palette entry (Textual calls this when the palette opens: the inspector is imported then)."""
+    from acp_tui.ui.browsers.inspector import InspectorCommands
+
+    return InspectorCommands
+
+
 class AcpApp(App[int]):
     """acp-tui: conversations with agents, one per tab."""
 
     TITLE = "acp-tui"
     ENABLE_COMMAND_PALETTE = True
+    #: The app starts in the first tab's mode (acp_tui/ui/tabs/host.py, `TabHost.first_screen`).
+    DEFAULT_MODE = FIRST_MODE
     BINDINGS = [
         Binding("ctrl+c", "interrupt", "Cancel", priority=True, show=False),
         Binding("ctrl+q", "quit_app", "Quit", priority=True),
@@ -77,7 +82,7 @@ class AcpApp(App[int]):
         Binding("ctrl+pageup", "step_tab(-1)", "Previous tab", priority=True, show=False),
         *(Binding(f"alt+{n}", f"show_tab({n})", f"Tab {n}", priority=True, show=False) for n in range(1, 10)),
     ]
-    COMMANDS = App.COMMANDS | {InspectorCommands, TabCommands}
+    COMMANDS = App.COMMANDS | {_inspector_commands, TabCommands}
 
     def __init__(
         self,
@@ -95,6 +100,8 @@ class AcpApp(App[int]):
         self.controller_factory = controller
         self.launcher = launcher
         self.tabs = TabHost(self, self._chat_screen)
+        # the first tab, the session the command line asked for: Textual builds it as the app is composed
+        self.add_mode(FIRST_MODE, lambda: self.tabs.first_screen(launch))
         read_alt_digits()  # Alt+1…Alt+9 as terminals send them (Esc, digit), not as macOS Option characters
         self.arm_delay = arm_delay
         self.force_stop_after = force_stop_after
@@ -133,13 +140,13 @@ class AcpApp(App[int]):
         """Our extra palette variables, with fallbacks so every Textual theme works too."""
         return dict(EXTRA_THEME_VARIABLES)
 
-    def on_mount(self) -> None:
+    def on_load(self) -> None:
+        """Before the first tab is built (as the app is composed): Rich's Markdown styles in the theme's colours."""
         self._style_markdown(self.current_theme)
+
+    def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._style_markdown)
         self.theme_changed_signal.subscribe(self, self._save_theme)
-        self.tabs.open(self.launch, fresh=False)  # the first tab: the session the command line asked for
-        theme = self.current_theme
-        self.call_after_refresh(warm_up_in_background, code_theme_for(theme.dark, theme.ansi))
         if self._theme_warning:
             self.notify(f"{self._theme_warning}; using {DEFAULT_THEME}", severity="warning", markup=False)
         if self.owns_process:
@@ -202,11 +209,15 @@ class AcpApp(App[int]):
 
     def action_show_keys(self) -> None:
         """F1: the keys table (acp_tui/ui/browsers/keys.py), once."""
+        from acp_tui.ui.browsers.help import HelpScreen  # the browsers are imported when first opened
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
     def action_show_inspector(self) -> None:
         """F8 / the palette: every frame of the topmost chat's connection (acp_tui/ui/browsers/inspector.py), once."""
+        from acp_tui.ui.browsers.inspector import InspectorScreen, log_hint
+
         chat = self.chat
         session = chat.controller.session if chat is not None else None
         if chat is not None and session is not None and not isinstance(self.screen, InspectorScreen):
@@ -229,7 +240,7 @@ class AcpApp(App[int]):
             case "new_tab":
                 return not isinstance(self.screen, SessionBrowser)
             case "close_tab":  # once: Ctrl+W again over its own question asks no second time
-                return len(self.tabs.tabs) >= 2 and not isinstance(self.screen, CloseTabScreen)
+                return len(self.tabs.tabs) >= 2 and not _asks_to_close(self.screen)
             case "step_tab":
                 return len(self.tabs.tabs) >= 2
             case "show_tab":
@@ -253,6 +264,9 @@ class AcpApp(App[int]):
 
     def action_new_tab_with_agent(self) -> None:
         """The palette: ask for an agent and a folder (acp_tui/ui/dialogs/new_tab.py), then open its tab."""
+        from acp_tui.ui.dialogs.new_tab import NewTabScreen  # the tab dialogs are imported when first asked for
+        from acp_tui.ui.tabs.agents import agent_choices
+
         base = self._base_launch()
 
         def build(agent: str, folder: str) -> Launch:
@@ -283,6 +297,8 @@ class AcpApp(App[int]):
         if not tab.working:
             self.tabs.close(tab)
             return
+        from acp_tui.ui.dialogs.close_tab import CloseTabScreen
+
         number = self.tabs.tabs.index(tab) + 1
         what = "A question waits for you." if tab.state == "waiting" else "Its agent is working."
 
@@ -311,6 +327,14 @@ class AcpApp(App[int]):
             last_resort(128 + signal.SIGHUP)
         restore_window_title(self)  # the session's title was the window's
         self.exit(0 if self._signalled is None else 128 + self._signalled)
+
+
+def _asks_to_close(screen: object) -> bool:
+    """Is `screen` the question Ctrl+W asks over a working tab? (Asked only once there are two tabs, so the
+    dialog is not imported at start-up.)"""
+    from acp_tui.ui.dialogs.close_tab import CloseTabScreen
+
+    return isinstance(screen, CloseTabScreen)
 
 
 def detach_from_terminal() -> None:

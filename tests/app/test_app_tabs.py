@@ -209,7 +209,26 @@ async def test_ctrl_w_closes_an_idle_tab_and_with_one_tab_deletes_a_word(tmp_pat
         await run.wait(lambda: second.controller.closed, "tab 2's session to be closed")
         await run.wait(lambda: session.connection.exit_info is not None, "tab 2's agent to exit")
         await run.wait(lambda: not bar(run).display, "the bar gone with the second tab")
-        assert tab(run, 1).mode in run.app._screen_stacks and len(run.app._screen_stacks) == 2  # _default, tab-1
+        assert list(run.app._screen_stacks) == [tab(run, 1).mode]  # tab 2's screens are gone
+
+
+@pytest.mark.asyncio
+async def test_the_app_starts_in_the_first_tabs_mode_and_the_first_tab_closes_like_any(tmp_path: Path) -> None:
+    async with tabs_app(tmp_path) as run:
+        first = tab(run, 1)
+        # no empty default screen was built and switched away from (issue 27's start-up)
+        assert run.app.current_mode == first.mode and list(run.app._screen_stacks) == [first.mode]
+        await second_tab(run)
+        await run.pilot.press("alt+1")
+        assert run.app.screen is first.screen
+        await run.pilot.press("ctrl+w")
+        assert run.app.tabs.tabs == [tab(run, 1)] and run.app.screen is tab(run, 1).screen is not first.screen
+        await run.wait(lambda: first.screen.controller.closed, "tab 1's session to be closed")
+        assert list(run.app._screen_stacks) == [tab(run, 1).mode] != [first.mode]
+        await run.pilot.press("ctrl+t")  # a new tab after the first one closed: its own mode, not the first's
+        await run.wait(lambda: len(run.app.tabs.tabs) == 2, "a new tab")
+        await run.ready()
+        assert len({t.mode for t in run.app.tabs.tabs}) == 2 and first.mode not in run.app._screen_stacks
 
 
 @pytest.mark.asyncio

@@ -27,6 +27,7 @@ from acp_tui.session.changes import (
 from acp_tui.session.model import SessionState
 from acp_tui.session.reducer import ModelInput, apply
 from acp_tui.ui.themes import load_shipped_themes
+from acp_tui.ui.widgets.card_requests import Card
 from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
 from acp_tui.ui.widgets.terminal_view import TerminalView
 from acp_tui.ui.widgets.tool_call import ToolCallCard
@@ -40,7 +41,7 @@ class WidgetApp(App[None]):
         super().__init__()
         self._widgets = widgets
         self.quit_called = False
-        self.saved: list[ToolCallCard] = []
+        self.saved: list[Card] = []  # the cards that asked to be saved
         for theme in load_shipped_themes():
             self.register_theme(theme)
         self.theme = "acp-dark"

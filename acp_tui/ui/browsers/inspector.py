@@ -27,9 +27,9 @@ from textual.widgets.data_table import CellDoesNotExist
 
 from acp_tui.agent.frames import Frame, FrameLog
 from acp_tui.sanitize import multiline, plain
+from acp_tui.ui.browsers.keys import INSPECTOR_KEY
 from acp_tui.ui.widgets.palette import PaletteEntry, ScreenActionCommands
 
-INSPECTOR_KEY: Final = "f8"  # not F6 or F7: the prompt (a TextArea) selects with them
 COMMAND_NAME: Final = "Protocol inspector"
 COMMAND_HELP: Final = "Every JSON-RPC frame of this connection, filterable; Enter shows one as JSON (F8)"
 _DIRECTION: Final = {"->": "→ agent", "<-": "← agent"}

@@ -8,7 +8,11 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["KEYS"]
+__all__ = ["INSPECTOR_KEY", "KEYS"]
+
+#: Opens the protocol inspector (the app's binding) and closes it; not F6 or F7: the prompt (a TextArea) selects with
+#: them. Here, not in the inspector, so the app binds it without importing the inspector at start-up.
+INSPECTOR_KEY: Final = "f8"
 
 #: (key, what it does), in README's order.
 KEYS: Final[tuple[tuple[str, str], ...]] = (

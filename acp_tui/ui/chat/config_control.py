@@ -7,6 +7,8 @@ line in the conversation for every mode change is the controller's (`controller/
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.app import App
 
 from acp_tui.agent.session import SessionError
@@ -15,10 +17,12 @@ from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.v2 import SessionConfigOption
 from acp_tui.sanitize import plain
 from acp_tui.session.modes import bypasses_permissions, mode_option, value_name
-from acp_tui.ui.dialogs.config_picker import ConfigChoice, ConfigPickerScreen
-from acp_tui.ui.dialogs.mode_confirm import ModeAnswer, ModeConfirmScreen
-from acp_tui.ui.dialogs.permission import ARM_DELAY
+from acp_tui.ui.dialogs.guarded import ARM_DELAY
 from acp_tui.ui.widgets.limit_meter import account_lines, token_lines
+
+if TYPE_CHECKING:  # the dialogs are imported when first opened
+    from acp_tui.ui.dialogs.config_picker import ConfigChoice
+    from acp_tui.ui.dialogs.mode_confirm import ModeAnswer
 
 
 class ConfigControl:
@@ -50,6 +54,8 @@ class ConfigControl:
             lines = ["The agent offers no session settings.", *(["About the agent:", *tools] if tools else [])]
             self.app.notify("\n".join(lines), markup=False, timeout=3 if not tools else 8)
             return
+        from acp_tui.ui.dialogs.config_picker import ConfigPickerScreen
+
         screen = ConfigPickerScreen(self.options, focus_config_id=config_id, tools=tools)
         self.app.push_screen(screen, callback=self._chosen)
 
@@ -76,6 +82,7 @@ class ConfigControl:
             and value != option.current_value
             and bypasses_permissions(value, value_name(option, value))
         ):
+            from acp_tui.ui.dialogs.mode_confirm import ModeConfirmScreen
 
             def answered(answer: ModeAnswer | None) -> None:
                 if answer == "switch":

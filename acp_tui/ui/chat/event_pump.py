@@ -39,7 +39,9 @@ from acp_tui.session.coalesce import coalesce
 from acp_tui.session.model import EntityKey
 from acp_tui.ui.chat.history_timeline import HistoryTimeline, open_timeline, show_session_status
 from acp_tui.ui.chat.status import StatusRenderer
+from acp_tui.ui.chat.warm_up import warm_up_markdown
 from acp_tui.ui.widgets.conversation import Conversation
+from acp_tui.ui.widgets.file_picker import FilePicker
 from acp_tui.ui.widgets.stderr_panel import StderrPanel
 from acp_tui.ui.widgets.system_line import SystemLine
 
@@ -76,6 +78,9 @@ class EventPump:
         self.visible = True
         self._fold_at = FOLD_AT
         self._output = False  # the model changed since `activity` was last told
+        #: the widgets are known (`attach`): until then events only wait (the agent starts before the screen is
+        #: mounted, so its start-up overlaps the screen's)
+        self._attached = False
 
     def attach(
         self,
@@ -84,16 +89,22 @@ class EventPump:
         conversation: Conversation,
         renderer: StatusRenderer,
         stderr: StderrPanel,
+        files: FilePicker,
         transcript_error: Callable[[str], None],
     ) -> None:
-        """The widgets to render into (once the screen is mounted, before the controller starts)."""
+        """The widgets to render into, once the screen is mounted; what the controller said before is applied on
+        the next frame. `files` is indexed once the session is up (for the first `@`), not during start-up."""
         self.controller = controller
         self.conversation = conversation
         conversation.context = ViewContext(str(controller.launch.cwd))  # paths show relative to it
         self.renderer = renderer
         self.stderr = stderr
+        self.files = files
         self.timeline = HistoryTimeline(conversation, controller.state)
         self._transcript_error = transcript_error
+        self._attached = True
+        if self._events and self._timer is None:
+            self._timer = self.owner.set_timer(FRAME, self.flush if self.visible else self._tell)
 
     @property
     def pending(self) -> bool:
@@ -162,6 +173,8 @@ class EventPump:
 
     def flush(self) -> None:
         self._timer = None
+        if not self._attached and not self.closed:
+            return  # the screen is not mounted yet: `attach` applies what waits
         if self.closed or not self.owner.is_attached:
             self._events.clear()
             return
@@ -194,6 +207,10 @@ class EventPump:
                     self.timeline = open_timeline(self.conversation, state, replaces=replaces)
                     added.update(state.entities)  # built as the model is now: later changes this frame are in it
                     show_session_status(self.renderer, state, cwd)
+                case LifecycleChanged(phase="ready"):
+                    self.renderer.apply_event(state, event)
+                    self.files.warm()  # the first `@` finds a complete index
+                    warm_up_markdown(self.owner)  # and the first answer, its Markdown and Pygments
                 case Waiting() | LifecycleChanged() | AgentIdentified() | QueueChanged() | CancelStateChanged():
                     self.renderer.apply_event(state, event)
                 case _:

@@ -38,9 +38,8 @@ from acp_tui.session.model import (
     ToolCall,
 )
 from acp_tui.ui.chat.status import StatusRenderer
-from acp_tui.ui.chat.timeline import MOVES_ON, STREAMING_KINDS, TimelineRenderer
+from acp_tui.ui.chat.timeline import MOVES_ON, STREAMING_KINDS, TimelineRenderer, holds_terminals
 from acp_tui.ui.widgets.conversation import Conversation
-from acp_tui.ui.widgets.tool_call import ToolCallCard
 
 #: Entities built when a session opens (the end of its history).
 TAIL = 40
@@ -292,7 +291,7 @@ class HistoryTimeline(TimelineRenderer):
                 key = key_of.get(id(item)) if isinstance(item, Widget) else item
                 if key is None or key in self._streaming or key[0] == TERMINAL:
                     break
-                if isinstance(item, ToolCallCard) and item.terminal_ids:
+                if (card := holds_terminals(item)) is not None and card.terminal_ids:
                     break
                 folded.append(key)
         if following:

@@ -29,19 +29,19 @@ from acp_tui.path_text import display_path
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.sanitize import plain
 from acp_tui.ui.browsers.notices import NOTICES_KEY, NoticeCommands, NoticeLog, NoticesScreen
-from acp_tui.ui.browsers.problems import ProblemsScreen
 from acp_tui.ui.chat.asker import ScreenAsker, tool_title
 from acp_tui.ui.chat.attention import Attention
 from acp_tui.ui.chat.config_control import ConfigControl
 from acp_tui.ui.chat.event_pump import EventPump
 from acp_tui.ui.chat.interrupt import Interrupt, decide_interrupt
+from acp_tui.ui.chat.palette_providers import config_commands, login_commands
 from acp_tui.ui.chat.presence import Presence
 from acp_tui.ui.chat.saving import save_full_text
 from acp_tui.ui.chat.session_actions import SessionActions, SessionCommands
 from acp_tui.ui.chat.status import StatusRenderer
 from acp_tui.ui.chat.steer_control import SteerControl
-from acp_tui.ui.dialogs.config_picker import ConfigCommands
-from acp_tui.ui.dialogs.login import LoginCommands
+from acp_tui.ui.widgets.card_requests import CancelRequested as CardCancelRequested
+from acp_tui.ui.widgets.card_requests import SaveRequested as CardSaveRequested
 from acp_tui.ui.widgets.command_menu import CommandMenu
 from acp_tui.ui.widgets.config_bar import ConfigBar
 from acp_tui.ui.widgets.conversation import Conversation
@@ -58,7 +58,6 @@ from acp_tui.ui.widgets.stderr_panel import StderrPanel
 from acp_tui.ui.widgets.system_line import SystemLine
 from acp_tui.ui.widgets.tab_bar import TabBar
 from acp_tui.ui.widgets.terminal_view import TerminalView
-from acp_tui.ui.widgets.tool_call import ToolCallCard
 
 if TYPE_CHECKING:
     from acp_tui.controller.wiring import UserAsker
@@ -90,7 +89,7 @@ class ChatScreen(Screen[None]):
     """One conversation with one agent."""
 
     CSS_PATH = "screen.tcss"
-    COMMANDS = {NoticeCommands, ConfigCommands, LoginCommands, SessionCommands}
+    COMMANDS = {NoticeCommands, config_commands, login_commands, SessionCommands}
 
     BINDINGS = [
         Binding("f2", "toggle_stderr", "Agent stderr"),
@@ -148,6 +147,8 @@ class ChatScreen(Screen[None]):
         self.steer = SteerControl(self.app, self.controller)  # Ctrl+Enter / Alt+Enter, `s` on a queued prompt
         self._quit_armed_at: float | None = None
         self._restart_armed_at: float | None = None  # Ctrl+R on a running agent asks for a second one
+        # The agent starts now, not once mounted: its start-up overlaps our first paint (what it says waits in the pump)
+        self.run_worker(self.controller.start(), group="agent-start", exclusive=True)
 
     # -- layout ----------------------------------------------------------------------------------
 
@@ -190,14 +191,13 @@ class ChatScreen(Screen[None]):
             conversation=self.conversation,
             renderer=renderer,
             stderr=self.query_one(StderrPanel),
+            files=self.query_one(FilePicker),
             transcript_error=lambda error: self.app.notify(error, title="transcript", severity="warning", markup=False),
         )
         self.status.update_values(hints=KEY_HINTS)
         self.prompt_input.focus()
         for warning in self.launch.warnings:
             self.conversation.add_entry(SystemLine(warning, severity="warning"))
-        self.run_worker(self.controller.start(), group="agent-start", exclusive=True)
-        self.query_one(FilePicker).warm()  # the first `@` finds a complete index
         if self.launch.pick_session:
             self.sessions.browse()  # `acp-tui --resume` with no id: it lists once the agent is up
         self.presence.changed()  # a tab host draws this screen's tab bar now that it is here
@@ -320,11 +320,11 @@ class ChatScreen(Screen[None]):
     def action_cycle_mode(self) -> None:
         self.config.cycle_mode()
 
-    @on(ToolCallCard.CancelRequested)
+    @on(CardCancelRequested)
     @on(TerminalView.CancelRequested)
     @on(JobsTray.StopRequested)
     def _cancel_in_card(
-        self, event: ToolCallCard.CancelRequested | TerminalView.CancelRequested | JobsTray.StopRequested
+        self, event: CardCancelRequested | TerminalView.CancelRequested | JobsTray.StopRequested
     ) -> None:
         """Stop one tool call (v2 `tool_call/cancel`) or the command in one terminal, from its card or the jobs
         tray; a refusal is a toast."""
@@ -347,9 +347,9 @@ class ChatScreen(Screen[None]):
 
         self.run_worker(cancel(), group="tool-cancel")
 
-    @on(ToolCallCard.SaveRequested)
+    @on(CardSaveRequested)
     @on(MessageSaveRequested)
-    def _save_requested(self, event: ToolCallCard.SaveRequested | MessageSaveRequested) -> None:
+    def _save_requested(self, event: CardSaveRequested | MessageSaveRequested) -> None:
         """Write what the screen shows only in part (a long tool output, a huge message) and say where."""
         if isinstance(event, MessageSaveRequested):
             text, entity_id, suffix, what = event.view.full_text(), event.view.message.id, ".md", "message"
@@ -368,6 +368,8 @@ class ChatScreen(Screen[None]):
         self.status.update_values(stderr_unseen=panel.unseen)
 
     def action_show_problems(self) -> None:
+        from acp_tui.ui.browsers.problems import ProblemsScreen  # the dialogs and browsers: when first opened
+
         state = self.controller.state
         self.app.push_screen(ProblemsScreen(list(state.problems), state.problem_count))
 

@@ -8,13 +8,17 @@ recomposes anything. Its dispatch over `Change` is exhaustive (`assert_never`).
 Prompt submissions are shown as pending bubbles until the agent inserts them; the bubble then becomes
 the user message it turned into (or goes away when the agent reported the message first). Terminals
 that a tool call refers to are shown inside that card; others stand alone in the timeline.
+
+The views of the agent's output (messages, thoughts, tool calls, file access, compaction summaries,
+subagents) are imported with the first entity of their kind (`view_class`): they draw with Markdown and
+Pygments, which the first screen, an empty conversation, does not need (issue 27's start-up).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final, Protocol, assert_never, cast, runtime_checkable
+from typing import Any, Protocol, assert_never, cast, runtime_checkable
 
 from textual.widget import Widget
 
@@ -55,15 +59,9 @@ from acp_tui.session.model import (
     Message,
     SessionState,
 )
-from acp_tui.ui.widgets.agent_message import AgentMessageView
-from acp_tui.ui.widgets.compaction import CompactionView
 from acp_tui.ui.widgets.conversation import Conversation
-from acp_tui.ui.widgets.file_access import FileAccessView
 from acp_tui.ui.widgets.plan_view import PlanView
-from acp_tui.ui.widgets.subagent_lane import SubagentLane
 from acp_tui.ui.widgets.terminal_view import TerminalView
-from acp_tui.ui.widgets.thought_view import ThoughtView
-from acp_tui.ui.widgets.tool_call import ToolCallCard
 from acp_tui.ui.widgets.unknown_update import UnknownUpdateView
 from acp_tui.ui.widgets.user_message import UserMessageView
 
@@ -98,6 +96,18 @@ class StreamingView(Protocol):
     def finish(self) -> None: ...
 
 
+@runtime_checkable
+class TerminalHolder(Protocol):
+    """A view that shows the terminals its entity refers to inside it (a tool call's card)."""
+
+    @property
+    def terminal_ids(self) -> list[str]: ...
+
+    def attach_terminal(self, view: Widget) -> bool: ...
+
+    def terminal_changed(self) -> None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class _Capabilities:
     """Which view protocols a view class provides (a Protocol isinstance check costs microseconds, and the
@@ -107,6 +117,7 @@ class _Capabilities:
     content: bool
     fields: bool
     streaming: bool
+    terminals: bool
 
 
 _CAPABILITIES: dict[type, _Capabilities] = {}
@@ -121,22 +132,51 @@ def _capabilities(view: object) -> _Capabilities:
             isinstance(view, ContentView),
             isinstance(view, FieldsView),
             isinstance(view, StreamingView),
+            isinstance(view, TerminalHolder),
         )
     return known
 
 
-#: One view class per entity kind (user messages and terminals get extra handling below).
-VIEWS: Final[dict[str, Callable[[Any], Widget]]] = {
-    USER_MESSAGE: UserMessageView,
-    AGENT_MESSAGE: AgentMessageView,
-    AGENT_THOUGHT: ThoughtView,
-    TERMINAL: TerminalView,
-    PLAN: PlanView,
-    COMPACTION: CompactionView,
-    UNKNOWN: UnknownUpdateView,
-    FILE_ACCESS: FileAccessView,
-    SUBAGENT: SubagentLane,
-}
+def holds_terminals(view: object) -> TerminalHolder | None:
+    """`view` as a holder of terminals (a tool call's card), else None."""
+    return cast(TerminalHolder, view) if _capabilities(view).terminals else None
+
+
+def view_class(kind: str) -> Callable[[Any], Widget] | None:
+    """The view class of an entity kind (None: a kind not shown this way); the views of the agent's output are
+    imported here, with the first entity of their kind. Tool calls, terminals and subagents are built in
+    `TimelineRenderer._build` (they take more than the entity)."""
+    if kind == USER_MESSAGE:
+        return UserMessageView
+    if kind == TERMINAL:
+        return TerminalView
+    if kind == PLAN:
+        return PlanView
+    if kind == UNKNOWN:
+        return UnknownUpdateView
+    if kind == AGENT_MESSAGE:
+        from acp_tui.ui.widgets.agent_message import AgentMessageView
+
+        return AgentMessageView
+    if kind == AGENT_THOUGHT:
+        from acp_tui.ui.widgets.thought_view import ThoughtView
+
+        return ThoughtView
+    if kind == COMPACTION:
+        from acp_tui.ui.widgets.compaction import CompactionView
+
+        return CompactionView
+    if kind == FILE_ACCESS:
+        from acp_tui.ui.widgets.file_access import FileAccessView
+
+        return FileAccessView
+    if kind == SUBAGENT:
+        from acp_tui.ui.widgets.subagent_lane import SubagentLane
+
+        return SubagentLane
+    return None
+
+
 #: Kinds whose arrival means the agent moved on: a thought before a tool call folds away.
 MOVES_ON = frozenset({AGENT_MESSAGE, AGENT_THOUGHT, TOOL_CALL})
 STREAMING_KINDS = frozenset({AGENT_MESSAGE, AGENT_THOUGHT})
@@ -183,8 +223,8 @@ class TimelineRenderer:
                 view = self._view(key)
                 if _capabilities(view).fields:
                     cast(FieldsView, view).apply_fields(fields)
-                if isinstance(view, ToolCallCard):
-                    self._attach_terminals(view)
+                if (card := holds_terminals(view)) is not None:
+                    self._attach_terminals(card)
                 elif isinstance(view, TerminalView):
                     self._terminal_changed(view)
             case EntityRemoved(key=key):
@@ -250,14 +290,17 @@ class TimelineRenderer:
     def _build(self, kind: str, entity: Any) -> Widget | None:
         """The view of a new entity, rendered from the model as it is now (None: a kind not shown)."""
         if kind == TOOL_CALL:
+            from acp_tui.ui.widgets.tool_call import ToolCallCard  # with the first tool call (see the docstring)
+
             return ToolCallCard(entity, terminal_factory=self._terminal_for_card, context=self.conversation.context)
         if kind == TERMINAL:
             return TerminalView(entity, context=self.conversation.context)
         if kind == SUBAGENT:
+            from acp_tui.ui.widgets.subagent_lane import SubagentLane
+
             return SubagentLane(entity, context=self.conversation.context)
-        if kind in VIEWS:
-            return VIEWS[kind](entity)
-        return None
+        view = view_class(kind)
+        return view(entity) if view is not None else None
 
     def _mount(self, view: Widget) -> None:
         """Put a new entity's view in the conversation (at the end; a history view may put it higher)."""
@@ -334,24 +377,24 @@ class TimelineRenderer:
         return view
 
     def _place_terminal_in_card(self, view: TerminalView) -> bool:
-        for card in self.views.values():
-            if isinstance(card, ToolCallCard) and view.terminal_id in card.terminal_ids:
-                if card.attach_terminal(view):
-                    return True
+        for candidate in self.views.values():
+            card = holds_terminals(candidate)
+            if card is not None and view.terminal_id in card.terminal_ids and card.attach_terminal(view):
+                return True
         return False
 
     def _terminal_changed(self, view: TerminalView) -> None:
         """A terminal shown in a card changed: the card's line says how it ended, and shows its last output."""
         for node in view.ancestors:
-            if isinstance(node, ToolCallCard):
-                node.terminal_changed()
+            if (card := holds_terminals(node)) is not None:
+                card.terminal_changed()
                 return
 
-    def _attach_terminals(self, card: ToolCallCard) -> None:
+    def _attach_terminals(self, card: TerminalHolder) -> None:
         for terminal_id in card.terminal_ids:
             view = self.views.get((TERMINAL, terminal_id))
             if isinstance(view, TerminalView) and not view.is_attached:
                 card.attach_terminal(view)
 
 
-__all__ = ["MOVES_ON", "STREAMING_KINDS", "TimelineRenderer", "VIEWS"]
+__all__ = ["MOVES_ON", "STREAMING_KINDS", "TerminalHolder", "TimelineRenderer", "holds_terminals", "view_class"]

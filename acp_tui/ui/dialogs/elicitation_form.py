@@ -50,13 +50,11 @@ from acp_tui.services.elicitation_form import (
     initial_value,
     placeholder,
 )
-from acp_tui.ui.dialogs.guarded import GuardedDialog, key_hints
+from acp_tui.ui.dialogs.guarded import ARM_DELAY, GuardedDialog, key_hints
 from acp_tui.ui.widgets.content_blocks import head_lines, more_lines_text
 
 __all__ = ["ARM_DELAY", "ElicitationFormScreen", "FieldRow"]
 
-#: Seconds the dialog must have been visible, with no key pressed, before anything counts.
-ARM_DELAY: Final = 0.5
 #: The dialog takes at most this fraction of the screen's height.
 MAX_HEIGHT_FRACTION: Final = 0.9
 #: The scrolling body keeps at least this many rows.

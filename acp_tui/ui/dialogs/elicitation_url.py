@@ -37,12 +37,11 @@ from textual.widgets import Button, Static
 from acp_tui.sanitize import multiline, plain
 from acp_tui.services.elicitation import Cancelled, Declined, UrlAccepted, UrlOutcome, UrlQuestion
 from acp_tui.services.elicitation_url import SegmentKind
-from acp_tui.ui.dialogs.guarded import GuardedDialog, key_hints
+from acp_tui.ui.dialogs.guarded import ARM_DELAY, GuardedDialog, key_hints
 from acp_tui.ui.widgets.content_blocks import head_lines, more_lines_text
 
 __all__ = ["ARM_DELAY", "ElicitationUrlScreen", "open_in_browser"]
 
-ARM_DELAY: Final = 0.5
 MAX_MESSAGE_LINES: Final = 20
 #: Browsers that run inside the terminal: starting one would take over the TUI.
 CONSOLE_BROWSERS: Final = frozenset({"www-browser", "links", "links2", "elinks", "lynx", "w3m", "browsh", "carbonyl"})

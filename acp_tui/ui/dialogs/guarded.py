@@ -20,6 +20,9 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
+#: Seconds a question dialog must have been visible, with no key pressed, before keys and clicks count (here, not
+#: in a dialog, so what only passes the delay on does not import a dialog).
+ARM_DELAY: Final = 0.5
 ARMING_HINT: Final = "keys are ignored for a moment…"
 #: Keys that scroll; they decide nothing and do not delay arming.
 SCROLL_KEYS: Final = frozenset({"pageup", "pagedown", "ctrl+up", "ctrl+down", "shift+up", "shift+down"})

@@ -45,8 +45,7 @@ from acp_tui.protocol.auth import (
 )
 from acp_tui.sanitize import escape_controls, plain
 from acp_tui.services.auth import KeyEntry, LoginChoice, LoginRequest, SecretRequest, TerminalCommand
-from acp_tui.ui.dialogs.guarded import GuardedDialog
-from acp_tui.ui.dialogs.permission import ARM_DELAY
+from acp_tui.ui.dialogs.guarded import ARM_DELAY, GuardedDialog
 from acp_tui.ui.widgets.palette import PaletteEntry, ScreenActionCommands
 
 __all__ = [

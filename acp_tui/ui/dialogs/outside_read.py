@@ -22,9 +22,8 @@ from textual.widgets import Static
 from acp_tui.path_text import display_path
 from acp_tui.sanitize import escape_controls
 from acp_tui.services.files import OutsideRead
-from acp_tui.ui.dialogs.guarded import key_hints
+from acp_tui.ui.dialogs.guarded import ARM_DELAY, key_hints
 from acp_tui.ui.dialogs.outside_write import shown_path
-from acp_tui.ui.dialogs.permission import ARM_DELAY
 from acp_tui.ui.dialogs.yes_no import YesNoDialog
 from acp_tui.ui.widgets.icons import GLYPHS
 

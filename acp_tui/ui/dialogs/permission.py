@@ -49,7 +49,7 @@ from acp_tui.protocol.v2 import (
     UnknownToolContent,
 )
 from acp_tui.sanitize import multiline, plain
-from acp_tui.ui.dialogs.guarded import GuardedDialog, key_hints
+from acp_tui.ui.dialogs.guarded import ARM_DELAY, GuardedDialog, key_hints
 from acp_tui.ui.dialogs.permission_keys import (
     MAX_NUMBERED,
     first_of_kind,
@@ -65,8 +65,6 @@ from acp_tui.ui.widgets.icons import GLYPHS, kind_icon
 
 __all__ = ["ARM_DELAY", "PermissionChoice", "PermissionRequest", "PermissionScreen", "request_title"]
 
-#: Seconds the dialog must have been visible before keys and clicks count.
-ARM_DELAY: Final = 0.5
 #: The dialog takes at most this fraction of the screen's height; the conversation shows above it.
 MAX_HEIGHT_FRACTION: Final = 0.65
 #: The body keeps at least this many rows even when many options crowd the dialog.

@@ -27,7 +27,10 @@ from acp_tui.ui.chat.screen import ChatScreen
 from acp_tui.ui.chat.terminal_title import show_window_title
 from acp_tui.ui.widgets.tab_bar import TabBar, TabLabel, TabState, tab_state, tab_title
 
-__all__ = ["Tab", "TabHost", "TabScreens", "fresh_launch", "tab_log"]
+__all__ = ["FIRST_MODE", "Tab", "TabHost", "TabScreens", "fresh_launch", "tab_log"]
+
+#: The first tab's mode: the one the app starts in (its `DEFAULT_MODE`), named as `TabHost` names the first tab's.
+FIRST_MODE = "tab-1"
 
 
 class TabScreens(Protocol):
@@ -101,8 +104,25 @@ class TabHost:
     # -- opening and showing ---------------------------------------------------------------------
 
     def open(self, launch: Launch, *, fresh: bool = True, pick: bool = False) -> Tab:
-        """A tab for `launch`, shown: a new session of its agent when `fresh` (else `launch` as it is: the first
-        tab, as the command line asked; a launch made for this tab); with its session list open when `pick`."""
+        """A tab for `launch`, shown: a new session of its agent when `fresh` (else `launch` as it is: a launch
+        made for this tab); with its session list open when `pick`."""
+        tab = self._new_tab(launch, fresh=fresh, pick=pick)
+        self.app.add_mode(tab.mode, lambda: tab.screen)
+        self.tabs.append(tab)
+        self.show(tab)
+        return tab
+
+    def first_screen(self, launch: Launch) -> ChatScreen:
+        """The first tab (`launch` as the command line asked), shown as the app starts: its screen is the base of
+        the mode the app starts in (`FIRST_MODE`), which Textual builds as it composes the app, so start-up
+        pays no switch to a new mode (a second style pass over the whole screen, and a stylesheet reparse)."""
+        tab = self._new_tab(launch, fresh=False, pick=False)
+        self.tabs.append(tab)
+        self.current = tab
+        self._shown(tab)
+        return tab.screen
+
+    def _new_tab(self, launch: Launch, *, fresh: bool, pick: bool) -> Tab:
         number = next(self._numbers)
         prepared = fresh_launch(launch, number) if fresh else replace(launch, log_path=tab_log(launch.log_path, number))
         screen = self._screens(replace(prepared, pick_session=True) if pick else prepared)
@@ -110,9 +130,6 @@ class TabHost:
         screen.presence.changed = self.redraw
         screen.sessions.elsewhere = _Elsewhere(self, tab)
         screen.presence.hide()  # shown by `show`, after its mode is on screen
-        self.app.add_mode(tab.mode, lambda: screen)
-        self.tabs.append(tab)
-        self.show(tab)
         return tab
 
     def show(self, tab: Tab) -> None:
@@ -123,6 +140,9 @@ class TabHost:
         if previous is not None:
             previous.screen.presence.hide()
         self.app.switch_mode(tab.mode)
+        self._shown(tab)
+
+    def _shown(self, tab: Tab) -> None:
         tab.screen.presence.show()  # dialogs held for it open now, on its own stack
         show_window_title(self.app, tab.screen.controller.state.info.title, tab.screen.controller.agent_name)
         self.redraw()

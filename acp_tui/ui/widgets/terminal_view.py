@@ -35,10 +35,10 @@ from acp_tui.path_text import NO_CONTEXT, ViewContext
 from acp_tui.sanitize import multiline, plain
 from acp_tui.session.model import Terminal
 from acp_tui.ui.widgets.ansi_text import rich_style
+from acp_tui.ui.widgets.card_requests import CANCEL_CALL_KEY
 from acp_tui.ui.widgets.content_blocks import TextStatic
 from acp_tui.ui.widgets.exit_status import elapsed_text, exit_text
 from acp_tui.ui.widgets.output_tail import FAILED_TAIL_LINES, Tail, tail_of_lines
-from acp_tui.ui.widgets.tool_call import ToolCallCard
 
 __all__ = ["MAX_LINES", "MAX_LINE_CHARS", "TerminalOutputView", "TerminalView", "elapsed_text", "exit_text"]
 
@@ -46,14 +46,6 @@ __all__ = ["MAX_LINES", "MAX_LINE_CHARS", "TerminalOutputView", "TerminalView", 
 MAX_LINES: Final = 2000
 #: A line longer than this is broken, so one huge line cannot cost a huge render.
 MAX_LINE_CHARS: Final = 4000
-
-
-def _card_cancel_keys() -> str:
-    """The keys the tool card cancels a call with: a terminal is stopped with the same ones."""
-    for binding in ToolCallCard.BINDINGS:
-        if isinstance(binding, Binding) and binding.action == "cancel_call":
-            return binding.key
-    return "x"
 
 
 class TerminalOutputView(ScrollView, can_focus=True):
@@ -213,7 +205,7 @@ class TerminalView(Vertical):
             return self.view.terminal_id
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(_card_cancel_keys(), "stop_terminal", "Stop this command", show=False),
+        Binding(CANCEL_CALL_KEY, "stop_terminal", "Stop this command", show=False),  # the tool card's cancel key
     ]
 
     DEFAULT_CSS = """

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, TypeAlias
 
 from rich.style import Style
 from rich.text import Text
@@ -35,7 +35,6 @@ from textual.binding import Binding, BindingType
 from textual.color import Color
 from textual.containers import Vertical
 from textual.geometry import Size
-from textual.message import Message
 from textual.widget import Widget
 
 from acp_tui.path_text import NO_CONTEXT, ViewContext
@@ -43,6 +42,7 @@ from acp_tui.protocol.v2 import Diff, TerminalRef, TextContent, ToolContent, Unk
 from acp_tui.sanitize import multiline, plain
 from acp_tui.session.model import ToolCall
 from acp_tui.ui.themes import theme_colour
+from acp_tui.ui.widgets.card_requests import CANCEL_CALL_KEY, CancelRequested, SaveRequested
 from acp_tui.ui.widgets.content_blocks import (
     MAX_JSON_LINES,
     TextStatic,
@@ -252,26 +252,15 @@ class _CardHeader(Widget):
 class ToolCallCard(Widget, can_focus=True):
     """One tool call, rendered from `call` and patched by the update methods."""
 
-    class SaveRequested(Message):
-        """The user asked to save the card's full output (`card.full_text()`)."""
-
-        def __init__(self, card: ToolCallCard) -> None:
-            super().__init__()
-            self.card = card
-
-    class CancelRequested(Message):
-        """The user asked to cancel just this tool call (v2 `tool_call/cancel`, where advertised)."""
-
-        def __init__(self, card: ToolCallCard) -> None:
-            super().__init__()
-            self.card = card
+    # defined apart (card_requests.py), so the screen handles them without importing this module
+    SaveRequested: TypeAlias = SaveRequested
+    CancelRequested: TypeAlias = CancelRequested
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "toggle_open", "Expand", show=False),
         Binding("i", "toggle_raw", "Raw input/output", show=False),
         Binding("s", "save", "Save output", show=False),
-        # A modifier: cancelling is sent to the agent, and a plain `x` is typed into the prompt instead.
-        Binding("ctrl+x", "cancel_call", "Cancel this tool call", show=False),
+        Binding(CANCEL_CALL_KEY, "cancel_call", "Cancel this tool call", show=False),
     ]
 
     DEFAULT_CSS = """
