@@ -73,7 +73,8 @@ def test_lines_beyond_the_cache_are_rendered_again_when_shown_and_the_layout_sta
     assert len(renderer.rendered) > 50
     assert sum(len(lines) for lines in done._cache.values()) <= 10
     before = len(renderer.rendered)
-    assert done.strip_at(148).text == "block 49 line 2"  # the last block was shown last: still cached
+    last = done.strip_at(148)
+    assert last is not None and last.text == "block 49 line 2"  # the last block was shown last: still cached
     assert len(renderer.rendered) == before
 
 
