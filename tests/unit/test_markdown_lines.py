@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from markdown_it.token import Token
 from rich.segment import Segment
 from textual.strip import Strip
 
@@ -90,3 +91,19 @@ def test_a_reset_renders_everything_again_at_the_new_width() -> None:
     assert lines_of(done) == ["a", "", "b"]
     done.clear()
     assert done.count == 0 and done.blocks == [] and done.unrendered == 0
+
+
+def test_blocks_left_waiting_after_a_flush_let_go_of_their_tokens() -> None:
+    """The tokens a parse made for blocks not rendered in this flush are dropped (the source is parsed again
+    when they are): a long answer that arrived at once held megabytes of tokens while it rendered."""
+    done, renderer = make([])
+    token = Token("paragraph_open", "p", 1)
+    for source in ("a", "b", "c"):
+        done.queue(Block(source, False, [token]))
+    done.render(2)
+    done.settle()
+    assert [block.tokens for block in done.blocks] == [None, None, None]
+    done.render(0)
+    done.render(1)
+    done.settle()
+    assert lines_of(done) == ["a", "", "b", "", "c"] and renderer.rendered == ["c", "a", "b"]

@@ -116,9 +116,14 @@ class BlockLines:
             self._late_stale = True
 
     def settle(self) -> None:
-        """Lay out the late blocks again if they changed (once per flush, after rendering)."""
+        """Lay out the late blocks again if they changed, and let go of the tokens of blocks still waiting
+        (once per flush, after rendering): a long answer that arrived at once is ~7 MB of markdown-it tokens
+        for a second while it renders, more than its source parsed again costs."""
         if self._late_stale:
             self._gather_late()
+        if self.unrendered:
+            for block in self.blocks[self.prefix :]:
+                block.tokens = None
 
     def _advance(self) -> None:
         """Move the prefix over every block rendered in a row, laying out their lines."""
