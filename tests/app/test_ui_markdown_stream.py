@@ -145,6 +145,26 @@ async def test_links_show_their_target_and_are_not_links() -> None:
             assert all(segment.style is None or not segment.style.link for segment in strip)
 
 
+async def test_a_reference_link_resolves_in_every_block_and_after_a_re_wrap() -> None:
+    """A finished block is parsed again on its own when it is re-wrapped (or rendered late, or scrolled back
+    to after leaving the cache): the message's link references still resolve it."""
+    text = "See [the docs][d] first.\n\n[d]: https://example.com/d\n\nThen [the docs][d] again.\n"
+    app = StreamApp()
+    async with app.run_test(size=(100, 40)) as pilot:
+        streamed = MarkdownStream()
+        await mount_stream(app, streamed)
+        for start in range(0, len(text), 7):
+            streamed.append(text[start : start + 7])
+            await pilot.pause()
+        streamed.finish()
+        await wait_for(pilot, lambda: streamed.settled and streamed.line_count >= 3)
+        wide = [line for line in streamed.rendered_lines() if line]
+        assert wide == ["See the docs (https://example.com/d) first.", "Then the docs (https://example.com/d) again."]
+        await pilot.resize_terminal(60, 40)
+        await wait_for(pilot, lambda: streamed.settled and streamed.size.width < 60)
+        assert [line for line in streamed.rendered_lines() if line] == wide
+
+
 async def test_terminal_escapes_never_reach_the_output() -> None:
     hostile = "a\x1b]52;c;SGVsbG8=\x07b\x1b[2Jc\x9b31md\r\u202eе\x00"
     assert "\x1b" not in sanitize(hostile)
