@@ -297,7 +297,7 @@ async def test_the_key_entry_asks_for_a_name_and_checks_it() -> None:
         await wait_for(pilot, lambda: screen.armed, "the dialog to arm")
         name, value = screen.query(Input).results(Input)
         assert name.value == "GEMINI_API_KEY" and not name.password and value.password
-        assert screen.focused is value  # the name is already there
+        await wait_for(pilot, lambda: screen.focused is value, "the value focused (the name is already there)")
         await pilot.press("enter")
         await pilot.pause()
         assert not app.results and "is empty" in screen_text(app)

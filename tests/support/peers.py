@@ -369,6 +369,10 @@ class JsonLinePeer:
         return seen[-1]
 
     def stderr_text(self) -> str:
+        """What the peer wrote to stderr so far; once it has exited, all of it (the reader thread is waited
+        for to reach the end of the pipe, so a loaded machine cannot leave the last line unread)."""
+        if self.proc.poll() is not None:
+            self._threads[1].join(timeout=10)
         return self.stderr_head.decode("utf-8", "replace")
 
     def wait(self, timeout: float = 10.0) -> int:
