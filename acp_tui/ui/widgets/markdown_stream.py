@@ -370,7 +370,6 @@ class MarkdownStream(Widget):
         self._stable = 0  # offset in _source where the still-growing tail starts
         self._continues = False  # the tail starts inside a paragraph cut into pieces
         self._blocks = BlockLines(self._render_block)  # finished blocks, their layout, some of their lines
-        self._width = 0
         self._catching_up = False  # a `_catch_up` waits for the next refresh
         self._end_first = False  # the last flush rendered the newest blocks first (the user follows the end)
         self._tail_tokens: list[Token] = []
@@ -475,7 +474,6 @@ class MarkdownStream(Widget):
             # Not laid out yet: get_content_height renders everything at the first real width.
             return
         if not self._width:
-            self._width = width
             self._blocks.reset(width)
         old_count = self.line_count
         self._update(width)
@@ -516,6 +514,11 @@ class MarkdownStream(Widget):
     def _on_flush_timer(self) -> None:
         self._flush_timer = None
         self.flush()
+
+    @property
+    def _width(self) -> int:
+        """The width finished blocks are laid out at (0 until the first layout decides)."""
+        return self._blocks.width
 
     def _render_width(self) -> int:
         """The width lines are rendered at (the content width until the first layout decides)."""
@@ -601,7 +604,7 @@ class MarkdownStream(Widget):
             end = offsets[done + 1] if len(rest) > 1 else len(tail)
             cut = next_cut(tail, start, end)
             while cut is not None:
-                self._queue(Block(tail[start : cut[0]], continues, None))
+                self._blocks.queue(Block(tail[start : cut[0]], continues, None))
                 start, continues, cut_any = cut[1], True, True
                 cut = next_cut(tail, start, end)
         self._stable += start
@@ -615,17 +618,14 @@ class MarkdownStream(Widget):
     def _queue_group(self, group: _Group, text: str, start: int, end: int, continues: bool) -> None:
         """Queue a finished block; a long paragraph is queued as the same pieces streaming would cut."""
         if not (_is_paragraph(group) and end - start > PIECE_CHARS):
-            self._queue(Block(text[start:end], continues, group.tokens))
+            self._blocks.queue(Block(text[start:end], continues, group.tokens))
             return
         cut = next_cut(text, start, end)
         while cut is not None:
-            self._queue(Block(text[start : cut[0]], continues, None))
+            self._blocks.queue(Block(text[start : cut[0]], continues, None))
             start, continues = cut[1], True
             cut = next_cut(text, start, end)
-        self._queue(Block(text[start:end], continues, None))
-
-    def _queue(self, block: Block) -> None:
-        self._blocks.queue(block)
+        self._blocks.queue(Block(text[start:end], continues, None))
 
     def _render_blocks(self) -> bool:
         """Render finished blocks for this flush; True when none is left.
@@ -708,7 +708,6 @@ class MarkdownStream(Widget):
 
     def _rerender(self, width: int) -> None:
         """Render every block again at a new width (finished blocks are re-parsed from source)."""
-        self._width = width
         self._blocks.reset(width)
         self._take_pending()
         self._tail_stale = True
