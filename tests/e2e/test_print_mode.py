@@ -141,10 +141,13 @@ def test_the_demo_edit_is_rejected_by_default_and_allowed_with_always(tmp_path: 
 
 
 def test_a_closed_pipe_ends_the_run_quietly(tmp_path: Path) -> None:
+    # At the demo's own pace: "slow" then streams for 30 s after its first line, so the reader goes away
+    # while it still writes (at the tests' 50× pace a loaded machine let it finish first, and exit 0).
+    env = env_for(tmp_path) | {"ACP_TUI_DEMO_SPEED": "1"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "acp_tui", "-p", "slow"],
         cwd=tmp_path,
-        env=env_for(tmp_path),
+        env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
