@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
 from pytest import MonkeyPatch
 from textual.app import App, ComposeResult
 from textual.geometry import Offset
@@ -364,3 +366,44 @@ async def test_incremental_rendering_matches_whole_rendering_at_every_cut() -> N
             # All blocks but the last two (the last line is incomplete) and the invisible html block.
             assert streamed.cached_blocks == 11
             await streamed.remove()
+
+
+async def test_a_flood_is_parsed_a_slice_at_a_time_and_renders_as_if_parsed_whole(monkeypatch: MonkeyPatch) -> None:
+    """A fast agent's 145 KB between two frames: no parse sees more than `PARSE_SLICE` characters (markdown-it's
+    tokens cost ~30 bytes a character), yet the lines are those of the text parsed in one go. A block longer
+    than a slice (a 40 KB code block) is parsed whole, and renders the same too."""
+    fence = (
+        "```python\n" + "".join(f"value_{n} = compute({n})  # a long generated line\n" for n in range(900)) + "```\n"
+    )
+    texts = ["".join(realistic_markdown(8000)), f"Intro.\n\n{fence}\nAfter the code.\n\n{fence}\nDone."]
+    real_parse = markdown_stream.parse_source
+    parsed: list[int] = []
+
+    def counting_parse(parser: MarkdownIt, source: str, continues: bool) -> list[Token]:
+        parsed.append(len(source))
+        return real_parse(parser, source, continues)
+
+    app = StreamApp()
+    async with app.run_test(size=(100, 40)) as pilot:
+        for text in texts:
+            monkeypatch.setattr(markdown_stream, "PARSE_SLICE", len(text) + 1)
+            whole = MarkdownStream(text)
+            await mount_stream(app, whole)
+            await wait_for(pilot, lambda: whole.settled and whole.line_count > 0)
+            expected = whole.rendered_lines()
+
+            monkeypatch.setattr(markdown_stream, "PARSE_SLICE", 16 * 1024)
+            monkeypatch.setattr(markdown_stream, "parse_source", counting_parse)
+            parsed.clear()
+            sliced = MarkdownStream(text)
+            await mount_stream(app, sliced)
+            await wait_for(pilot, lambda: sliced.settled and sliced.line_count > 0)
+            assert sliced.rendered_lines() == expected
+            monkeypatch.setattr(markdown_stream, "parse_source", real_parse)
+            longest = max(parsed)
+            if text is texts[0]:
+                assert longest <= 16 * 1024 and sum(parsed) >= len(text)
+            else:
+                assert longest > len(fence)  # the code block could not be cut: parsed whole
+            await whole.remove()
+            await sliced.remove()

@@ -73,6 +73,11 @@ second in total; the rest is counted and can be saved to a file."""
 PIECE_CHARS = 16 * 1024
 """A paragraph longer than this is rendered in pieces of at most this size (~15 ms each with Rich)."""
 
+PARSE_SLICE = 16 * 1024
+"""A tail longer than this (a flood that arrived between two frames) is settled a slice at a time, as if
+the stream had paused at each slice's last line end: markdown-it's tokens cost ~30 bytes of memory per
+character, so the 95 KB that a fast agent sends between two frames would otherwise be ~3 MB of tokens at once."""
+
 FLUSH_BUDGET = 0.1
 """Seconds of finished-block rendering per flush once `MIN_BLOCKS_PER_FLUSH` are done: short enough
 that keys still feel answered, long enough that catching up costs few extra frames (each re-lays out)."""
@@ -584,8 +589,26 @@ class MarkdownStream(Widget):
             self._note_lines = self._render_note(width)
 
     def _split_tail(self) -> None:
-        """Parse the tail, queue blocks (and paragraph pieces) that can no longer change, keep the rest."""
-        tail = self._source[self._stable :]
+        """Parse the tail, queue blocks (and paragraph pieces) that can no longer change, keep the rest.
+
+        A tail longer than `PARSE_SLICE` is first settled a slice at a time (the blocks each slice finishes are
+        the ones the stream would have finished had it paused there); the tokens of all but the last slice's
+        blocks are let go at once (the newest, shown first, are rendered from the last slice's)."""
+        source = self._source
+        while len(source) - (stable := self._stable) > PARSE_SLICE:
+            end = source.rfind("\n", stable, stable + PARSE_SLICE)
+            if end < 0:
+                break  # no line end in the slice: parsed whole below
+            self._settle(source[stable : end + 1], rest=False)
+            if self._stable == stable:
+                break  # one block longer than the slice: parsed whole below
+            self._blocks.settle()
+        self._tail_tokens = self._settle(source[self._stable :], rest=True)
+        self._tail_stale = True
+
+    def _settle(self, tail: str, *, rest: bool) -> list[Token]:
+        """Queue what of `tail` (the text from `_stable` on) can no longer change and move `_stable` past it;
+        with `rest`, return the tokens of what is left (the tail rendered at every flush)."""
         groups = split_blocks(parse_source(self._parser, tail, self._continues))
         starts = _line_starts(tail)
         complete_lines = len(starts) - 1
@@ -598,10 +621,10 @@ class MarkdownStream(Widget):
             self._queue_group(groups[index], tail, offsets[index], offsets[index + 1], continues and index == 0)
         start = offsets[done] if groups else 0
         continues = continues and done == 0
-        rest = groups[done:]
+        left = groups[done:]
         cut_any = False
-        if rest and _is_paragraph(rest[0]):
-            end = offsets[done + 1] if len(rest) > 1 else len(tail)
+        if left and _is_paragraph(left[0]):
+            end = offsets[done + 1] if len(left) > 1 else len(tail)
             cut = next_cut(tail, start, end)
             while cut is not None:
                 self._blocks.queue(Block(tail[start : cut[0]], continues, None))
@@ -609,11 +632,11 @@ class MarkdownStream(Widget):
                 cut = next_cut(tail, start, end)
         self._stable += start
         self._continues = continues
+        if not rest:
+            return []
         if cut_any:
-            self._tail_tokens = parse_source(self._parser, tail[start:], continues)
-        else:
-            self._tail_tokens = [token for group in rest for token in group.tokens]
-        self._tail_stale = True
+            return parse_source(self._parser, tail[start:], continues)
+        return [token for group in left for token in group.tokens]
 
     def _queue_group(self, group: _Group, text: str, start: int, end: int, continues: bool) -> None:
         """Queue a finished block; a long paragraph is queued as the same pieces streaming would cut."""
