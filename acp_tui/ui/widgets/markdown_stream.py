@@ -42,6 +42,7 @@ from typing import Protocol, cast, runtime_checkable
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
+from rich.color import ColorSystem
 from rich.console import Console
 from rich.markdown import Markdown
 from rich.segment import Segment
@@ -57,6 +58,7 @@ from textual.widget import Widget
 from acp_tui.sanitize import strip_sequences
 from acp_tui.secrets import redact
 from acp_tui.ui.widgets.markdown_lines import Block, BlockLines
+from acp_tui.ui.widgets.selectable_strip import with_offsets
 
 FRAME_SECONDS = 1 / 30
 """How often buffered chunks are folded into the rendered lines while a stream is running."""
@@ -781,7 +783,9 @@ class MarkdownStream(Widget):
                 style = self.screen.get_component_rich_style("screen--selection")
                 strip = Strip.join([before, selected.apply_style(style), after])
         # Offsets let Textual map the mouse to text, so the user can select and copy the message.
-        return strip.apply_style(self.rich_style).apply_offsets(0, y)
+        return with_offsets(
+            strip.apply_style(self.rich_style), y, self.app.console._color_system or ColorSystem.TRUECOLOR
+        )
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         """The selected part of the rendered text (what the user sees, not the markdown source)."""
