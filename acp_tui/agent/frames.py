@@ -1,8 +1,9 @@
-"""The frame tap: every JSON-RPC frame of one connection, the newest `CAPACITY` kept, for the inspector and the check.
+"""The frame tap: every JSON-RPC frame of one connection, the newest kept, for the inspector and the check.
 
 It sits where the wire trace sits (`Connection(trace=...)`) and passes every record on to the `--log` file, which
-keeps everything; in memory a ring of the newest frames. Recording one costs a bounded amount whatever the
-history: the envelope's head (id, method) is decoded with msgspec skipping the rest, a response is paired with
+keeps everything; in memory a ring of the newest frames: at most `CAPACITY` of them and `BYTES` of their text
+(a frame may be 128 MB: ten thousand of them are not kept for the inspector), the newest always. Recording one
+costs a bounded amount whatever the history: the envelope's head (id, method) is decoded with msgspec skipping the rest, a response is paired with
 the request it answers through a bounded map of open ids, and a listener (the open inspector) is told, or nobody.
 Problems the codec or reducer find while handling a frame mark the frame received last (they are found
 synchronously, in receive order: docs/architecture.md, "Data flow").
@@ -23,6 +24,11 @@ from acp_tui.agent.trace import Direction, TraceSink
 FrameDirection = Literal["->", "<-"]
 #: frames kept in memory (the rest only in the `--log` file)
 CAPACITY = 10_000
+#: bytes of frame text kept in memory (beyond it the oldest frames go; the newest frame is kept whatever its size)
+BYTES = 32 * 1024 * 1024
+#: distinct method names shared by every frame that has them (each decoded name is a new string: 8,000 chunks
+#: kept 8,000 copies of "session/update"); names beyond these are kept as they came
+SHARED_METHODS = 256
 #: requests awaiting their answer that are remembered per direction (a flood of unanswered ids cannot grow it)
 OPEN_REQUESTS = 4_096
 
@@ -64,9 +70,12 @@ class Frame:
 class FrameLog:
     """A `TraceSink` that keeps the newest frames and passes every record on (to the `--log` file)."""
 
-    def __init__(self, passes_to: TraceSink | None = None, *, capacity: int = CAPACITY) -> None:
+    def __init__(self, passes_to: TraceSink | None = None, *, capacity: int = CAPACITY, budget: int = BYTES) -> None:
         self.passes_to = passes_to
         self.frames: deque[Frame] = deque(maxlen=capacity)
+        self._budget = budget
+        self._bytes = 0  # text of the frames kept
+        self._methods: dict[str, str] = {}
         #: frames recorded in all (the oldest `total - len(frames)` are gone from memory)
         self.total = 0
         #: called with each frame as it is recorded, and with a frame newly marked (the open inspector)
@@ -88,20 +97,34 @@ class FrameLog:
         except (msgspec.DecodeError, RecursionError):
             head, problem = _Head(), "not a JSON-RPC object"
         self.total += 1
-        frame = Frame(self.total, time.time(), direction, raw, head.method, head.id, problem=problem)
+        method = head.method
+        if method is not None:
+            method = self._methods.get(method) or self._share(method)
+        frame = Frame(self.total, time.time(), direction, raw, method, head.id, problem=problem)
         if head.id is not None:
             if head.method is not None:
                 opened = self._open[direction]
-                opened[head.id] = head.method
+                opened[head.id] = method
                 if len(opened) > OPEN_REQUESTS:
                     opened.popitem(last=False)
             else:
                 frame.answers = self._open["<-" if direction == "->" else "->"].pop(head.id, None)
-        self.frames.append(frame)
+        frames = self.frames
+        if len(frames) == frames.maxlen:
+            self._bytes -= len(frames[0].raw)
+        frames.append(frame)
+        self._bytes += len(raw)
+        while self._bytes > self._budget and len(frames) > 1:
+            self._bytes -= len(frames.popleft().raw)
         if direction == "<-":
             self._last_received = frame
         if self.listener is not None:
             self.listener(frame)
+
+    def _share(self, method: str) -> str:
+        if len(self._methods) < SHARED_METHODS:
+            self._methods[method] = method
+        return method
 
     def mark_last_received(self, reason: str) -> None:
         """A rule the frame received last broke (or why it could not be decoded): shown with it."""
@@ -124,4 +147,4 @@ class FrameLog:
         return len(self.frames)
 
 
-__all__ = ["CAPACITY", "Frame", "FrameDirection", "FrameLog"]
+__all__ = ["BYTES", "CAPACITY", "SHARED_METHODS", "Frame", "FrameDirection", "FrameLog"]
