@@ -19,13 +19,16 @@ from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from types import MappingProxyType
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from acp_tui import __version__, paths, typeahead
+from acp_tui import __version__, lineage, paths, typeahead
 from acp_tui.catalogue import CATALOGUE, CHECKED, DEMO_AGENTS_ENV, catalogue_agent, installed
 from acp_tui.config import NamedAgent, Settings, load_settings, resolve_env, resolve_mcp_servers
 from acp_tui.launch import Launch, LaunchProblem, Protocol, new_session
 from acp_tui.mcp_servers import McpServer
+
+if TYPE_CHECKING:
+    from acp_tui.agent.early_agent import EarlyAgent
 
 __all__ = ["Launch", "LaunchError", "main", "parse_argv", "build_launch", "demo_argv"]
 
@@ -682,6 +685,16 @@ def _default_runner() -> Callable[[Launch], int]:
     return run_tuned
 
 
+def _start_agent_early(launch: Launch) -> EarlyAgent:
+    """The first tab's agent, started now, before the UI is imported, so its own start-up runs beside ours
+    (acp_tui/agent/early_agent.py; the first session claims it). acp-tui becomes a child subreaper first, so
+    what the agent leaves behind from its first instant is ours to stop (acp_tui/lineage.py)."""
+    from acp_tui.agent.early_agent import EarlyAgent
+
+    lineage.install()  # before the environment is read: its "keep" marker is part of it, as when the app spawns
+    return EarlyAgent.start(launch.agent_argv, cwd=launch.cwd, env={**os.environ, **launch.env})
+
+
 def main(argv: Sequence[str] | None = None, *, runner: Callable[[Launch], int] | None = None) -> int:
     """Run acp-tui; returns the process exit status."""
     try:
@@ -759,10 +772,12 @@ def _main(argv: Sequence[str] | None, runner: Callable[[Launch], int] | None) ->
             return run_check(launch, sys.stdout)
         if runner is not None:
             return runner(launch)
+        early = _start_agent_early(launch)
         typeahead.hold_enter()  # before the UI is imported: Enter typed meanwhile stays Enter
         try:
-            return _default_runner()(launch)
+            return _default_runner()(replace(launch, early_agent=early))
         finally:
+            early.discard()  # never claimed (the UI failed, or the user quit first): stopped and reaped, not orphaned
             typeahead.restore()
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
