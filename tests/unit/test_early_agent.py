@@ -242,7 +242,7 @@ async def test_an_early_spawn_error_is_the_same_line_the_user_saw_before(
 # -- the command line: the agent starts before the UI is imported, and never outlives a UI that fails --------
 
 _CLI_WITHOUT_UI = """
-import json, os, sys
+import json, os, signal, sys
 from pathlib import Path
 from acp_tui import lineage
 
@@ -264,6 +264,8 @@ class NoUi:
                 if entry.startswith(b"ACP_TUI_LINEAGE=")
             ]
             seen["our_marker"] = os.environ.get("ACP_TUI_LINEAGE")
+            if sys.argv[2] == "SIGTERM":  # the terminal's window closed, or `kill`, while the UI is imported
+                os.kill(os.getpid(), signal.SIGTERM)
             raise ImportError("no UI in this test")
         return None
 
@@ -271,7 +273,7 @@ sys.meta_path.insert(0, NoUi())
 from acp_tui import cli
 
 try:
-    cli.main(["--", sys.executable, "-c", "import time; time.sleep(302)", sys.argv[1]])
+    seen["returned"] = cli.main(["--", sys.executable, "-c", "import time; time.sleep(302)", sys.argv[1]])
 except ImportError as exc:
     seen["raised"] = str(exc)
 seen["after"] = [proc.pid for proc in children()]
@@ -279,8 +281,9 @@ print(json.dumps(seen))
 """
 
 
-def test_the_command_line_starts_the_agent_before_the_ui_and_stops_it_when_the_ui_fails(
-    tmp_path: Path, marker: str
+@pytest.mark.parametrize("ending", ["import fails", "SIGTERM"])
+def test_the_command_line_starts_the_agent_before_the_ui_and_stops_it_when_the_ui_never_runs(
+    tmp_path: Path, marker: str, ending: str
 ) -> None:
     env = {
         **os.environ,
@@ -288,7 +291,7 @@ def test_the_command_line_starts_the_agent_before_the_ui_and_stops_it_when_the_u
     }
     env.pop("ACP_TUI_LINEAGE", None)
     result = subprocess.run(
-        [sys.executable, "-c", _CLI_WITHOUT_UI, marker],
+        [sys.executable, "-c", _CLI_WITHOUT_UI, marker, ending],
         capture_output=True,
         text=True,
         cwd=tmp_path,
@@ -303,6 +306,9 @@ def test_the_command_line_starts_the_agent_before_the_ui_and_stops_it_when_the_u
     assert sid == pid and status != "Z"
     assert seen["markers"] and seen["markers"][0] not in (None, seen["our_marker"])  # a lineage of its own
     assert seen["our_marker"] is not None and seen["our_marker"].startswith("keep-")  # the subreaper came first
-    assert seen["raised"] == "no UI in this test"
+    if ending == "SIGTERM":
+        assert seen["returned"] == 128 + signal.SIGTERM and "raised" not in seen  # as the app answers SIGTERM
+    else:
+        assert seen["raised"] == "no UI in this test"
     assert seen["after"] == []  # stopped and reaped: no process, no zombie
     assert not processes_with(marker)
