@@ -141,11 +141,15 @@ class AgentProcess:
         self._exited = loop.create_future()
         self._returncode = loop.create_future()
         watch_exit(process, self._returncode, loop=loop)
-        self._stdout = await _reader(loop, process.stdout)
-        self._stderr = await _reader(loop, process.stderr)
-        self._stdin = await _writer(loop, process.stdin)
-        self._stderr_task = loop.create_task(self._pump_stderr())
-        self._watcher = loop.create_task(self._watch())
+        try:
+            self._stdout = await _reader(loop, process.stdout)
+            self._stderr = await _reader(loop, process.stderr)
+            self._stdin = await _writer(loop, process.stdin)
+            self._stderr_task = loop.create_task(self._pump_stderr())
+        finally:
+            # after the stderr pump (the exit event quotes its tail), and even if this was cancelled meanwhile:
+            # the exit is still told, and `shutdown()` still ends
+            self._watcher = loop.create_task(self._watch())
 
     def start_reading(self, on_data: Callable[[bytes], None], on_close: Callable[[ExitInfo], None]) -> None:
         """Deliver stdout chunks to `on_data`, then exactly one `on_close` after the agent exits."""

@@ -134,6 +134,21 @@ async def test_shutdown_of_an_adopted_stubborn_agent_kills_its_group_and_lineage
     assert conn.closed and not proc.running
 
 
+async def test_a_start_cancelled_while_adopting_still_shuts_down_and_reaps(tmp_path: Path, watcher: str) -> None:
+    started, env = early([sys.executable, AGENT], tmp_path)
+    pid = started.pid
+    assert pid is not None
+    proc = AgentProcess([sys.executable, AGENT], cwd=tmp_path, env=env, early=started)
+    starting = asyncio.ensure_future(proc.start())
+    await asyncio.sleep(0)  # claimed, its exit watched, its pipes being connected
+    assert proc.pid == pid and not starting.done()
+    starting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await starting
+    info = await asyncio.wait_for(proc.shutdown(stdin_grace=0.3, term_grace=0.3), 10)
+    assert info is not None and not proc.running and state(pid) is None
+
+
 async def test_an_early_spawn_error_is_raised_where_start_raises_it(tmp_path: Path) -> None:
     for argv, cwd, message in (
         ([str(tmp_path / "no-such-agent")], tmp_path, "cannot start agent: command not found: "),
