@@ -8,24 +8,29 @@ shell's conventional code (127 not found, 126 not executable, 2 usage) instead o
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import optparse
 import os
 import shlex
 import shutil
+import signal
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from types import MappingProxyType
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from acp_tui import __version__, paths, typeahead
+from acp_tui import __version__, lineage, paths, typeahead
 from acp_tui.catalogue import CATALOGUE, CHECKED, DEMO_AGENTS_ENV, catalogue_agent, installed
 from acp_tui.config import NamedAgent, Settings, load_settings, resolve_env, resolve_mcp_servers
 from acp_tui.launch import Launch, LaunchProblem, Protocol, new_session
 from acp_tui.mcp_servers import McpServer
+
+if TYPE_CHECKING:
+    from acp_tui.agent.early_agent import EarlyAgent
 
 __all__ = ["Launch", "LaunchError", "main", "parse_argv", "build_launch", "demo_argv"]
 
@@ -682,6 +687,41 @@ def _default_runner() -> Callable[[Launch], int]:
     return run_tuned
 
 
+def _start_agent_early(launch: Launch) -> EarlyAgent:
+    """The first tab's agent, started now, before the UI is imported, so its own start-up runs beside ours
+    (acp_tui/agent/early_agent.py; the first session claims it). acp-tui becomes a child subreaper first, so
+    what the agent leaves behind from its first instant is ours to stop (acp_tui/lineage.py)."""
+    from acp_tui.agent.early_agent import EarlyAgent
+
+    lineage.install()  # before the environment is read: its "keep" marker is part of it, as when the app spawns
+    return EarlyAgent.start(launch.agent_argv, cwd=launch.cwd, env={**os.environ, **launch.env})
+
+
+class _QuitSignal(Exception):
+    """SIGHUP or SIGTERM arrived while the UI was imported (`_quit_signals_raise`)."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__(f"signal {number}")
+        self.number = number
+
+
+@contextlib.contextmanager
+def _quit_signals_raise() -> Iterator[None]:
+    """While the UI is imported, SIGHUP and SIGTERM (the terminal closed, `kill`) end acp-tui through its `finally`s,
+    so the agent already started is stopped, instead of at once (which left it running); the app answers them
+    itself once it runs (`ui/app.py`, `QUIT_SIGNALS`)."""
+
+    def quit_now(number: int, _frame: object) -> None:
+        raise _QuitSignal(number)
+
+    previous = {number: signal.signal(number, quit_now) for number in (signal.SIGHUP, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
 def main(argv: Sequence[str] | None = None, *, runner: Callable[[Launch], int] | None = None) -> int:
     """Run acp-tui; returns the process exit status."""
     try:
@@ -759,13 +799,19 @@ def _main(argv: Sequence[str] | None, runner: Callable[[Launch], int] | None) ->
             return run_check(launch, sys.stdout)
         if runner is not None:
             return runner(launch)
+        early = _start_agent_early(launch)
         typeahead.hold_enter()  # before the UI is imported: Enter typed meanwhile stays Enter
         try:
-            return _default_runner()(launch)
+            with _quit_signals_raise():
+                run_ui = _default_runner()
+            return run_ui(replace(launch, early_agent=early))
         finally:
+            early.discard()  # never claimed (the UI failed, or the user quit first): stopped and reaped, not orphaned
             typeahead.restore()
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except _QuitSignal as exc:
+        return 128 + exc.number
 
 
 def _print_usage(options: optparse.Values) -> str | None:

@@ -3,15 +3,40 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 from typing import Protocol as TypingProtocol
 
 from acp_tui.mcp_servers import McpServer
 
+if TYPE_CHECKING:
+    import subprocess
+
+    from acp_tui.lineage import Lineage
+
 Protocol = Literal["auto", 1, 2]
+
+
+class PreSpawned(TypingProtocol):
+    """An agent the command line started before it imported the UI (acp_tui/agent/early_agent.py), so the agent's
+    own start-up runs beside ours: the first session of the first tab claims it instead of spawning one.
+
+    It is claimed once, by the first `AgentProcess` given it; whoever started it discards it when the app is
+    done, which stops and reaps it unless it was claimed (docs/architecture.md "Start-up").
+    """
+
+    def claim(
+        self, argv: Sequence[str], cwd: str | os.PathLike[str] | None, env: Mapping[str, str]
+    ) -> tuple[subprocess.Popen[bytes], Lineage] | None:
+        """The started process and its lineage if it is the one asked for (`argv` in `cwd` with exactly the
+        environment `env`), None otherwise (it is then stopped); raises the `SpawnError` its spawn raised."""
+        ...
+
+    def discard(self) -> None:
+        """Stop its whole lineage and reap it, unless it was claimed; idempotent."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +75,8 @@ class Launch:
     add_dirs: tuple[Path, ...] = ()
     #: no screen and no keys (print mode, `acp-tui check`): lines never tell the user to press one
     headless: bool = False
+    #: the agent already started by the command line, for the first session (a new session's launch has none)
+    early_agent: PreSpawned | None = field(default=None, compare=False, repr=False)
 
 
 class LaunchProblem(Exception):
@@ -65,7 +92,9 @@ def new_session(base: Launch, folder: str = "") -> Launch:
         cwd = Path(os.path.normpath(path if path.is_absolute() else base.cwd / path))
         if not cwd.is_dir():
             raise LaunchProblem(f"folder '{folder}': not a directory")
-    return replace(base, cwd=cwd, resume_id=None, continue_last=False, pick_session=False, warnings=())
+    return replace(
+        base, cwd=cwd, resume_id=None, continue_last=False, pick_session=False, warnings=(), early_agent=None
+    )
 
 
 class TabLauncher(TypingProtocol):
@@ -75,4 +104,4 @@ class TabLauncher(TypingProtocol):
     def __call__(self, base: Launch, agent: str, folder: str) -> Launch: ...
 
 
-__all__ = ["Launch", "LaunchProblem", "Protocol", "TabLauncher", "new_session"]
+__all__ = ["Launch", "LaunchProblem", "PreSpawned", "Protocol", "TabLauncher", "new_session"]

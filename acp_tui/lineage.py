@@ -30,7 +30,6 @@ group, signalled with `killpg`; a program that leaves the group escapes.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import ctypes
 import os
@@ -42,7 +41,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-__all__ = ["MARKER", "Lineage", "install", "kill_everything", "reap_adopted", "live_lineages"]
+__all__ = ["MARKER", "Lineage", "install", "kill_everything", "kill_now", "reap_adopted", "live_lineages"]
 
 #: The environment variable that names a process's lineage.
 MARKER = "ACP_TUI_LINEAGE"
@@ -55,7 +54,7 @@ _PR_SET_CHILD_SUBREAPER = 36
 
 _LINUX = sys.platform.startswith("linux") and Path("/proc/self/stat").exists()
 _lineages: set[Lineage] = set()
-#: (pid, start) of every root we spawned: asyncio waits for these, we never do
+#: (pid, start) of every root we spawned: its spawner waits for these (asyncio, or `AgentProcess`), we never do
 _roots: set[tuple[int, int]] = set()
 #: the value of MARKER in our own environment once installed: what we spawn ourselves, kept
 _keep: str | None = None
@@ -294,6 +293,8 @@ def _gone(procs: Iterable[Proc]) -> bool:
 
 async def kill_all(lineages: Iterable[Lineage], grace: float, *, strangers: bool = False) -> None:
     """Kill every member of `lineages` (and, with `strangers`, unmarked adopted orphans); see `Lineage.kill`."""
+    import asyncio  # here, not at the top: the command line spawns an agent before it imports asyncio (cli.py)
+
     chosen = list(lineages)
     loop = asyncio.get_running_loop()
     if not _LINUX:
@@ -346,20 +347,25 @@ def _finish(lineages: Iterable[Lineage]) -> None:
 
 def kill_everything(grace: float = 0.5) -> None:
     """Synchronous last sweep (the app's exit, a forced stop): every live lineage and unmarked adopted orphan."""
+    kill_now(list(_lineages), grace, strangers=True)
+
+
+def kill_now(lineages: Iterable[Lineage], grace: float, *, strangers: bool = False) -> None:
+    """`kill_all` without an event loop, blocking until it is done (an agent started before the app, never used)."""
+    chosen = list(lineages)
     if not _LINUX:
-        for lineage in list(_lineages):
+        for lineage in chosen:
             lineage._signal_group(signal.SIGKILL)
         return
-    lineages = list(_lineages)
-    targets = _targets(lineages, True)
+    targets = _targets(chosen, strangers)
     for proc in targets:
         _send(proc, signal.SIGTERM)
     deadline = time.monotonic() + grace
     while targets and time.monotonic() < deadline:
         time.sleep(_POLL)
-        targets = _targets(lineages, True)
+        targets = _targets(chosen, strangers)
     for _round in range(KILL_ROUNDS):
-        targets = _stop_everything(lineages, True)
+        targets = _stop_everything(chosen, strangers)
         if not targets:
             break
         for proc in targets:
@@ -367,11 +373,11 @@ def kill_everything(grace: float = 0.5) -> None:
         deadline = time.monotonic() + _ROUND_WAIT
         while not _gone(targets) and time.monotonic() < deadline:
             time.sleep(_POLL)
-    _finish(lineages)
+    _finish(chosen)
 
 
 def reap_adopted() -> int:
-    """Reap our zombie children that we adopted (never a root asyncio waits for); how many were reaped.
+    """Reap our zombie children that we adopted (never a root its spawner waits for); how many were reaped.
 
     A zombie's environment is gone, so only zombies known to be adopted are reaped: a member some lineage
     saw alive, or one in a root's session (we never fork into a root's session ourselves).

@@ -298,7 +298,15 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=2000)
     parser.add_argument("--mode", choices=("message", "thought", "tools", "mixed"), default="message")
     parser.add_argument("--stamp", help="file that receives the wall-clock time of the last chunk")
+    parser.add_argument(
+        "--start-delay",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="wait this long before reading anything: a stand-in for a slower agent's start-up (Node: 0.2-0.4 s)",
+    )
     args = parser.parse_args()
+    time.sleep(max(0.0, args.start_delay))
     Agent(max(1, args.chunks), args.mode, args.stamp).run()
 
 

@@ -4,18 +4,26 @@ The agent runs in its own session and process group, so Ctrl-C in our terminal n
 and shutdown can signal everything it started. stdout is read in large chunks (no readline
 limit) and handed to one consumer callback; stderr is drained continuously (a full stderr pipe
 would otherwise stall the agent) into a bounded ring of its newest bytes.
+
+`start()` spawns the agent (acp_tui/agent/spawn.py), or claims the one the command line started before the
+UI was imported (acp_tui/agent/early_agent.py), then adopts it: its pipes are connected to the event loop and
+its exit is watched (acp_tui/agent/child_exit.py). Everything after that is one path, however it started.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import os
 import signal
+import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import IO
 
+from acp_tui.agent.child_exit import watch_exit
+from acp_tui.agent.spawn import PIPE_BYTES, Spawned, SpawnError, spawn
+from acp_tui.launch import PreSpawned
 from acp_tui.lineage import Lineage, kill_all
 
 #: How long to keep reading stdout/stderr after the agent exits: a grandchild may hold the pipes.
@@ -28,10 +36,6 @@ _STDERR_LINE_MAX = 64 * 1024
 _CRASH_GRACE = 1.0
 #: How much of the stderr ring an exit event carries.
 _TAIL_BYTES = 16 * 1024
-
-
-class SpawnError(Exception):
-    """The agent could not be started; the message is one line fit for the user."""
 
 
 class AgentNotRunning(Exception):
@@ -69,7 +73,10 @@ class AgentProcess:
         stderr_limit: int = 1 << 20,
         on_stderr: Callable[[str], None] | None = None,
         read_size: int = 1 << 18,
+        early: PreSpawned | None = None,
     ) -> None:
+        """`early`: an agent the command line started already, used by `start()` if it is this one (same
+        argv, folder and environment); otherwise `start()` spawns."""
         if not argv:
             raise SpawnError("no agent command given")
         self.argv = list(argv)
@@ -78,7 +85,11 @@ class AgentProcess:
         self.on_stderr = on_stderr
         self._stderr_limit = stderr_limit
         self._read_size = read_size
-        self._proc: asyncio.subprocess.Process | None = None
+        self._early = early
+        self._popen: subprocess.Popen[bytes] | None = None
+        self._stdin: asyncio.StreamWriter | None = None
+        self._stdout: asyncio.StreamReader | None = None
+        self._stderr: asyncio.StreamReader | None = None
         self._stderr_ring = bytearray()
         self._stderr_partial = bytearray()
         self._stderr_total = 0
@@ -95,7 +106,7 @@ class AgentProcess:
     @property
     def pid(self) -> int | None:
         """The agent's pid (also its process group id), once started."""
-        return self._proc.pid if self._proc else None
+        return self._popen.pid if self._popen is not None else None
 
     @property
     def running(self) -> bool:
@@ -108,45 +119,41 @@ class AgentProcess:
         return self._stderr_total
 
     async def start(self) -> None:
-        """Spawn the agent (exec, never a shell) in a new session; raise `SpawnError` on failure.
+        """Spawn the agent (exec, never a shell) in a new session, or claim the early one; raise `SpawnError` on
+        failure (an early spawn's failure is raised here too, as if it had happened now)."""
+        if self._popen is not None:
+            raise RuntimeError("the agent was already started")
+        env = {**os.environ, **self.env_overrides}
+        early, self._early = self._early, None
+        claimed = early.claim(self.argv, self.cwd, env) if early is not None else None
+        if claimed is None:
+            claimed = spawn(self.argv, cwd=self.cwd, env=env, lineage=self.lineage)
+        await self._adopt(Spawned(*claimed))
 
-        This is `asyncio.create_subprocess_exec` spelled out, to learn of the exit as it happens.
+    async def _adopt(self, spawned: Spawned) -> None:
+        """Take charge of a started agent: learn of its exit as it happens, connect its pipes, drain stderr.
+
+        The exit is watched before the first await: from here on `shutdown()` can stop it, however far this got.
         """
-        env = self.lineage.environment({**os.environ, **self.env_overrides})
         loop = asyncio.get_running_loop()
+        process = self._popen = spawned.process
+        self.lineage = spawned.lineage
         self._exited = loop.create_future()
-        self._returncode = returncode = loop.create_future()
+        self._returncode = loop.create_future()
+        watch_exit(process, self._returncode, loop=loop)
         try:
-            transport, protocol = await loop.subprocess_exec(
-                lambda: _ExitAwareProtocol(loop, returncode),
-                *self.argv,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                cwd=self.cwd,
-                env=env,
-                start_new_session=True,
-            )
-        except FileNotFoundError as exc:
-            missing = exc.filename if exc.filename else self.argv[0]
-            if self.cwd is not None and str(missing) == str(self.cwd):
-                raise SpawnError(f"cannot start agent: working directory {self.cwd} does not exist") from None
-            raise SpawnError(f"cannot start agent: command not found: {self.argv[0]}") from None
-        except PermissionError:
-            raise SpawnError(f"cannot start agent: permission denied: {self.argv[0]}") from None
-        except NotADirectoryError:
-            raise SpawnError(f"cannot start agent: not a directory: {self.cwd}") from None
-        except OSError as exc:
-            raise SpawnError(f"cannot start agent {self.argv[0]}: {exc.strerror or exc}") from None
-        self._proc = asyncio.subprocess.Process(transport, protocol, loop)
-        _widen_pipe(transport.get_pipe_transport(1))
-        self.lineage.root(transport.get_pid())
-        self._stderr_task = loop.create_task(self._pump_stderr())
-        self._watcher = loop.create_task(self._watch())
+            self._stdout = await _reader(loop, process.stdout)
+            self._stderr = await _reader(loop, process.stderr)
+            self._stdin = await _writer(loop, process.stdin)
+            self._stderr_task = loop.create_task(self._pump_stderr())
+        finally:
+            # after the stderr pump (the exit event quotes its tail), and even if this was cancelled meanwhile:
+            # the exit is still told, and `shutdown()` still ends
+            self._watcher = loop.create_task(self._watch())
 
     def start_reading(self, on_data: Callable[[bytes], None], on_close: Callable[[ExitInfo], None]) -> None:
         """Deliver stdout chunks to `on_data`, then exactly one `on_close` after the agent exits."""
-        if self._proc is None or self._exited is None:
+        if self._stdout is None or self._exited is None:
             raise AgentNotRunning("the agent was not started")
         if self._reader is not None:
             raise RuntimeError("stdout already has a reader")
@@ -157,14 +164,14 @@ class AgentProcess:
 
     async def write(self, data: bytes) -> None:
         """Write bytes to the agent's stdin and wait for the pipe to drain."""
-        proc = self._proc
-        if proc is None or proc.stdin is None:
+        stdin = self._stdin
+        if stdin is None or self._returncode is None:
             raise AgentNotRunning("the agent was not started")
-        if proc.returncode is not None or proc.stdin.is_closing():
+        if self._returncode.done() or stdin.is_closing():
             raise AgentNotRunning("the agent is not running")
         try:
-            proc.stdin.write(data)
-            await proc.stdin.drain()
+            stdin.write(data)
+            await stdin.drain()
         except (BrokenPipeError, ConnectionResetError, RuntimeError) as exc:
             raise AgentNotRunning(f"the agent closed its input ({exc.__class__.__name__})") from None
 
@@ -183,17 +190,16 @@ class AgentProcess:
 
     async def close_stdin(self) -> None:
         """Signal end of input; a well-behaved agent exits on its own."""
-        proc = self._proc
-        if proc is None or proc.stdin is None or proc.stdin.is_closing():
+        stdin = self._stdin
+        if stdin is None or stdin.is_closing():
             return
         with contextlib.suppress(OSError, RuntimeError):
-            proc.stdin.close()
-            await proc.stdin.wait_closed()
+            stdin.close()
+            await stdin.wait_closed()
 
     async def shutdown(self, *, stdin_grace: float = 2.0, term_grace: float = 2.0) -> ExitInfo | None:
         """Close stdin, then SIGTERM, then SIGKILL the whole group, then its lineage; nothing of it survives."""
-        proc = self._proc
-        if proc is None or self._exited is None:
+        if self._popen is None or self._exited is None:
             return None
         await self.close_stdin()
         if not await self._wait_exit(stdin_grace):
@@ -224,13 +230,13 @@ class AgentProcess:
         return True
 
     def _signal_group(self, sig: signal.Signals) -> None:
-        assert self._proc is not None
+        assert self._popen is not None
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self._proc.pid, sig)
+            os.killpg(self._popen.pid, sig)
 
     async def _pump_stdout(self, on_data: Callable[[bytes], None]) -> None:
-        assert self._proc is not None and self._proc.stdout is not None
-        stdout = self._proc.stdout
+        assert self._stdout is not None
+        stdout = self._stdout
         size = self._read_size
         while True:
             try:
@@ -254,8 +260,8 @@ class AgentProcess:
                 )
 
     async def _pump_stderr(self) -> None:
-        assert self._proc is not None and self._proc.stderr is not None
-        stderr = self._proc.stderr
+        assert self._stderr is not None
+        stderr = self._stderr
         while True:
             data = await stderr.read(1 << 16)
             if not data:
@@ -315,46 +321,29 @@ class AgentProcess:
             self._on_close(info)
 
 
-PIPE_BYTES = 1 << 20
-"""The capacity asked for the agent's stdout pipe (Linux's default is 64 KiB; 1 MiB is what an unprivileged
-process may ask, /proc/sys/fs/pipe-max-size): an agent writes a turn's worth without waiting for us."""
-
 READ_AHEAD = 1 << 22
 """Bytes read from the agent's pipes and not yet consumed before reading pauses (the stream protocol pauses
 at twice this). While the app is busy drawing a frame the agent goes on writing: this much (and the pipe)
 takes it without holding the agent back, and caps what we hold for it (issue 27)."""
 
 
-def _widen_pipe(pipe: asyncio.BaseTransport | None) -> None:
-    """Ask for a larger stdout pipe; a kernel that refuses (or has no such call) keeps its default."""
-    setsize = getattr(fcntl, "F_SETPIPE_SZ", None)
-    handle = pipe.get_extra_info("pipe") if pipe is not None else None
-    if setsize is None or handle is None:
-        return
-    with contextlib.suppress(OSError, ValueError):
-        fcntl.fcntl(handle.fileno(), setsize, PIPE_BYTES)
+async def _reader(loop: asyncio.AbstractEventLoop, pipe: IO[bytes] | None) -> asyncio.StreamReader:
+    """A pipe from the agent as a stream that stops reading at `READ_AHEAD` unconsumed bytes (as
+    `create_subprocess_exec`'s streams do)."""
+    assert pipe is not None
+    reader = asyncio.StreamReader(limit=READ_AHEAD, loop=loop)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader, loop=loop), pipe)
+    return reader
 
 
-class _ExitAwareProtocol(asyncio.subprocess.SubprocessStreamProtocol):
-    """The stream protocol of `create_subprocess_exec`, plus an exit signal that does not wait for
-    the pipes to close (`Process.wait()` does, and a grandchild may hold them open forever)."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop, returncode: asyncio.Future[int]) -> None:
-        super().__init__(limit=READ_AHEAD, loop=loop)
-        self._returncode_future = returncode
-        self._subprocess_transport: asyncio.SubprocessTransport | None = None
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        super().connection_made(transport)
-        if isinstance(transport, asyncio.SubprocessTransport):
-            self._subprocess_transport = transport
-
-    def process_exited(self) -> None:
-        transport = self._subprocess_transport
-        code = transport.get_returncode() if transport is not None else None
-        super().process_exited()
-        if not self._returncode_future.done():
-            self._returncode_future.set_result(code if code is not None else -1)
+async def _writer(loop: asyncio.AbstractEventLoop, pipe: IO[bytes] | None) -> asyncio.StreamWriter:
+    """The agent's stdin as a stream: the stream protocol gives `drain` its flow control and `wait_closed` its
+    end (its reader, which a write pipe never feeds, is there because the protocol wants one)."""
+    assert pipe is not None
+    transport, protocol = await loop.connect_write_pipe(
+        lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader(loop=loop), loop=loop), pipe
+    )
+    return asyncio.StreamWriter(transport, protocol, None, loop)
 
 
-__all__ = ["AgentProcess", "AgentNotRunning", "ExitInfo", "SpawnError"]
+__all__ = ["PIPE_BYTES", "AgentProcess", "AgentNotRunning", "ExitInfo", "SpawnError"]

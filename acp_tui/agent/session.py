@@ -30,6 +30,7 @@ from acp_tui.agent.steering import Steering
 from acp_tui.agent.trace import TraceSink, WireTrace
 from acp_tui.agent.update_routing import Opening, UpdateRouter
 from acp_tui.agent.v1_turns import V1Turns
+from acp_tui.launch import PreSpawned
 from acp_tui.mcp_servers import McpServer
 from acp_tui.protocol import codec, methods
 from acp_tui.protocol.codec import MalformedMessage, UnsupportedVersion
@@ -103,7 +104,9 @@ class AgentSession:
         services: Sequence[ClientService] = (),
         mcp_servers: Sequence[McpServer] = (),
         additional_directories: Sequence[str | os.PathLike[str]] = (),
+        early: PreSpawned | None = None,
     ) -> None:
+        """`early`: the agent the command line started already, used if it is this one (`AgentProcess`)."""
         if protocol not in (None, 1, 2):
             raise SessionError(f"unsupported --protocol {protocol}; acp-tui speaks ACP v2 and v1")
         self.cwd = os.path.abspath(cwd if cwd is not None else os.getcwd())
@@ -119,7 +122,7 @@ class AgentSession:
         self.trace: TraceSink | None = trace if trace is not None else WireTrace.from_env(log_path)
         #: every frame of this connection, the newest kept (the inspector's, the check's), passed on to the trace
         self.frames = FrameLog(self.trace)
-        self.process = AgentProcess(argv, cwd=self.cwd, env=env, on_stderr=self._on_stderr)
+        self.process = AgentProcess(argv, cwd=self.cwd, env=env, on_stderr=self._on_stderr, early=early)
         self.connection = Connection(
             self.process, on_problem=self._on_wire_problem, on_close=self._on_exit, trace=self.frames
         )

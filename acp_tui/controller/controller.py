@@ -226,6 +226,7 @@ class SessionController:
             services=self._services_factory(launch, self.asker),
             mcp_servers=launch.mcp_servers,
             additional_directories=launch.add_dirs,
+            early=launch.early_agent,  # the first session's agent, started before the UI (cli.py); claimed once
         )
         return session
 
