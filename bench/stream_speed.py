@@ -5,7 +5,8 @@ For each chunk count it starts `<client> <flood agent argv>` in a detached 160x5
 waits for the client to be ready, types a prompt and Enter, and polls the pane until the marker
 word of the agent's last chunk is on screen. It reports Enter -> marker and last chunk -> marker
 (the agent writes the time of its last chunk to a stamp file), the 8000/2000 ratio of the medians,
-and the peak RSS of the client process (VmHWM from /proc). The parse-only floor (bench/floor_reader.py)
+and the peak RSS of the client process (VmHWM from /proc) when the marker shows and again once the client has
+used no CPU for 0.3 s (the turn's work done: the older blocks rendered above the screen). The parse-only floor (bench/floor_reader.py)
 runs beside each client run, at the same moment and load, and the 1-minute load average is printed
 (the machine is shared). Run by hand:
 
@@ -47,6 +48,8 @@ class Run:
     last_chunk_to_marker: float
     peak_rss_mb: float
     agent_last_line: float
+    settled_rss_mb: float
+    """Peak resident memory once the client has finished the turn's work (the older blocks rendered above)."""
     """Enter -> the agent wrote its last chunk: later than the floor's means we held it back."""
 
 
@@ -69,6 +72,26 @@ def peak_rss_mb(pid: int) -> float:
         return 0.0
     match = re.search(r"^VmHWM:\s+(\d+) kB", status, re.MULTILINE)
     return int(match.group(1)) / 1024 if match else 0.0
+
+
+def cpu_ticks(pid: int) -> int:
+    """utime + stime of a live process, in clock ticks; -1 if it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return -1
+    return int(fields[11]) + int(fields[12])
+
+
+def wait_quiet(pid: int, timeout: float, quiet: float = 0.3) -> None:
+    """Wait until the process has used no CPU for `quiet` seconds (its work after the marker is done)."""
+    deadline = time.monotonic() + timeout
+    ticks, since = cpu_ticks(pid), time.monotonic()
+    while time.monotonic() < deadline and time.monotonic() - since < quiet:
+        time.sleep(0.05)
+        now = cpu_ticks(pid)
+        if now != ticks:
+            ticks, since = now, time.monotonic()
 
 
 def wait_ready(session: str, ready: re.Pattern[str] | None, timeout: float) -> None:
@@ -116,9 +139,11 @@ def run_once(client: list[str], chunks: int, mode: str, args: argparse.Namespace
             seen = time.time()
             rss = peak_rss_mb(pid)
             last_chunk = float(stamp.read_text())
+            wait_quiet(pid, args.timeout)
+            settled = peak_rss_mb(pid)
         finally:
             subprocess.run(["tmux", "-L", SOCKET, "kill-session", "-t", session], capture_output=True)
-    return Run(seen - enter, seen - last_chunk, rss, last_chunk - enter)
+    return Run(seen - enter, seen - last_chunk, rss, last_chunk - enter, settled)
 
 
 def main() -> None:
@@ -154,12 +179,14 @@ def main() -> None:
         enter = statistics.median(run.enter_to_marker for run in runs)
         last = statistics.median(run.last_chunk_to_marker for run in runs)
         peak = max(run.peak_rss_mb for run in runs)
+        settled = max(run.settled_rss_mb for run in runs)
         agent = statistics.median(run.agent_last_line for run in runs)
         medians[chunks] = enter
         print(
             f"{chunks:>6} chunks ({args.mode}): Enter -> marker median {enter:.3f}s "
             f"(runs {', '.join(f'{run.enter_to_marker:.3f}' for run in runs)}); "
-            f"last chunk -> marker median {last:.3f}s; agent's last line at {agent:.3f}s; peak RSS {peak:.0f} MB; "
+            f"last chunk -> marker median {last:.3f}s; agent's last line at {agent:.3f}s; peak RSS {peak:.0f} MB "
+            f"({settled:.0f} MB once the turn's work is done); "
             f"load (1 min) {statistics.median(loads):.1f}",
             flush=True,
         )
