@@ -102,7 +102,7 @@ class FrameLog:
             method = self._methods.get(method) or self._share(method)
         frame = Frame(self.total, time.time(), direction, raw, method, head.id, problem=problem)
         if head.id is not None:
-            if head.method is not None:
+            if method is not None:
                 opened = self._open[direction]
                 opened[head.id] = method
                 if len(opened) > OPEN_REQUESTS:
