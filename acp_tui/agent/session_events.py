@@ -6,29 +6,27 @@ too: `AgentGone`, `ProblemAdded`); stderr lines are the only thing the model doe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TypeAlias
+
+from msgspec import Struct
 
 from acp_tui.session.changes import Change
 from acp_tui.session.model import SessionState
 
 
-@dataclass(frozen=True, slots=True)
-class ModelChanged:
+class ModelChanged(Struct, frozen=True):
     """The reducer applied one update or local event to `AgentSession.state`; `changes` say what."""
 
     changes: list[Change]
 
 
-@dataclass(frozen=True, slots=True)
-class StderrLine:
+class StderrLine(Struct, frozen=True):
     """One line the agent wrote to stderr (its log, never protocol)."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class SessionSwitched:
+class SessionSwitched(Struct, frozen=True):
     """`AgentSession.state` is now another session's model (a new one, or a past one opened, its history
     already applied); `previous` is the model it replaced, for whoever still holds changes of it.
 

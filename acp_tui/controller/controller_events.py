@@ -8,8 +8,9 @@ them is a `ControllerListener` (the chat screen's event pump, print mode), a nam
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal, Protocol, TypeAlias
+
+from msgspec import Struct
 
 from acp_tui.agent.session_events import ModelChanged, StderrLine
 
@@ -17,15 +18,13 @@ Severity = Literal["info", "warning", "error"]
 Lifecycle = Literal["starting", "ready", "stopped"]
 
 
-@dataclass(frozen=True, slots=True)
-class Waiting:
+class Waiting(Struct, frozen=True):
     """The controller waits for the agent (`what`, e.g. "opening a session"); None when it no longer does."""
 
     what: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class Note:
+class Note(Struct, frozen=True):
     """A line for the conversation from the client itself (not the agent); also written to the transcript."""
 
     text: str
@@ -33,15 +32,13 @@ class Note:
     detail: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class LifecycleChanged:
+class LifecycleChanged(Struct, frozen=True):
     """The agent connection is starting, ready for prompts, or stopped (crashed, refused, or stopped by the user)."""
 
     phase: Lifecycle
 
 
-@dataclass(frozen=True, slots=True)
-class AgentIdentified:
+class AgentIdentified(Struct, frozen=True):
     """`initialize` was answered: the agent's name and version as it reports them, and the protocol version."""
 
     name: str
@@ -49,23 +46,20 @@ class AgentIdentified:
     protocol: int
 
 
-@dataclass(frozen=True, slots=True)
-class QueueChanged:
+class QueueChanged(Struct, frozen=True):
     """Prompts waiting to be sent; `paused` after a cancel (the user sends the next one explicitly)."""
 
     prompts: tuple[str, ...]
     paused: bool
 
 
-@dataclass(frozen=True, slots=True)
-class CancelStateChanged:
+class CancelStateChanged(Struct, frozen=True):
     """A cancel was sent (`cancelling`) or the turn it cancelled ended."""
 
     cancelling: bool
 
 
-@dataclass(frozen=True, slots=True)
-class SessionOpened:
+class SessionOpened(Struct, frozen=True):
     """Another session is now the conversation (a new one, or a past one opened with its history, docs/protocol.md
     §3): show `controller.state` whole in a fresh timeline; `replaces` when the previous conversation must go."""
 

@@ -32,7 +32,6 @@ at most `MAX_AUTH_METHODS` methods, then one row saying how many more were not s
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 import msgspec
@@ -204,16 +203,14 @@ PROVIDER_KEY_VARIABLES: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class ApiKeyHint:
+class ApiKeyHint(msgspec.Struct, frozen=True):
     """An agent method's `_meta["api-key"]`: it needs an API key; `variable` is the one to set, if known."""
 
     variable: str | None = None
     provider: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class AgentLogin:
+class AgentLogin(msgspec.Struct, frozen=True):
     """The agent logs the user in itself when asked with `authenticate` / `auth/login`; with `api_key`, it
     needs a key first (the client asks for the variable and restarts the agent with it)."""
 
@@ -223,8 +220,7 @@ class AgentLogin:
     api_key: ApiKeyHint | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class TerminalLogin:
+class TerminalLogin(msgspec.Struct, frozen=True):
     """The client runs the agent program with `args` appended and `env` added, in the real terminal."""
 
     method_id: str
@@ -234,8 +230,7 @@ class TerminalLogin:
     env: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class LoginVariable:
+class LoginVariable(msgspec.Struct, frozen=True):
     """A variable an `env_var` method needs; `secret` ones are typed into a masked field."""
 
     name: str
@@ -244,8 +239,7 @@ class LoginVariable:
     secret: bool = True
 
 
-@dataclass(frozen=True, slots=True)
-class EnvVarLogin:
+class EnvVarLogin(msgspec.Struct, frozen=True):
     """The agent reads its key from environment variables: the client asks for them and restarts it."""
 
     method_id: str
@@ -255,8 +249,7 @@ class EnvVarLogin:
     link: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class UnsupportedLogin:
+class UnsupportedLogin(msgspec.Struct, frozen=True):
     """A method this client cannot use (unknown `type`, or malformed): listed with `why`, never offered."""
 
     method_id: str | None
@@ -264,7 +257,7 @@ class UnsupportedLogin:
     type: str
     why: str
     description: str | None = None
-    raw: dict[str, Any] = field(default_factory=dict)
+    raw: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
 AuthMethod: TypeAlias = AgentLogin | TerminalLogin | EnvVarLogin | UnsupportedLogin

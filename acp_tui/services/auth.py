@@ -42,9 +42,10 @@ import os
 import re
 import shutil
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeAlias, TypeVar, assert_never
+
+import msgspec
 
 from acp_tui import secrets
 from acp_tui.protocol.auth import (
@@ -177,8 +178,7 @@ class LoginStopped(Exception):
     """The user withdrew the login request in flight (`AuthService.stop_login`)."""
 
 
-@dataclass(frozen=True, slots=True)
-class KeyEntry:
+class KeyEntry(msgspec.Struct, frozen=True):
     """The client's own option, whatever the agent lists: set a key variable for the agent's process.
 
     `variable` is the name the agent's error message gave, if it named one (the dialog suggests it).
@@ -191,8 +191,7 @@ class KeyEntry:
 LoginChoice: TypeAlias = AuthMethod | KeyEntry
 
 
-@dataclass(frozen=True, slots=True)
-class LoginRequest:
+class LoginRequest(msgspec.Struct, frozen=True):
     """The login dialog's content: why (the agent's error, raw: the UI sanitises), the methods, the last failure."""
 
     agent: str
@@ -208,8 +207,7 @@ class LoginRequest:
         return tuple(m for m in self.methods if not isinstance(m, UnsupportedLogin))
 
 
-@dataclass(frozen=True, slots=True)
-class TerminalCommand:
+class TerminalCommand(msgspec.Struct, frozen=True):
     """A terminal method ready to run: the exact argv (the program by absolute path), the complete
     environment, the folder, and the names of the agent's variables that are not set."""
 
@@ -228,8 +226,7 @@ class TerminalCommand:
         return tuple(dict((name, value) for name, value in self.method.env if name not in refused).items())
 
 
-@dataclass(frozen=True, slots=True)
-class TerminalOutcome:
+class TerminalOutcome(msgspec.Struct, frozen=True):
     """How a terminal login ended: an exit code (negative: killed by that signal) or why it did not run."""
 
     exit_code: int | None
@@ -247,8 +244,7 @@ class TerminalOutcome:
         return f"it exited with status {self.exit_code}"
 
 
-@dataclass(frozen=True, slots=True)
-class SecretRequest:
+class SecretRequest(msgspec.Struct, frozen=True):
     """Ask for variables in masked fields; with no `variables`, the user names one (`suggested` prefilled)."""
 
     title: str
@@ -277,15 +273,13 @@ class LoginAsker(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class LoggedIn:
+class LoggedIn(msgspec.Struct, frozen=True):
     """The agent accepted the login on this connection: retry what failed."""
 
     how: str
 
 
-@dataclass(frozen=True, slots=True)
-class RestartNeeded:
+class RestartNeeded(msgspec.Struct, frozen=True):
     """A fresh agent must start (it reads credentials or variables at start), then retry what failed.
 
     `env` is set for the agent's process only; `then_login` is the agent's method id to log in with if the
@@ -293,12 +287,11 @@ class RestartNeeded:
     """
 
     how: str
-    env: Mapping[str, str] = field(default_factory=dict)
+    env: Mapping[str, str] = msgspec.field(default_factory=dict)
     then_login: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class LoginCancelled:
+class LoginCancelled(msgspec.Struct, frozen=True):
     """The user did not log in (or the agent went away: `why`; `stopped`: the user withdrew the agent's login)."""
 
     why: str | None = None
@@ -308,8 +301,7 @@ class LoginCancelled:
 LoginOutcome: TypeAlias = LoggedIn | RestartNeeded | LoginCancelled
 
 
-@dataclass(frozen=True, slots=True)
-class LoginAttempt:
+class LoginAttempt(msgspec.Struct, frozen=True):
     """One "authentication required" to resolve: why, what the agent offers, and how to reach it."""
 
     reason: str | None

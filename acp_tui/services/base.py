@@ -17,7 +17,6 @@ service started for the agent (processes, files, dialogs) is released there.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -36,16 +35,15 @@ ServiceHandler = Callable[[Request], Awaitable[Any]]
 ServiceNotificationHandler = Callable[[msgspec.Raw], None]
 
 
-@dataclass(frozen=True, slots=True)
-class Capabilities:
+class Capabilities(msgspec.Struct, frozen=True):
     """The fragments a service adds to `initialize`; deep-merged with every other service's.
 
     `v2` goes into `params.capabilities`, `v1` into `params.clientCapabilities` (the one hybrid
     `initialize` carries both; docs/protocol.md §2.1–§2.3).
     """
 
-    v2: Mapping[str, Any] = field(default_factory=dict)
-    v1: Mapping[str, Any] = field(default_factory=dict)
+    v2: Mapping[str, Any] = msgspec.field(default_factory=dict)
+    v1: Mapping[str, Any] = msgspec.field(default_factory=dict)
 
 
 class SessionDialect(Protocol):
@@ -69,8 +67,7 @@ class SessionDialect(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class ServiceContext:
+class ServiceContext(msgspec.Struct, frozen=True):
     """What a service may use of the connection it serves (one per agent connection)."""
 
     #: the negotiated protocol version (1 or 2)
@@ -85,7 +82,7 @@ class ServiceContext:
     #: record a protocol problem: what the agent sent that could not be used, and the raw bytes
     report: Callable[[str, bytes], None]
     #: the negotiated `initialize` result's agent capabilities, as sent (for gating)
-    agent_capabilities: Mapping[str, Any] = field(default_factory=dict)
+    agent_capabilities: Mapping[str, Any] = msgspec.field(default_factory=dict)
     #: the negotiated version's translations (v1 onto the v2 model)
     dialect: SessionDialect | None = None
     #: True once the agent's side of the connection has ended (its requests are then cancelled)

@@ -89,27 +89,23 @@ KEEP_FINISHED: Final = 256
 # --- what the asker gets and gives -----------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class FormAccepted:
+class FormAccepted(msgspec.Struct, frozen=True):
     """The user filled in the form; `content` maps property names to values (checked again before sending)."""
 
     content: Mapping[str, ContentValue]
 
 
-@dataclass(frozen=True, slots=True)
-class UrlAccepted:
+class UrlAccepted(msgspec.Struct, frozen=True):
     """The user agreed to go to the URL: it was opened in the browser, or copied to open elsewhere."""
 
     how: Literal["open", "copy"] = "open"
 
 
-@dataclass(frozen=True, slots=True)
-class Declined:
+class Declined(msgspec.Struct, frozen=True):
     """The user said no."""
 
 
-@dataclass(frozen=True, slots=True)
-class Cancelled:
+class Cancelled(msgspec.Struct, frozen=True):
     """No answer from the user: dismissed, withdrawn by the agent, the turn was cancelled, the agent stopped."""
 
     reason: str = "dismissed"
@@ -119,8 +115,7 @@ FormOutcome: TypeAlias = FormAccepted | Declined | Cancelled
 UrlOutcome: TypeAlias = UrlAccepted | Declined | Cancelled
 
 
-@dataclass(frozen=True, slots=True)
-class FormQuestion:
+class FormQuestion(msgspec.Struct, frozen=True):
     """A form to fill in. Every text in `form` and `message` is already sanitised; show it as plain text."""
 
     #: the JSON-RPC id of the request (unique while it is pending)
@@ -171,8 +166,7 @@ class UrlQuestion:
         return isinstance(self.scope, ElicitationRequestScope)
 
 
-@dataclass(frozen=True, slots=True)
-class RefusedElicitation:
+class RefusedElicitation(msgspec.Struct, frozen=True):
     """A form this client could not show, answered -32602; kept with the raw request for "show raw"."""
 
     request_id: int | str

@@ -24,10 +24,11 @@ import functools
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, Final, TypeAlias, assert_never
 from urllib.parse import urlsplit
+
+import msgspec
 
 from acp_tui.protocol.elicitation import (
     BooleanPropertySchema,
@@ -85,8 +86,7 @@ ContentValue: TypeAlias = str | int | float | bool | list[str]
 RawValue: TypeAlias = str | bool | tuple[str, ...] | None
 
 
-@dataclass(frozen=True, slots=True)
-class Choice:
+class Choice(msgspec.Struct, frozen=True):
     """One option of a select: `value` is sent back exactly; `label` is what the user reads (sanitised)."""
 
     value: str
@@ -94,8 +94,7 @@ class Choice:
     description: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class TextField:
+class TextField(msgspec.Struct, frozen=True):
     """A line of text, maybe with a format, length limits and a pattern."""
 
     name: str
@@ -111,8 +110,7 @@ class TextField:
     default: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class NumberField:
+class NumberField(msgspec.Struct, frozen=True):
     """A number; `integer` for whole numbers (sent as JSON integers)."""
 
     name: str
@@ -125,8 +123,7 @@ class NumberField:
     default: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class BooleanField:
+class BooleanField(msgspec.Struct, frozen=True):
     """A checkbox."""
 
     name: str
@@ -136,8 +133,7 @@ class BooleanField:
     default: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class SelectField:
+class SelectField(msgspec.Struct, frozen=True):
     """One value out of `choices`."""
 
     name: str
@@ -148,8 +144,7 @@ class SelectField:
     default: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class MultiSelectField:
+class MultiSelectField(msgspec.Struct, frozen=True):
     """Any number of values out of `choices`, within `min_items`..`max_items`."""
 
     name: str
@@ -165,8 +160,7 @@ class MultiSelectField:
 FormField: TypeAlias = TextField | NumberField | BooleanField | SelectField | MultiSelectField
 
 
-@dataclass(frozen=True, slots=True)
-class FormModel:
+class FormModel(msgspec.Struct, frozen=True):
     """The whole form: the schema's own title and description (sanitised) and its fields."""
 
     title: str
@@ -181,8 +175,7 @@ class FormModel:
         raise KeyError(name)
 
 
-@dataclass(frozen=True, slots=True)
-class Unrenderable:
+class Unrenderable(msgspec.Struct, frozen=True):
     """Why a schema cannot be shown as a form, one reason per problem (property names as sent)."""
 
     reasons: tuple[str, ...]
@@ -433,8 +426,7 @@ def _format_number(value: float, integer: bool) -> str:
 # --- checking ------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class FormCheck:
+class FormCheck(msgspec.Struct, frozen=True):
     """The outcome of checking a whole form: `content` to send, or a message per failing field."""
 
     content: dict[str, ContentValue]
@@ -445,8 +437,7 @@ class FormCheck:
         return not self.errors
 
 
-@dataclass(frozen=True, slots=True)
-class FieldError:
+class FieldError(msgspec.Struct, frozen=True):
     """Why a field's value cannot be sent, in words for the user."""
 
     message: str

@@ -39,16 +39,16 @@ not be put), -32800 when the user cancels the turn while a write waits for an an
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import difflib
 import errno
 import os
 import secrets
 import stat
 from collections.abc import Coroutine, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Final, Literal, Protocol, assert_never
+
+import msgspec
 
 from acp_tui.protocol.codec import MalformedMessage
 from acp_tui.protocol.fs import (
@@ -102,8 +102,7 @@ OutsideReads = Literal["allow", "ask", "refuse"]
 OutsideReason = Literal["outside", "not_offered"]
 
 
-@dataclass(frozen=True, slots=True)
-class OutsideWrite:
+class OutsideWrite(msgspec.Struct, frozen=True):
     """A write the user must allow: where it goes (resolved) and what it changes."""
 
     #: the file that would be written: absolute, symlinks and `..` resolved
@@ -120,8 +119,7 @@ class OutsideWrite:
     diff: Diff | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class OutsideRead:
+class OutsideRead(msgspec.Struct, frozen=True):
     """A read outside the folder the user must allow (`outside_reads = "ask"`): the file, resolved."""
 
     #: the file that would be read: absolute, symlinks and `..` resolved
@@ -159,16 +157,14 @@ class _Refused(Exception):
         self.status = status
 
 
-@dataclass(frozen=True, slots=True)
-class _Read:
+class _Read(msgspec.Struct, frozen=True):
     text: str
     #: lines returned, when a range was asked
     line_count: int | None
     missing: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class _Existing:
+class _Existing(msgspec.Struct, frozen=True):
     """What a write would replace (nothing when `created`, else a regular file's text when small text,
     its mode and owner) and the change it makes, diffed off the event loop."""
 
@@ -757,7 +753,7 @@ def _with_diff(existing: _Existing, new_text: str, label: str) -> _Existing:
         changes=[DiffChange(operation="add" if existing.created else "modify", path=label)],
         patch=DiffPatch(format="git_patch", text=f"diff --git a/{name} b/{name}\n{body}"),
     )
-    return dataclasses.replace(existing, diff=diff, added=added, removed=removed)
+    return msgspec.structs.replace(existing, diff=diff, added=added, removed=removed)
 
 
 def _commit(target: Path, data: bytes, existing: _Existing, cwd: Path) -> None:

@@ -6,33 +6,32 @@ still lives in the reducer. They never go on the wire.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
-if TYPE_CHECKING:
-    from acp_tui.protocol.common import ErrorObject
-    from acp_tui.protocol.v2 import ContentBlock, Diff, ToolCallUpdate
-    from acp_tui.session.account import Account, TurnTokens
+from msgspec import Struct
+
+# Imported, not only named for the type checker: a Struct's signature resolves its fields' types
+# (`inspect.signature`, hypothesis' `builds`).
+from acp_tui.protocol.common import ErrorObject
+from acp_tui.protocol.v2 import ContentBlock, Diff, ToolCallUpdate
+from acp_tui.session.account import Account, TurnTokens
 
 
-@dataclass(frozen=True, slots=True)
-class PromptSubmitted:
+class PromptSubmitted(Struct, frozen=True):
     """The client sent `session/prompt` with JSON-RPC id `request_id`: show a pending bubble."""
 
     request_id: int | str
     blocks: list[ContentBlock]
 
 
-@dataclass(frozen=True, slots=True)
-class PromptAccepted:
+class PromptAccepted(Struct, frozen=True):
     """The prompt response arrived: the submission was inserted as user message `message_id` (docs/protocol.md §4.1)."""
 
     request_id: int | str
     message_id: str
 
 
-@dataclass(frozen=True, slots=True)
-class PromptRejected:
+class PromptRejected(Struct, frozen=True):
     """The prompt got an error response: never inserted. `cancelled` for -32800 ("not sent")."""
 
     request_id: int | str
@@ -40,13 +39,11 @@ class PromptRejected:
     cancelled: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class CancelRequested:
+class CancelRequested(Struct, frozen=True):
     """The client sent `session/cancel`: pending permissions resolve `cancelled`, tool calls show cancelling."""
 
 
-@dataclass(frozen=True, slots=True)
-class PermissionRequested:
+class PermissionRequested(Struct, frozen=True):
     """`session/request_permission` arrived (`request` is its decoded params).
 
     A v2 request whose `subject` is a tool call also patches that tool call; for v1, pass the request to
@@ -57,24 +54,21 @@ class PermissionRequested:
     request: Any
 
 
-@dataclass(frozen=True, slots=True)
-class PermissionResolved:
+class PermissionResolved(Struct, frozen=True):
     """The user (or a policy) answered a permission request: `outcome` is an option id or "cancelled"."""
 
     request_id: int | str
     outcome: str
 
 
-@dataclass(frozen=True, slots=True)
-class ProtocolProblem:
+class ProtocolProblem(Struct, frozen=True):
     """Something the agent sent could not be used (e.g. a malformed update); recorded, never raised."""
 
     reason: str
     detail: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class AgentExited:
+class AgentExited(Struct, frozen=True):
     """The agent process went away: foreground work is over, nothing pending can be answered."""
 
     returncode: int | None = None
@@ -85,8 +79,7 @@ class AgentExited:
 FileAccessStatus: TypeAlias = Literal["done", "refused", "failed", "cancelled"]
 
 
-@dataclass(frozen=True, slots=True)
-class FileAccessed:
+class FileAccessed(Struct, frozen=True):
     """The client read or wrote a file for the agent (v1 `fs/*`, docs/protocol.md §10.2), or did not.
 
     Every access is shown, so the user always sees what the agent touched: the reducer lists it in the
@@ -119,8 +112,7 @@ class FileAccessed:
     outside: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class PromptResent:
+class PromptResent(Struct, frozen=True):
     """The prompt sent with `request_id` repeats user message `of`: the client sent it again after a login
     (docs/protocol.md §2.4). The agent inserts it as a message of its own; the conversation shows the words once."""
 
@@ -128,15 +120,13 @@ class PromptResent:
     of: str
 
 
-@dataclass(frozen=True, slots=True)
-class SubmissionDismissed:
+class SubmissionDismissed(Struct, frozen=True):
     """The user dismissed a failed/cancelled submission bubble: drop it from `state.submissions`."""
 
     request_id: int | str
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCallCreated:
+class ToolCallCreated(Struct, frozen=True):
     """A v1 `tool_call`: a creation, not a patch (`update` is its v2 upsert form, from the `V1Adapter`).
 
     v2 has only upserts, so this is the one place the model learns that the agent meant a new tool call:
@@ -146,38 +136,33 @@ class ToolCallCreated:
     update: ToolCallUpdate
 
 
-@dataclass(frozen=True, slots=True)
-class TerminalCancelRequested:
+class TerminalCancelRequested(Struct, frozen=True):
     """The user asked to stop terminal `terminal_id` (v2 `terminal/cancel`, or a command the client runs):
     it shows "stopping…" until its exit status arrives (docs/protocol.md §6.4)."""
 
     terminal_id: str
 
 
-@dataclass(frozen=True, slots=True)
-class TerminalCancelFailed:
+class TerminalCancelFailed(Struct, frozen=True):
     """The stop request was refused or could not be sent: the terminal no longer shows "stopping…"."""
 
     terminal_id: str
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCallCancelRequested:
+class ToolCallCancelRequested(Struct, frozen=True):
     """The user asked to stop tool call `tool_call_id` (v2 `tool_call/cancel`, from its card or the jobs
     tray): it shows "stopping…" until the agent reports its final status, and is not asked again."""
 
     tool_call_id: str
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCallCancelFailed:
+class ToolCallCancelFailed(Struct, frozen=True):
     """`tool_call/cancel` was refused or could not be sent: the tool call no longer shows "stopping…"."""
 
     tool_call_id: str
 
 
-@dataclass(frozen=True, slots=True)
-class TerminalTimed:
+class TerminalTimed(Struct, frozen=True):
     """When a command the client runs started and ended (monotonic-clock seconds; `None` = unchanged),
     so its card can show the elapsed time (docs/protocol.md §10.2)."""
 
@@ -186,8 +171,7 @@ class TerminalTimed:
     ended_at: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ChildUpdate:
+class ChildUpdate(Struct, frozen=True):
     """`item` (an update, or a local event such as a permission request) arrived for the child session
     `session_id`, not the session itself: the reducer routes it to that subagent (session/subagents.py)."""
 
@@ -195,8 +179,7 @@ class ChildUpdate:
     item: Any
 
 
-@dataclass(frozen=True, slots=True)
-class PromptSteered:
+class PromptSteered(Struct, frozen=True):
     """The agent took a prompt steered into its work (`_session/steering`): show it as user message
     `message_id`. `injected`: inside the running turn (marked steered); else it started a new turn."""
 
@@ -205,8 +188,7 @@ class PromptSteered:
     injected: bool
 
 
-@dataclass(frozen=True, slots=True)
-class AccountReported:
+class AccountReported(Struct, frozen=True):
     """The agent said which account it acts as (`_auth/status_update`); `account` None when its shape could
     not be read (`detail`: what came, cut), which is said once."""
 
@@ -216,8 +198,7 @@ class AccountReported:
     method: str = "_auth/status_update"
 
 
-@dataclass(frozen=True, slots=True)
-class TurnTokensReported:
+class TurnTokensReported(Struct, frozen=True):
     """The turn's result carried codex-acp's `_meta.quota` (session/account.py); `tokens` None when its
     shape could not be read (`detail`: what came, cut), which is said once."""
 

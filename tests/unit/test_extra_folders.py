@@ -5,9 +5,9 @@ treat them as inside the session without letting a symlink inside one lead out o
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from acp_tui.context.index import FileIndex, folder_label
@@ -70,7 +70,7 @@ async def test_a_symlink_in_an_extra_folder_leading_out_stays_guarded(tmp_path: 
     (extra / "key-link.txt").symlink_to(secret / "key.txt")
     service = FileService(asker=ScriptedAsker(), outside_writes="refuse", outside_reads="refuse")
     context = Context(tmp_path / "project")
-    service.bind(replace(context.context(), roots=(extra.resolve(),)))
+    service.bind(msgspec.structs.replace(context.context(), roots=(extra.resolve(),)))
     assert await read(service, extra / "inside.txt") == "lib text\n"
     for through in (extra / "out" / "key.txt", extra / "key-link.txt"):
         error = await rpc_error(read(service, through))

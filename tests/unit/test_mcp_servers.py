@@ -315,7 +315,7 @@ async def test_the_conversation_says_what_was_given_and_what_not(
 
 
 async def test_an_extra_folder_given_is_inside_for_the_file_guards(tmp_path: Path) -> None:
-    from dataclasses import replace
+    import msgspec
 
     from acp_tui.services.files import FileService
     from tests.support.files import Context, ScriptedAsker, read, rpc_error, write
@@ -327,7 +327,7 @@ async def test_an_extra_folder_given_is_inside_for_the_file_guards(tmp_path: Pat
     asker = ScriptedAsker()  # asked nothing: a question would fail the test (empty script)
     service = FileService(asker=asker, outside_writes="refuse", outside_reads="refuse")
     context = Context(tmp_path / "project")
-    service.bind(replace(context.context(), roots=(extra.resolve(),)))
+    service.bind(msgspec.structs.replace(context.context(), roots=(extra.resolve(),)))
     assert await read(service, extra / "a.txt") == "lib text\n"
     await write(service, extra / "b.txt", "new\n")
     assert (extra / "b.txt").read_text() == "new\n"
