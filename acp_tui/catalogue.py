@@ -9,7 +9,8 @@ agent table gave on `CHECKED`; an agent changes its flags now and then, so a con
 from __future__ import annotations
 
 import shutil
-from dataclasses import dataclass
+
+import msgspec
 
 __all__ = ["CATALOGUE", "CHECKED", "DEMO_AGENTS_ENV", "CatalogueAgent", "catalogue_agent", "installed"]
 
@@ -19,8 +20,7 @@ CHECKED = "2026-12-03"
 DEMO_AGENTS_ENV = "ACP_TUI_DEMO_AGENTS"
 
 
-@dataclass(frozen=True, slots=True)
-class CatalogueAgent:
+class CatalogueAgent(msgspec.Struct, frozen=True):
     """One known agent: its short name, what it is, the argv that starts it speaking ACP, how to get it."""
 
     name: str

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+
+import msgspec
 
 from acp_tui.sanitize import plain
 
@@ -24,8 +25,7 @@ def display_path(path: str) -> str:
     return text
 
 
-@dataclass(frozen=True, slots=True)
-class ViewContext:
+class ViewContext(msgspec.Struct, frozen=True):
     """The session a view belongs to: its folder (absolute), when known."""
 
     cwd: str | None = None

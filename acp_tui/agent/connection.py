@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import msgspec
@@ -66,8 +65,7 @@ class ConnectionClosed(Exception):
         self.info = info
 
 
-@dataclass(frozen=True, slots=True)
-class WireProblem:
+class WireProblem(msgspec.Struct, frozen=True):
     """Something the agent sent that breaks the protocol; logged and shown, never fatal."""
 
     reason: str

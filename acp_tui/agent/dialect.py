@@ -10,9 +10,9 @@ branches on the version. v1 details (the implicit turn, synthetic modes, whole-f
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
+import msgspec
 from msgspec import UNSET
 
 from acp_tui.mcp_servers import McpServer, Transport
@@ -32,8 +32,7 @@ SessionSetup = methods.NewSessionResponse | methods.ResumeSessionResponse
 OpenMethod = Literal["resume", "resume_replay", "load"]
 
 
-@dataclass(frozen=True, slots=True)
-class SessionAbilities:
+class SessionAbilities(msgspec.Struct, frozen=True):
     """Which session methods the agent advertised in `initialize` (docs/protocol.md §3); nothing else is called."""
 
     list: bool = False
@@ -48,8 +47,7 @@ class SessionAbilities:
         return self.load or self.resume
 
 
-@dataclass(frozen=True, slots=True)
-class SessionTools:
+class SessionTools(msgspec.Struct, frozen=True):
     """What a session's setup hands the agent: the MCP servers and extra folders it advertised it takes, and a
     line for each one it cannot (said in the conversation, never dropped silently)."""
 

@@ -18,8 +18,9 @@ import os
 import signal
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import IO
+
+import msgspec
 
 from acp_tui.agent.child_exit import watch_exit
 from acp_tui.agent.spawn import PIPE_BYTES, Spawned, SpawnError, spawn
@@ -42,8 +43,7 @@ class AgentNotRunning(Exception):
     """Raised when writing to an agent whose stdin is closed or which has exited."""
 
 
-@dataclass(frozen=True, slots=True)
-class ExitInfo:
+class ExitInfo(msgspec.Struct, frozen=True):
     """How the agent ended: an exit code, or the signal that killed it, and its last stderr."""
 
     code: int | None

@@ -29,11 +29,11 @@ import errno
 import os
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 from urllib.parse import unquote, urlsplit
 
+import msgspec
 from msgspec import UNSET
 
 from acp_tui.context.capabilities import PromptCapabilities
@@ -81,8 +81,7 @@ _HEAD = 4096
 _SHOWN = 80
 
 
-@dataclass(frozen=True, slots=True)
-class PromptBlocks:
+class PromptBlocks(msgspec.Struct, frozen=True):
     """The blocks to send, in order (the text, then one block per mention), and notes for the user
     (a file linked instead of embedded, and why)."""
 
@@ -90,8 +89,7 @@ class PromptBlocks:
     notes: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class PromptBlockError:
+class PromptBlockError(msgspec.Struct, frozen=True):
     """Nothing may be sent: `message` says why, fit for the user (e.g. a mentioned file vanished)."""
 
     message: str
@@ -298,8 +296,7 @@ def disallowed_blocks(blocks: Sequence[object], capabilities: PromptCapabilities
 AttachmentKind = Literal["embedded", "link", "image", "audio"]
 
 
-@dataclass(frozen=True, slots=True)
-class Attachment:
+class Attachment(msgspec.Struct, frozen=True):
     """What a non-text prompt block carries, without its bytes: for chips and transcripts.
 
     `name` is raw agent or file-system data: show it through `label()` (sanitised), never as is.

@@ -14,8 +14,9 @@ sending a block the agent did not advertise is the one mistake this must never m
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from acp_tui.protocol import codec
 from acp_tui.protocol.methods import InitializeResponse
@@ -32,8 +33,7 @@ def _v1_flag(value: Any) -> bool:
     return value is True
 
 
-@dataclass(frozen=True, slots=True)
-class PromptCapabilities:
+class PromptCapabilities(msgspec.Struct, frozen=True):
     """The prompt content types beyond the baseline (text, resource links) that the agent accepts."""
 
     embedded_context: bool = False

@@ -24,10 +24,11 @@ import re
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from itertools import compress, islice, repeat
 from operator import contains, itemgetter
 from typing import Any
+
+import msgspec
 
 from acp_tui.context.index import CharMasks, Corpus
 
@@ -39,8 +40,7 @@ DEFAULT_LIMIT = 50
 MAX_QUERY = 200
 
 
-@dataclass(frozen=True, slots=True)
-class Match:
+class Match(msgspec.Struct, frozen=True):
     """One result: an index entry and the offsets (in `path`) of the characters the query matched."""
 
     index: int

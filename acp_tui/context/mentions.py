@@ -14,8 +14,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 __all__ = [
     "Mention",
@@ -32,8 +33,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Mention:
+class Mention(msgspec.Struct, frozen=True):
     """A file or directory the prompt points at.
 
     `path` is exact (relative to the working directory, absolute, or starting with `~`); `token` is
@@ -48,8 +48,7 @@ class Mention:
         return Mention(path, mention_token(path))
 
 
-@dataclass(frozen=True, slots=True)
-class PromptSubmission:
+class PromptSubmission(msgspec.Struct, frozen=True):
     """What the prompt hands the screen on Enter: the text as sent (pastes expanded, mention tokens
     kept) and the mentions found in it, in order of first appearance, each path once."""
 
@@ -57,8 +56,7 @@ class PromptSubmission:
     mentions: tuple[Mention, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class MentionQuery:
+class MentionQuery(msgspec.Struct, frozen=True):
     """The partial mention before the cursor: `@` at column `start`, `query` typed after it."""
 
     start: int

@@ -9,7 +9,8 @@ a new connection or session starts watching afresh.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from acp_tui.protocol.v2 import SessionConfigOption
 from acp_tui.sanitize import plain
@@ -18,8 +19,7 @@ from acp_tui.session.modes import bypasses_permissions, mode_option, value_name
 __all__ = ["ModeLine", "ModeWatch"]
 
 
-@dataclass(frozen=True, slots=True)
-class ModeLine:
+class ModeLine(msgspec.Struct, frozen=True):
     """The conversation's line for one mode change."""
 
     text: str

@@ -12,7 +12,6 @@ when it stopped short.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TypeAlias, TypeVar
 
 import msgspec
@@ -28,8 +27,7 @@ RequestId: TypeAlias = int | str | None
 MAX_SCAN_TOKENS = 100_000
 
 
-@dataclass(frozen=True, slots=True)
-class Salvaged:
+class Salvaged(msgspec.Struct, frozen=True):
     """One object of a refused line, as far as it can be told.
 
     `has_id` with `request_id` None means the id is there but unreadable (answer with id null, as

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import ipaddress
 import unicodedata
-from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias
 from urllib.parse import urlsplit
+
+import msgspec
 
 from acp_tui import secrets
 from acp_tui.sanitize import plain
@@ -31,8 +32,7 @@ LONG_URL: Final = 2000
 _OPENABLE: Final = frozenset({"http", "https"})
 
 
-@dataclass(frozen=True, slots=True)
-class UrlView:
+class UrlView(msgspec.Struct, frozen=True):
     """A URL ready to show: its segments, its host in ASCII (and Unicode when that differs), warnings."""
 
     url: str

@@ -17,9 +17,9 @@ Pygments, which the first screen, an empty conversation, does not need (issue 27
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Protocol, assert_never, cast, runtime_checkable
 
+import msgspec
 from textual.widget import Widget
 
 from acp_tui.session.changes import (
@@ -108,8 +108,7 @@ class TerminalHolder(Protocol):
     def terminal_changed(self) -> None: ...
 
 
-@dataclass(frozen=True, slots=True)
-class _Capabilities:
+class _Capabilities(msgspec.Struct, frozen=True):
     """Which view protocols a view class provides (a Protocol isinstance check costs microseconds, and the
     timeline asks for every change of every frame, so it is asked once per class)."""
 

@@ -10,7 +10,8 @@ The last turn's tokens an agent reports (codex-acp's `_meta.quota`) are no windo
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+
+import msgspec
 
 from acp_tui.session.account import AccountState, LimitWindow, TurnTokens
 
@@ -19,8 +20,7 @@ WARN_MARK = "⚠"
 _ORDER = ("five_hour", "seven_day")
 
 
-@dataclass(frozen=True, slots=True)
-class Meter:
+class Meter(msgspec.Struct, frozen=True):
     """The status bar's limits part: its whole text, the worst window alone, and whether any is near."""
 
     text: str

@@ -10,9 +10,9 @@ removed) or the lines of the terminal it shows (their colours kept). Pure: a `Ta
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
 
+import msgspec
 from rich.text import Text
 
 from acp_tui.sanitize import multiline
@@ -25,8 +25,7 @@ TAIL_LINES: Final = 3
 FAILED_TAIL_LINES: Final = 10
 
 
-@dataclass(frozen=True, slots=True)
-class Tail:
+class Tail(msgspec.Struct, frozen=True):
     """The newest output lines (oldest first), how many earlier ones are not shown, and whether it failed."""
 
     lines: tuple[Text, ...]

@@ -10,9 +10,9 @@ sanitised, never markup. A click on a tab asks to show it (`TabBar.Chosen`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias, assert_never
 
+import msgspec
 from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
@@ -48,8 +48,7 @@ def tab_state(*, waiting: bool, working: bool, failed: bool) -> TabState:
     return "idle"
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
+class Span(msgspec.Struct, frozen=True):
     """The cells `start`..`end` (exclusive) of the bar show tab `number`."""
 
     start: int
@@ -57,8 +56,7 @@ class Span:
     number: int
 
 
-@dataclass(frozen=True, slots=True)
-class TabLabel:
+class TabLabel(msgspec.Struct, frozen=True):
     """What the bar shows of one tab; `title` may be the agent's text (sanitised when drawn)."""
 
     number: int
