@@ -53,10 +53,11 @@ import subprocess
 import tempfile
 import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Literal
+
+import msgspec
 
 from acp_tui import secrets
 from acp_tui.mcp_servers import McpServer, McpServerConfig, command_argv, parse_mcp_servers
@@ -70,28 +71,26 @@ ENV_COMMAND_TIMEOUT = 120.0
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTHORIZATION|COOKIE", re.IGNORECASE)
 
 
-@dataclass(frozen=True, slots=True)
-class NamedAgent:
+class NamedAgent(msgspec.Struct, frozen=True):
     """An agent defined in the config: `acp-tui NAME [ARGS...]` runs `command + ARGS`."""
 
     command: list[str]
-    env: dict[str, str] = field(default_factory=dict)
+    env: dict[str, str] = msgspec.field(default_factory=dict)
     cwd: str | None = None
     #: variables whose value is the first line a command prints (`env = { K = { command = [...] } }`)
-    env_commands: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    env_commands: dict[str, tuple[str, ...]] = msgspec.field(default_factory=dict)
     #: the `[mcp_servers]` this agent gets, by name (None: all of them; empty: none)
     mcp_servers: tuple[str, ...] | None = None
     #: extra folders for its sessions (ACP `additionalDirectories`), as written (`~` and relative allowed)
     add_dirs: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
+class Settings(msgspec.Struct, frozen=True):
     """Everything `config.toml` can set; the defaults are what an absent file means."""
 
     theme: str | None = None
     default_agent: str | None = None
-    agents: Mapping[str, NamedAgent] = field(default_factory=lambda: MappingProxyType({}))
+    agents: Mapping[str, NamedAgent] = msgspec.field(default_factory=lambda: MappingProxyType({}))
     init_timeout: float = 30.0
     #: offer v1 agents `fs/read_text_file` / `fs/write_text_file` (answered either way, docs/protocol.md §10.2)
     client_files: bool = True
@@ -104,7 +103,7 @@ class Settings:
     #: ring the bell and post a desktop notification when the agent waits for the user in an unfocused window
     attention: bool = True
     #: MCP servers handed to agents in their session setup (`[mcp_servers.NAME]`), in file order
-    mcp_servers: Mapping[str, McpServerConfig] = field(default_factory=lambda: MappingProxyType({}))
+    mcp_servers: Mapping[str, McpServerConfig] = msgspec.field(default_factory=lambda: MappingProxyType({}))
     #: why the file could not be used at all (where and what, e.g. its TOML error), so everything above is a
     #: default; None when it was read (or there is none)
     broken: str | None = None

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Literal
 from urllib.parse import urlsplit
+
+import msgspec
 
 __all__ = ["McpServer", "McpServerConfig", "Transport", "parse_mcp_servers"]
 
@@ -30,23 +31,21 @@ Transport = Literal["stdio", "http", "sse"]
 _KEYS = ("command", "env", "url", "transport", "headers")
 
 
-@dataclass(frozen=True, slots=True)
-class McpServerConfig:
+class McpServerConfig(msgspec.Struct, frozen=True):
     """One `[mcp_servers.NAME]` table as written: stdio (`command`) or remote (`url`)."""
 
     name: str
     transport: Transport
     command: tuple[str, ...] = ()
-    env: dict[str, str] = field(default_factory=dict)
+    env: dict[str, str] = msgspec.field(default_factory=dict)
     #: variables whose value is the first line a command prints (fetched at launch; a secret)
-    env_commands: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    env_commands: dict[str, tuple[str, ...]] = msgspec.field(default_factory=dict)
     url: str = ""
-    headers: dict[str, str] = field(default_factory=dict)
-    header_commands: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    headers: dict[str, str] = msgspec.field(default_factory=dict)
+    header_commands: dict[str, tuple[str, ...]] = msgspec.field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
-class McpServer:
+class McpServer(msgspec.Struct, frozen=True):
     """A resolved server, ready for the wire: `command` is an absolute path (stdio), `url` set (http, sse)."""
 
     name: str

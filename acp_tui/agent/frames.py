@@ -14,7 +14,6 @@ from __future__ import annotations
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any, Literal
 
 import msgspec
@@ -41,8 +40,7 @@ class _Head(msgspec.Struct):
 _decode_head = msgspec.json.Decoder(_Head).decode
 
 
-@dataclass(slots=True)
-class Frame:
+class Frame(msgspec.Struct):
     """One frame as it went over the wire."""
 
     seq: int

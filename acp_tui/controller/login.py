@@ -10,8 +10,9 @@ restart, requeue) is the controller's decision, a `match` on that outcome.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import Protocol
+
+import msgspec
 
 from acp_tui.agent.connection import ConnectionClosed
 from acp_tui.agent.session import AgentSession
@@ -47,8 +48,7 @@ class LoginHost(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class Resend:
+class Resend(msgspec.Struct, frozen=True):
     """A prompt a login interrupted, to send again once logged in; its first try is shown once.
 
     `of`: the user message the agent inserted (the resend is marked as its repeat); `refused`: the

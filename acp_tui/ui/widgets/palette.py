@@ -8,15 +8,14 @@ providers differ only in their tables, so the matching lives here once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from functools import partial
 from typing import ClassVar
 
+import msgspec
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 
-@dataclass(frozen=True)
-class PaletteEntry:
+class PaletteEntry(msgspec.Struct, frozen=True):
     """One command: its name, the screen action it runs (`"sessions('browse')"`), and its help line."""
 
     name: str

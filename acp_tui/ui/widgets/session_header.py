@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import ClassVar, Final
 
+import msgspec
 from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
@@ -24,8 +24,7 @@ SEPARATOR: Final = "  ·  "
 TITLE_SEPARATOR: Final = "  —  "
 
 
-@dataclass(frozen=True, slots=True)
-class HeaderValues:
+class HeaderValues(msgspec.Struct, frozen=True):
     """What the header shows; every string here may come from the agent and is sanitized on render."""
 
     agent: str = ""
@@ -72,7 +71,7 @@ class SessionHeader(Widget):
         return self._values
 
     def update_values(self, **changes: object) -> None:
-        values = replace(self._values, **changes)  # type: ignore[arg-type]
+        values = msgspec.structs.replace(self._values, **changes)
         if values != self._values:
             self._values = values
             self.refresh()

@@ -13,9 +13,9 @@ works `^C cancel` is pinned like `^Q quit`, so it outranks `⏎ send` and the co
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from typing import Final, Literal
 
+import msgspec
 from rich.cells import cell_len
 from rich.text import Text
 from textual.timer import Timer
@@ -46,8 +46,7 @@ HintMode = Literal["idle", "busy", "stopped"]
 PINNED: Final = 100
 
 
-@dataclass(frozen=True, slots=True)
-class KeyHint:
+class KeyHint(msgspec.Struct, frozen=True):
     """One key hint, `^C cancel`: when the bar is narrow the hint with the lowest priority drops first
     (of two equal, the later one). `busy` and `stopped` are its priority while the agent works and once
     it stopped, when they differ from `priority`; from `PINNED` up it never drops."""
@@ -75,8 +74,7 @@ class KeyHint:
         return self.rank(mode) >= PINNED
 
 
-@dataclass(frozen=True, slots=True)
-class StatusValues:
+class StatusValues(msgspec.Struct, frozen=True):
     """Everything the status bar shows; the screen replaces it whole on any change."""
 
     state: str = "starting"
@@ -126,8 +124,7 @@ def format_cost(amount: float, currency: str) -> str:
     return f"{symbol}{amount:.{digits}f}" if symbol else f"{amount:.{digits}f} {plain(currency)}"
 
 
-@dataclass(frozen=True, slots=True)
-class InfoPart:
+class InfoPart(msgspec.Struct, frozen=True):
     """One count or meter in the middle of the bar; `short` is shown when `text` does not fit."""
 
     name: str
@@ -197,7 +194,7 @@ class StatusBar(Widget):
 
     def update_values(self, **changes: object) -> None:
         """Change some fields; the spinner runs only while the agent is busy."""
-        values = replace(self._values, **changes)  # type: ignore[arg-type]
+        values = msgspec.structs.replace(self._values, **changes)
         if values == self._values:
             return
         self._values = values
