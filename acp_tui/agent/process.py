@@ -146,6 +146,18 @@ class AgentProcess:
             self._stderr = await _reader(loop, process.stderr)
             self._stdin = await _writer(loop, process.stdin)
             self._stderr_task = loop.create_task(self._pump_stderr())
+        except BaseException:
+            # cancelled while connecting: the pipes not connected yet are closed now, not when the collector
+            # finds them (the agent's stdin among them: it reads the end of its input)
+            for pipe, connected in (
+                (process.stdout, self._stdout),
+                (process.stderr, self._stderr),
+                (process.stdin, self._stdin),
+            ):
+                if pipe is not None and connected is None:
+                    with contextlib.suppress(OSError):
+                        pipe.close()
+            raise
         finally:
             # after the stderr pump (the exit event quotes its tail), and even if this was cancelled meanwhile:
             # the exit is still told, and `shutdown()` still ends

@@ -135,6 +135,9 @@ async def test_shutdown_of_an_adopted_stubborn_agent_kills_its_group_and_lineage
 
 
 async def test_a_start_cancelled_while_adopting_still_shuts_down_and_reaps(tmp_path: Path, watcher: str) -> None:
+    """... and leaves none of its pipes open (the ones not connected yet are closed, not left to the collector:
+    the process object holding them is still alive here)."""
+    fds_before = set(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
     started, env = early([sys.executable, AGENT], tmp_path)
     pid = started.pid
     assert pid is not None
@@ -147,6 +150,8 @@ async def test_a_start_cancelled_while_adopting_still_shuts_down_and_reaps(tmp_p
         await starting
     info = await asyncio.wait_for(proc.shutdown(stdin_grace=0.3, term_grace=0.3), 10)
     assert info is not None and not proc.running and state(pid) is None
+    if fds_before is not None:
+        await until(lambda: set(os.listdir("/proc/self/fd")) <= fds_before, "every pipe of the agent closed")
 
 
 async def test_an_early_spawn_error_is_raised_where_start_raises_it(tmp_path: Path) -> None:
