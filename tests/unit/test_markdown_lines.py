@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from markdown_it.token import Token
 from rich.segment import Segment
+from rich.style import Style
 from textual.strip import Strip
 
 from acp_tui.ui.widgets.markdown_lines import Block, BlockLines
@@ -107,3 +108,43 @@ def test_blocks_left_waiting_after_a_flush_let_go_of_their_tokens() -> None:
     done.render(1)
     done.settle()
     assert lines_of(done) == ["a", "", "b", "", "c"] and renderer.rendered == ["c", "a", "b"]
+
+
+def test_a_cached_line_keeps_its_segments_and_not_textuals_strip_around_them() -> None:
+    """A `Strip` carries eight empty caches (~1.25 KB); 1,000 cached lines would keep 1.25 MB of them. The cache
+    keeps each line's segments, and a Strip is made only for the line drawn: the same segments, the same width."""
+    import gc
+    import tracemalloc
+
+    styles = [Style(color="red"), Style(bold=True), None]
+
+    def twenty_segments(block: Block) -> list[Strip]:
+        return [
+            Strip([Segment(f"w{row}.{n} ", styles[n % 3]) for n in range(20)], 140)
+            for row in range(len(block.source.splitlines()))
+        ]
+
+    done = BlockLines(twenty_segments, cached_lines=1000)
+    done.reset(140)
+    for _ in range(100):
+        done.queue(Block("\n".join(["line"] * 10), False, None))
+    gc.collect()
+    tracemalloc.start()
+    try:
+        bare = tracemalloc.get_traced_memory()[0]
+        lines = [[Segment(f"w{row}.{n} ", styles[n % 3]) for n in range(20)] for row in range(1000)]
+        segments_only = tracemalloc.get_traced_memory()[0] - bare  # the texts, the segments, a list a line
+        del lines
+        gc.collect()
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(100):
+            done.render(done.prefix)
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert done.count == 100 * 10 + 99
+    assert kept < segments_only + 200 * 1000  # and a tuple a line (and the cache's own); a Strip is ~1,250 bytes
+    first = done.strip_at(0)
+    assert first is not None and first.cell_length == 140 and first.text.startswith("w0.0 w0.1 ")
+    assert [segment.style for segment in first][:3] == styles

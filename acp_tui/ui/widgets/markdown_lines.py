@@ -1,8 +1,8 @@
 """The finished blocks of a streamed message and where their lines are, with only some of the lines kept.
 
-A long answer is thousands of lines, and a rendered line costs about a kilobyte or more (its segments and
-styles, and the `Strip` around them). So a block's lines are kept in a cache of the `CACHED_LINES` lines used
-last, and what stays for every block is its source and its height at the current width: enough to know
+A long answer is thousands of lines, and a rendered line costs kilobytes: its segments (~2.8 KB for twenty),
+and the `Strip` around them (1.25 KB of Textual's empty caches, kept only while a line is drawn: the cache
+holds the segments). So a block's lines are kept in a cache of the `CACHED_LINES` lines used last, and what stays for every block is its source and its height at the current width: enough to know
 where each line is. A line whose block left the cache is rendered again when it is shown (scrolling back to
 it), and kept again.
 
@@ -21,7 +21,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from markdown_it.token import Token
+from rich.segment import Segment
 from textual.strip import Strip
+
+#: a cached line: its segments and its width in cells
+_Line = tuple[list[Segment], int]
 
 CACHED_LINES = 1000
 """Rendered lines kept (twenty screens of 50 rows); the rest is rendered again when scrolled to."""
@@ -56,7 +60,7 @@ class BlockLines:
         self._late_index: list[int] = []  # ... and the block each is
         self._late_lines = 0
         self._late_stale = False
-        self._cache: OrderedDict[int, list[Strip]] = OrderedDict()
+        self._cache: OrderedDict[int, list[_Line]] = OrderedDict()
         self._cached = 0  # lines in `_cache`
 
     # -- size -------------------------------------------------------------------------------
@@ -175,20 +179,22 @@ class BlockLines:
             return Strip.blank(self.width)  # the separator before the next block
         cached = self._cache.get(index)
         if cached is None:
-            cached = self._render(self.blocks[index])
-            self._keep(index, cached)
+            cached = self._keep(index, self._render(self.blocks[index]))
         else:
             self._cache.move_to_end(index)
-        return cached[offset]
+        segments, cells = cached[offset]
+        return Strip(segments, cells)
 
-    def _keep(self, index: int, strips: list[Strip]) -> None:
-        """Cache a block's lines, letting go of the lines used longest ago beyond the capacity."""
-        self._cache[index] = strips
-        self._cached += len(strips)
+    def _keep(self, index: int, strips: list[Strip]) -> list[_Line]:
+        """Cache a block's lines (their segments), letting go of the lines used longest ago beyond the capacity."""
+        lines = [(list(strip), strip.cell_length) for strip in strips]
+        self._cache[index] = lines
+        self._cached += len(lines)
         cache = self._cache
         while self._cached > self._capacity and len(cache) > 1:
             _, old = cache.popitem(last=False)
             self._cached -= len(old)
+        return lines
 
 
 __all__ = ["CACHED_LINES", "Block", "BlockLines"]
