@@ -3,8 +3,9 @@
 It sits where the wire trace sits (`Connection(trace=...)`) and passes every record on to the `--log` file, which
 keeps everything; in memory a ring of the newest frames: at most `CAPACITY` of them and `BYTES` of their text
 (a frame may be 128 MB: ten thousand of them are not kept for the inspector), the newest always. Recording one
-costs a bounded amount whatever the history: the envelope's head (id, method) is decoded with msgspec skipping the rest, a response is paired with
-the request it answers through a bounded map of open ids, and a listener (the open inspector) is told, or nobody.
+costs a bounded amount whatever the history: the envelope's head (id, method) is decoded with msgspec skipping
+the rest, a response is paired with the request it answers through a bounded map of open ids, and a listener
+(the open inspector) is told, or nobody.
 Problems the codec or reducer find while handling a frame mark the frame received last (they are found
 synchronously, in receive order: docs/architecture.md, "Data flow").
 """

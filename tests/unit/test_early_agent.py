@@ -186,7 +186,8 @@ async def test_another_agent_is_spawned_and_the_early_one_stopped_when_they_diff
 def test_an_agent_nobody_claims_is_stopped_with_all_it_started_and_reaped(tmp_path: Path, marker: str) -> None:
     sleeper = "import time; time.sleep(302)"
     # one sleeper in the agent's group, one in a session of its own; the agent ignores SIGTERM
-    script = f"trap '' TERM; setsid {sys.executable} -c '{sleeper}' {marker} & {sys.executable} -c '{sleeper}' {marker} & wait"
+    stray = f"{sys.executable} -c '{sleeper}' {marker}"
+    script = f"trap '' TERM; setsid {stray} & {stray} & wait"
     started, _ = early(["sh", "-c", script], tmp_path)
     pid = started.pid
     assert pid is not None

@@ -2,9 +2,9 @@
 
 A long answer is thousands of lines, and a rendered line costs kilobytes: its segments (~2.8 KB for twenty),
 and the `Strip` around them (1.25 KB of Textual's empty caches, kept only while a line is drawn: the cache
-holds the segments). So a block's lines are kept in a cache of the `CACHED_LINES` lines used last, and what stays for every block is its source and its height at the current width: enough to know
-where each line is. A line whose block left the cache is rendered again when it is shown (scrolling back to
-it), and kept again.
+holds the segments). So a block's lines are kept in a cache of the `CACHED_LINES` lines used last, and what
+stays for every block is its source and its height at the current width: enough to know where each line is.
+A line whose block left the cache is rendered again when it is shown (scrolling back to it), and kept again.
 
 Blocks are rendered in any order (the newest first while the user follows the end): the ones rendered
 from the first on (the prefix) are laid out incrementally; the ones rendered beyond a gap (the late ones)
