@@ -7,8 +7,8 @@ word of the agent's last chunk is on screen. It reports Enter -> marker and last
 (the agent writes the time of its last chunk to a stamp file), the 8000/2000 ratio of the medians,
 and the peak RSS of the client process (VmHWM from /proc) when the marker shows and again once the client
 has used no CPU for 0.3 s (the turn's work done: the older blocks rendered above the screen). The parse-only
-floor (bench/floor_reader.py) runs beside each client run, at the same moment and load, and the 1-minute load average is printed
-(the machine is shared). Run by hand:
+floor (bench/floor_reader.py) runs beside each client run, at the same moment and load, and the 1-minute
+load average is printed (the machine is shared). Run by hand:
 
     .venv/bin/python bench/stream_speed.py --chunks 2000 8000 --repeat 5
     .venv/bin/python bench/stream_speed.py --mode mixed --chunks 300 --repeat 5
