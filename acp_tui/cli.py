@@ -667,6 +667,23 @@ def _recorded_prompt_flag(args: Sequence[str]) -> list[str]:
     return words
 
 
+def import_asyncio_without_tls() -> None:
+    """Import asyncio with `ssl` hidden from it, unless either is already imported.
+
+    asyncio imports `ssl` for TLS streams, and `ssl` maps OpenSSL's two libraries: ~4.5 MB of the process's
+    resident memory (issue 27's idle 53 MB; docs/performance.md, "Memory of a flood (fifth round)"). acp-tui
+    opens no network connection; its agents do. asyncio documents `ssl` as optional and disables TLS without
+    it. `ssl` is hidden only while asyncio is imported, so anything that imports it later gets the real one.
+    """
+    if "asyncio" in sys.modules or "ssl" in sys.modules:
+        return
+    sys.modules["ssl"] = None  # type: ignore[assignment]  # None in sys.modules makes `import ssl` fail
+    try:
+        import asyncio  # noqa: F401
+    finally:
+        del sys.modules["ssl"]
+
+
 def _default_runner() -> Callable[[Launch], int]:
     """The UI entry point, imported only when a UI is actually started (keeps the CLI light)."""
     # Nothing the imports make is garbage, yet a third of a second of allocations runs Python's collector
@@ -790,6 +807,7 @@ def _main(argv: Sequence[str] | None, runner: Callable[[Launch], int] | None) ->
             print(f"acp-tui: warning: {warning}", file=sys.stderr)
         print(f"acp-tui: {exc}", file=sys.stderr)
         return exc.code
+    import_asyncio_without_tls()  # every path from here runs an event loop
     try:
         if options.print_prompt is not None:
             return _print_mode(options, launch)

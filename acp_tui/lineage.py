@@ -33,7 +33,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
-import secrets
 import signal
 import sys
 import time
@@ -122,7 +121,7 @@ def install() -> bool:
     """
     global _keep, _subreaper
     if _keep is None:
-        _keep = f"keep-{secrets.token_hex(8)}"
+        _keep = f"keep-{os.urandom(8).hex()}"
         os.environ[MARKER] = _keep
     if _LINUX and not _subreaper:
         try:
@@ -192,7 +191,7 @@ class Lineage:
     """One spawned program and everything it started; `environment()` before the spawn, `root()` after."""
 
     def __init__(self) -> None:
-        self.token = secrets.token_hex(12)
+        self.token = os.urandom(12).hex()
         self.root_proc: Proc | None = None
         self._root_pid: int | None = None
         #: (pid, start) of every process ever found a member: still a member after its parent dies

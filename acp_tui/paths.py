@@ -6,7 +6,8 @@
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
+import importlib
 import os
 import re
 from pathlib import Path
@@ -51,9 +52,20 @@ def data_dir() -> Path:
 def history_file(cwd: Path) -> Path:
     """Prompt history for one working directory: readable name plus a hash of the absolute path."""
     absolute = str(Path(cwd).expanduser().absolute())
-    digest = hashlib.sha256(absolute.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    digest = _sha256_hex(absolute.encode("utf-8", "surrogateescape"))[:16]
     stem = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(absolute).name)[:40] or "root"
     return data_dir() / "history" / f"{stem}-{digest}.jsonl"
+
+
+def _sha256_hex(data: bytes) -> str:
+    """SHA-256 from CPython's own module (`_sha256` to 3.11, `_sha2` from 3.12), the digest `hashlib` gives:
+    `hashlib` maps OpenSSL, ~4 MB resident for this one digest at start-up (see `cli.import_asyncio_without_tls`)."""
+    for name in ("_sha256", "_sha2"):
+        with contextlib.suppress(ImportError):
+            return str(importlib.import_module(name).sha256(data).hexdigest())
+    import hashlib  # a Python built without its own hashes
+
+    return hashlib.sha256(data).hexdigest()
 
 
 def transcripts_dir() -> Path:

@@ -42,7 +42,6 @@ import asyncio
 import difflib
 import errno
 import os
-import secrets
 import stat
 from collections.abc import Coroutine, Mapping
 from pathlib import Path
@@ -819,7 +818,7 @@ def _temporary(folder: int, target: Path) -> tuple[str, int]:
     while len(os.fsencode(stem)) > 96:  # room for the rest within the usual 255-byte name limit
         stem = stem[:-1]
     for _ in range(100):
-        name = f".{stem}.{secrets.token_hex(4)}.acp-tmp"
+        name = f".{stem}.{os.urandom(4).hex()}.acp-tmp"
         try:
             fd = os.open(
                 name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=folder

@@ -50,7 +50,6 @@ import base64
 import contextlib
 import contextvars
 import os
-import secrets
 import shlex
 import signal
 import subprocess
@@ -309,7 +308,7 @@ class TerminalService:
         self._released: set[str] = set()
         self._waits: set[asyncio.Future[None]] = set()
         #: terminal ids are `term-<prefix>-<n>`: unique for this service's life, across reconnections
-        self._prefix = id_prefix if id_prefix is not None else secrets.token_hex(2)
+        self._prefix = id_prefix if id_prefix is not None else os.urandom(2).hex()
         self._count = 0
 
     # -- ClientService -----------------------------------------------------------------------------

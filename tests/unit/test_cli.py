@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
 import sys
 from pathlib import Path
 
@@ -354,3 +355,48 @@ def test_the_collector_is_off_while_the_ui_is_imported_and_on_once_it_runs(monke
         gc.enable()
         gc.unfreeze()
         gc.set_threshold(*threshold)
+
+
+_WITHOUT_TLS = """
+import asyncio.base_events, sys
+from pathlib import Path
+from acp_tui import paths
+paths.history_file(Path("/work/project"))
+import acp_tui.ui.app, acp_tui.agent.process
+
+async def talk() -> bytes:
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", "print(input())", stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+    out, _ = await child.communicate(b"over the pipes")
+    return out
+
+print(asyncio.run(talk()).decode().strip())
+print(sorted(m for m in ("ssl", "_ssl", "_hashlib", "hashlib", "hmac") if m in sys.modules))
+maps = open("/proc/self/maps").read() if sys.platform == "linux" else ""
+print("libcrypto" in maps, "libssl" in maps)
+print(asyncio.base_events.ssl)
+import ssl
+print(ssl.PROTOCOL_TLS_CLIENT.name)
+"""
+
+
+def test_the_command_runs_its_event_loop_without_mapping_openssl() -> None:
+    """asyncio is imported with `ssl` hidden (`import_asyncio_without_tls`), and the history's digest comes from
+    CPython's own SHA-256, so the UI, the agent's pipes and the history never map OpenSSL's libraries (~4.5 MB
+    resident); `ssl` itself still imports afterwards."""
+    code = "from acp_tui import cli\ncli.import_asyncio_without_tls()\n" + _WITHOUT_TLS
+    lines = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert lines[0] == "over the pipes"
+    assert lines[1] == "[]"
+    assert lines[2] == "False False"  # (the maps are read on Linux only)
+    assert lines[3] == "None"
+    assert lines[4] == "PROTOCOL_TLS_CLIENT"
+
+
+def test_asyncio_already_imported_keeps_its_tls() -> None:
+    """Hiding `ssl` is only for a fresh process: an asyncio imported before (a host, a test runner) is left as is."""
+    code = "import asyncio\nfrom acp_tui import cli\ncli.import_asyncio_without_tls()\n" + _WITHOUT_TLS
+    lines = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert lines[0] == "over the pipes"
+    assert "ssl" in lines[1]
+    assert lines[3] != "None"
