@@ -6,6 +6,7 @@ transport streams, for one), only Python's built-in table and a few source-code 
 
 from __future__ import annotations
 
+import functools
 import mimetypes
 
 __all__ = ["IMAGE_TYPES", "AUDIO_TYPES", "sniff_media", "text_mime", "binary_mime", "looks_binary", "is_image_name"]
@@ -15,7 +16,13 @@ IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 #: Audio formats sent as `audio` blocks.
 AUDIO_TYPES = frozenset({"audio/wav", "audio/mpeg", "audio/ogg", "audio/flac"})
 
-_BUILTIN = mimetypes.MimeTypes(filenames=())  # Python's own table only, never the system's files
+
+@functools.cache
+def _builtin() -> mimetypes.MimeTypes:
+    """Python's own table only, never the system's files; built when a file is first attached (building it
+    took ~2 ms of start-up)."""
+    return mimetypes.MimeTypes(filenames=())
+
 
 _SOURCE_TYPES = {
     ".py": "text/x-python",
@@ -103,7 +110,7 @@ def text_mime(name: str) -> str:
     suffix = _suffix(name)
     if suffix in _SOURCE_TYPES:
         return _SOURCE_TYPES[suffix]
-    guessed, _ = _BUILTIN.guess_type("x" + suffix, strict=False) if suffix else (None, None)
+    guessed, _ = _builtin().guess_type("x" + suffix, strict=False) if suffix else (None, None)
     if guessed and (guessed.startswith("text/") or guessed.endswith(("+xml", "+json", "/json", "/xml"))):
         return guessed
     return "text/plain"
@@ -117,5 +124,5 @@ def binary_mime(name: str, head: bytes) -> str:
     if head.startswith(b"%PDF-"):
         return "application/pdf"
     suffix = _suffix(name)
-    guessed, _ = _BUILTIN.guess_type("x" + suffix, strict=False) if suffix else (None, None)
+    guessed, _ = _builtin().guess_type("x" + suffix, strict=False) if suffix else (None, None)
     return guessed or "application/octet-stream"
