@@ -10,7 +10,7 @@ Kept compactly (issue 27: the log was the largest consumer of a long streamed an
 newest frames are `Frame` objects in an open page; a full page (`PAGE` frames or `PAGE_BYTES` of text) is sealed
 into columns (times in an array, each frame's direction, method and answer an index into the page's table of them,
 ids and problems sparse) with its text joined and compressed once (zlib, level 1: streamed updates repeat
-themselves, a page of them shrinks ~25 times). A frame too large for a page gets a page of its own, kept as it came:
+themselves, a page of them shrinks ~50 times; 8,000 take ~25 bytes a frame in all). A frame too large for a page gets a page of its own, kept as it came:
 one compress costs at most `PAGE_BYTES`, on the hot path or on a read. Reading (iteration either way, `find`)
 makes `Frame`s again, a page at a time, each page decompressed once per walk.
 Problems the codec or reducer find while handling a frame mark the frame received last (they are found
@@ -37,7 +37,8 @@ FrameDirection = Literal["->", "<-"]
 #: frames kept in memory (the rest only in the `--log` file)
 CAPACITY = 10_000
 #: bytes of frame text kept in memory, counted as it came over the wire (beyond it the oldest frames go; the newest
-#: frame is kept whatever its size). The memory they take is less: sealed pages are compressed.
+#: frame is kept whatever its size). The memory it takes is less: sealed pages are compressed (the text of frames
+#: dropped from the oldest page goes with the page, at most `PAGE_BYTES` of it)
 BYTES = 32 * 1024 * 1024
 #: frames in one page: sealed (compressed) once it holds this many
 PAGE = 128
@@ -157,16 +158,12 @@ class _Page:
             yield from reversed(picked) if reverse else picked
             return
         raws, ends, text = self.raws, self.ends, b""
-        if raws is None:
+        if raws is None and only is not None:  # no further than that frame (a limit of 0 would mean none)
+            text = zlib.decompressobj().decompress(self.text, max(ends[only], 1))
+        elif raws is None:
             text = zlib.decompress(self.text)
-        times, kinds, heads, ids, problems, first = (
-            self.times,
-            self.kinds,
-            self.heads,
-            self.ids,
-            self.problems,
-            self.first,
-        )
+        times, kinds, heads, ids, problems = self.times, self.kinds, self.heads, self.ids, self.problems
+        first = self.first
         for n in reversed(places) if reverse else places:
             direction, method, answers = kinds[heads[n] if heads is not None else 0]
             yield Frame(

@@ -117,8 +117,8 @@ def _every_kind_of_frame() -> list[tuple[FrameDirection, bytes]]:
         ("<-", UPDATE % 1),
         ("<-", b'{"jsonrpc":"2.0","id":"perm-7","method":"session/request_permission","params":{}}'),
         ("->", b'{"jsonrpc":"2.0","id":"perm-7","result":{}}'),
-        ("<-", b""),  # empty
         ("<-", b'\xff\xfe{"caf\xe9": \x00}'),  # not UTF-8
+        ("<-", b""),  # empty, the first of a page
         ("<-", b"[1, 2, 3]"),  # JSON, not an object
         ("<-", b'{"jsonrpc":"2.0","method":"session/update","params":{"pad":"%s"}}' % (b"z" * PAGE_BYTES)),  # huge
         ("<-", b'{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}'),
@@ -142,7 +142,7 @@ def test_frames_round_trip_through_sealed_pages_exactly_every_field_and_byte() -
     sealed = [page for page in log._pages if page.frames is None]
     assert len(sealed) >= 8 and any(page.raws is None for page in sealed) and any(page.raws for page in sealed)
     by_seq = {frame.seq: frame for frame in log}
-    assert by_seq[5].raw == b"" and by_seq[6].raw == b'\xff\xfe{"caf\xe9": \x00}' and by_seq[8].raw.endswith(b'z"}}')
+    assert by_seq[6].raw == b"" and by_seq[5].raw == b'\xff\xfe{"caf\xe9": \x00}' and by_seq[8].raw.endswith(b'z"}}')
     assert by_seq[4].label == "↩ session/request_permission" and by_seq[4].id == "perm-7"
     assert by_seq[9].label == "↩ session/prompt" and by_seq[9].id == 1
     assert by_seq[5].problem == by_seq[6].problem == by_seq[7].problem == "not a JSON-RPC object"
