@@ -10,9 +10,10 @@ Kept compactly (issue 27: the log was the largest consumer of a long streamed an
 newest frames are `Frame` objects in an open page; a full page (`PAGE` frames or `PAGE_BYTES` of text) is sealed
 into columns (times in an array, each frame's direction, method and answer an index into the page's table of them,
 ids and problems sparse) with its text joined and compressed once (zlib, level 1: streamed updates repeat
-themselves, a page of them shrinks ~50 times; 8,000 take ~25 bytes a frame in all). A frame too large for a page gets a page of its own, kept as it came:
-one compress costs at most `PAGE_BYTES`, on the hot path or on a read. Reading (iteration either way, `find`)
-makes `Frame`s again, a page at a time, each page decompressed once per walk.
+themselves, a page of them shrinks ~50 times; 8,000 of them take ~25 bytes a frame in all, not ~400). A frame too
+large for a page gets a page of its own, kept as it came: one compress costs at most `PAGE_BYTES`, on the hot path
+or on a read. Reading (iteration either way, `find`) makes `Frame`s again, a page at a time, each page decompressed
+once per walk; the count of frames marked is kept, so the open inspector's summary walks nothing.
 Problems the codec or reducer find while handling a frame mark the frame received last (they are found
 synchronously, in receive order: docs/architecture.md, "Data flow"); it may have been sealed already (a sent frame
 can come between).
@@ -195,7 +196,10 @@ class _Page:
 
 
 class FrameLog:
-    """A `TraceSink` that keeps the newest frames and passes every record on (to the `--log` file)."""
+    """A `TraceSink` that keeps the newest frames and passes every record on (to the `--log` file).
+
+    `capacity`, `budget` and `page` (frames a page) default to `CAPACITY`, `BYTES` and `PAGE`; tests make them small.
+    """
 
     def __init__(
         self, passes_to: TraceSink | None = None, *, capacity: int = CAPACITY, budget: int = BYTES, page: int = PAGE
