@@ -175,3 +175,31 @@ async def test_a_new_filter_keeps_the_selected_frame_selected_and_a_following_cu
         await wait_until(pilot, lambda: table.row_count == 50, "only the updates again")
         assert str(table.get_row_at(0)[3]) == "session/update"
         assert table.cursor_row == table.row_count - 1
+
+
+async def test_enter_opens_a_frame_from_a_sealed_page_and_a_mark_on_a_sealed_frame_shows() -> None:
+    """The log keeps older frames in sealed, compressed pages (acp_tui/agent/frames.py): Enter on one still shows it,
+    and a problem marked on a received frame whose page was sealed (a sent frame came between) reaches its row."""
+    log = FrameLog(page=4)
+    for n in range(18):
+        log.record("<-", json.dumps({"jsonrpc": "2.0", "method": "session/update", "params": {"n": n}}).encode())
+    app = _Host(log)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, InspectorScreen), "the inspector")
+        table = _table(app)
+        log.record("<-", b"{not json")  # frame 19
+        log.record("->", b'{"jsonrpc":"2.0","id":1,"method":"fs/x","params":{}}')  # frame 20 seals their page
+        assert log._pages[-1].frames is None
+        log.mark_last_received("unparseable line")
+        await wait_until(pilot, lambda: table.row_count == 20, "the new frames")
+        await wait_until(pilot, lambda: "unparseable line" in str(table.get_row_at(18)[5]), "the mark on frame 19")
+        assert str(table.get_row_at(18)[5]) == "⚑ not a JSON-RPC object; unparseable line"
+        assert "1 marked ⚑" in str(app.screen.query_one("#inspector-summary", Static).render())
+        table.move_cursor(row=2)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, FrameScreen), "frame 3")
+        assert json.loads(app.screen.query_one(TextArea).text) == {
+            "jsonrpc": "2.0",
+            "method": "session/update",
+            "params": {"n": 2},
+        }

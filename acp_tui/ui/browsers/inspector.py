@@ -149,7 +149,7 @@ class InspectorScreen(Screen[None]):
         self._flush_queued = False
         pending, self._pending = self._pending, []
         table = self.query_one(DataTable)
-        oldest = self.frames.frames[0].seq if self.frames.frames else 0
+        oldest = self.frames.oldest_seq
         stale = [seq for seq in self._shown if seq < oldest]
         if len(stale) > 500:
             self._rebuild()
@@ -244,7 +244,7 @@ class InspectorScreen(Screen[None]):
         line = f"{len(self._shown):,} of {len(log):,} frames shown"
         if log.dropped:
             line += f" · {log.dropped:,} older ones only in the log file{self.log_hint}"
-        marked = sum(1 for frame in log if frame.problem is not None)
+        marked = log.marked
         if marked:
             line += f" · {marked:,} marked ⚑"
         self.query_one("#inspector-summary", Static).update(
@@ -256,11 +256,9 @@ class InspectorScreen(Screen[None]):
     @on(DataTable.RowSelected)
     def _open(self, event: DataTable.RowSelected) -> None:
         event.stop()
-        seq = int(str(event.row_key.value))
-        for frame in reversed(self.frames.frames):
-            if frame.seq == seq:
-                self.app.push_screen(FrameScreen(frame))
-                return
+        frame = self.frames.find(int(str(event.row_key.value)))
+        if frame is not None:
+            self.app.push_screen(FrameScreen(frame))
 
     def action_filter(self) -> None:
         """`/` in the list: to the text filter (in a filter, `/` is typed)."""
