@@ -690,6 +690,7 @@ def _default_runner() -> Callable[[Launch], int]:
     # over them again and again: it is off until `tune_gc` freezes what they made.
     gc.disable()
     try:
+        import_asyncio_without_tls()  # after the agent's spawn (`_start_agent_early`): its start-up runs beside
         from acp_tui.ui.app import run
     except BaseException:
         gc.enable()
@@ -807,11 +808,12 @@ def _main(argv: Sequence[str] | None, runner: Callable[[Launch], int] | None) ->
             print(f"acp-tui: warning: {warning}", file=sys.stderr)
         print(f"acp-tui: {exc}", file=sys.stderr)
         return exc.code
-    import_asyncio_without_tls()  # every path from here runs an event loop
     try:
         if options.print_prompt is not None:
+            import_asyncio_without_tls()
             return _print_mode(options, launch)
         if checking:
+            import_asyncio_without_tls()
             from acp_tui.headless.check import run_check
 
             return run_check(launch, sys.stdout)
