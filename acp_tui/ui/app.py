@@ -119,6 +119,8 @@ class AcpApp(App[int]):
         self._markdown_styled = False
         #: set by `run()`: this app is the process (it answers SIGHUP/SIGTERM and reaps adopted orphans)
         self.owns_process = False
+        #: set by `run()`: SIGHUP and SIGTERM that arrived before the app could answer them (`on_mount`)
+        self.signals_before_mount: list[int] = []
         self._signalled: int | None = None
 
     def use_terminal_colours(self, environ: Mapping[str, str]) -> None:
@@ -161,6 +163,9 @@ class AcpApp(App[int]):
             loop = asyncio.get_running_loop()
             for number in QUIT_SIGNALS:
                 loop.add_signal_handler(number, self._on_quit_signal, number)
+            for early in self.signals_before_mount:  # they came while the app started: answered now, in order
+                self._on_quit_signal(early)
+            self.signals_before_mount.clear()
             self.set_interval(REAP_EVERY, lineage.reap_adopted)
 
     def _on_quit_signal(self, number: int) -> None:
@@ -370,11 +375,18 @@ def run(launch: Launch, *, launcher: TabLauncher | None = None) -> int:
     ends, is killed on the way out.
     """
     lineage.install()
+    # SIGHUP or SIGTERM before the app answers them itself (`on_mount`) is kept for it, not fatal: dying here
+    # would leave the agent started before the UI (acp_tui/agent/early_agent.py) to its own devices.
+    early: list[int] = []
+    previous = {number: signal.signal(number, lambda number, _frame: early.append(number)) for number in QUIT_SIGNALS}
     app = AcpApp(launch, launcher=launcher)
     app.owns_process = True
+    app.signals_before_mount = early
     app.use_terminal_colours(os.environ)
     try:
         result = app.run()
     finally:
+        for number, handler in previous.items():  # the loop's own handlers are gone with it: these answer now
+            signal.signal(number, handler)
         lineage.kill_everything()
     return result if isinstance(result, int) else 0

@@ -110,6 +110,44 @@ def test_sigterm_quits_as_ctrl_q_does_and_kills_what_the_agent_left(tmux: Tmux, 
     tmux.wait_for(lambda: "\x1b" not in tmux.screen() and "ready" not in tmux.screen(), "the terminal restored")
 
 
+_SIGNAL_AS_THE_APP_STARTS = """
+import os, signal, sys
+from acp_tui.ui.app import AcpApp
+
+real_run = AcpApp.run
+
+def run_after_a_signal(self, *args, **kwargs):
+    os.kill(os.getpid(), signal.SIGTERM)  # `kill`, or the window closing, as the app starts: not yet mounted
+    return real_run(self, *args, **kwargs)
+
+AcpApp.run = run_after_a_signal
+from acp_tui import cli
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+def test_sigterm_before_the_app_is_mounted_is_answered_once_it_is(tmux: Tmux, tmp_path: Path, marker: str) -> None:
+    """The agent starts before the UI is imported, so a SIGTERM between the import and the app's mount (when the
+    app's own handler is not there yet) must not kill acp-tui outright: it quits as a later one does, and what the
+    agent left is stopped with it."""
+    project = tmp_path / "project"
+    project.mkdir()
+    wrapper = tmp_path / "signal_as_the_app_starts.py"
+    wrapper.write_text(_SIGNAL_AS_THE_APP_STARTS)
+    rc_file = tmp_path / "rc"
+    command = " ".join(
+        shlex.quote(part)
+        for part in [sys.executable, str(wrapper), "--cwd", str(project), "--", *leaves_a_sleeper(marker)]
+    )
+    inner = f"exec env -i {private_exports(tmp_path)} {command}"
+    shell = f"sh -c {shlex.quote(inner)}; echo $? > {shlex.quote(str(rc_file))}; sleep 30"
+    tmux.run("new-session", "-d", "-x", "160", "-y", "50", "-s", tmux.name, "sh", "-c", shell)
+    tmux.wait_for(lambda: rc_file.exists() and rc_file.read_text().strip() != "", "acp-tui's exit status")
+    assert rc_file.read_text().strip() == str(128 + signal.SIGTERM)
+    assert not processes_with(marker), "the agent's sleeper outlived acp-tui"  # killed outright, it would live on
+    tmux.wait_for(lambda: "\x1b" not in tmux.screen() and "ready" not in tmux.screen(), "the terminal restored")
+
+
 def test_a_closed_terminal_ends_acp_tui_and_what_the_agent_left(tmux: Tmux, tmp_path: Path, marker: str) -> None:
     pid, _ = start_with_sleeper(tmux, tmp_path, marker)
     tmux.run("kill-server")  # the terminal goes away: SIGHUP
