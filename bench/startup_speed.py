@@ -7,6 +7,8 @@ says "ready". Prints the median and all runs, and the client's own CPU time at t
 wall time on a shared machine). Goals: ≤ 1.0 s (issue 4), ≤ 0.35 s (issue 27) on this 2-core machine.
 `--agent-start 0.2` makes the agent wait before it reads, as a slower (Node) agent's own start-up does: what
 acp-tui hides of it by starting the agent before it imports its UI (docs/performance.md "Start-up").
+`--floor` runs Textual's floor beside each run (bench/textual_floor_app.py: a title, a text area and a status
+line, no agent), so each figure comes with what the same host takes to start any Textual app of that shape.
 
 The client runs as a user's would, with its bytecode cached: PYTHONDONTWRITEBYTECODE is dropped for it and
 an uncounted first run writes the cache (with it set, every start compiles ~400 modules: about twice as slow).
@@ -90,12 +92,20 @@ def main() -> None:
         metavar="SECONDS",
         help="the flood agent waits this long before it reads (a slower agent's start-up, e.g. 0.2 for Node)",
     )
+    parser.add_argument("--floor", action="store_true", help="run Textual's floor app beside each run")
     args = parser.parse_args()
     # a session that outlives the runs keeps the tmux server up (a server whose last session was just
     # killed is still shutting down when the next run asks it for a session, and refuses)
     tmux("new-session", "-d", "-s", "keeper", "sleep 3600")
     one_run(args.client, args.timeout, args.agent_start)  # writes the bytecode cache, as a user's first start does
-    runs = [one_run(args.client, args.timeout, args.agent_start) for _ in range(args.repeat)]
+    floor_client = f"{shlex.quote(sys.executable)} {shlex.quote(str(BENCH / 'textual_floor_app.py'))}"
+    if args.floor:
+        one_run(floor_client, args.timeout)  # its bytecode cache too
+    runs, floors = [], []
+    for _ in range(args.repeat):
+        runs.append(one_run(args.client, args.timeout, args.agent_start))
+        if args.floor:
+            floors.append(one_run(floor_client, args.timeout)[0])
     times = [wall for wall, _ in runs]
     cpu = statistics.median(cpu for _, cpu in runs)
     agent = f" (agent start-up +{args.agent_start:g} s)" if args.agent_start else ""
@@ -103,6 +113,12 @@ def main() -> None:
         f"start-up to ready{agent}: median {statistics.median(times):.2f} s, client CPU {cpu:.2f} s, "
         f"load {os.getloadavg()[0]:.1f} (runs: {', '.join(f'{t:.2f}' for t in times)})"
     )
+    if floors:
+        ratios = statistics.median(wall / floor for wall, floor in zip(times, floors, strict=True))
+        print(
+            f"  Textual's floor, run beside each: median {statistics.median(floors):.2f} s; acp-tui {ratios:.2f}x it "
+            f"(median of the paired ratios; runs: {', '.join(f'{t:.2f}' for t in floors)})"
+        )
     subprocess.run(["tmux", "-L", SOCKET, "kill-server"], capture_output=True)
 
 
