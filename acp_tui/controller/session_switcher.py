@@ -20,6 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
+from acp_tui import transcript
 from acp_tui.agent.connection import ConnectionClosed
 from acp_tui.agent.dialect import OpenMethod, SessionAbilities
 from acp_tui.agent.process import SpawnError
@@ -43,7 +44,7 @@ from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.sanitize import plain
 from acp_tui.session.changes import Change, EntityAdded, InfoChanged
 from acp_tui.session.model import SessionState
-from acp_tui.transcript import TranscriptWriter, render_markdown, transcript_path
+from acp_tui.transcript import TranscriptWriter, transcript_path
 
 #: Replay progress is reported at most this often (the status line, not one event per update).
 PROGRESS_EVERY = 0.1
@@ -214,7 +215,7 @@ class SessionSwitcher:
             raise SessionError("there is no transcript of this conversation to export")
         self._host.transcript.flush()
         try:
-            return render_markdown(writer.path), writer.path
+            return transcript.render_markdown(writer.path), writer.path
         except OSError as exc:
             raise SessionError(f"the transcript could not be read: {exc.strerror or exc}") from None
 

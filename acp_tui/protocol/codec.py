@@ -334,9 +334,14 @@ _V2_MEMBERS = _members(v2.KnownSessionUpdate)
 _V1_MEMBERS = _members(v1.V1KnownSessionUpdate)
 _V2_KINDS = frozenset(_V2_MEMBERS)
 _V1_KINDS = frozenset(_V1_MEMBERS)
-_v2_update_params = msgspec.json.Decoder(_V2UpdateParams)
-_v1_update_params = msgspec.json.Decoder(_V1UpdateParams)
 _any_decoder = msgspec.json.Decoder()
+#: the session/update decoders, built on first use (v2's alone took ~4 ms of start-up, and a session needs one)
+_update_params: dict[bool, msgspec.json.Decoder[Any]] = {}
+
+
+def _update_params_decoder(version_two: bool) -> msgspec.json.Decoder[Any]:
+    decoder = _update_params[version_two] = msgspec.json.Decoder(_V2UpdateParams if version_two else _V1UpdateParams)
+    return decoder
 
 
 @overload
@@ -350,7 +355,7 @@ def decode_update(params: bytes, version: int) -> tuple[str, v2.SessionUpdate | 
     Unknown `sessionUpdate` kinds become `UnknownUpdate`; unknown nested variants become their
     `Unknown*` Struct; a malformed known variant raises `MalformedMessage`.
     """
-    decoder = _v2_update_params if version >= 2 else _v1_update_params
+    decoder = _update_params.get(version >= 2) or _update_params_decoder(version >= 2)
     try:
         try:
             decoded = decoder.decode(params)
@@ -403,8 +408,9 @@ def _parse(data: bytes) -> dict[str, Any]:
 
 
 def _make(target: type[T], fix: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> Callable[[bytes], T]:
-    """A decoder for `target` with the fast path and, when `fix` is given, the repairing fallback."""
-    decoder = msgspec.json.Decoder(target)
+    """A decoder for `target` with the fast path and, when `fix` is given, the repairing fallback; msgspec's own
+    decoder is built on first use (the twenty of them took ~2 ms of start-up, most for messages rarely seen)."""
+    decoders: list[msgspec.json.Decoder[T]] = []
 
     def decode(data: bytes) -> T:
         try:
@@ -414,8 +420,10 @@ def _make(target: type[T], fix: Callable[[dict[str, Any]], dict[str, Any]] | Non
             raise MalformedMessage(f"malformed {target.__name__}: nested too deeply to read", data) from None
 
     def _decode(data: bytes) -> T:
+        if not decoders:
+            decoders.append(msgspec.json.Decoder(target))
         try:
-            return decoder.decode(data)
+            return decoders[0].decode(data)
         except msgspec.DecodeError as exc:
             if fix is None:
                 raise MalformedMessage(f"malformed {target.__name__}: {exc}", data) from exc

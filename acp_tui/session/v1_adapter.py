@@ -22,7 +22,6 @@ import base64
 import difflib
 import itertools
 import shlex
-from dataclasses import dataclass
 from typing import Any, Final
 
 import msgspec
@@ -340,8 +339,7 @@ def _field(obj: Any, attr: str, key: str) -> Any:
     return None if value is UNSET else value
 
 
-@dataclass(slots=True)
-class _MetaTerminal:
+class _MetaTerminal(msgspec.Struct):
     """One terminal of the terminal-output extension, as far as it was reported."""
 
     terminal_id: str

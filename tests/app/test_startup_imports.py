@@ -19,7 +19,7 @@ from tests.support.agents import AGENTS_DIR
 from tests.support.paths import REPO
 
 #: Imported with their first use: Markdown and Pygments with the agent's first message or tool call, each
-#: dialog and browser when it first opens.
+#: dialog and browser when it first opens, the transcript's reading half when one is exported or resumed.
 DEFERRED = (
     "markdown_it",
     "pygments",
@@ -39,6 +39,8 @@ DEFERRED = (
     "acp_tui.ui.browsers.inspector",
     "acp_tui.ui.browsers.problems",
     "acp_tui.ui.browsers.help",
+    "acp_tui.transcript.markdown",
+    "acp_tui.transcript.reader",
 )
 
 _RUN_TO_READY = """
