@@ -19,7 +19,8 @@ from tests.support.agents import AGENTS_DIR
 from tests.support.paths import REPO
 
 #: Imported with their first use: Markdown and Pygments with the agent's first message or tool call, each
-#: dialog and browser when it first opens, the transcript's reading half when one is exported or resumed.
+#: dialog and browser when it first opens, the transcript's reading half when one is exported or resumed, the
+#: user's messages' view with the first prompt.
 DEFERRED = (
     "markdown_it",
     "pygments",
@@ -41,6 +42,8 @@ DEFERRED = (
     "acp_tui.ui.browsers.help",
     "acp_tui.transcript.markdown",
     "acp_tui.transcript.reader",
+    "acp_tui.ui.widgets.user_message",
+    "acp_tui.ui.widgets.unknown_update",
 )
 
 _RUN_TO_READY = """

@@ -10,14 +10,15 @@ the user message it turned into (or goes away when the agent reported the messag
 that a tool call refers to are shown inside that card; others stand alone in the timeline.
 
 The views of the agent's output (messages, thoughts, tool calls, file access, compaction summaries,
-subagents) are imported with the first entity of their kind (`view_class`): they draw with Markdown and
-Pygments, which the first screen, an empty conversation, does not need (issue 27's start-up).
+subagents, unknown updates) and of the user's messages are imported with the first entity of their kind
+(`view_class`): they draw with Markdown and Pygments, which the first screen, an empty conversation, does not
+need (issue 27's start-up).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol, assert_never, cast, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, assert_never, cast, runtime_checkable
 
 import msgspec
 from textual.widget import Widget
@@ -62,8 +63,9 @@ from acp_tui.session.model import (
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.plan_view import PlanView
 from acp_tui.ui.widgets.terminal_view import TerminalView
-from acp_tui.ui.widgets.unknown_update import UnknownUpdateView
-from acp_tui.ui.widgets.user_message import UserMessageView
+
+if TYPE_CHECKING:
+    from acp_tui.ui.widgets.user_message import UserMessageView
 
 
 @runtime_checkable
@@ -146,12 +148,16 @@ def view_class(kind: str) -> Callable[[Any], Widget] | None:
     imported here, with the first entity of their kind. Tool calls, terminals and subagents are built in
     `TimelineRenderer._build` (they take more than the entity)."""
     if kind == USER_MESSAGE:
+        from acp_tui.ui.widgets.user_message import UserMessageView
+
         return UserMessageView
     if kind == TERMINAL:
         return TerminalView
     if kind == PLAN:
         return PlanView
     if kind == UNKNOWN:
+        from acp_tui.ui.widgets.unknown_update import UnknownUpdateView
+
         return UnknownUpdateView
     if kind == AGENT_MESSAGE:
         from acp_tui.ui.widgets.agent_message import AgentMessageView
@@ -174,6 +180,13 @@ def view_class(kind: str) -> Callable[[Any], Widget] | None:
 
         return SubagentLane
     return None
+
+
+def _user_message_view() -> type[UserMessageView]:
+    """The user's messages' view, imported with the first of them (as `view_class` imports the agent's)."""
+    from acp_tui.ui.widgets.user_message import UserMessageView
+
+    return UserMessageView
 
 
 #: Kinds whose arrival means the agent moved on: a thought before a tool call folds away.
@@ -255,7 +268,7 @@ class TimelineRenderer:
         if isinstance(view, TerminalView):
             view.reset_and_replay()
             self._terminal_changed(view)
-        elif isinstance(view, UserMessageView):
+        elif isinstance(view, _user_message_view()):
             view.replace_content(self._entity(key))
         elif _capabilities(view).content:
             cast(ContentView, view).replace_content()
@@ -324,7 +337,7 @@ class TimelineRenderer:
         bubble = self._bubbles.get(request_id)
         if submission is not None:
             if bubble is None:
-                bubble = UserMessageView.from_submission(submission)
+                bubble = _user_message_view().from_submission(submission)
                 self._bubbles[request_id] = bubble
                 self._flush_pending()  # after what the frame built before it
                 self.conversation.add_entry(bubble)
