@@ -19,17 +19,18 @@ reading the file later; anything shown must be sanitised by the caller.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import stat
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from itertools import accumulate, repeat
 from operator import contains
 from typing import TYPE_CHECKING, Literal
+
+import msgspec
+import msgspec.structs
 
 if TYPE_CHECKING:  # imported by the index thread when it reads an ignore file, not at start-up
     import pathspec
@@ -67,8 +68,7 @@ def is_hidden_path(relative: str) -> bool:
 MASK_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789._-/"
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class CharMasks:
+class CharMasks(msgspec.Struct, frozen=True, eq=False):
     """Per character, which entries contain it: byte `i` of `mask.to_bytes(size, "big")` is 1 when
     entry `i` does. Big integers make the AND of several characters a few microseconds."""
 
@@ -95,8 +95,7 @@ class CharMasks:
         )
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Corpus:
+class Corpus(msgspec.Struct, frozen=True, eq=False):
     """An immutable view of the index: the first `size` entries of append-only lists.
 
     `paths[i]` is the path relative to the root in POSIX form, a directory with a trailing `/`;
@@ -142,20 +141,19 @@ class Corpus:
 
         Only for a ranked corpus (hidden entries last), as `FileIndex` and `from_paths` make.
         """
-        return dataclasses.replace(
+        return msgspec.structs.replace(
             self, masks=CharMasks.build(self.lower, self.visible[: self.visible_size], self.size)
         )
 
 
-@dataclass(slots=True)
-class _Lists:
+class _Lists(msgspec.Struct):
     """The builder's append-only lists; a snapshot is a `Corpus` of their current lengths."""
 
-    paths: list[str] = field(default_factory=list)
-    lower: list[str] = field(default_factory=list)
-    base: list[str] = field(default_factory=list)
-    base_start: list[int] = field(default_factory=list)
-    visible: list[int] = field(default_factory=list)
+    paths: list[str] = msgspec.field(default_factory=list)
+    lower: list[str] = msgspec.field(default_factory=list)
+    base: list[str] = msgspec.field(default_factory=list)
+    base_start: list[int] = msgspec.field(default_factory=list)
+    visible: list[int] = msgspec.field(default_factory=list)
 
     def add(self, relative: str) -> None:
         index = len(self.paths)

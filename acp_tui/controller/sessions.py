@@ -21,6 +21,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from acp_tui import paths
 from acp_tui.protocol import methods
 from acp_tui.sanitize import plain
@@ -58,8 +60,7 @@ class SessionListing:
         return not self.listed and self.transcript is not None
 
 
-@dataclass(frozen=True, slots=True)
-class SessionPage:
+class SessionPage(msgspec.Struct, frozen=True):
     """One page of `session/list`; `next_cursor` is None on the last page (an empty string is a cursor)."""
 
     sessions: list[SessionListing]
@@ -224,8 +225,7 @@ def index_file() -> Path:
     return paths.data_dir() / "sessions.jsonl"
 
 
-@dataclass(frozen=True, slots=True)
-class IndexEntry:
+class IndexEntry(msgspec.Struct, frozen=True):
     """What the index knows of one transcript: whose session it is, where, and what it is called."""
 
     transcript: Path
