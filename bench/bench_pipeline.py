@@ -37,7 +37,8 @@ def run_once(stream: bytes) -> float:
     for offset in range(0, len(stream), READ):
         for line in framer.feed(stream[offset : offset + READ]):
             message = jsonrpc.decode_frame(line)
-            _session, update = codec.decode_update(bytes(message.params), 2)  # type: ignore[union-attr]
+            params: bytes = bytes(message.params)  # type: ignore[union-attr]
+            _session, update = codec.decode_update(params, 2)
             apply(state, update)
     return time.perf_counter() - start
 

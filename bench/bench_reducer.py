@@ -10,13 +10,14 @@ from __future__ import annotations
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from acp_tui.protocol.v2 import AgentMessageChunk, TextContent, ToolCallUpdate  # noqa: E402
 from acp_tui.session.model import SessionState  # noqa: E402
-from acp_tui.session.reducer import apply  # noqa: E402
+from acp_tui.session.reducer import ModelInput, apply  # noqa: E402
 
 RUNS = 5
 
@@ -38,7 +39,7 @@ def tool_updates(m: int) -> list[ToolCallUpdate]:
     return updates
 
 
-def timed(updates: list, read_text: bool) -> float:
+def timed(updates: Sequence[ModelInput], read_text: bool) -> float:
     state = SessionState()
     start = time.perf_counter()
     for update in updates:
@@ -49,7 +50,7 @@ def timed(updates: list, read_text: bool) -> float:
     return time.perf_counter() - start
 
 
-def report(label: str, updates: list, read_text: bool = False) -> None:
+def report(label: str, updates: Sequence[ModelInput], read_text: bool = False) -> None:
     times = [timed(updates, read_text) for _ in range(RUNS)]
     median = statistics.median(times)
     per_us = median / len(updates) * 1e6

@@ -213,7 +213,11 @@ def five_tabs(args: argparse.Namespace, *, burst: bool, count: int = 5) -> Five:
             app.keys("Enter")
             for number in range(2, count + 1):
                 show(app, number, args.timeout)
-                wait_for(f"tab {number}'s prompt", lambda n=number: prompts[n - 1] in app.screen(), args.timeout)
+
+                def shows_prompt(prompt: str = prompts[number - 1]) -> bool:
+                    return prompt in app.screen()
+
+                wait_for(f"tab {number}'s prompt", shows_prompt, args.timeout)
                 app.keys("Enter")
         enters = time.time() - first
 

@@ -40,7 +40,7 @@ from acp_tui.protocol.v2 import TerminalRef, ToolCallUpdate  # noqa: E402
 from acp_tui.services.base import ServiceContext  # noqa: E402
 from acp_tui.services.terminals import TerminalService  # noqa: E402
 from acp_tui.session.model import SessionState  # noqa: E402
-from acp_tui.session.reducer import apply  # noqa: E402
+from acp_tui.session.reducer import ModelInput, apply  # noqa: E402
 from acp_tui.ui.chat.timeline import TimelineRenderer  # noqa: E402
 from acp_tui.ui.widgets.conversation import Conversation  # noqa: E402
 from acp_tui.ui.widgets.terminal_view import TerminalView  # noqa: E402
@@ -79,7 +79,7 @@ async def run_once(lines: int, flood: int) -> dict[str, float]:
         state = SessionState()
         renderer = TimelineRenderer(app.query_one(Conversation), state)
 
-        def feed(item: object) -> None:
+        def feed(item: ModelInput) -> None:
             for change in apply(state, item):
                 renderer.apply(change)
 
