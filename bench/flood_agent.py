@@ -75,10 +75,10 @@ def _markdown_words(rng: random.Random, index: int) -> str:
     return f" {words}"
 
 
-def realistic_markdown(chunks: int, seed: int = 7) -> list[str]:
+def realistic_markdown(chunks: int, seed: int = 7, marker: str = MARKER) -> list[str]:
     """A markdown answer of about `chunks` * 18 characters, split into `chunks` pieces.
 
-    The last piece ends with the marker word on its own paragraph.
+    The last piece ends with `marker` on its own paragraph.
     """
     rng = random.Random(seed)
     target = max(chunks * CHUNK_CHARS, 40)
@@ -90,13 +90,19 @@ def realistic_markdown(chunks: int, seed: int = 7) -> list[str]:
         parts.append(section)
         size += len(section)
         number += 1
-    text = "".join(parts) + f"Done: {MARKER}"
+    text = "".join(parts) + f"Done: {marker}"
     step = len(text) / chunks
     cuts = [round(i * step) for i in range(chunks)] + [len(text)]
     if chunks > 1:
-        cuts[-2] = min(cuts[-2], len(text) - len(MARKER))  # the marker is whole in the last piece
+        cuts[-2] = min(cuts[-2], len(text) - len(marker))  # the marker is whole in the last piece
     pieces = [text[cuts[i] : cuts[i + 1]] for i in range(chunks)]
     return pieces
+
+
+def turn_marker(turn: int) -> str:
+    """The marker that ends turn `turn`'s answer (`--mode message`): the first turn's is `MARKER`, a later one's
+    says its number, so a harness waiting for turn 2 is not fooled by turn 1's still on screen."""
+    return MARKER if turn == 1 else f"{MARKER} #{turn}"
 
 
 class Agent:
@@ -108,6 +114,7 @@ class Agent:
         self.stamp = stamp
         self.version = 2
         self.counter = 0
+        self.turns = 0
         self.out = sys.stdout.buffer
 
     def send(self, message: dict[str, Any]) -> None:
@@ -218,10 +225,11 @@ class Agent:
 
     def turn(self, session_id: str) -> None:
         message_id = self.new_id("msg")
+        self.turns += 1
         if self.mode == "mixed":
             self.mixed(session_id)
         elif self.mode == "message":
-            pieces = realistic_markdown(self.chunks)
+            pieces = realistic_markdown(self.chunks, marker=turn_marker(self.turns))
             for piece in pieces:
                 self.chunk(session_id, "agent_message_chunk", message_id, piece)
         else:
