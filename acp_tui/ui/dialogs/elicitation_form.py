@@ -50,7 +50,7 @@ from acp_tui.services.elicitation_form import (
     initial_value,
     placeholder,
 )
-from acp_tui.ui.dialogs.guarded import ARM_DELAY, GuardedDialog, key_hints
+from acp_tui.ui.dialogs.guarded import ARM_DELAY, FIELD_FOCUS_KEYS, GuardedDialog, key_hints
 from acp_tui.ui.widgets.content_blocks import head_lines, more_lines_text
 
 __all__ = ["ARM_DELAY", "ElicitationFormScreen", "FieldRow"]
@@ -200,6 +200,7 @@ class ElicitationFormScreen(GuardedDialog[FormOutcome]):
         Binding("ctrl+s", "submit", "Submit", show=False),
         Binding("ctrl+n", "decline", "Decline", show=False),
         Binding("escape", "cancel", "Cancel", show=False),
+        *FIELD_FOCUS_KEYS,
     ]
 
     def __init__(

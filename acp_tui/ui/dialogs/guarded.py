@@ -14,6 +14,7 @@ from typing import Any, Final, Generic, TypeVar
 
 from rich.text import Text
 from textual import events
+from textual.binding import Binding
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
@@ -26,6 +27,14 @@ ARM_DELAY: Final = 0.5
 ARMING_HINT: Final = "keys are ignored for a moment…"
 #: Keys that scroll; they decide nothing and do not delay arming.
 SCROLL_KEYS: Final = frozenset({"pageup", "pagedown", "ctrl+up", "ctrl+down", "shift+up", "shift+down"})
+
+#: Tab and Shift+Tab for a dialog of several fields, as priority bindings: the app moves the focus as it reads the
+#: key, so what is typed after a Tab in one burst (fast typing, a paste) lands in the next field. Textual's own Tab
+#: is only seen when the focused field takes its turn, after the burst's later keys were already given to it.
+FIELD_FOCUS_KEYS: Final = (
+    Binding("tab", "app.focus_next", show=False, priority=True),
+    Binding("shift+tab", "app.focus_previous", show=False, priority=True),
+)
 
 R = TypeVar("R")
 
@@ -192,4 +201,4 @@ class GuardedDialog(ModalScreen[R], Generic[R]):
         event.stop()
 
 
-__all__ = ["ARMING_HINT", "GuardedDialog", "SCROLL_KEYS", "key_hints"]
+__all__ = ["ARMING_HINT", "FIELD_FOCUS_KEYS", "GuardedDialog", "SCROLL_KEYS", "key_hints"]

@@ -45,7 +45,7 @@ from acp_tui.protocol.auth import (
 )
 from acp_tui.sanitize import escape_controls, plain
 from acp_tui.services.auth import KeyEntry, LoginChoice, LoginRequest, SecretRequest, TerminalCommand
-from acp_tui.ui.dialogs.guarded import ARM_DELAY, GuardedDialog
+from acp_tui.ui.dialogs.guarded import ARM_DELAY, FIELD_FOCUS_KEYS, GuardedDialog
 from acp_tui.ui.widgets.palette import PaletteEntry, ScreenActionCommands
 
 __all__ = [
@@ -411,6 +411,7 @@ class SecretScreen(GuardedDialog[dict[str, str]]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", show=False),
+        *FIELD_FOCUS_KEYS,
     ]
 
     def __init__(self, request: SecretRequest, *, arm_delay: float = ARM_DELAY) -> None:

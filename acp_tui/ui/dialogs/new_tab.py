@@ -24,7 +24,7 @@ from textual.widgets.option_list import Option
 
 from acp_tui.launch import Launch, LaunchProblem
 from acp_tui.sanitize import plain
-from acp_tui.ui.dialogs.guarded import key_hints
+from acp_tui.ui.dialogs.guarded import FIELD_FOCUS_KEYS, key_hints
 
 __all__ = ["AgentChoice", "NewTabScreen"]
 
@@ -41,7 +41,7 @@ class NewTabScreen(ModalScreen[Launch | None]):
     """Ask for an agent and a folder; dismissed with the new tab's launch, or None."""
 
     CSS_PATH = "new_tab.tcss"
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", show=False)]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", show=False), *FIELD_FOCUS_KEYS]
 
     def __init__(
         self,
