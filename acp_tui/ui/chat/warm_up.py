@@ -24,6 +24,6 @@ def warm_up_markdown(node: DOMNode) -> threading.Thread:
 
 
 def _warm_up(dark: bool, ansi: bool) -> None:
-    from acp_tui.ui.widgets.markdown_stream import code_theme_for, warm_up_in_background
+    from acp_tui.ui.widgets.markdown_stream import code_theme_for, warm_up_once
 
-    warm_up_in_background(code_theme_for(dark, ansi))  # once per process and theme (a no-op after that)
+    warm_up_once(code_theme_for(dark, ansi))  # here, in this thread; once per process and theme
