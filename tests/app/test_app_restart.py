@@ -181,7 +181,7 @@ async def test_refused_resume_falls_back_to_a_new_session_v2(app_dirs: Path, tmp
 async def test_restart_with_the_demo_agent(app_dirs: Path, tmp_path: Path, protocol: int) -> None:  # noqa: F811
     argv = [sys.executable, "-m", "acp_tui.demo"]
     env = {"ACP_TUI_DEMO_SPEED": "0"}
-    app = AcpApp(make_launch(argv, tmp_path, protocol=protocol, env=env), arm_delay=0.1)  # type: ignore[arg-type]
+    app = AcpApp(make_launch(argv, tmp_path, protocol=protocol, env=env), arm_delay=0.1)
     async with app.run_test(size=SIZE) as pilot:
         chat = await kill_restart_and_prompt(pilot, app, answer="first question")
         assert chat.controller.session is not None and chat.controller.session.version == protocol

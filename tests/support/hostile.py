@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,13 +11,13 @@ import pytest
 from rich.console import Console
 from textual.pilot import Pilot
 
-from acp_tui.launch import Launch
 from acp_tui.paths import transcripts_dir
 from acp_tui.transcript import render_markdown
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.chat.screen import ChatScreen
 from acp_tui.ui.widgets.system_line import SystemLine
 from tests.support.agents import hostile_agent_argv
+from tests.support.launches import make_launch as make_launch  # the tests of hostile agents import it from here
 from tests.support.wait import until
 
 SIZE = (120, 45)
@@ -31,29 +31,6 @@ def app_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("ACP_TUI_STATE_DIR", str(tmp_path / "state"))
     monkeypatch.setenv("ACP_TUI_CONFIG_DIR", str(tmp_path / "config"))
     return data
-
-
-def make_launch(
-    argv: Sequence[str],
-    cwd: Path,
-    *,
-    init_timeout: float = 10,
-    protocol: str = "auto",
-    log_path: Path | None = None,
-    env: dict[str, str] | None = None,
-) -> Launch:
-    return Launch(
-        agent_argv=tuple(argv),
-        agent_name="test-agent",
-        env=env or {},
-        cwd=cwd,
-        protocol=protocol,  # type: ignore[arg-type]
-        theme=None,
-        log_path=log_path,
-        init_timeout=init_timeout,
-        warnings=(),
-        is_demo=False,
-    )
 
 
 async def wait_for(pilot: Pilot[Any], condition: Callable[[], object], timeout: float = 15.0, what: str = "") -> None:

@@ -20,6 +20,7 @@ from acp_tui.launch import Launch
 from acp_tui.ui.chat.screen import ChatScreen
 from acp_tui.ui.dialogs.permission import PermissionScreen
 from acp_tui.ui.widgets.system_line import SystemLine
+from tests.support import launches
 from tests.support.agents import AGENTS_DIR
 from tests.support.schema_check import validate_client_message
 from tests.support.wait import armed, until
@@ -47,18 +48,7 @@ def make_launch(
     name: str = "scripted",
     log_path: Path | None = None,
 ) -> Launch:
-    return Launch(
-        agent_argv=tuple(argv),
-        agent_name=name,
-        env=env or {},
-        cwd=cwd,
-        protocol=protocol,  # type: ignore[arg-type]
-        theme=None,
-        log_path=log_path,
-        init_timeout=10,
-        warnings=(),
-        is_demo=False,
-    )
+    return launches.make_launch(argv, cwd, name=name, env=env, protocol=protocol, log_path=log_path)
 
 
 class ScriptedRun:

@@ -24,6 +24,7 @@ from acp_tui.session.changes import AgentGone
 from acp_tui.session.model import AGENT_MESSAGE, TOOL_CALL, USER_MESSAGE, Message, ToolCall
 from tests.support.agents import AGENTS_DIR
 from tests.support.controller import ControllerEvents, ScriptedUser
+from tests.support.launches import make_launch
 from tests.support.paths import REPO
 from tests.support.wait import until as wait_until
 
@@ -31,17 +32,7 @@ pytestmark = pytest.mark.timeout(60)
 
 
 def demo_launch(tmp_path: Path) -> Launch:
-    return Launch(
-        agent_argv=tuple(demo_argv()),
-        agent_name="demo",
-        env={"ACP_TUI_DEMO_SPEED": "0.05"},
-        cwd=tmp_path,
-        protocol="auto",
-        theme=None,
-        log_path=None,
-        init_timeout=20,
-        warnings=(),
-    )
+    return make_launch(demo_argv(), tmp_path, name="demo", env={"ACP_TUI_DEMO_SPEED": "0.05"}, init_timeout=20)
 
 
 @pytest.fixture

@@ -31,6 +31,7 @@ from acp_tui.controller.controller_events import Note
 from acp_tui.launch import Launch, new_session
 from tests.support.agents import AGENTS_DIR
 from tests.support.controller import ControllerEvents, ScriptedUser
+from tests.support.launches import make_launch
 from tests.support.processes import marker, processes_with  # noqa: F401  (fixtures)
 from tests.support.wait import until, until_sync
 
@@ -204,17 +205,7 @@ def test_an_agent_nobody_claims_is_stopped_with_all_it_started_and_reaped(tmp_pa
 
 
 def rpc_launch(tmp_path: Path, argv: tuple[str, ...]) -> Launch:
-    return Launch(
-        agent_argv=argv,
-        agent_name="rpc-v2",
-        env={"ACP_X": "y"},
-        cwd=tmp_path,
-        protocol="auto",
-        theme=None,
-        log_path=None,
-        init_timeout=20,
-        warnings=(),
-    )
+    return make_launch(argv, tmp_path, name="rpc-v2", env={"ACP_X": "y"}, init_timeout=20)
 
 
 async def test_the_first_session_claims_the_early_agent_and_a_restart_spawns_its_own(
