@@ -8,10 +8,13 @@ posted to the app in one go, as the terminal's reader does with one read, not pr
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+import pytest
 from textual import events
 from textual.app import App
+from textual.screen import Screen
 from textual.widgets import Input
 
 from acp_tui.launch import Launch
@@ -61,30 +64,30 @@ async def test_the_new_tab_dialog_takes_agent_tab_folder_typed_in_one_burst() ->
         assert not built
 
 
-async def test_a_form_takes_a_burst_field_by_field() -> None:
-    app = Host()
-    async with app.run_test(size=(100, 30)) as pilot:
-        question = form_question({"name": {"type": "string"}, "team": {"type": "string"}})
-        screen = ElicitationFormScreen(question, arm_delay=ARM)
-        await open_dialog(app, pilot, screen)
-        first, _ = screen.query(Input).results(Input)
-        first.focus()
-        await pilot.pause()
-        burst(app, "Ada", "tab", "Engines")
-        await pilot.pause()
-        await pilot.pause()
-        assert values(screen) == ["Ada", "Engines"]
+def _form() -> ElicitationFormScreen:
+    return ElicitationFormScreen(form_question({"name": {"type": "string"}, "team": {"type": "string"}}), arm_delay=ARM)
 
 
-async def test_the_key_entry_takes_a_name_tab_key_burst() -> None:
+def _key_entry() -> SecretScreen:
+    return SecretScreen(SecretRequest("API key"), arm_delay=ARM)
+
+
+@pytest.mark.parametrize(
+    ("dialog", "first", "second"),
+    [(_form, "Ada", "Engines"), (_key_entry, "MY_KEY", "sk-test-value-1234")],
+    ids=["a form", "the key entry"],
+)
+async def test_a_guarded_dialog_takes_a_burst_field_by_field(
+    dialog: Callable[[], Screen[Any]], first: str, second: str
+) -> None:
     app = Host()
     async with app.run_test(size=(100, 30)) as pilot:
-        screen = SecretScreen(SecretRequest("API key"), arm_delay=ARM)
+        screen = dialog()
         await open_dialog(app, pilot, screen)
-        name, _ = screen.query(Input).results(Input)
-        name.focus()
+        field, _ = screen.query(Input).results(Input)
+        field.focus()
         await pilot.pause()
-        burst(app, "MY_KEY", "tab", "sk-test-value-1234")
+        burst(app, first, "tab", second)
         await pilot.pause()
         await pilot.pause()
-        assert values(screen) == ["MY_KEY", "sk-test-value-1234"]
+        assert values(screen) == [first, second]
