@@ -127,6 +127,11 @@ async def test_the_app_shows_claudes_plan_meter_with_its_warning(
             await run.wait(lambda: run.chat.status.values.limits == "5h 91% ⚠ 7d 30%", "the meter", timeout=30)
             assert run.chat.status.values.limits_warn
             assert "5h 91% ⚠ 7d 30%" in screen_text(run).splitlines()[-1]
+            # the account comes on its own schedule (the adapter asks the CLI's `auth status --json`, a process of
+            # its own), so it may follow the meter: waited for, not assumed
+            await run.wait(
+                lambda: run.chat.controller.state.account.account is not None, "the adapter's account", timeout=30
+            )
             lines = account_lines(run.chat.controller.state.account)
             # the adapter (auth-status.js `fromCliStatus`) maps the CLI's `auth status --json` for a bare token,
             # `{loggedIn: true, authMethod: "oauth_token"}` without `subscriptionType`, to "Not logged in"
