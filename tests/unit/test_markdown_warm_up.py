@@ -13,12 +13,9 @@ from acp_tui.ui.widgets import markdown_stream
 from pygments.lexers.javascript import TypeScriptLexer
 from pygments.lexers.python import PythonLexer
 assert "_tokens" not in PythonLexer.__dict__, "a lexer's tables were built before the warm-up"
-thread = markdown_stream.warm_up_in_background("xcode")
-assert thread is not None
-thread.join(30)
-assert not thread.is_alive()
+assert markdown_stream.warm_up_once("xcode") is True
 assert "_tokens" in PythonLexer.__dict__ and "_tokens" in TypeScriptLexer.__dict__
-assert markdown_stream.warm_up_in_background("xcode") is None  # once per process and theme
+assert markdown_stream.warm_up_once("xcode") is False  # once per process and theme
 assert "pygments.styles.xcode" in sys.modules
 """
 

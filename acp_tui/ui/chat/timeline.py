@@ -148,9 +148,7 @@ def view_class(kind: str) -> Callable[[Any], Widget] | None:
     imported here, with the first entity of their kind. Tool calls, terminals and subagents are built in
     `TimelineRenderer._build` (they take more than the entity)."""
     if kind == USER_MESSAGE:
-        from acp_tui.ui.widgets.user_message import UserMessageView
-
-        return UserMessageView
+        return _user_message_view()
     if kind == TERMINAL:
         return TerminalView
     if kind == PLAN:

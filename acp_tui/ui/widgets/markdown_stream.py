@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import functools
 import io
-import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -159,24 +158,13 @@ _warmed: set[str] = set()
 
 
 def warm_up_once(code_theme: str = CODE_THEME) -> bool:
-    """`warm_up` here and now, once per process and theme; whether it ran (a thread that is already off the
-    main thread, acp_tui/ui/chat/warm_up.py, calls it directly)."""
+    """`warm_up` here and now, once per process and theme; whether it ran (acp_tui/ui/chat/warm_up.py calls it in
+    the daemon thread it starts once the session is up)."""
     if code_theme in _warmed:
         return False
     _warmed.add(code_theme)
     warm_up(code_theme)
     return True
-
-
-def warm_up_in_background(code_theme: str = CODE_THEME) -> threading.Thread | None:
-    """`warm_up` in a daemon thread, once per process and theme: started once the first screen is drawn,
-    it is done long before a person has typed a prompt and the agent has answered it."""
-    if code_theme in _warmed:
-        return None
-    _warmed.add(code_theme)
-    thread = threading.Thread(target=warm_up, args=(code_theme,), name="markdown-warm-up", daemon=True)
-    thread.start()
-    return thread
 
 
 @functools.cache
