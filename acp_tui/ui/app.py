@@ -32,6 +32,7 @@ from acp_tui.ui.browsers.sessions import SessionBrowser
 from acp_tui.ui.chat.interrupt import FORCE_STOP_AFTER
 from acp_tui.ui.chat.screen import ChatScreen, ControllerFactory, default_controller
 from acp_tui.ui.chat.terminal_title import restore_window_title
+from acp_tui.ui.key_order import KeysInOrderApp
 from acp_tui.ui.tabs.alt_digits import read_alt_digits
 from acp_tui.ui.tabs.commands import TabCommands
 from acp_tui.ui.tabs.host import FIRST_MODE, TabHost
@@ -62,8 +63,8 @@ def _inspector_commands() -> type[Provider]:
     return InspectorCommands
 
 
-class AcpApp(App[int]):
-    """acp-tui: conversations with agents, one per tab."""
+class AcpApp(KeysInOrderApp[int]):
+    """acp-tui: conversations with agents, one per tab; keys reach the focus in the order typed."""
 
     TITLE = "acp-tui"
     ENABLE_COMMAND_PALETTE = True

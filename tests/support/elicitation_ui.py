@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 from textual.widgets import Static
@@ -17,13 +17,14 @@ from acp_tui.services.elicitation import (
 )
 from acp_tui.services.elicitation_form import FormModel, build_form
 from acp_tui.services.elicitation_url import describe_url
+from acp_tui.ui.key_order import KeysInOrderApp
 from acp_tui.ui.themes import load_shipped_themes
 from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
 from tests.support.elicitation_form import form_params
 from tests.support.wait import armed_screen
 
 
-class Host(App[None]):
+class Host(KeysInOrderApp[None]):
     """A conversation-like scroller under the dialog, themed like the real app."""
 
     def __init__(self, theme: str = "acp-dark") -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 from textual.widgets import Static
@@ -16,6 +16,7 @@ from acp_tui.session.local_events import FileAccessed
 from acp_tui.session.model import FILE_ACCESS, FileAccess, SessionState
 from acp_tui.session.reducer import apply
 from acp_tui.ui.dialogs.outside_write import OutsideWriteScreen
+from acp_tui.ui.key_order import KeysInOrderApp
 from acp_tui.ui.themes import load_shipped_themes
 from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
 from tests.support.wait import until
@@ -48,7 +49,7 @@ def outside_write(**changes: Any) -> OutsideWrite:
     return OutsideWrite(**fields)
 
 
-class DialogApp(App[None]):
+class DialogApp(KeysInOrderApp[None]):
     """A conversation-like scroller under the dialog, themed like the real app."""
 
     def __init__(self) -> None:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from acp_tui.protocol.codec import decode_permission_request
 from acp_tui.ui.dialogs.permission import PermissionRequest
+from acp_tui.ui.key_order import KeysInOrderApp
 from acp_tui.ui.themes import load_shipped_themes
 from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
 
@@ -59,7 +60,7 @@ def v2(**changes: Any) -> PermissionRequest:
     return request
 
 
-class DialogApp(App[None]):
+class DialogApp(KeysInOrderApp[None]):
     """A conversation-like scroller under the dialog, themed like the real app."""
 
     def get_theme_variable_defaults(self) -> dict[str, str]:

@@ -6,13 +6,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.widgets import Static
 
 from acp_tui.agent.dialect import SessionAbilities
 from acp_tui.agent.session import SessionError
 from acp_tui.controller.sessions import SessionListing, SessionPage, listing
 from acp_tui.ui.browsers.sessions import SessionBrowser
+from acp_tui.ui.key_order import KeysInOrderApp
 from acp_tui.ui.widgets.session_list import SessionList
 from tests.support.demo_app import VERSIONS, DemoRun, _private_dirs, demo_app  # noqa: F401  (fixtures)
 from tests.support.wait import until
@@ -61,7 +62,7 @@ class Source:
         self.deleted.append(session_id)
 
 
-class Host(App[None]):
+class Host(KeysInOrderApp[None]):
     """An app whose first screen is the browser; what it returned is kept."""
 
     def __init__(self, source: Source) -> None:

@@ -26,6 +26,7 @@ from acp_tui.session.changes import (
 )
 from acp_tui.session.model import SessionState
 from acp_tui.session.reducer import ModelInput, apply
+from acp_tui.ui.key_order import KeysInOrderApp
 from acp_tui.ui.themes import load_shipped_themes
 from acp_tui.ui.widgets.card_requests import Card
 from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
@@ -34,7 +35,7 @@ from acp_tui.ui.widgets.tool_call import ToolCallCard
 from tests.support.wait import until as wait_until
 
 
-class WidgetApp(App[None]):
+class WidgetApp(KeysInOrderApp[None]):
     """Mounts the given widgets in a scrolling column, with the shipped acp-dark theme."""
 
     def __init__(self, *widgets: Widget) -> None:

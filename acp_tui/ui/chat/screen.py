@@ -210,8 +210,7 @@ class ChatScreen(Screen[None]):
             if self.controller.queue.paused:
                 self.controller.send_next()  # Enter on an empty prompt resumes a paused queue
             return
-        self.history.add(event.text)
-        self.prompt_input.load_text("")
+        self.history.add(event.text)  # the prompt emptied itself as Enter was handled (keys behind it are kept)
         self.conversation.follow()
         if event.steer:
             return self.steer.now(event.submission)

@@ -28,6 +28,7 @@ from acp_tui.ansi import TerminalDecoder
 from acp_tui.sanitize import multiline, plain
 from acp_tui.session.background import Job, JobKind
 from acp_tui.session.model import SessionState, Subagent, Terminal, ToolCall
+from acp_tui.ui.key_order import hold_keys
 from acp_tui.ui.widgets.exit_status import duration_text
 from acp_tui.ui.widgets.icons import GLYPHS
 from acp_tui.ui.widgets.prompt_return import FocusPrompt
@@ -276,4 +277,5 @@ class JobsTray(Widget, can_focus=True):
 
     def action_close(self) -> None:
         self._tail = None
+        hold_keys(self.app)  # the keys typed behind this one are the prompt's
         self.post_message(FocusPrompt())

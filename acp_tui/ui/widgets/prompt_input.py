@@ -29,6 +29,7 @@ from acp_tui.context.mentions import PromptSubmission
 from acp_tui.history import PromptHistory
 from acp_tui.protocol.v2 import AvailableCommand
 from acp_tui.sanitize import plain
+from acp_tui.ui.key_order import release_keys
 from acp_tui.ui.widgets.command_menu import CommandMenu
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.file_picker import FilePicker
@@ -133,6 +134,10 @@ class PromptInput(TextArea):
             event.prevent_default()
             # An empty Enter is submitted too: it sends the next prompt of a paused queue.
             submission = self.context.submission()
+            if submission.text.strip():
+                # Emptied here, as Enter is handled, not when the screen gets `Submitted`: the keys typed
+                # behind the Enter are the next message's and are already on their way here.
+                self.load_text("")
             self.post_message(self.Submitted(self, submission.text, submission, steer=event.key in STEER_KEYS))
             return
         if event.key == "tab" and self.timeline is not None:
@@ -178,13 +183,15 @@ class PromptInput(TextArea):
     def take_focus(self, key: str | None = None, character: str | None = None) -> None:
         """Focus the prompt and, if given, press `key` there (a key typed on a card, which types `character`).
 
-        The key goes back through the app as a new key press, queued behind the focus change, so it is
-        handled exactly as if typed in the prompt (Enter sends, Backspace deletes, a menu takes its keys)
-        and the keys forwarded one after another keep their order.
+        The key goes back through the app as a new key press, delivered right after the focus change and
+        before the keys typed behind it (the widget that sent it here held them: `hold_keys`), so it is
+        handled exactly as if typed in the prompt (Enter sends, Backspace deletes, a menu takes its keys).
         """
         self.focus()
-        if key is not None and self.focusable:  # (a prompt that cannot take the focus would send it back here)
-            self.app.post_message(events.Key(key, character))
+        again = events.Key(key, character) if key is not None and self.focusable else None
+        # (a prompt that cannot take the focus would send the key back here)
+        if not release_keys(self.app, again) and again is not None:
+            self.app.post_message(again)
 
     def _at_line_end(self) -> bool:
         """Would End not move the cursor (at the end of its line, or of its wrapped row; no selection)?"""

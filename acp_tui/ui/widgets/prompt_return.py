@@ -25,6 +25,8 @@ from textual import events
 from textual.message import Message
 from textual.widget import Widget
 
+from acp_tui.ui.key_order import hold_keys
+
 __all__ = ["FocusPrompt", "ReturnsToPrompt"]
 
 # A plain mixin at run time: a Widget subclass would pin `can_focus` (Widget.__init_subclass__ copies it
@@ -54,7 +56,7 @@ class ReturnsToPrompt(_Base):
         if self._typing_to_prompt and event.key != "escape":
             event.stop()
             event.prevent_default()
-            self.post_message(FocusPrompt(event.character, key=event.key))
+            self._to_prompt(FocusPrompt(event.character, key=event.key))
             return
         if event.key in ("escape", "enter"):
             character = None
@@ -67,10 +69,15 @@ class ReturnsToPrompt(_Base):
         event.stop()
         event.prevent_default()
         if character is None:
-            self.post_message(FocusPrompt())
+            self._to_prompt(FocusPrompt())
             return
         self._typing_to_prompt = True
-        self.post_message(FocusPrompt(character, key=event.key))
+        self._to_prompt(FocusPrompt(character, key=event.key))
+
+    def _to_prompt(self, message: FocusPrompt) -> None:
+        """Ask for the prompt, holding the keys typed behind this one until the prompt has the focus."""
+        hold_keys(self.app)
+        self.post_message(message)
 
     def on_focus(self, event: events.Focus) -> None:
         self._typing_to_prompt = False  # the user came back: the keys are this widget's again

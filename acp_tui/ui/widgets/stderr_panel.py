@@ -15,6 +15,7 @@ from textual.strip import Strip
 from textual.widgets import Log
 
 from acp_tui.sanitize import plain
+from acp_tui.ui.key_order import hold_keys
 from acp_tui.ui.widgets.prompt_return import FocusPrompt, ReturnsToPrompt
 
 MAX_LINES = 2000
@@ -83,6 +84,7 @@ class StderrPanel(ReturnsToPrompt, Log):
     def toggle(self) -> None:
         """Open it (and focus it) or close it (the focus, if it had it, back to the prompt)."""
         if self.is_open and self.has_focus:
+            hold_keys(self.app)  # the keys typed behind this one are the prompt's
             self.post_message(FocusPrompt())
         self.toggle_class("-open")
         if self.is_open:
