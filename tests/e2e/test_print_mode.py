@@ -84,7 +84,8 @@ def test_a_thought_is_said_when_the_answer_begins_not_after_it(tmp_path: Path) -
         timeout=60,
     )
     assert merged.returncode == 0, merged.stdout
-    lines = merged.stdout.splitlines()
+    header, *lines = merged.stdout.splitlines()  # the line naming the agent, mode and model comes first
+    assert header.startswith("acp-tui: agent acp-tui demo agent"), header
     assert lines[0].startswith("thinking: The user wants") and lines[1].startswith("I thought about it"), lines
     assert sum(line.startswith("thinking:") for line in lines) == 1, lines
 
