@@ -240,8 +240,18 @@ def _parser() -> optparse.OptionParser:
         help="an extra folder for the session (repeatable; ACP additionalDirectories, where the agent takes them)",
     )
     _print_options(add)
-    parser.set_defaults(resume_id=None)
+    parser.set_defaults(resume_id=None, sets=None)
     return parser
+
+
+def _session_option(option: optparse.Option, opt: str, value: str, parser: optparse.OptionParser) -> None:
+    """`--set OPTION=VALUE`, kept as (OPTION, VALUE) pairs in order; checked against the agent's options later."""
+    name, equals, chosen = value.partition("=")
+    if not equals or not name.strip():
+        raise optparse.OptionValueError(f"option {opt}: expected OPTION=VALUE, not {value!r}")
+    values = parser.values
+    assert values is not None  # optparse calls back while it parses into them
+    values.sets = [*(getattr(values, "sets", None) or []), (name.strip(), chosen)]
 
 
 def _print_options(add: Callable[..., object]) -> None:
@@ -256,19 +266,32 @@ def _print_options(add: Callable[..., object]) -> None:
     add(
         "--output",
         type="choice",
-        choices=("text", "markdown", "jsonl"),
-        metavar="text|markdown|jsonl",
-        help="with -p: the answer as plain text (default), as markdown, or one JSON object per model change",
+        choices=("text", "markdown", "jsonl", "json"),
+        metavar="text|markdown|jsonl|json",
+        help="with -p: the answer as plain text (default), as markdown, one JSON object per model change, or one "
+        "JSON result at the end",
     )
     add("--quiet", action="store_true", default=False, help="with -p: no thoughts, tool calls or notes on stderr")
     add(
         "--approve",
         type="choice",
-        choices=("never", "reads", "always"),
-        metavar="never|reads|always",
-        help="with -p: which permission requests are allowed (default: never; the rest are rejected)",
+        choices=("never", "reads", "always", "always-standing"),
+        metavar="never|reads|always|always-standing",
+        help="with -p: which permission requests are allowed (default: never; the rest are rejected); "
+        "always-standing may grant a standing permission where the agent offers no other",
     )
     add("--timeout", type="seconds", metavar="SECONDS", help="with -p: cancel the turn after this long (exit 124)")
+    add("--mode", metavar="ID", help="with -p: run the turn in this mode of the agent's (default: one that asks)")
+    add("--model", metavar="ID", help="with -p: run the turn with this model of the agent's")
+    add(
+        "--set",
+        dest="sets",
+        action="callback",
+        callback=_session_option,
+        type="string",
+        metavar="OPTION=VALUE",
+        help="with -p: set one of the session's options for this run (repeatable)",
+    )
 
 
 def parse_argv(argv: Sequence[str]) -> tuple[optparse.Values, list[str]]:
@@ -843,6 +866,9 @@ def _print_usage(options: optparse.Values) -> str | None:
                 ("--output", options.output),
                 ("--approve", options.approve),
                 ("--timeout", options.timeout),
+                ("--mode", options.mode),
+                ("--model", options.model),
+                ("--set", options.sets),
             )
             if value is not None
         ] + (["--quiet"] if options.quiet else [])
@@ -873,12 +899,17 @@ def _print_mode(options: optparse.Values, launch: Launch) -> int:
         return EXIT_USAGE
     for warning in launch.warnings:
         print(f"acp-tui: warning: {warning}", file=sys.stderr)
+    replaying = getattr(options, "speed", None) is not None
     print_options = PrintOptions(
         prompt,
         output=options.output or "text",
         quiet=options.quiet,
         approve=options.approve or "never",
         timeout=options.timeout,
-        agent_stderr=getattr(options, "speed", None) is not None,  # a replay's notes (acp-tui replay -p)
+        agent_stderr=replaying,  # a replay's notes (acp-tui replay -p)
+        mode=options.mode,
+        model=options.model,
+        sets=tuple(options.sets or ()),
+        keep_agent_mode=replaying,  # the recording decides what the replay agent does, not a mode
     )
     return run_print(launch, print_options)

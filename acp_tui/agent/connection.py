@@ -206,7 +206,9 @@ class Connection:
             self._pending_methods.pop(request_id, None)
             if self._pending.pop(request_id, None) is not None and not self._closed:
                 self._abandoned.add(request_id)
-                self._spawn(self._send(encode_notification(CANCEL_REQUEST_METHOD, {"requestId": request_id})))
+                # quietly: the agent may be gone by the time it is sent (a stop after a cancel the agent
+                # ignored), and a task's exception nobody retrieves is a traceback on stderr at exit
+                self._spawn(self._send_quietly(encode_notification(CANCEL_REQUEST_METHOD, {"requestId": request_id})))
             raise
         except AgentNotRunning:
             self._pending.pop(request_id, None)

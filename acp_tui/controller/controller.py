@@ -234,7 +234,8 @@ class SessionController:
         """Resume `resume_id` where the agent can, else open a new session; `AuthRequired` goes to the caller.
 
         The first session may be one the command line asked for (`--resume ID`, `--continue`): opened with its
-        history (docs/protocol.md §3).
+        history (docs/protocol.md §3). Print mode (`launch.headless`) never answers in another session than the
+        one named: a session that cannot be opened raises `SessionError` instead of starting a new one.
         """
         resumed = False
         history = False
@@ -248,7 +249,13 @@ class SessionController:
             except AuthRequired:
                 raise  # log in, then resume (docs/protocol.md §2.4)
             except (RpcError, SessionError) as exc:
+                if self.launch.headless:
+                    raise SessionError(
+                        f"could not resume session {plain(resume_id)!r}: {plain(str(exc))}; not run"
+                    ) from None
                 self.note(f"the agent could not resume the session ({plain(str(exc))})", "warning")
+        elif resume_id is not None and self.launch.headless:
+            raise SessionError(f"could not resume session {plain(resume_id)!r}: this agent cannot open past sessions")
         if not resumed:
             self._emit(Waiting("opening a session"))
             await session.new_session()
@@ -453,6 +460,8 @@ class SessionController:
 
     def _cancel_is_slow(self) -> None:
         self._slow_cancel = None
+        if self.launch.headless:
+            return  # no second Ctrl-C to press: print mode stops the agent after its own grace (headless/run.py)
         if self.cancel_sent_at is not None and not self.stopped:
             self.note(
                 "the agent has not stopped yet; press Ctrl-C again to stop the agent process "

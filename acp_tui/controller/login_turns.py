@@ -142,7 +142,10 @@ class LoginTurns:
                 if resend is not None:
                     self._requeue(resend.prompt)
                     self._host.note(
-                        "not logged in: your prompt waits in the queue; log in from the command palette, "
+                        "not logged in: the agent requires a login; log in once in acp-tui's TUI, or with the "
+                        "agent's own command, then run again"
+                        if self._host.launch.headless
+                        else "not logged in: your prompt waits in the queue; log in from the command palette, "
                         "then send it with Enter",
                         "warning",
                     )

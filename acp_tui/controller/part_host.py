@@ -11,12 +11,15 @@ from typing import Any, Protocol
 
 from acp_tui.agent.session import AgentSession
 from acp_tui.controller.controller_events import Lifecycle, Severity
+from acp_tui.launch import Launch
 
 
 class PartHost(Protocol):
     """The controller as its parts see it: the agent, its phase, its conversation's lines and its tasks."""
 
     session: AgentSession | None
+    #: what started the agent; `launch.headless` (print mode, the check): lines name no key to press
+    launch: Launch
 
     @property
     def phase(self) -> Lifecycle: ...

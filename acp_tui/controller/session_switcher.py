@@ -233,6 +233,8 @@ class SessionSwitcher:
             self._host.note("no earlier session of this agent here: a new one starts")
             return None, False
         if not latest.listed and not session.can_open(True):
+            if launch.headless:  # print mode answers in the session asked for, or not at all
+                raise SessionError("--continue: this agent cannot open its past sessions; not run")
             self._host.note(
                 "this agent cannot open its past sessions; the last one's transcript can be read in the session list",
                 "warning",
@@ -334,7 +336,9 @@ class SessionSwitcher:
             self._host.waiting(f"restoring the history: {count:,} updates")
 
     def opened_note(self, method: OpenMethod, history: bool) -> None:
-        if method == "resume" and history:
+        if self._host.launch.headless:  # print mode shows no history, and has no session list to point to
+            self._host.note("session resumed: the agent remembers this conversation")
+        elif method == "resume" and history:
             self._host.note(
                 "session resumed; this agent does not replay its history (its transcript, if we have one, "
                 "can be read in the session list)",

@@ -61,7 +61,7 @@ class TurnEnds:
         if stop_reason == "error":
             self._host.note(f"✗ the turn failed: {plain(error_message or 'unknown error')}", "error")
         elif stop_reason == "cancelled":
-            self._host.note("⊘ cancelled")
+            self._host.note("the turn was cancelled" if self._host.launch.headless else "⊘ cancelled")
         elif stop_reason == "refusal":
             self._host.note("the agent refused; this exchange is left out of its context", "warning")
         else:

@@ -20,8 +20,11 @@ from acp_tui.session.changes import (
     ContentReplaced,
     EntityAdded,
     EntityChanged,
+    InfoChanged,
     StateChanged,
+    SubmissionChanged,
     TextAppended,
+    UsageChanged,
 )
 from acp_tui.session.model import (
     AGENT_MESSAGE,
@@ -35,8 +38,8 @@ from acp_tui.session.model import (
     ToolCall,
 )
 
-OutputFormat: TypeAlias = Literal["text", "markdown", "jsonl"]
-OUTPUT_CHOICES: tuple[OutputFormat, ...] = ("text", "markdown", "jsonl")
+OutputFormat: TypeAlias = Literal["text", "markdown", "jsonl", "json"]
+OUTPUT_CHOICES: tuple[OutputFormat, ...] = ("text", "markdown", "jsonl", "json")
 
 #: one thought on stderr is cut to this many characters (the model has it whole; jsonl carries it whole)
 THOUGHT_LIMIT = 300
@@ -215,9 +218,39 @@ def json_line(value: object) -> str:
     return _C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
 
 
+def usage_record(state: SessionState) -> dict[str, Any] | None:
+    """The context window's use as the agent last reported it (`usage_update`), or None."""
+    usage = state.usage
+    if usage is None:
+        return None
+    return {"used": usage.used, "size": usage.size}
+
+
+def cost_record(state: SessionState) -> dict[str, Any] | None:
+    """The session's cost so far as the agent reported it, or None."""
+    cost = state.usage.cost if state.usage is not None else None
+    return None if cost is None else {"amount": cost.amount, "currency": cost.currency}
+
+
+def tokens_record(state: SessionState) -> dict[str, Any] | None:
+    """The last turn's tokens where the agent reports them (codex-acp's `_meta.quota`), or None."""
+    tokens = state.turn_tokens
+    if tokens is None or tokens.total is None:
+        return None
+    total = tokens.total
+    return {
+        "total": total.total,
+        "input": total.input,
+        "cached": total.cached,
+        "output": total.output,
+        "reasoning": total.reasoning,
+    }
+
+
 class JsonLinesWriter:
     """One JSON object per model change (`{"change": "TextAppended", ...its fields}`) and per client fact
-    (`{"event": "note" | "end", ...}`); a tool call's change carries the card's title, kind and status."""
+    (`{"event": "note" | "end", ...}`); a tool call's change carries the card's title, kind and status, a
+    submission's its status, a usage or info change the values it changed to."""
 
     def __init__(self, sink: Sink) -> None:
         self.sink = sink
@@ -233,6 +266,16 @@ class JsonLinesWriter:
                 entity = state.entities.get(change.key)
                 if isinstance(entity, Message):
                     record["text"] = entity.text  # a message created or replaced whole: its text so far
+            elif isinstance(change, SubmissionChanged):
+                submission = state.submissions.get(change.request_id)
+                # added "pending"; "accepted" once the agent took it (a user message now), or how it failed
+                record["status"] = submission.status if submission is not None else "accepted"
+            elif isinstance(change, UsageChanged):
+                record["usage"] = usage_record(state)
+                record["cost"] = cost_record(state)
+            elif isinstance(change, InfoChanged):
+                record["fields"] = sorted(change.fields)
+                record["info"] = {"title": state.info.title, "updatedAt": state.info.updated_at}
             self.sink.write(json_line(record))
 
     def event(self, name: str, **fields: object) -> None:
@@ -317,6 +360,9 @@ class Commentary:
 
 __all__ = [
     "AnswerWriter",
+    "cost_record",
+    "tokens_record",
+    "usage_record",
     "Commentary",
     "JsonLinesWriter",
     "OUTPUT_CHOICES",

@@ -1,20 +1,24 @@
 """The `--approve` policy: every question the agent asks answered at once, by rule, never by a person.
 
 `never` (the default) rejects each permission once (or cancels it where no reject is offered), `reads`
-allows read-only tool calls (kind `read` or `search`) and rejects the rest, `always` allows once. Forms and
-links are declined, logins are not attempted (the run ends "auth required"). What the policy does not
-allow is also not offered: `launch_for` turns client terminals off and refuses file access outside the
-folder unless the policy covers it, so the files service never has to ask.
+allows read-only tool calls (kind `read` or `search`) and rejects the rest, `always` allows once. None of
+them grants a standing permission: where the only allow option is `allow_always` (a rule the agent keeps,
+such as Claude's "always allow"), the request is rejected and the reason said, unless the user named that
+policy, `always-standing`. Nor is `reject_always` ever chosen. Forms and links are declined, logins are not
+attempted (the run ends "auth required"). What the policy does not allow is also not offered: `launch_for`
+turns client terminals off and refuses file access outside the folder unless the policy covers it, so the
+files service never has to ask.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Sequence
 from typing import Literal, TypeAlias
 
 from acp_tui.launch import Launch
-from acp_tui.protocol.methods import ToolCallPermissionSubject
+from acp_tui.protocol.methods import PermissionOption, ToolCallPermissionSubject
 from acp_tui.services.auth import LoginChoice, LoginRequest, SecretRequest, TerminalCommand, TerminalOutcome
 from acp_tui.services.elicitation import (
     Declined,
@@ -28,8 +32,10 @@ from acp_tui.services.files import OutsideRead, OutsideWrite
 from acp_tui.services.permission import PermissionQuestion
 from acp_tui.session.model import SessionState, ToolCall
 
-Approve: TypeAlias = Literal["never", "reads", "always"]
-APPROVE_CHOICES: tuple[Approve, ...] = ("never", "reads", "always")
+Approve: TypeAlias = Literal["never", "reads", "always", "always-standing"]
+APPROVE_CHOICES: tuple[Approve, ...] = ("never", "reads", "always", "always-standing")
+#: the policies that allow every request (terminals and writes outside the folder offered)
+ALLOW_ALL: frozenset[Approve] = frozenset({"always", "always-standing"})
 #: tool-call kinds (docs/protocol.md §6) that only look: what `--approve reads` allows
 READ_KINDS = frozenset({"read", "search"})
 
@@ -41,20 +47,26 @@ def launch_for(launch: Launch, approve: Approve) -> Launch:
     return dataclasses.replace(
         launch,
         headless=True,
-        client_terminals=launch.client_terminals and approve == "always",
+        client_terminals=launch.client_terminals and approve in ALLOW_ALL,
         outside_reads="refuse" if approve == "never" else "ask",
-        outside_writes="ask" if approve == "always" else "refuse",
+        outside_writes="ask" if approve in ALLOW_ALL else "refuse",
     )
 
 
 class PolicyAsker:
-    """The `UserAsker` of print mode: answers by the policy and reports each answer through `report`."""
+    """The `UserAsker` of print mode: answers by the policy and reports each answer through `report` (`warn`
+    for an answer the user may not expect: a standing permission refused)."""
 
     def __init__(
-        self, approve: Approve, report: Callable[[str], None], state: Callable[[], SessionState] | None = None
+        self,
+        approve: Approve,
+        report: Callable[[str], None],
+        state: Callable[[], SessionState] | None = None,
+        warn: Callable[[str], None] | None = None,
     ) -> None:
         self.approve: Approve = approve
         self._report = report
+        self._warn = warn or report
         self._state = state
         #: the agent asked for a login (the run ends "auth required")
         self.login_asked = False
@@ -63,16 +75,29 @@ class PolicyAsker:
 
     async def ask_permission(self, question: PermissionQuestion) -> str | None:
         request = question.request
-        kind = self._kind(question)
-        allow = self.approve == "always" or (self.approve == "reads" and kind in READ_KINDS)
-        wanted = ("allow_once", "allow_always") if allow else ("reject_once",)
-        for option_kind in wanted:
-            option = next((o for o in request.options if o.kind == option_kind), None)
-            if option is not None:
-                verb = "allowed" if allow else "rejected"
-                self._report(f"permission {verb} (--approve {self.approve}): {request.title}")
-                return option.option_id
-        self._report(f"permission cancelled (--approve {self.approve}, no option to answer with): {request.title}")
+        title = request.title
+        allow = self.approve in ALLOW_ALL or (self.approve == "reads" and self._kind(question) in READ_KINDS)
+        policy = f"--approve {self.approve}"
+        if allow:
+            once = _option(request.options, "allow_once")
+            if once is not None:
+                self._report(f"permission allowed ({policy}): {title} — chose {_named(once)}")
+                return once.option_id
+            standing = _option(request.options, "allow_always")
+            if standing is not None and self.approve == "always-standing":
+                self._report(f"permission allowed for good ({policy}): {title} — chose {_named(standing)}")
+                return standing.option_id
+            if standing is not None:
+                self._warn(
+                    f"permission rejected: {title} — the only allow option is {_named(standing)}, a standing "
+                    f"permission the agent keeps, which {policy} does not grant (--approve always-standing does)"
+                )
+        reject = _option(request.options, "reject_once")
+        if reject is not None:
+            verb = "rejected" if not allow else "rejected instead"
+            self._report(f"permission {verb} ({policy}): {title} — chose {_named(reject)}")
+            return reject.option_id
+        self._report(f"permission cancelled ({policy}, no option to answer with): {title}")
         return None
 
     def _kind(self, question: PermissionQuestion) -> str | None:
@@ -95,7 +120,7 @@ class PolicyAsker:
     # -- files outside the folder (only asked where `launch_for` set "ask", so the policy allows it) ---
 
     async def confirm_outside_write(self, write: OutsideWrite) -> bool:
-        allowed = self.approve == "always"
+        allowed = self.approve in ALLOW_ALL
         self._report(f"write outside the folder {'allowed' if allowed else 'refused'}: {write.path}")
         return allowed
 
@@ -134,4 +159,14 @@ class PolicyAsker:
         return TerminalOutcome(None, "print mode runs no logins")
 
 
-__all__ = ["APPROVE_CHOICES", "Approve", "PolicyAsker", "READ_KINDS", "launch_for"]
+def _option(options: Sequence[PermissionOption], kind: str) -> PermissionOption | None:
+    return next((option for option in options if option.kind == kind), None)
+
+
+def _named(option: PermissionOption) -> str:
+    """`"Allow once" (allow_once)`: the option's name as the agent gave it (cut, sanitised by the report)."""
+    name = option.name if len(option.name) <= 80 else option.name[:79] + "…"
+    return f"{json.dumps(name, ensure_ascii=False)} ({option.kind})"
+
+
+__all__ = ["ALLOW_ALL", "APPROVE_CHOICES", "Approve", "PolicyAsker", "READ_KINDS", "launch_for"]

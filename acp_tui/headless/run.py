@@ -1,29 +1,59 @@
-"""One print-mode run: start the agent, send the prompt, stream the turn, stop everything, say how it ended.
+"""One print-mode run: start the agent, set the session up, send the prompt, stream the turn, stop everything,
+say how it ended.
 
-The exit code says how the turn ended (README, "Print mode"); Ctrl-C and SIGTERM cancel the turn as the
-spec says (`session/cancel`, docs/protocol.md §9.3), give the agent `CANCEL_GRACE` seconds to end it, then
-stop its process and everything it started (its lineage, acp_tui/lineage.py) and exit 130/143.
+Before the prompt, the session gets the options asked for and a mode in which the `--approve` policy holds
+(headless/run_setup.py), and one stderr line names the agent, mode and model the turn runs in. The exit code
+says how the turn ended (README, "Print mode"); Ctrl-C and SIGTERM cancel the turn as the spec says
+(`session/cancel`, docs/protocol.md §9.3), give the agent `CANCEL_GRACE` seconds to end it, then stop its
+process and everything it started (its lineage, acp_tui/lineage.py) and exit 130/143.
 """
 
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 import signal
 import sys
-from collections.abc import Mapping
+import time
+from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass
-from typing import TextIO
+from typing import Any, TextIO, TypeVar
 
 from acp_tui import lineage
+from acp_tui.agent.session import SessionError
 from acp_tui.agent.session_events import ModelChanged, StderrLine
 from acp_tui.controller.controller import SessionController
-from acp_tui.controller.controller_events import ControllerEvent, Note
-from acp_tui.headless.output import AnswerWriter, Commentary, JsonLinesWriter, OutputFormat, Sink, colour_allowed
-from acp_tui.headless.policy import Approve, PolicyAsker, launch_for
+from acp_tui.controller.controller_events import AgentIdentified, ControllerEvent, Note
+from acp_tui.headless.output import (
+    AnswerWriter,
+    Commentary,
+    JsonLinesWriter,
+    OutputFormat,
+    Sink,
+    colour_allowed,
+    cost_record,
+    json_line,
+    tokens_record,
+    usage_record,
+)
+from acp_tui.headless.policy import ALLOW_ALL, Approve, PolicyAsker, launch_for
+from acp_tui.headless.run_setup import (
+    EXIT_NO_ASKING_MODE,
+    SetupError,
+    SetupRequest,
+    Step,
+    acts_unasked,
+    current_label,
+    current_value,
+    holds,
+    mode_step,
+    requested_steps,
+)
 from acp_tui.launch import Launch
-from acp_tui.protocol.jsonrpc import AUTH_REQUIRED
-from acp_tui.session.changes import AgentGone, Change, SubmissionChanged, TurnEnded
+from acp_tui.protocol.jsonrpc import AUTH_REQUIRED, RpcError
+from acp_tui.sanitize import plain
+from acp_tui.session.changes import AgentGone, Change, ConfigChanged, SubmissionChanged, TurnEnded
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -33,11 +63,14 @@ EXIT_MAX_TURN_REQUESTS = 5
 EXIT_CANCELLED = 6
 EXIT_AGENT_CRASHED = 7
 EXIT_AUTH_REQUIRED = 8
+# EXIT_NO_ASKING_MODE = 9 (headless/run_setup.py): every mode acts without asking, or the agent switched to one
 EXIT_TIMEOUT = 124
 EXIT_SIGHUP = 129
 EXIT_SIGINT = 130
 EXIT_CLOSED_PIPE = 141
 EXIT_SIGTERM = 143
+
+_T = TypeVar("_T")
 
 #: how the agent's stop reasons (docs/protocol.md §9.2) end the run
 STOP_REASON_EXIT: dict[str, int] = {
@@ -64,6 +97,18 @@ class PrintOptions:
     timeout: float | None = None
     #: the agent's stderr lines on our stderr as they come (the replay agent's notes, `acp-tui replay -p`)
     agent_stderr: bool = False
+    #: `--mode`, `--model`, `--set OPTION=VALUE` (as typed)
+    mode: str | None = None
+    model: str | None = None
+    sets: tuple[tuple[str, str], ...] = ()
+    #: leave the agent's mode as it is (`acp-tui replay -p`: the recording decides what the agent does)
+    keep_agent_mode: bool = False
+
+    @property
+    def setup(self) -> SetupRequest:
+        """What the session is to be set to; a mode that asks unless every request is allowed anyway."""
+        needs_asking = self.approve not in ALLOW_ALL and not self.keep_agent_mode
+        return SetupRequest(self.mode, self.model, self.sets, needs_asking=needs_asking)
 
 
 class PrintRun:
@@ -86,10 +131,19 @@ class PrintRun:
         self.commentary = Commentary(
             err, quiet=options.quiet, colour=colour_allowed(err, os.environ if environ is None else environ)
         )
-        self.answer = AnswerWriter(self.out, options.output) if options.output != "jsonl" else None
+        self.answer = AnswerWriter(self.out, options.output) if options.output in ("text", "markdown") else None
         self.jsonl = JsonLinesWriter(self.out) if options.output == "jsonl" else None
-        self.asker = PolicyAsker(options.approve, self.commentary.line, state=lambda: self.controller.state)
+        self._answer_text = io.StringIO()
+        self.captured = AnswerWriter(Sink(self._answer_text), "markdown")  # the answer as sent, for the result
+        self.asker = PolicyAsker(
+            options.approve, self.commentary.line, state=lambda: self.controller.state, warn=self.commentary.error
+        )
         self.controller = SessionController(launch_for(launch, options.approve), asker=self.asker, listener=self)
+        self._setup = options.setup
+        self._setting_up = False  # the policy's own option changes: the controller's "you switched" lines are ours
+        self._errors: list[str] = []  # what was said on stderr about why the run failed (the JSON result's)
+        self._version: str | None = None
+        self._started_at = time.monotonic()
         self._live = False  # after start: what a resumed session replays is history, not this turn's answer
         self._done = asyncio.Event()
         self._code: int | None = None
@@ -106,6 +160,7 @@ class PrintRun:
             state = self.controller.state
             if self._live:
                 self.commentary.changes(event.changes, state)  # first: a thought is said before the answer after it
+                self.captured.changes(event.changes, state)
                 if self.answer is not None:
                     self.answer.changes(event.changes, state)
                 if self.jsonl is not None:
@@ -115,19 +170,30 @@ class PrintRun:
         elif isinstance(event, StderrLine):
             if self.options.agent_stderr:
                 self.commentary.line(f"agent stderr: {event.text}")
+        elif isinstance(event, AgentIdentified):
+            self._version = event.version
         elif isinstance(event, Note):
-            self._notes.append(event)
-            session = self.controller.session
-            if not self._live and event.severity == "error" and session is not None:
-                self._unusable = self._unusable or session.connection.exit_info is None
-            if self.jsonl is not None:
-                self.jsonl.event("note", text=event.text, severity=event.severity)
-            if event.severity == "error":
-                self.commentary.error(event.text)
-            else:
-                self.commentary.line(event.text)
+            self._note(event)
         if self.out.closed and self._interrupted is None:
             self._interrupt(EXIT_CLOSED_PIPE)
+
+    def _note(self, event: Note) -> None:
+        self._notes.append(event)
+        session = self.controller.session
+        if not self._live and event.severity == "error" and session is not None:
+            self._unusable = self._unusable or session.connection.exit_info is None
+        if self.jsonl is not None:
+            self.jsonl.event("note", text=event.text, severity=event.severity)
+        if event.severity == "error":
+            self._error(event.text)
+        elif self._setting_up or self._interrupted == EXIT_CLOSED_PIPE:
+            return  # our own mode switch is said by `_set_up`; after the reader left, how the turn ended is noise
+        else:
+            self.commentary.line(event.text)
+
+    def _error(self, text: str) -> None:
+        self._errors.append(plain(text))
+        self.commentary.error(text)
 
     def _ended_by(self, change: Change) -> None:
         """Does this change end the run? Then its exit code (the first one counts)."""
@@ -142,6 +208,11 @@ class PrintRun:
                 self._finish(STOP_REASON_EXIT.get(change.stop_reason, EXIT_ERROR))
         elif isinstance(change, AgentGone):
             self._finish(EXIT_AGENT_CRASHED)
+        elif isinstance(change, ConfigChanged) and self._setup.needs_asking and self._setup.mode is None:
+            unasked = acts_unasked(self.controller.state.config_options)
+            if unasked is not None and self._interrupted is None:  # the agent switched its own mode mid-turn
+                self._error(f"the agent switched itself to mode {unasked}, which acts without asking: cancelling")
+                self._interrupt(EXIT_NO_ASKING_MODE)
         elif isinstance(change, SubmissionChanged):
             submission = self.controller.state.submissions.get(change.request_id)
             if submission is None or submission.status == "pending":
@@ -167,14 +238,20 @@ class PrintRun:
             return
         self._interrupted = code
         if code == EXIT_TIMEOUT:
-            self.commentary.error(f"timed out after {self.options.timeout:g} s: cancelling the turn")
+            self._error(f"timed out after {self.options.timeout:g} s: cancelling the turn")
         if not self._live:
             self._done.set()  # nothing was sent yet: stop at once
             return
         if not self.controller.cancel():
             self._done.set()
             return
-        asyncio.get_running_loop().call_later(self.cancel_grace, self._done.set)
+        asyncio.get_running_loop().call_later(self.cancel_grace, self._grace_over)
+
+    def _grace_over(self) -> None:
+        if not self._done.is_set():
+            if self._interrupted != EXIT_CLOSED_PIPE:
+                self.commentary.error(f"the agent did not end the turn within {self.cancel_grace:g} s: stopping it")
+            self._done.set()
 
     # -- the run ---------------------------------------------------------------------------------
 
@@ -201,24 +278,53 @@ class PrintRun:
         if self.answer is not None:
             self.answer.close()
         self.commentary.close()
+        result = self.result(code, session_id)
         if self.jsonl is not None:
-            stop_reason = self.controller.state.foreground.stop_reason
-            self.jsonl.event("end", exitCode=code, stopReason=stop_reason, sessionId=session_id)
+            self.jsonl.event("end", **result)
+        elif self.options.output == "json":
+            self.out.write(json_line({"type": "result", **result}))
         return code
 
-    async def _turn(self) -> int:
-        start = asyncio.ensure_future(self.controller.start())
+    def result(self, code: int, session_id: str | None) -> dict[str, Any]:
+        """How the run ended, for a script: the `--output json` object and jsonl's last `end` event."""
+        state = self.controller.state
+        options = state.config_options
+        return {
+            "exitCode": code,
+            "stopReason": state.foreground.stop_reason if self._live else None,
+            "sessionId": session_id,
+            "text": self._answer_text.getvalue(),
+            "agent": {"name": plain(self.controller.agent_name), "version": self._version},
+            "mode": current_value(options, "mode"),
+            "model": current_value(options, "model"),
+            "usage": usage_record(state),
+            "cost": cost_record(state),
+            "tokens": tokens_record(state),
+            "durationMs": round((time.monotonic() - self._started_at) * 1000),
+            "errors": self._errors,
+        }
+
+    async def _unless_stopped(self, work: Coroutine[Any, Any, _T]) -> tuple[bool, _T | None]:
+        """Run `work` until it ends or the run is stopped (a signal, the timeout): (ended, its result)."""
+        task = asyncio.ensure_future(work)
         stop = asyncio.ensure_future(self._done.wait())
-        await asyncio.wait({start, stop}, return_when=asyncio.FIRST_COMPLETED)
-        if not start.done():  # interrupted while the agent started
-            start.cancel()
-            return self._interrupted or EXIT_ERROR
+        await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
         stop.cancel()
-        if not start.result():
+        if not task.done():
+            task.cancel()
+            return False, None
+        return True, task.result()
+
+    async def _turn(self) -> int:
+        ended, started = await self._unless_stopped(self.controller.start())
+        if not ended:  # interrupted while the agent started
+            return self._interrupted or EXIT_ERROR
+        if not started:
             return self._interrupted or self._start_failure()
+        ended, failed = await self._unless_stopped(self._set_up())
+        if not ended or failed is not None or self._interrupted is not None:
+            return self._interrupted or failed or EXIT_ERROR
         self._live = True
-        if self._interrupted is not None:
-            return self._interrupted
         self.controller.submit(self.options.prompt)
         await self._done.wait()
         interrupted = self._stopped_by()  # read again: a signal may have come while the turn ran
@@ -228,6 +334,43 @@ class PrintRun:
             for line in self.controller.stderr_tail().splitlines():
                 self.commentary.error(f"agent stderr: {line}")
         return EXIT_ERROR if self._code is None else self._code
+
+    async def _set_up(self) -> int | None:
+        """The options asked for, then the mode (headless/run_setup.py), then the line naming what the turn
+        runs in; the exit code when the run cannot go on (None: it can)."""
+        self._setting_up = True
+        try:
+            for step in requested_steps(self.controller.state.config_options, self._setup):
+                await self._apply(step)
+            choice = mode_step(self.controller.state.config_options, self._setup)
+            if choice.line is not None:
+                self.commentary.line(choice.line)
+            if choice.step is not None:
+                await self._apply(choice.step)
+        except SetupError as exc:
+            self._error(str(exc))
+            return exc.code
+        except (SessionError, RpcError) as exc:
+            session = self.controller.session
+            if session is not None and session.connection.exit_info is not None:
+                return EXIT_AGENT_CRASHED  # its exit was said as it happened
+            self._error(f"the agent refused a session option: {exc}")
+            return EXIT_ERROR
+        finally:
+            self._setting_up = False
+        options = self.controller.state.config_options
+        version = f" {self._version}" if self._version else ""
+        said = [f"agent {self.controller.agent_name}{version}"]
+        said += [f"{what} {label}" for what in ("mode", "model") if (label := current_label(options, what))]
+        self.commentary.line(" · ".join(said))
+        return None
+
+    async def _apply(self, step: Step) -> None:
+        """Set one option; an agent that answers without making the change fails the run (`SetupError`)."""
+        await self.controller.set_config(step.config_id, step.value)
+        if not holds(self.controller.state.config_options, step):
+            what = step.flag or "the mode that asks"
+            raise SetupError(f"the agent did not take {what}: its session option {step.config_id!r} is unchanged", 1)
 
     def _stopped_by(self) -> int | None:
         return self._interrupted
@@ -253,4 +396,4 @@ def run_print(launch: Launch, options: PrintOptions) -> int:
         lineage.kill_everything()
 
 
-__all__ = ["CANCEL_GRACE", "PrintOptions", "PrintRun", "STOP_REASON_EXIT", "run_print"]
+__all__ = ["CANCEL_GRACE", "EXIT_NO_ASKING_MODE", "PrintOptions", "PrintRun", "STOP_REASON_EXIT", "run_print"]

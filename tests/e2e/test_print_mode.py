@@ -84,7 +84,8 @@ def test_a_thought_is_said_when_the_answer_begins_not_after_it(tmp_path: Path) -
         timeout=60,
     )
     assert merged.returncode == 0, merged.stdout
-    lines = merged.stdout.splitlines()
+    header, *lines = merged.stdout.splitlines()  # the line naming the agent, mode and model comes first
+    assert header.startswith("acp-tui: agent acp-tui demo agent"), header
     assert lines[0].startswith("thinking: The user wants") and lines[1].startswith("I thought about it"), lines
     assert sum(line.startswith("thinking:") for line in lines) == 1, lines
 
@@ -118,7 +119,11 @@ def test_jsonl_is_one_object_per_model_change_and_an_end(tmp_path: Path) -> None
     assert result.returncode == 0, result.stderr
     records = [json.loads(line) for line in result.stdout.splitlines()]
     end = records[-1]
-    assert end == {"event": "end", "exitCode": 0, "stopReason": "end_turn", "sessionId": end["sessionId"]}
+    assert {k: end[k] for k in ("event", "exitCode", "stopReason")} == {
+        "event": "end",
+        "exitCode": 0,
+        "stopReason": "end_turn",
+    }
     assert isinstance(end["sessionId"], str) and end["sessionId"]
     text = "".join(
         r.get("text", "")
@@ -127,6 +132,15 @@ def test_jsonl_is_one_object_per_model_change_and_an_end(tmp_path: Path) -> None
     )
     assert text.startswith("I thought about it")
     assert any(r.get("change") == "TurnEnded" for r in records)
+    # the end says what a script wants without rebuilding it from the changes (the newcomer report's nits)
+    assert end["text"] == text and end["durationMs"] > 0 and end["errors"] == []
+    assert end["usage"]["used"] > 0 and end["cost"]["currency"] == "USD"
+    assert end["mode"] == {"id": "code", "name": "Code"} and end["model"]["id"] == "demo-fast"
+    # each change carries its values: a submission its status, usage and info what they changed to
+    assert [r["status"] for r in records if r.get("change") == "SubmissionChanged"] == ["pending", "accepted"]
+    (usage,) = [r for r in records if r.get("change") == "UsageChanged"][-1:]
+    assert usage["usage"] == end["usage"] and usage["cost"] == end["cost"]
+    assert all("info" in r for r in records if r.get("change") == "InfoChanged")
 
 
 def test_the_demo_edit_is_rejected_by_default_and_allowed_with_always(tmp_path: Path) -> None:
@@ -404,8 +418,9 @@ def test_a_form_is_declined(tmp_path: Path) -> None:
 
 
 def test_continue_runs_the_turn_in_the_last_session_without_printing_its_history(tmp_path: Path) -> None:
-    assert acp(tmp_path, "-p", "think", "--quiet").returncode == 0
-    result = acp(tmp_path, "-p", "markdown", "--continue", "--quiet")
+    store = {"ACP_TUI_DEMO_STORE": str(tmp_path / "demo-store")}  # the demo keeps its sessions across runs
+    assert acp(tmp_path, "-p", "think", "--quiet", env=store).returncode == 0
+    result = acp(tmp_path, "-p", "markdown", "--continue", "--quiet", env=store)
     assert result.returncode == 0, result.stderr
     assert "I thought about it" not in result.stdout and "Greeting people, politely" in result.stdout
 
@@ -427,7 +442,8 @@ def test_resume_id_runs_the_turn_in_that_session_and_the_jsonl_end_names_it(tmp_
     (prompt,) = [m for m in run.records() if m.get("method") == "session/prompt"]
     assert prompt["params"]["sessionId"] == "old-7"
     end = json.loads(result.stdout.splitlines()[-1])
-    assert end == {"event": "end", "exitCode": 0, "stopReason": "end_turn", "sessionId": "old-7"}
+    assert end["event"] == "end" and end["exitCode"] == 0 and end["sessionId"] == "old-7"
+    assert end["text"] == "resumed answer"
 
 
 def _stderr_on_a_terminal(tmp_path: Path, env: dict[str, str]) -> bytes:
@@ -684,3 +700,295 @@ def test_a_read_outside_the_folder_follows_the_policy(tmp_path: Path, approve: s
     assert answer is not None
     assert ("result" in answer and answer["result"]["content"] == "secret-ish\n") == allowed, answer
     run.validate_all({70: "fs/read_text_file"})
+
+
+# -- the session a run is in: --mode, --model, --set, a mode that asks (issue 37 item 2) -----------------
+
+
+def wire(log: Path) -> list[dict[str, Any]]:
+    """Every JSON frame the client sent, from the `--log` trace (`sent`, for the demo's runs)."""
+    return sent(log)
+
+
+def test_the_demo_runs_in_the_mode_and_model_asked_for_and_says_so(tmp_path: Path) -> None:
+    log = tmp_path / "wire.jsonl"
+    args = ("-p", "hello", "--mode", "ask", "--model", "Demo Smart", "--output", "json", "--log", str(log))
+    result = acp(tmp_path, *args)
+    assert result.returncode == 0, result.stderr
+    assert "acp-tui: agent acp-tui demo agent 1.0.0 · mode Ask (ask) · model Demo Smart (demo-smart)\n" in result.stderr
+    (line,) = result.stdout.splitlines()  # one JSON object, nothing streamed before it
+    out = json.loads(line)
+    assert out["type"] == "result" and out["exitCode"] == 0 and out["stopReason"] == "end_turn"
+    assert out["text"].startswith("You said: hello") and out["sessionId"].startswith("demo-")
+    assert out["mode"] == {"id": "ask", "name": "Ask"} and out["model"] == {"id": "demo-smart", "name": "Demo Smart"}
+    assert out["usage"]["size"] == 200000 and out["cost"] == {"amount": 0.0123, "currency": "USD"}
+    assert isinstance(out["durationMs"], int) and out["durationMs"] > 0
+    assert out["agent"] == {"name": "acp-tui demo agent", "version": "1.0.0"}
+    methods = [m.get("method") for m in wire(log) if "method" in m]
+    sets = [m["params"] for m in wire(log) if m.get("method") == "session/set_config_option"]
+    assert [(p["configId"], p["value"]) for p in sets] == [("model", "demo-smart"), ("mode", "ask")]
+    assert methods.index("session/prompt") > max(i for i, m in enumerate(methods) if m == "session/set_config_option")
+
+
+@pytest.mark.parametrize("protocol", ["1", "2"])
+def test_set_names_any_session_option_and_the_json_result_follows_it(tmp_path: Path, protocol: str) -> None:
+    result = acp(tmp_path, "-p", "hello", "--protocol", protocol, "--set", "model=demo-smart", "--output", "json")
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["model"]["id"] == "demo-smart" and out["mode"]["id"] == "code"  # the demo's Code asks: kept
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("--mode", "fast"), "--mode fast: 'fast' is not a value of mode (choose from: ask (Ask), code (Code))"),
+        (("--model", "gpt"), "(choose from: demo-fast (Demo Fast), demo-smart (Demo Smart))"),
+        (("--set", "effort=high"), "the agent has no session option 'effort' (it offers: mode, model)"),
+        (("--set", "model=x", "--model", "demo-fast"), "'x' is not a value of model"),
+    ],
+)
+def test_an_unknown_option_or_value_exits_2_listing_the_values_and_sends_no_prompt(
+    tmp_path: Path, args: tuple[str, ...], said: str
+) -> None:
+    log = tmp_path / "wire.jsonl"
+    result = acp(tmp_path, "-p", "hello", *args, "--output", "json", "--log", str(log))
+    assert result.returncode == 2, result.stderr
+    assert said in result.stderr and result.stderr.count("\n") == 1, result.stderr  # one line, and no turn
+    out = json.loads(result.stdout)
+    assert out["exitCode"] == 2 and out["stopReason"] is None
+    assert len(out["errors"]) == 1 and said in out["errors"][0]
+    methods = [m.get("method") for m in wire(log)]
+    assert "session/prompt" not in methods and "session/set_config_option" not in methods
+
+
+def test_mode_model_and_set_need_p(tmp_path: Path) -> None:
+    for args in (("--mode", "ask"), ("--model", "x"), ("--set", "a=b")):
+        result = acp(tmp_path, *args)
+        assert result.returncode == 2 and "needs -p" in result.stderr
+    assert acp(tmp_path, "-p", "x", "--set", "novalue").returncode == 2
+
+
+def _modes_session(version: int, current: str, modes: list[tuple[str, str, str]]) -> dict[str, Any]:
+    """A session/new result offering `modes` (v1 `modes`, v2 a select option of category mode)."""
+    if version == 1:
+        available = [{"id": v, "name": n, "description": d} for v, n, d in modes]
+        return {"sessionId": "scripted-session-1", "modes": {"currentModeId": current, "availableModes": available}}
+    return {"sessionId": "scripted-session-1", "configOptions": [_mode_option(current, modes)]}
+
+
+def _mode_option(current: str, modes: list[tuple[str, str, str]]) -> dict[str, Any]:
+    options = [{"value": v, "name": n, "description": d} for v, n, d in modes]
+    return {
+        "type": "select",
+        "configId": "mode",
+        "name": "Mode",
+        "category": "mode",
+        "currentValue": current,
+        "options": options,
+    }
+
+
+CLAUDE_LIKE = [
+    ("default", "Manual", "Always ask before making changes"),
+    ("acceptEdits", "Accept edits", "Automatically accept all file edits"),
+    ("auto", "Auto", "Claude handles permission decisions"),
+]
+UNASKED_ONLY = [("auto", "Auto", "Decides itself"), ("yolo", "YOLO", "")]
+
+
+def _mode_set_reply(version: int, value: str, modes: list[tuple[str, str, str]]) -> dict[str, Any]:
+    if version == 1:
+        return {"session/set_mode": {"result": {}}}
+    return {"session/set_config_option": {"result": {"configOptions": [_mode_option(value, modes)]}}}
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_an_agent_in_a_mode_that_acts_unasked_is_switched_to_one_that_asks_before_the_prompt(
+    tmp_path: Path, version: int
+) -> None:
+    run = scripted(
+        tmp_path,
+        version,
+        turn(version, chunk("answered", version)),
+        session_new=_modes_session(version, "auto", CLAUDE_LIKE),
+        responses=_mode_set_reply(version, "default", CLAUDE_LIKE),
+    )
+    result = run_scripted(run)
+    assert result.returncode == 0, result.stderr
+    assert "the agent's mode Auto (auto) acts without asking: running in Manual (default) instead" in result.stderr
+    assert "· mode Manual (default)" in result.stderr and "you switched" not in result.stderr
+    methods = run.methods()
+    switch = "session/set_mode" if version == 1 else "session/set_config_option"
+    assert methods.index(switch) < methods.index("session/prompt")
+    (asked,) = [m["params"] for m in run.records() if m.get("method") == switch]
+    assert asked.get("modeId", asked.get("value")) == "default"
+    run.validate_all()
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def _unasked_only(folder: Path, version: int) -> ScriptedRun:
+    """An agent whose every mode acts without asking; it answers "ran" when it gets a prompt."""
+    folder.mkdir(exist_ok=True)
+    return scripted(
+        folder, version, turn(version, chunk("ran", version)), session_new=_modes_session(version, "auto", UNASKED_ONLY)
+    )
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_where_every_mode_acts_unasked_the_run_stops_with_exit_9_and_sends_nothing(
+    tmp_path: Path, version: int
+) -> None:
+    run = _unasked_only(tmp_path, version)
+    result = run_scripted(run, "--output", "json")
+    assert result.returncode == 9, result.stderr
+    assert "every mode this agent offers acts without asking (Auto (auto), YOLO (yolo))" in result.stderr
+    assert json.loads(result.stdout)["exitCode"] == 9
+    assert "session/prompt" not in run.methods() and "session/set_mode" not in run.methods()
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_a_mode_acting_unasked_runs_when_named_or_when_everything_is_allowed(tmp_path: Path, version: int) -> None:
+    named = run_scripted(_unasked_only(tmp_path / "named", version), "--mode", "auto")
+    assert named.returncode == 0 and named.stdout == "ran\n", named.stderr
+    said = "mode Auto (auto) acts without asking: the --approve policy answers only what it asks (--mode auto)"
+    assert said in named.stderr
+    always = run_scripted(_unasked_only(tmp_path / "always", version), "--approve", "always")
+    assert always.returncode == 0 and "· mode Auto (auto)" in always.stderr, always.stderr
+    assert "acts without asking" not in always.stderr
+
+
+def test_an_agent_that_switches_itself_to_a_mode_acting_unasked_mid_turn_is_cancelled(tmp_path: Path) -> None:
+    switched = update({"sessionUpdate": "config_option_update", "configOptions": [_mode_option("auto", CLAUDE_LIKE)]})
+    steps = turn(
+        2,
+        chunk("first\n", 2),
+        switched,
+        {"op": "wait_for", "method": "session/cancel", "timeout": 30},
+        stop_reason="cancelled",
+    )
+    run = scripted(tmp_path, 2, steps, session_new=_modes_session(2, "default", CLAUDE_LIKE))
+    result = run_scripted(run)
+    assert result.returncode == 9, result.stderr
+    assert "the agent switched itself to mode Auto (auto), which acts without asking: cancelling" in result.stderr
+    assert "session/cancel" in run.methods()
+    run.validate_all()
+
+
+# -- standing permissions, said choices (issue 38) ---------------------------------------------------
+
+
+@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize(("approve", "answer"), [("always", "reject-once"), ("always-standing", "allow-always")])
+def test_a_standing_permission_is_granted_only_under_always_standing(
+    tmp_path: Path, version: int, approve: str, answer: str
+) -> None:
+    standing_only = [o for o in STANDARD_OPTIONS if o["kind"] in ("allow_always", "reject_once")]
+    run = scripted(
+        tmp_path, version, turn(version, permission_request(80, standing_only, version=version), chunk("ok", version))
+    )
+    result = run_scripted(run, "--approve", approve)
+    assert result.returncode == 0, result.stderr
+    reply = run.answer_to(80)
+    assert reply is not None and reply["result"]["outcome"]["optionId"] == answer
+    if approve == "always":
+        assert "a standing permission the agent keeps, which --approve always does not grant" in result.stderr
+        assert "(reject_once)" in result.stderr
+    else:
+        assert (
+            "permission allowed for good (--approve always-standing)" in result.stderr
+            and "(allow_always)" in result.stderr
+        )
+    run.validate_all({80: "session/request_permission"})
+
+
+# -- --resume, and wording that fits a script (issue 37 m5 and nits) ------------------------------------
+
+
+def test_resume_of_a_session_that_is_not_there_fails_instead_of_answering_in_a_new_one(tmp_path: Path) -> None:
+    log = tmp_path / "wire.jsonl"
+    result = acp(tmp_path, "-p", "hello", "--resume=nonexistent-id", "--log", str(log))
+    assert result.returncode == 1, result.stderr
+    assert "could not resume session 'nonexistent-id'" in result.stderr and "not run" in result.stderr
+    assert result.stdout == ""
+    methods = [m.get("method") for m in wire(log)]
+    assert "session/prompt" not in methods and "session/new" not in methods
+
+
+def test_continue_says_nothing_of_a_history_above_and_fails_where_the_session_is_gone(tmp_path: Path) -> None:
+    store = {"ACP_TUI_DEMO_STORE": str(tmp_path / "demo-store")}
+    assert acp(tmp_path, "-p", "think", "--quiet", env=store).returncode == 0
+    result = acp(tmp_path, "-p", "hello", "--continue", env=store)
+    assert result.returncode == 0, result.stderr
+    assert "history is above" not in result.stderr and "session list" not in result.stderr
+    assert "session resumed: the agent remembers this conversation" in result.stderr
+    gone = acp(tmp_path, "-p", "hello", "--continue")  # without its store the demo has forgotten it
+    assert gone.returncode == 1 and "could not resume session 'demo-" in gone.stderr, gone.stderr
+    assert gone.stdout == ""
+
+
+@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGINT", "timeout"])
+def test_stopping_an_agent_that_ignores_the_cancel_says_no_tui_words_and_no_traceback(
+    tmp_path: Path, version: int, how: str
+) -> None:
+    steps = turn(version, chunk("started\n", version), {"op": "sleep", "seconds": 60})
+    run = ScriptedRun(
+        tmp_path, {"version": version, "turns": [{"steps": steps}], "on_cancel": [{"op": "sleep", "seconds": 60}]}
+    )
+    timeout = ["--timeout", "1"] if how == "timeout" else []
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "acp_tui", "-p", "go", *timeout, "--", *run.launch.agent_argv],
+        cwd=tmp_path,
+        env=env_for(tmp_path),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "started\n"
+    if how != "timeout":
+        proc.send_signal(getattr(signal, how))
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == {"SIGTERM": 143, "SIGINT": 130, "timeout": 124}[how], err
+    assert "the agent did not end the turn within 3 s: stopping it" in err
+    for tui_words in ("Ctrl-C", "conversation is kept", "Traceback", "Task exception", "AgentNotRunning"):
+        assert tui_words not in err, err
+
+
+def test_a_closed_pipe_says_nothing_of_a_cancel(tmp_path: Path) -> None:
+    env = env_for(tmp_path) | {"ACP_TUI_DEMO_SPEED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "acp_tui", "-p", "slow"],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline()
+    proc.stdout.close()
+    proc.wait(timeout=30)
+    stderr = proc.stderr.read()
+    assert proc.returncode == 141, stderr
+    assert "cancelled" not in stderr and "⊘" not in stderr, stderr
+
+
+# -- the SDK agents: no modes to choose -------------------------------------------------------------------
+
+
+def test_the_sdk_agent_gives_one_json_result_and_offers_no_modes_to_name(
+    tmp_path: Path, ts_sdk_peers: TsSdkPeers, peer_home_env: dict[str, str]
+) -> None:
+    result = acp(tmp_path, "-p", "Hello", "--output", "json", "--", *ts_sdk_peers.agent, env=peer_home_env)
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["exitCode"] == 0 and out["stopReason"] == "end_turn" and out["text"].strip()
+    assert out["mode"] is None and out["model"] is None
+    assert "acp-tui: agent " in result.stderr and "· mode" not in result.stderr
+    named = acp(tmp_path, "-p", "Hello", "--mode", "plan", "--", *ts_sdk_peers.agent, env=peer_home_env)
+    assert named.returncode == 2 and "--mode plan: the agent offers no modes in this session" in named.stderr
+    option = acp(tmp_path, "-p", "Hello", "--set", "x=y", "--", *ts_sdk_peers.dual_version_agent, env=peer_home_env)
+    assert option.returncode == 2 and "no session option 'x' (it offers: none)" in option.stderr
