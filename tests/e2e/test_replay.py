@@ -20,7 +20,16 @@ from acp_tui.ui.app import AcpApp
 from acp_tui.ui.chat.screen import ChatScreen
 from tests.support.acp_process import acp
 from tests.support.paths import REPO
-from tests.support.scripted_app import make_launch, ready, submit, wait_until
+from tests.support.scripted_app import (
+    ARM_DELAY,
+    armed_dialog,
+    conversation_text,
+    isolate_user_dirs,
+    make_launch,
+    ready,
+    submit,
+    wait_until,
+)
 from tests.support.widgets import screen_lines
 
 pytestmark = pytest.mark.timeout(120)
@@ -320,11 +329,14 @@ def test_print_mode_replay_prints_what_the_live_run_printed(tmp_path: Path) -> N
     assert again.stdout == live.stdout and "Greeting people" in again.stdout
     other = acp(tmp_path, "replay", str(log), "--speed", "0", "-p", "something else")
     assert other.stdout == live.stdout
-    assert "replay: the prompt differs from the recording" in other.stderr
+    assert 'replay: line 7: the prompt differs from the recording (recorded "markdown", now "something else")' in (
+        other.stderr
+    )
     for words in (["-p", "--speed", "0"], ["--speed", "0", "-p"]):  # no prompt: the recorded one, sent again
         recorded = acp(tmp_path, "replay", str(log), *words)
         assert recorded.returncode == 0, recorded.stderr
-        assert recorded.stdout == live.stdout and "replay:" not in recorded.stderr
+        assert recorded.stdout == live.stdout and "replay: line" not in recorded.stderr  # no departure
+        assert "replay of live.log" in recorded.stderr
 
 
 def test_replay_p_without_a_prompt_needs_a_recording_that_holds_one(tmp_path: Path) -> None:
@@ -388,7 +400,11 @@ async def test_the_tui_replays_a_recording_to_the_same_conversation(tmp_path: Pa
         [sys.executable, "-m", "acp_tui.headless.replay", str(log), "--speed", "0"], tmp_path, None
     )
     assert replayed[:2] == live[:2]
-    assert replayed[2] == live[2]  # the same screen, row for row
+    # the same screen, row for row, but for what says it is a replay: the header, and a first line
+    assert "acp-tui demo agent (replay of live.log) 1.0.0" in replayed[2][0]
+    rows = [row for row in replayed[2][1:] if row.strip()]
+    assert rows[0].startswith("  · replay of live.log: the agent's side comes from the recording")
+    assert rows[2:] == [row for row in live[2][1:] if row.strip()]
     assert any("Greeting people, politely" in row for row in live[2]), live[2]
 
 
@@ -412,3 +428,85 @@ def test_the_replay_agent_runs_alone_and_says_where_its_recording_ends(tmp_path:
     info = {"name": "acp-tui-replay", "version": __version__, "title": "replay of r.log"}
     assert json.loads(out.stdout) == {"jsonrpc": "2.0", "id": 5, "result": {"agentInfo": info}}
     assert "replay: the recording ends here" in out.stderr
+
+
+def _mode(chat: ChatScreen) -> str | None:
+    """The mode the conversation shows (the demo's `mode` config option)."""
+    options = chat.controller.state.config_options
+    return next(
+        (str(getattr(o, "current_value", None)) for o in options if getattr(o, "config_id", "") == "mode"), None
+    )
+
+
+async def _record_a_mode_change_then_an_allowed_edit(tmp_path: Path, log: Path, protocol: str) -> str:
+    """A live TUI session with the demo, recorded: Shift+Tab changes the mode before the first prompt, then `edit`
+    asks for a permission, which is allowed. Returns the mode it ran in."""
+    launch = make_launch(demo_argv(), tmp_path, env=DEMO_ENV, name="demo", log_path=log, protocol=protocol)
+    app = AcpApp(launch, arm_delay=ARM_DELAY)
+    async with app.run_test(size=(120, 40)) as pilot:
+        chat = await ready(pilot, app)
+        first = _mode(chat)
+        await pilot.press("shift+tab")
+        await wait_until(pilot, lambda: _mode(chat) not in (None, first), "the next mode")
+        mode = _mode(chat)
+        await submit(pilot, chat, "edit")
+        await armed_dialog(pilot, app)
+        await pilot.press("a")  # allow
+        await wait_until(pilot, lambda: _turn_over(chat), "the turn to end", timeout=30)
+        await app.action_quit_app()
+    assert mode is not None and '"method":"session/set_' in log.read_text()  # the setup, on the wire
+    return mode
+
+
+def _turn_over(chat: ChatScreen) -> bool:
+    return chat.controller.state.foreground.stop_reason is not None and chat.status.values.state == "idle"
+
+
+DEMO_ENV = {"ACP_TUI_DEMO_SPEED": "0.02", "PYTHONPATH": str(REPO)}  # this tree's acp_tui, not an installed one
+
+
+@pytest.mark.parametrize("protocol", ["2", "1"])
+async def test_a_recording_with_a_mode_change_replays_in_print_mode_and_in_the_tui(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, protocol: str
+) -> None:
+    isolate_user_dirs(monkeypatch, tmp_path)
+    log = tmp_path / "live.log"
+    mode = await _record_a_mode_change_then_an_allowed_edit(tmp_path, log, protocol)
+
+    # print mode: the recorded prompt, the mode applied by the replay, the recorded answer (the edit allowed live,
+    # refused by print mode's policy: a departure, said, and what the agent did after the recorded choice follows)
+    printed = acp(tmp_path, "replay", str(log), "--speed", "0", "-p")
+    assert printed.returncode == 0, printed.stderr
+    assert "Done: greet() now returns an f-string greeting." in printed.stdout
+    assert "the client did not (before session/prompt): the replay applies it" in printed.stderr
+    assert 'chose "Reject' in printed.stderr and 'where the recording chose "Allow' in printed.stderr
+    assert "where the recording has" not in printed.stderr  # nothing refused
+    other = acp(tmp_path, "replay", str(log), "--speed", "0", "-p", "another prompt")
+    assert other.returncode == 0, other.stderr
+    assert "Done: greet() now returns" in other.stdout
+    assert 'the prompt differs from the recording (recorded "edit", now "another prompt")' in other.stderr
+
+    # the TUI: the user sends the prompt without the recorded Shift+Tab, and rejects what was allowed
+    argv = [sys.executable, "-m", "acp_tui.headless.replay", str(log), "--speed", "0"]
+    app = AcpApp(make_launch(argv, tmp_path, env=DEMO_ENV, name="replay"), arm_delay=ARM_DELAY)
+    async with app.run_test(size=(120, 40)) as pilot:
+        chat = await ready(pilot, app)
+        assert "(replay of live.log)" in screen_lines(app)[0]
+        assert conversation_text(chat).startswith("replay of live.log: the agent's side comes from the recording")
+        await submit(pilot, chat, "edit")
+        await armed_dialog(pilot, app)
+        assert _mode(chat) == mode  # applied by the replay before the prompt, as recorded
+        await pilot.press("r")  # reject: the recording allowed it
+        await wait_until(pilot, lambda: "where the recording chose" in conversation_text(chat), "the departure")
+        await wait_until(pilot, lambda: _turn_over(chat), "the turn to end", timeout=30)
+        await pilot.pause()
+        said = conversation_text(chat)
+        assert "the replay applies it" in said and "not sent" not in said
+        departure = next(line for line in said.splitlines() if "where the recording chose" in line)
+        title = "Allow editing src/greet.py?" if protocol == "2" else "Edit src/greet.py"  # v1: the tool call's
+        assert f'the permission for "{title}": the client chose "Reject"' in departure, departure
+        assert chat.controller.state.foreground.stop_reason == "end_turn"
+        screen = " ".join(row.strip() for row in screen_lines(app))  # the rows as one text: lines wrap
+        assert "where the recording chose" in screen  # in the conversation on screen, not only in F2's stderr
+        assert "Done: greet() now returns" in screen
+        await app.action_quit_app()
