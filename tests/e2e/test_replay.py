@@ -292,6 +292,19 @@ def test_a_line_nested_100_000_deep_is_played_as_written_and_said(tmp_path: Path
     assert lines[1] == deep and json.loads(lines[2]) == {"jsonrpc": "2.0", "method": "_after"}
     assert "replay: deep.log line 3: nested too deeply to read: played as written" in out.stderr
 
+    # and a client replaying it survives it as it survived it live: print mode, the line in the middle of a turn
+    live_log = tmp_path / "live.log"
+    live = acp(tmp_path, "--log", str(live_log), "-p", "markdown")
+    assert live.returncode == 0, live.stderr
+    lines = live_log.read_text().splitlines(keepends=True)
+    prompt = next(n for n, line in enumerate(lines) if '"method":"session/prompt"' in line)
+    lines.insert(prompt + 2, '{"t":0,"dir":"<-","msg":' + deep + "}\n")
+    live_log.write_text("".join(lines))
+    again = acp(tmp_path, "replay", str(live_log), "--speed", "0", "-p")
+    assert again.returncode == 0 and "Traceback" not in again.stderr, again.stderr
+    assert again.stdout == live.stdout
+    assert f"live.log line {prompt + 3}: nested too deeply to read: played as written" in again.stderr
+
 
 def _write_log(path: Path, *frames: tuple[str, Any]) -> None:
     path.write_text("".join(json.dumps({"t": n / 10, "dir": d, "msg": m}) + "\n" for n, (d, m) in enumerate(frames)))
