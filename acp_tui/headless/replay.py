@@ -293,6 +293,80 @@ def _permission_title(request: dict[str, Any]) -> str:
     return _short(title) if isinstance(title, str) and title else "a tool call"
 
 
+def _values(option: dict[str, Any]) -> list[Any]:
+    """The values a config option offers (a select's, flat or grouped; a boolean's)."""
+    if option.get("type") == "boolean":
+        return [True, False]
+    values: list[Any] = []
+    items = option.get("options")
+    for item in items if isinstance(items, list) else ():
+        if not isinstance(item, dict):
+            continue
+        if "value" in item:
+            values.append(item["value"])
+        grouped = item.get("options")  # a group of values
+        if isinstance(grouped, list):
+            values.extend(sub["value"] for sub in grouped if isinstance(sub, dict) and "value" in sub)
+    return values
+
+
+class SetupState:
+    """The session's setup as the recording last told the client (config options, v1 modes): a setup request the
+    client makes that the recording does not have (print mode's `--mode`, a Shift+Tab) is answered from it, as
+    the agent would have answered, so the replay goes on."""
+
+    def __init__(self) -> None:
+        self.options: list[Any] | None = None
+        self.modes: list[Any] | None = None
+
+    def seen(self, message: dict[str, Any]) -> None:
+        """A frame the agent sent: the setup it tells."""
+        result = message.get("result") if _is_answer(message) else None
+        if isinstance(result, dict):
+            if isinstance(result.get("configOptions"), list):
+                self.options = result["configOptions"]
+            modes = result.get("modes")
+            if isinstance(modes, dict) and isinstance(modes.get("availableModes"), list):
+                self.modes = [mode.get("id") for mode in modes["availableModes"] if isinstance(mode, dict)]
+        elif message.get("method") == "session/update":
+            update = _params(message).get("update")
+            if isinstance(update, dict) and update.get("sessionUpdate") == "config_option_update":
+                options = update.get("configOptions")
+                self.options = options if isinstance(options, list) else self.options
+
+    def answer(self, request: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None] | str:
+        """The result for a setup request and the update that says it (None: none), or why it is refused."""
+        params = _params(request)
+        match request.get("method"):
+            case "session/set_config_option":
+                options = self._with(params.get("configId"), params.get("value"))
+                if options is None:
+                    return (
+                        f"the recorded session offers no {_short(params.get('configId'))} {_short(params.get('value'))}"
+                    )
+                self.options = options
+                return {"configOptions": options}, None
+            case "session/set_mode":
+                mode = params.get("modeId")
+                if self.modes is not None and mode not in self.modes:
+                    return f"the recorded session offers no mode {_short(mode)}"
+                return {}, {"sessionUpdate": "current_mode_update", "currentModeId": mode}
+            case _:
+                return {}, None
+
+    def _with(self, config_id: Any, value: Any) -> list[Any] | None:
+        out: list[Any] = []
+        found = False
+        for option in self.options or ():
+            if isinstance(option, dict) and config_id in (option.get("configId"), option.get("id")):
+                if value not in _values(option):
+                    return None
+                option = {**option, "currentValue": value}
+                found = True
+            out.append(option)
+        return out if found else None
+
+
 class Replayer:
     """Plays one recording against one client over a pair of byte streams.
 
@@ -325,6 +399,7 @@ class Replayer:
         self._skipped: dict[str, dict[str, Any]] = {}  # the recorded id of a request the client never sent -> it
         self._asked: dict[str, dict[str, Any]] = {}  # the recorded id of the agent's request -> the request
         self._held: deque[Any] = deque()  # live frames read ahead: they stand for a later recorded frame
+        self.setup = SetupState()  # what the recording told the client of the session's setup so far
 
     def run(self) -> None:
         previous: float | None = None
@@ -368,6 +443,8 @@ class Replayer:
                 message = {**message, "id": live}
         elif isinstance(message, dict) and "method" in message and "id" in message:
             self._asked[_key(message["id"])] = message
+        if isinstance(message, dict):
+            self.setup.seen(message)
         self._write(message)
 
     def _write(self, message: Any) -> None:
@@ -401,7 +478,10 @@ class Replayer:
             if match is None:
                 ahead = self._ahead(at, live)
                 if ahead is None:
-                    self._unexpected(live, entry)
+                    if live.get("method") in SETUP and "id" in live:
+                        self._unrecorded_setup(live, entry)
+                    else:
+                        self._unexpected(live, entry)
                     continue
                 self._go_without(ahead, f"before {_what(live)}")
                 self._held.append(live)  # for the recorded frame it stands for
@@ -534,6 +614,24 @@ class Replayer:
             f"recorded {_short(want)}, now {_short(got)}"
         )
 
+    def _unrecorded_setup(self, live: dict[str, Any], entry: Entry) -> None:
+        """A setup the recording does not have here: answered from the recorded setup, as the agent would."""
+        answer = self.setup.answer(live)
+        if isinstance(answer, str):
+            self.note(f"line {entry.line}: the client {_setup_text(live)}, which the recording does not have: {answer}")
+            self._refuse(live, answer)
+            return
+        result, update = answer
+        self.note(
+            f"line {entry.line}: the client {_setup_text(live)}, which the recording does not have: the replay takes "
+            "it; what follows is what the recorded agent did"
+        )
+        self._write({"jsonrpc": "2.0", "id": live["id"], "result": result})
+        session_id = _params(live).get("sessionId")
+        if update is not None and session_id is not None:
+            params = {"sessionId": session_id, "update": update}
+            self._write({"jsonrpc": "2.0", "method": "session/update", "params": params})
+
     def _unexpected(self, live: dict[str, Any], entry: Entry) -> None:
         expected = _what(entry.message)
         what = live.get("method") or f"an answer to request {_short(live.get('id'))}"
@@ -622,6 +720,7 @@ __all__ = [
     "SETUP",
     "SILENCE",
     "Entry",
+    "SetupState",
     "ReplayError",
     "Replayer",
     "Silence",

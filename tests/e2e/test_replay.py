@@ -213,6 +213,45 @@ def test_a_setup_the_client_makes_otherwise_is_answered_as_recorded_and_said() -
     )
 
 
+def test_a_setup_the_recording_does_not_have_is_taken_from_the_recorded_options_and_said() -> None:
+    mode = {
+        "type": "select",
+        "configId": "mode",
+        "name": "Mode",
+        "currentValue": "code",
+        "options": [{"value": "code", "name": "Code"}, {"group": "more", "options": [{"value": "ask", "name": "Ask"}]}],
+    }
+    modes = {"currentModeId": "code", "availableModes": [{"id": "code", "name": "Code"}, {"id": "ask", "name": "Ask"}]}
+    entries = [
+        Entry(0.0, "->", _call(1, "session/new", cwd="/x", mcpServers=[]), line=1),
+        Entry(0.1, "<-", _answer(1, sessionId="s", configOptions=[mode], modes=modes), line=2),
+        Entry(0.2, "->", _call(2, "session/prompt", sessionId="s", prompt=[]), line=3),
+        Entry(0.3, "<-", _answer(2, stopReason="end_turn"), line=4),
+    ]
+    live = [
+        _call(7, "session/new", cwd="/x", mcpServers=[]),
+        _call(8, "session/set_config_option", sessionId="s", configId="mode", value="ask"),  # print mode's --mode
+        _call(9, "session/set_config_option", sessionId="s", configId="mode", value="yolo"),  # not offered
+        _call(10, "session/set_mode", sessionId="s", modeId="ask"),  # v1's own modes
+        _call(11, "session/prompt", sessionId="s", prompt=[]),
+    ]
+    replayer, written, notes, _slept = _replayer(entries, live)
+    replayer.run()
+    assert written[1] == _answer(8, configOptions=[{**mode, "currentValue": "ask"}])  # as the agent would answer
+    assert written[2]["id"] == 9 and 'offers no "mode" "yolo"' in written[2]["error"]["message"]
+    update = {"sessionUpdate": "current_mode_update", "currentModeId": "ask"}
+    assert written[3:6] == [
+        _answer(10),
+        {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": update}},
+        _answer(11, stopReason="end_turn"),
+    ]
+    assert notes[0] == (
+        'line 3: the client set "mode" to "ask", which the recording does not have: the replay takes it; what follows '
+        "is what the recorded agent did"
+    )
+    assert notes[1].startswith('line 3: the client set "mode" to "yolo", which the recording does not have: the ')
+
+
 def test_a_recorded_client_request_never_sent_is_waited_for_a_while_then_the_recording_goes_on() -> None:
     entries = [
         Entry(0.0, "->", _call(1, "session/prompt", sessionId="s", prompt=[]), line=1),
