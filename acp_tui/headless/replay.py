@@ -13,8 +13,10 @@ one.
 The replay follows its recording where the client does not: the session's setup the recording made before a
 prompt (a mode, a model, a config option: `SETUP`) is applied by the replay itself when the client sends the
 prompt without it, its recorded result sent as the update that says so (`config_option_update`,
-`current_mode_update`); a client request the client never sends is skipped after `CLIENT_WAIT` seconds (all but
-those that wait for the user or come first: `_WAITED_OUT`), so the rest of the recording still plays. Where the
+`current_mode_update`), and a setup the client makes that the recording does not have is answered from the
+recorded options as the agent would have (`SetupState`); a client request the client never sends is skipped after
+`CLIENT_WAIT` seconds (all but those that wait for the user or come first: `_WAITED_OUT`), so the rest of the
+recording still plays. Where the
 client departs from the recording (another method, another prompt, another answer, another order, a step left
 out) a `replay:` line on stderr says where (the recording's line) and how; the client shows each as a line in the
 conversation (`launch.replayed_log`). The agent's name says it is a replay (its `initialize` answer's title).
@@ -44,9 +46,10 @@ from acp_tui.launch import REPLAY_PREFIX
 NOT_RECORDED = -32603
 #: the session's setup: a recorded one the client leaves out is applied by the replay before the prompt
 SETUP = frozenset({"session/set_config_option", "session/set_mode", "session/set_model"})
-#: client requests waited for as long as it takes: the ones that come first, and the ones the user makes
+#: client requests waited for as long as it takes: the ones that come first, and the ones the user makes (a
+#: prompt; `session/close` when the user quits: nothing of the session follows it)
 _WAITED_OUT = frozenset(
-    {"initialize", "authenticate", "session/new", "session/load", "session/resume", "session/prompt"}
+    {"initialize", "authenticate", "session/new", "session/load", "session/resume", "session/prompt", "session/close"}
 )
 #: seconds any other recorded client frame is waited for before the replay goes on without it
 CLIENT_WAIT = 5.0
