@@ -444,7 +444,10 @@ async def _one_turn(argv: list[str], tmp_path: Path, log: Path | None) -> tuple[
     return shown, header, screen
 
 
-async def test_the_tui_replays_a_recording_to_the_same_conversation(tmp_path: Path) -> None:
+async def test_the_tui_replays_a_recording_to_the_same_conversation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    isolate_user_dirs(monkeypatch, tmp_path)  # the transcripts go to the test's folders
     log = tmp_path / "live.log"
     live = await _one_turn(demo_argv(), tmp_path, log)
     assert any(kind == "agent_message" and "Hello, world" in text for kind, text in live[0]), live
