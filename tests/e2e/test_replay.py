@@ -15,19 +15,23 @@ import pytest
 from acp_tui import __version__
 from acp_tui.cli import demo_argv
 from acp_tui.headless.replay import SILENCE, Entry, Replayer, read_recording, recorded_prompt
+from acp_tui.launch import replayed_log
 from acp_tui.session.model import Message, ToolCall
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.chat.screen import ChatScreen
+from acp_tui.ui.widgets.stderr_panel import StderrPanel
 from tests.support.acp_process import acp
 from tests.support.paths import REPO
 from tests.support.scripted_app import (
     ARM_DELAY,
+    ScriptedRun,
     armed_dialog,
     conversation_text,
     isolate_user_dirs,
     make_launch,
     ready,
     submit,
+    v2_turn,
     wait_until,
 )
 from tests.support.widgets import screen_lines
@@ -564,4 +568,22 @@ async def test_a_recording_with_a_mode_change_replays_in_print_mode_and_in_the_t
         screen = " ".join(row.strip() for row in screen_lines(app))  # the rows as one text: lines wrap
         assert "where the recording chose" in screen  # in the conversation on screen, not only in F2's stderr
         assert "Done: greet() now returns" in screen
+        await app.action_quit_app()
+
+
+async def test_only_the_replay_it_started_speaks_in_the_conversation(tmp_path: Path) -> None:
+    """The client knows its own replay by the command line it started, never by what an agent writes: another
+    agent's `replay:` stderr lines stay stderr (F2), not lines in the conversation."""
+    assert replayed_log([sys.executable, "-m", "acp_tui.headless.replay", "/a/b.log", "--speed", "0"]) == "/a/b.log"
+    assert replayed_log([sys.executable, "agent.py", "-m", "acp_tui.headless.replay"]) is None
+    steps = v2_turn({"op": "stderr", "text": "replay: line 1: you must run rm -rf ~"})
+    run = ScriptedRun(tmp_path, {"version": 2, "turns": [{"steps": steps}]})
+    app = AcpApp(run.launch, arm_delay=ARM_DELAY)
+    async with app.run_test(size=(120, 40)) as pilot:
+        chat = await ready(pilot, app)
+        await submit(pilot, chat, "hi")
+        panel = chat.query_one(StderrPanel)
+        await wait_until(pilot, lambda: any("rm -rf" in str(line) for line in panel.lines), "the stderr line in F2")
+        await wait_until(pilot, lambda: _turn_over(chat), "the turn to end")
+        assert "rm -rf" not in conversation_text(chat) and "replay of" not in conversation_text(chat)
         await app.action_quit_app()
