@@ -609,9 +609,44 @@ def _export(args: Sequence[str]) -> int:
     return 0
 
 
+#: `acp-tui check` when the agent cannot be run (acp_tui/headless/check.py's EXIT_UNUSABLE; README)
+EXIT_CHECK_UNUSABLE = 3
+
+_CHECK_HELP = """\
+usage: acp-tui [OPTIONS] check [-- AGENT...]
+
+A short scripted conversation with an agent (no agent: the built-in demo): initialize, session/new, a
+prompt, and a second prompt cancelled while it runs. Prints the negotiated version, the agent's capabilities,
+how each turn ended, and every rule the agent broke, with the offending value and its frame (each frame
+against the official JSON Schema of the negotiated version). Leaves no transcript behind; the session is
+deleted where the agent offers that, and closed.
+
+exit: 0 clean, 1 violations, 3 the agent could not be run.
+"""
+
+_REPLAY_HELP = """\
+usage: acp-tui replay LOG [--speed N] [-p [PROMPT]] [OPTIONS]
+
+Play the agent side of a --log recording back to a fresh client: the TUI, or with -p print mode. The
+recorded setup (mode, model, options set before the first prompt) is applied by the replay where the client
+leaves it out; where the client departs from the recording, a line in the conversation (print mode: stderr)
+says where and how, and the replay goes on.
+
+options:
+  --speed N         1 at the recorded pace (default), 2 twice as fast, 0 without pauses
+  -p, --print [PROMPT]
+                    print mode: the recording's first prompt sent again, unless one is given
+  OPTIONS           acp-tui's own (--cwd, --output, --approve, --theme, ...: see acp-tui --help)
+"""
+
+
 def _replay(options: optparse.Values, args: Sequence[str]) -> tuple[optparse.Values, list[str]] | int:
     """`replay LOG [--speed N]` and our options after it: the options, and the replay agent's argv (an exit
     code when the words are wrong). The agent is acp_tui/headless/replay.py, run with this interpreter."""
+    ours = args[: list(args).index("--")] if "--" in args else args
+    if "-h" in ours or "--help" in ours:
+        print(_REPLAY_HELP, end="")
+        return 0
     args = _recorded_prompt_flag(args)
     parser = _parser()
     parser.usage = "%prog replay LOG [--speed N] [-p [PROMPT]] [OPTIONS]"
@@ -822,6 +857,9 @@ def _main(argv: Sequence[str] | None, runner: Callable[[Launch], int] | None) ->
             return EXIT_USAGE
     checking = agent[:1] == ["check"]  # `acp-tui check [-- AGENT...]` (acp_tui/headless/check.py)
     if checking:
+        if agent[1:2] in (["-h"], ["--help"]):
+            print(_CHECK_HELP, end="")
+            return 0
         agent = agent[2:] if agent[1:2] == ["--"] else agent[1:]
         agent = agent or demo_argv()  # no agent: the built-in demo (which must pass), not default_agent
     try:
@@ -830,7 +868,7 @@ def _main(argv: Sequence[str] | None, runner: Callable[[Launch], int] | None) ->
         for warning in warnings:
             print(f"acp-tui: warning: {warning}", file=sys.stderr)
         print(f"acp-tui: {exc}", file=sys.stderr)
-        return exc.code
+        return EXIT_CHECK_UNUSABLE if checking and exc.code != EXIT_USAGE else exc.code
     try:
         if options.print_prompt is not None:
             import_asyncio_without_tls()

@@ -79,6 +79,20 @@ class Launch:
     early_agent: PreSpawned | None = field(default=None, compare=False, repr=False)
 
 
+#: the replay agent's module (`acp-tui replay`, acp_tui/headless/replay.py)
+REPLAY_MODULE = "acp_tui.headless.replay"
+#: how each of the replay agent's stderr lines begins: a departure from the recording, or what it skipped
+REPLAY_PREFIX = "replay: "
+
+
+def replayed_log(argv: Sequence[str]) -> str | None:
+    """The recording an agent command line plays back (`python -m acp_tui.headless.replay LOG ...`), None for
+    any other agent: the client knows its own replay by what it started, not by anything the agent says."""
+    if len(argv) >= 4 and argv[1] == "-m" and argv[2] == REPLAY_MODULE:
+        return argv[3]
+    return None
+
+
 class LaunchProblem(Exception):
     """An agent that cannot be started as asked; `str()` is the one line to show the user."""
 
@@ -104,4 +118,14 @@ class TabLauncher(TypingProtocol):
     def __call__(self, base: Launch, agent: str, folder: str) -> Launch: ...
 
 
-__all__ = ["Launch", "LaunchProblem", "PreSpawned", "Protocol", "TabLauncher", "new_session"]
+__all__ = [
+    "REPLAY_MODULE",
+    "REPLAY_PREFIX",
+    "Launch",
+    "LaunchProblem",
+    "PreSpawned",
+    "Protocol",
+    "TabLauncher",
+    "new_session",
+    "replayed_log",
+]

@@ -300,6 +300,11 @@ class FrameLog:
                 self._pages.popleft()
         self._count -= 1
 
+    @property
+    def last_received(self) -> int:
+        """The seq of the frame received last (0: none yet): the one a problem found now is marked on."""
+        return self._last_received
+
     def mark_last_received(self, reason: str) -> None:
         """A rule the frame received last broke (or why it could not be decoded): shown with it."""
         seq = self._last_received

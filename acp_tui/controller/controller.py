@@ -14,6 +14,7 @@ import asyncio
 import os
 import time
 from collections.abc import Coroutine
+from pathlib import Path
 from typing import Any
 
 from acp_tui.agent.connection import ConnectionClosed
@@ -47,7 +48,7 @@ from acp_tui.controller.steering import SteerFlow
 from acp_tui.controller.transcript_feed import TranscriptFeed
 from acp_tui.controller.turn_ends import TurnEnds
 from acp_tui.controller.wiring import ServicesFactory, UserAsker, default_services
-from acp_tui.launch import Launch
+from acp_tui.launch import REPLAY_PREFIX, Launch, replayed_log
 from acp_tui.protocol import codec
 from acp_tui.protocol.jsonrpc import AUTH_REQUIRED, RpcError
 from acp_tui.protocol.v2 import ContentBlock
@@ -55,6 +56,8 @@ from acp_tui.sanitize import plain
 from acp_tui.session.changes import AgentGone, ConfigChanged, InfoChanged, StateChanged, TurnEnded
 from acp_tui.session.model import SessionState
 
+#: a replay's line in the conversation is cut here (its own lines are short; a recording's text is not)
+REPLAY_LINE = 1_000
 #: how long after a cancel before a second Ctrl-C may stop the agent process (and the slow-cancel line shows)
 FORCE_STOP_AFTER = 3.0
 
@@ -98,6 +101,8 @@ class SessionController:
         self._stopped_by_user = False
         self._restarting = False  # stopped to be restarted at once: its exit line does not offer Ctrl-R
         self._stderr_lines = 0  # what this agent process wrote to stderr (the panel has the lines)
+        #: the recording the agent plays back (`acp-tui replay`), None for a live agent
+        self._replay = replayed_log(launch.agent_argv)
         self._failure_shown = False  # the reason the agent is gone was already said (no second banner)
         self._previous_session_id: str | None = None
         self._slow_cancel: asyncio.TimerHandle | None = None
@@ -168,6 +173,11 @@ class SessionController:
         self._failure_shown = False
         self._set_cancel(None)
         self._set_phase("starting")
+        if self._replay is not None:
+            self.note(
+                f"replay of {plain(Path(self._replay).name)}: the agent's side comes from the recording; "
+                "where this conversation departs from it, a line says so"
+            )
         restart_for_login = False
         try:
             self._emit(Waiting("starting the agent"))
@@ -509,6 +519,9 @@ class SessionController:
         elif isinstance(event, SessionSwitched):
             self._modes.seen((session, session.session_id), session.state.config_options)  # the new one's start
             self.sessions.switched(session, event)
+        elif self._replay is not None and event.text.startswith(REPLAY_PREFIX):
+            # The replay's departures from its recording are the conversation's, where they happen (README, "Replay")
+            self.note(plain(event.text)[:REPLAY_LINE], "warning")
         else:
             self._stderr_lines += 1
             self._emit(event)

@@ -5,7 +5,8 @@ initialize (with our capabilities), session/new, one prompt, then a second promp
 recorded as protocol problems (the rules they already enforce) is reported with the offending value, and so
 is a cancelled turn that ended any other way. Every frame the agent sent is validated against the official JSON
 Schema of the negotiated version (acp_tui/headless/schema.py), each violation quoted with its value and its frame.
-Exit 0 when clean, 1 on violations, 3 when the agent could not be run.
+Exit 0 when clean, 1 on violations, 3 when the agent could not be run. The check leaves nothing behind: no
+transcript, and its session deleted (`session/delete`) where the agent offers that, and closed.
 """
 
 from __future__ import annotations
@@ -15,12 +16,16 @@ import json
 from collections.abc import Callable
 from typing import TextIO
 
+from acp_tui.agent.connection import ConnectionClosed
+from acp_tui.agent.frames import Frame
+from acp_tui.agent.session import SessionError
 from acp_tui.agent.session_events import ModelChanged
 from acp_tui.controller.controller import SessionController
 from acp_tui.controller.controller_events import AgentIdentified, ControllerEvent, Note
 from acp_tui.headless.policy import PolicyAsker, launch_for
 from acp_tui.headless.schema import agent_frame_violations
 from acp_tui.launch import Launch
+from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.sanitize import plain
 from acp_tui.session.changes import AgentGone, ProblemAdded, StateChanged, SubmissionChanged, TurnEnded
 
@@ -45,12 +50,17 @@ class AgentCheck:
         self.out = out
         self.step_timeout = step_timeout
         self.asker = PolicyAsker("never", lambda text: None)
-        self.controller = SessionController(launch_for(launch, "never"), asker=self.asker, listener=self)
+        # no transcript: a check is no conversation of the user's (nothing of it is left in the data folder)
+        self.controller = SessionController(
+            launch_for(launch, "never"), asker=self.asker, listener=self, transcripts=False
+        )
         self.violations: list[str] = []
         self.identity: AgentIdentified | None = None
         self._turn_end: asyncio.Future[TurnEnded] | None = None
         self._busy: asyncio.Event = asyncio.Event()
         self._errors: list[str] = []
+        #: what the codec and reducer found, with the seq of the frame it came with (0: none)
+        self._problems: list[tuple[int, str]] = []
 
     def controller_event(self, event: ControllerEvent) -> None:
         """The check hears its controller (`ControllerListener`): who the agent is, errors, the turn's end."""
@@ -64,7 +74,10 @@ class AgentCheck:
 
     def _change(self, change: object) -> None:
         if isinstance(change, ProblemAdded):
-            self.violations.append(f"{plain(change.reason)}: {plain(change.detail)[:300]}")
+            # marked on the frame received last (agent/session.py): said with that frame (`_report`)
+            session = self.controller.session
+            seq = session.frames.last_received if session is not None else 0
+            self._problems.append((seq, f"{plain(change.reason)}: {plain(change.detail)[:300]}"))
         elif isinstance(change, StateChanged) and change.busy:
             self._busy.set()
         elif isinstance(change, TurnEnded):
@@ -105,7 +118,21 @@ class AgentCheck:
         try:
             return await self._run()
         finally:
-            await self.controller.shutdown()
+            await self._forget_session()
+            await self.controller.shutdown()  # closes the session (`session/close`, where offered)
+
+    async def _forget_session(self) -> None:
+        """The check's session is no conversation of the user's: deleted (`session/delete`) where the agent offers
+        it, so it is not left in the agent's own session list; closed by the shutdown after it either way."""
+        session = self.controller.session
+        if session is None or session.session_id is None or session.connection.exit_info is not None:
+            return
+        if not session.abilities().delete:
+            return
+        try:
+            await asyncio.wait_for(session.delete_session(session.session_id), self.step_timeout)
+        except (TimeoutError, SessionError, RpcError, ConnectionClosed) as exc:
+            self._say(f"note: the check's session could not be deleted: {plain(str(exc)) or type(exc).__name__}")
 
     async def _run(self) -> int:
         if not await self.controller.start():
@@ -124,19 +151,37 @@ class AgentCheck:
                 )
         except _Ended as exc:
             self.violations.append(str(exc))
-        self._validate_frames()
+        self._report()
         for violation in self.violations:
             self._say(f"violation: {violation}")
         self._say(f"{len(self.violations)} violation{'s' if len(self.violations) != 1 else ''}")
         return EXIT_VIOLATIONS if self.violations else EXIT_CLEAN
 
-    def _validate_frames(self) -> None:
-        """Each frame the agent sent, against the negotiated version's schema (docs: README, "Checking an agent")."""
+    def _report(self) -> None:
+        """The violations, each problem once: a frame the schema faults is reported by its schema violations (the
+        codec's and reducer's problems with it restate them); the others' problems are quoted with their frame."""
+        session = self.controller.session
+        schema = self._validate_frames()
+        faulted = {seq for seq, _ in schema}
+        problems: list[str] = []
+        for seq, text in self._problems:
+            if seq in faulted:
+                continue
+            frame = session.frames.find(seq) if session is not None and seq else None
+            problems.append(text if frame is None else _quoted(frame, text))
+        self.violations[:0] = problems
+        self.violations.extend(line for _, line in schema)
+
+    def _validate_frames(self) -> list[tuple[int, str]]:
+        """Each frame the agent sent, against the negotiated version's schema (docs: README, "Checking an agent"):
+        the violations, each with its frame's seq."""
         session = self.controller.session
         version = self.identity.protocol if self.identity is not None else None
         if session is None or version not in (1, 2):
-            return
+            return []
+        reported = {seq for seq, _ in self._problems}
         checked = 0
+        found: list[tuple[int, str]] = []
         for frame in session.frames:
             if frame.direction != "<-":
                 continue
@@ -144,14 +189,13 @@ class AgentCheck:
             try:
                 message = json.loads(frame.raw)
             except (ValueError, RecursionError):
-                found = ["not JSON"]
+                # a line that is no JSON: the codec's problem says so already, with what it read
+                faults = [] if frame.seq in reported else ["not JSON"]
             else:
-                found = agent_frame_violations(message, version, frame.answers)
-            for violation in found:
-                self.violations.append(
-                    f"frame {frame.seq} ({plain(frame.label)}): {violation}; frame {_frame_text(frame.raw)}"
-                )
+                faults = agent_frame_violations(message, version, frame.answers)
+            found.extend((frame.seq, _quoted(frame, fault)) for fault in faults)
         self._say(f"schema: {checked} frame{'s' if checked != 1 else ''} from the agent checked against ACP v{version}")
+        return found
 
     def _report_identity(self) -> None:
         session = self.controller.session
@@ -168,6 +212,10 @@ class AgentCheck:
     def _say(self, line: str) -> None:
         self.out.write(line + "\n")
         self.out.flush()
+
+
+def _quoted(frame: Frame, violation: str) -> str:
+    return f"frame {frame.seq} ({plain(frame.label)}): {violation}; frame {_frame_text(frame.raw)}"
 
 
 def _frame_text(raw: bytes, limit: int = 600) -> str:

@@ -589,9 +589,53 @@ def test_check_reports_each_violation_with_the_offending_value(tmp_path: Path, v
     result = acp(tmp_path, "check", "--", *run.launch.agent_argv)
     assert result.returncode == 1, result.stdout + result.stderr
     violations = [line for line in result.stdout.splitlines() if line.startswith("violation: ")]
-    assert any("this is not json" in line for line in violations), result.stdout
+    # the line that is no JSON: counted once, with its frame
+    (not_json,) = [line for line in violations if "this is not json" in line]
+    assert not_json.startswith("violation: frame ") and "invalid JSON" in not_json, result.stdout
     assert any('stop reason "end_turn", not "cancelled"' in line for line in violations), result.stdout
+    assert result.stdout.endswith(f"{len(violations)} violations\n")
     run.validate_all()
+
+
+def test_check_leaves_no_transcript_and_deletes_and_closes_its_session(tmp_path: Path) -> None:
+    cancelled = turn(2, {"op": "wait_for", "method": "session/cancel", "timeout": 20}, stop_reason="cancelled")
+    script = {
+        "version": 2,
+        "initialize": {
+            "protocolVersion": 2,
+            "info": {"name": "s", "version": "1"},
+            "capabilities": {"session": {"delete": {}}},
+        },
+        "turns": [{"steps": turn(2, chunk("hi", 2))}, {"steps": cancelled}],
+        "responses": {"session/delete": {"result": {}}, "session/close": {"result": {}}},
+    }
+    run = ScriptedRun(tmp_path, script)
+    result = acp(tmp_path, "check", "--", *run.launch.agent_argv)
+    assert result.returncode == 0, result.stdout + result.stderr
+    ends = [m for m in run.records() if m.get("method") in ("session/delete", "session/close")]
+    assert [(m["method"], m["params"]) for m in ends] == [
+        ("session/delete", {"sessionId": "scripted-session-1"}),
+        ("session/close", {"sessionId": "scripted-session-1"}),
+    ]
+    run.validate_all()
+    demo = acp(tmp_path, "check")
+    assert demo.returncode == 0, demo.stdout + demo.stderr
+    left = [path for path in (tmp_path / "user-data").rglob("*") if path.is_file()]
+    assert left == [], left  # no transcript, no session index entry
+
+
+def test_check_cannot_run_a_missing_agent_and_has_its_own_help(tmp_path: Path) -> None:
+    for words in (["check", "--", "nosuch-agent-xyz"], ["check", "nosuch-agent-xyz"]):
+        missing = acp(tmp_path, *words)
+        assert missing.returncode == 3, missing.stderr  # README: 3 when the agent could not be run
+        assert "cannot run 'nosuch-agent-xyz'" in missing.stderr
+    for flag in ("-h", "--help"):
+        usage = acp(tmp_path, "check", flag)
+        assert usage.returncode == 0 and usage.stdout.startswith("usage: acp-tui [OPTIONS] check [-- AGENT...]")
+        assert "exit: 0 clean, 1 violations, 3 the agent could not be run." in usage.stdout
+        replay = acp(tmp_path, "replay", flag)
+        assert replay.returncode == 0 and replay.stdout.startswith("usage: acp-tui replay LOG [--speed N]")
+        assert "--theme" not in replay.stdout.split("OPTIONS ")[0]  # its own options, not the TUI's list
 
 
 @pytest.mark.parametrize("version", [1, 2])
