@@ -616,7 +616,8 @@ def _child_update(state: SessionState, event: ChildUpdate) -> list[Change]:
 def _background(state: SessionState, items: list[BackgroundWork]) -> list[Change]:
     """A complete background snapshot replaces the last one (session/background.py); rule breaks logged once."""
     bg = state.background
-    jobs, other, hidden, notes = read_snapshot(items)
+    snapshot = read_snapshot(items, lambda job: _job_entity(state, job) is not None)
+    jobs, other, hidden = snapshot.jobs, snapshot.other, snapshot.hidden
     problems: list[Change] = []
 
     def once(reason: str, detail: str) -> None:
@@ -624,11 +625,10 @@ def _background(state: SessionState, items: list[BackgroundWork]) -> list[Change
             bg.warned.add(reason)
             problems.extend(_problem(state, reason, detail))
 
-    for note in notes:
+    for note in snapshot.notes:
         once("malformed background item", note)
-    for job in jobs:
-        if _job_entity(state, job) is None:
-            once("background work listed before it was announced", f"{job.kind} {job.id}")
+    if (job := snapshot.unannounced) is not None:  # checked over the whole list, not only the kept part
+        once("background work listed before it was announced", f"{job.kind} {job.id}")
     for job in set(bg.jobs) - set(jobs):
         entity = _job_entity(state, job)
         if entity is not None and not _job_finished(entity):

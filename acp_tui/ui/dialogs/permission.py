@@ -200,7 +200,11 @@ def _subject_widgets(
         if call is not None:
             widgets.append(_call_header(call, dialog_title, context))
         command = Text("$ ", "bold")
-        command.append(multiline(subject.command))
+        # What runs is shown: its lines as lines, any other control character written out (`\x1b`, `\t`).
+        lines = subject.command.split("\n")
+        command.append("\n".join(plain(escape_controls(line)) for line in lines[:MAX_BODY_LINES]))
+        if len(lines) > MAX_BODY_LINES:
+            command.append("\n").append_text(more_lines_text(len(lines) - MAX_BODY_LINES))
         widgets.append(Static(command, classes="subject-command"))
         where = context.path(subject.cwd)
         widgets.append(Static(Text("in the session folder" if where == "." else f"in {where}"), classes="subject-note"))
