@@ -101,11 +101,11 @@ async def test_a_plan_of_100000_entries_keeps_500_shown_with_the_rest_counted(
 # -- permission floods: the transcript grows with the flood, not its square ----------------------------------
 
 
-async def flood_transcript_bytes(tmp_path: Path, scale: float) -> tuple[int, int]:
+async def flood_transcript_bytes(tmp_path: Path, scale: float, version: int = 2) -> tuple[int, int]:
     """(transcript bytes, requests answered) for a flood of `10,000 × scale` permission requests."""
     events = ControllerEvents()
     user = ScriptedUser([])  # every question answered "cancelled", one at a time
-    ctl = SessionController(make_launch(hostile("permission_flood", 2, scale), tmp_path), asker=user, listener=events)
+    ctl = SessionController(make_launch(hostile("permission_flood", version, scale), tmp_path), asker=user, listener=events)
     try:
         assert await ctl.start()
         ctl.submit("flood")
@@ -123,14 +123,15 @@ def _texts(ctl: SessionController) -> list[str]:
     return [e.text for e in state.entities.values() if isinstance(e, Message) and e.key[0] == "agent_message"]
 
 
+@pytest.mark.parametrize("version", [2, 1])
 async def test_a_permission_flood_writes_a_transcript_linear_in_its_length(
-    app_dirs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    app_dirs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, version: int
 ) -> None:
     small_dir, big_dir = tmp_path / "small", tmp_path / "big"
     monkeypatch.setenv("ACP_TUI_DATA_DIR", str(small_dir))
-    small, small_answered = await flood_transcript_bytes(tmp_path, 0.1)
+    small, small_answered = await flood_transcript_bytes(tmp_path, 0.1, version)
     monkeypatch.setenv("ACP_TUI_DATA_DIR", str(big_dir))
-    big, big_answered = await flood_transcript_bytes(tmp_path, 1.0)
+    big, big_answered = await flood_transcript_bytes(tmp_path, 1.0, version)
     assert (small_answered, big_answered) == (1_000, 10_000)  # every request asked, and answered once
     # 10,000 requests wrote 311 MB when each record restated every open id; now a few hundred bytes each.
     assert 8 <= big / small <= 12, (small, big)
