@@ -105,7 +105,9 @@ async def flood_transcript_bytes(tmp_path: Path, scale: float, version: int = 2)
     """(transcript bytes, requests answered) for a flood of `10,000 × scale` permission requests."""
     events = ControllerEvents()
     user = ScriptedUser([])  # every question answered "cancelled", one at a time
-    ctl = SessionController(make_launch(hostile("permission_flood", version, scale), tmp_path), asker=user, listener=events)
+    ctl = SessionController(
+        make_launch(hostile("permission_flood", version, scale), tmp_path), asker=user, listener=events
+    )
     try:
         assert await ctl.start()
         ctl.submit("flood")
