@@ -36,7 +36,7 @@ import re
 
 from acp_tui.secrets import redact
 
-__all__ = ["plain", "multiline", "strip_sequences", "escape_controls"]
+__all__ = ["plain", "multiline", "strip_sequences", "escape_controls", "cut"]
 
 # Characters removed wherever they appear (after escape sequences have been removed whole).
 _INVISIBLE_RANGES: tuple[tuple[int, int], ...] = (
@@ -131,3 +131,14 @@ def escape_controls(text: str) -> str:
     (`"a\\x1bb"` → `a\\x1bb`, newline → `\\n`, U+202E → `\\u202e`); everything else unchanged. Pure:
     no redaction (pass the result through `plain` for that). A backslash is left as it is."""
     return text if _ESCAPED.search(text) is None else _ESCAPED.sub(_escape, text)
+
+
+def cut(text: str, limit: int, what: str) -> str:
+    """`text`, or its first `limit` characters and a note saying it was cut (cutting again changes nothing).
+
+    For agent labels that reach the screen or the disk (login method names, permission option names, plan
+    entries): a label is a label, and a megabyte of one would push everything else off the screen."""
+    note = f"… ({what} cut at {limit:,} characters)"
+    if len(text) <= limit or (len(text) == limit + len(note) and text.endswith(note)):
+        return text
+    return text[:limit] + note

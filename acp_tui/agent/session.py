@@ -40,7 +40,7 @@ from acp_tui.protocol.v2 import ConfigOptionUpdate, ContentBlock, SessionConfigB
 from acp_tui.services.base import ClientService, ServiceContext, merge_capabilities, service_notifications
 from acp_tui.session import local_events as local
 from acp_tui.session.changes import ProblemAdded
-from acp_tui.session.model import SessionState
+from acp_tui.session.model import SessionState, ToolCall
 from acp_tui.session.reducer import ModelInput, apply
 from acp_tui.session.subagents import subagent_name
 
@@ -239,6 +239,7 @@ class AgentSession:
             roots=tuple(Path(folder).resolve() for folder in self.tools.additional_directories),
             owns_session=partial(_owns_session, self),
             subagent_name=lambda session_id: subagent_name(self.state, session_id),
+            tool_call=partial(_tool_call_of, self),
             request=self.connection.request,
         )
         for service in self.services:
@@ -625,6 +626,14 @@ class AgentSession:
             return decoder(bytes(raw), *args)
         except MalformedMessage as exc:
             raise SessionError(f"the agent sent an invalid {what}: {exc.reason}") from None
+
+
+def _tool_call_of(session: AgentSession, session_id: str, tool_call_id: str) -> ToolCall | None:
+    """The tool call `tool_call_id` names in `session_id`'s model: a subagent's own, else the session's."""
+    child = session.state.subagents.get(session_id)
+    if child is not None and (call := child.model.tool_call(tool_call_id)) is not None:
+        return call
+    return session.state.tool_call(tool_call_id)
 
 
 def _owns_session(session: AgentSession, session_id: str) -> bool:

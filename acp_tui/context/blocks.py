@@ -14,7 +14,11 @@ say so (`PromptCapabilities`). Each mention becomes one block, chosen in this or
 * without embedded context: a `resource_link` (`file://` URI, name, size, MIME type).
 
 A mention whose file vanished (or cannot be read) stops the whole prompt with a `PromptBlockError`
-before anything is sent. The same blocks are valid in v1 and v2 (their `ContentBlock` shapes agree on
+before anything is sent. So does a mention that leads outside the session folder through a symbolic link
+(`@pw` → `/etc/passwd`, `outside_mentions`) unless its real path was allowed (`allowed_outside`: the
+controller applies the `outside_reads` rule to it, as to a read the agent asks for); an allowed one is
+read at its real path, sent under that path, and noted with a warning. A path typed as it is (`@/etc/x`)
+is the user's own choice and is not asked about. The same blocks are valid in v1 and v2 (their `ContentBlock` shapes agree on
 every field used here); only where the capabilities live differs, which `PromptCapabilities` hides.
 
 Strings put on the wire are valid UTF-8 (undecodable bytes of a file name become U+FFFD in `name`;
@@ -65,6 +69,8 @@ __all__ = [
     "disallowed_blocks",
     "human_size",
     "shown_path",
+    "outside_mentions",
+    "real_outside",
 ]
 
 #: Larger text files are linked, not embedded.
@@ -247,14 +253,47 @@ def _media_block(
     return AudioContent(data=encoded, mime_type=media), None
 
 
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def real_outside(path: Path, cwd: str | os.PathLike[str], roots: Sequence[str | os.PathLike[str]] = ()) -> str | None:
+    """The real path `path` leads to when a symbolic link takes it outside the session folder (and its extra
+    folders), else None (inside, or outside as written: the user typed that path)."""
+    real = os.path.realpath(path)
+    if real == os.fspath(path):
+        return None
+    if any(_within(real, os.path.realpath(folder)) for folder in (cwd, *roots)):
+        return None
+    return real
+
+
+def outside_mentions(
+    submission: PromptSubmission, cwd: str | os.PathLike[str], roots: Sequence[str | os.PathLike[str]] = ()
+) -> list[tuple[Mention, str]]:
+    """The mentions that lead outside the session folder through a symbolic link, with the real path of each."""
+    found: list[tuple[Mention, str]] = []
+    for mention in submission.mentions:
+        real = real_outside(resolve(mention.path, cwd), cwd, roots)
+        if real is not None:
+            found.append((mention, real))
+    return found
+
+
 def build_prompt_blocks(
-    submission: PromptSubmission, capabilities: PromptCapabilities, cwd: str | os.PathLike[str]
+    submission: PromptSubmission,
+    capabilities: PromptCapabilities,
+    cwd: str | os.PathLike[str],
+    roots: Sequence[str | os.PathLike[str]] = (),
+    allowed_outside: frozenset[str] = frozenset(),
 ) -> PromptBlocks | PromptBlockError:
     """The blocks for `submission`: its text, then one block per mention (each path once), each of a
     kind `capabilities` allows; or why nothing may be sent.
 
     Reads the mentioned files (bounded by the limits above): call it when the prompt is about to be
-    sent, so the agent gets the files as they are then.
+    sent, so the agent gets the files as they are then. A mention that leads outside the folder through
+    a link is read only when its real path is in `allowed_outside` (checked again here: a link changed
+    since it was allowed stops the prompt).
     """
     blocks: list[ContentBlock] = []
     notes: list[str] = []
@@ -268,6 +307,15 @@ def build_prompt_blocks(
         if key in seen:
             continue
         seen.add(key)
+        real = real_outside(path, cwd, roots)
+        if real is not None:
+            shown, real_shown = shown_path(mention.path), shown_path(real, 200)
+            if real not in allowed_outside:
+                return PromptBlockError(
+                    f"@{shown} leads outside the session folder, to {real_shown}; nothing was sent", mention
+                )
+            notes.append(f"⚠ @{shown} leads outside the session folder: {real_shown} was sent")
+            path = Path(real)  # read where it leads, and named so: the agent and the chip see the real path
         result = _block_for(mention, path, capabilities, budget)
         if isinstance(result, PromptBlockError):
             return result

@@ -22,10 +22,7 @@ from acp_tui.agent.process import SpawnError
 from acp_tui.agent.session import AgentSession, AuthRequired, SessionError
 from acp_tui.agent.session_events import ModelChanged, SessionEvent, SessionSwitched
 from acp_tui.context import (
-    PromptBlockError,
-    PromptCapabilities,
     PromptSubmission,
-    build_prompt_blocks,
     mentions_in_text,
 )
 from acp_tui.controller.controller_events import (
@@ -41,6 +38,7 @@ from acp_tui.controller.controller_events import (
 )
 from acp_tui.controller.login import LoginFlow
 from acp_tui.controller.login_turns import LoginTurns
+from acp_tui.controller.mention_guard import prompt_blocks
 from acp_tui.controller.mode_watch import ModeWatch
 from acp_tui.controller.prompt_queue import PromptQueue
 from acp_tui.controller.session_switcher import SessionSwitcher
@@ -49,9 +47,7 @@ from acp_tui.controller.transcript_feed import TranscriptFeed
 from acp_tui.controller.turn_ends import TurnEnds
 from acp_tui.controller.wiring import ServicesFactory, UserAsker, default_services
 from acp_tui.launch import REPLAY_PREFIX, Launch, replayed_log
-from acp_tui.protocol import codec
 from acp_tui.protocol.jsonrpc import AUTH_REQUIRED, RpcError
-from acp_tui.protocol.v2 import ContentBlock
 from acp_tui.sanitize import plain
 from acp_tui.session.changes import AgentGone, ConfigChanged, InfoChanged, StateChanged, TurnEnded
 from acp_tui.session.model import SessionState
@@ -386,23 +382,12 @@ class SessionController:
         assert session is not None
         self.logins.last_prompt = submission  # sent again after a login (docs/protocol.md §2.4)
         try:
-            blocks: list[ContentBlock] = [codec.text_block(submission.text)]
-            if submission.mentions:
-                built = await asyncio.to_thread(
-                    build_prompt_blocks,
-                    submission,
-                    PromptCapabilities.from_init(session.init, session.version),
-                    session.cwd,
-                )
-                if isinstance(built, PromptBlockError):
-                    self.note(f"not sent: {built.message}", "error")  # nothing the agent may not take goes out
-                    return
-                for line in built.notes:
-                    self.note(line, "warning")
-                blocks = built.blocks
-                if self.cancel_sent_at is not None:
-                    self._unsent(submission)  # Ctrl-C while the files were read: nothing went out
-                    return
+            blocks = await prompt_blocks(session, submission, self.launch, self.asker, self.note)
+            if blocks is None:
+                return  # said in the conversation: nothing the agent may not take goes out
+            if submission.mentions and self.cancel_sent_at is not None:
+                self._unsent(submission)  # Ctrl-C while the files were read: nothing went out
+                return
             await session.prompt(blocks, resend_of=resend_of)
         except RpcError as exc:
             # the model holds the failed submission; its widget shows the error

@@ -10,20 +10,21 @@ never sent twice. Without the capability, nothing changes: the prompt is queued 
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Coroutine
 from typing import Any, Literal, Protocol, TypeAlias, assert_never
 
 from acp_tui.agent.connection import ConnectionClosed
 from acp_tui.agent.session import AgentSession, SessionError
 from acp_tui.agent.steering import SteerFailed
-from acp_tui.context import PromptBlockError, PromptCapabilities, PromptSubmission, build_prompt_blocks
+from acp_tui.context import PromptSubmission
 from acp_tui.controller.controller_events import ControllerListener, QueueChanged, Severity
+from acp_tui.controller.mention_guard import prompt_blocks
 from acp_tui.controller.prompt_queue import PromptQueue
-from acp_tui.protocol import codec
+from acp_tui.launch import Launch
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.v2 import ContentBlock
 from acp_tui.sanitize import plain
+from acp_tui.services.files import FileAsker
 
 #: What `steer_now` did with the prompt at once: sent into the turn (its answer follows), sent as a plain
 #: prompt (the agent was idle), queued because the agent offers no steering, or held in the queue as Enter
@@ -52,6 +53,12 @@ class SteerHost(Protocol):
     def note(self, text: str, severity: Severity = "info", *, detail: str = "") -> None: ...
 
     def spawn(self, coro: Coroutine[Any, Any, object]) -> None: ...
+
+    @property
+    def launch(self) -> Launch: ...
+
+    @property
+    def asker(self) -> FileAsker: ...
 
 
 class SteerFlow:
@@ -112,17 +119,7 @@ class SteerFlow:
 
     async def _blocks(self, session: AgentSession, submission: PromptSubmission) -> list[ContentBlock] | None:
         """The prompt's blocks, files read now, as the agent's capabilities allow (as a queued prompt's)."""
-        if not submission.mentions:
-            return [codec.text_block(submission.text)]
-        built = await asyncio.to_thread(
-            build_prompt_blocks, submission, PromptCapabilities.from_init(session.init, session.version), session.cwd
-        )
-        if isinstance(built, PromptBlockError):
-            self._host.note(f"not sent: {built.message}", "error")
-            return None
-        for line in built.notes:
-            self._host.note(line, "warning")
-        return built.blocks
+        return await prompt_blocks(session, submission, self._host.launch, self._host.asker, self._host.note)
 
     def _requeue(self, submission: PromptSubmission, reason: str) -> None:
         """The agent did not take it: back to the queue's head, to go out when the turn ends."""

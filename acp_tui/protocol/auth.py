@@ -38,7 +38,7 @@ import msgspec
 from msgspec import UNSET
 
 from acp_tui.protocol.common import Meta, Patch, WireStruct
-from acp_tui.sanitize import plain
+from acp_tui.sanitize import cut, plain
 
 __all__ = [
     "AUTHENTICATE",
@@ -281,14 +281,6 @@ def _shown_as_is(value: str) -> bool:
     return plain(value) == value
 
 
-def _cut(text: str, limit: int, what: str) -> str:
-    """`text`, or its first `limit` characters and a note saying it was cut (cutting again changes nothing)."""
-    note = f"… ({what} cut at {limit:,} characters)"
-    if len(text) <= limit or (len(text) == limit + len(note) and text.endswith(note)):
-        return text
-    return text[:limit] + note
-
-
 def _bound_entry(item: Any) -> Any:
     if not isinstance(item, dict):
         return item
@@ -296,7 +288,7 @@ def _bound_entry(item: Any) -> Any:
     for key, limit in (("name", MAX_AUTH_NAME), ("description", MAX_AUTH_DESCRIPTION)):
         value = fixed.get(key)
         if isinstance(value, str):
-            fixed[key] = _cut(value, limit, key)
+            fixed[key] = cut(value, limit, key)
     return fixed
 
 
@@ -331,7 +323,7 @@ def _decode_one(item: object, version: int) -> AuthMethod:
     raw: dict[str, Any] = item
     kind = raw.get("type")
     name = _text(raw.get("name")) or _text(raw.get("methodId")) or _text(raw.get("id")) or "(unnamed)"
-    name = _cut(name, MAX_AUTH_NAME, "name")  # an id standing in for the name is cut too
+    name = cut(name, MAX_AUTH_NAME, "name")  # an id standing in for the name is cut too
     method_id = _text(raw.get("methodId")) if version >= 2 else _text(raw.get("id"))
     method_id = method_id or _text(raw.get("methodId")) or _text(raw.get("id"))
     description = _text(raw.get("description"))
@@ -450,7 +442,7 @@ def _env_var(raw: dict[str, Any], name: str, method_id: str | None, description:
             variables = tuple(
                 LoginVariable(
                     v.name,
-                    _cut(v.label, MAX_AUTH_NAME, "label") if isinstance(v.label, str) and v.label else None,
+                    cut(v.label, MAX_AUTH_NAME, "label") if isinstance(v.label, str) and v.label else None,
                     optional=v.optional is True,
                     secret=v.secret is not False,
                 )

@@ -24,6 +24,7 @@ import msgspec
 
 from acp_tui.protocol.jsonrpc import Request
 from acp_tui.protocol.methods import RequestPermissionRequest
+from acp_tui.session.model import ToolCall
 from acp_tui.session.reducer import ModelInput
 
 #: Answers one agent→client request: returns the result (a msgspec Struct, a dict, or pre-encoded
@@ -94,6 +95,8 @@ class ServiceContext(msgspec.Struct, frozen=True):
     owns_session: Callable[[str], bool] = lambda _session_id: True
     #: the subagent's name when the session id is a subagent's (its questions are labelled with it), else None
     subagent_name: Callable[[str], str | None] = lambda _session_id: None
+    #: the model's tool call a wire id names now in a session (the session's or a subagent's), else None
+    tool_call: Callable[[str, str], ToolCall | None] = lambda _session_id, _tool_call_id: None
     #: send a request to the agent and wait for its raw result (raises as `Connection.request` does); None
     #: where there is no connection (tests that bind a service alone)
     request: Callable[[str, Any], Awaitable[msgspec.Raw]] | None = None

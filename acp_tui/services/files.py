@@ -127,6 +127,9 @@ class OutsideRead(msgspec.Struct, frozen=True):
     cwd: Path
     #: the path as the agent sent it (differs from `path` when it went through a link or `..`)
     requested: str
+    #: True: not the agent's read but the user's own @-mention, which leads outside through a link
+    #: (controller/mention_guard.py); the same rule governs it
+    mention: bool = False
 
 
 class FileAsker(Protocol):

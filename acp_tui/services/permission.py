@@ -4,7 +4,17 @@ Requests are shown in arrival order, one dialog at a time; the rest wait in this
 asker is told how many). Every request is answered exactly once (docs/protocol.md §8): with the option
 the user chose, or `cancelled` when the user dismisses it, cancels the turn (docs/protocol.md §9.3),
 the agent withdraws it (`$/cancel_request`) or the connection ends. An answer that names an option
-the agent did not offer is a protocol problem of ours and is sent as `cancelled`.
+not shown is a protocol problem of ours and is sent as `cancelled`.
+
+What is asked is bounded here, before anything shows it (`bound_request`): at most `MAX_OPTIONS` options
+(the rest are counted, "… N more options", and can never be chosen: the options shown are exactly the
+ones that may be answered), names cut at `MAX_OPTION_NAME` characters, the title at `MAX_TITLE`.
+
+A request may name an announced tool call by its id alone (v1 `toolCall` with just `toolCallId`, a v2
+`tool_call` subject, a v2 `command` subject's `toolCallId`): the question carries that call as the model
+knows it once the request's own fields are applied (`PermissionQuestion.call`: title, kind, locations,
+diff), so the dialog always shows what it approves; an id never announced, with nothing in the request to
+describe it, is `unknown_call`, which the dialog says plainly.
 """
 
 from __future__ import annotations
@@ -12,12 +22,22 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
+
+import msgspec
+from msgspec import UNSET
 
 from acp_tui.protocol.codec import MalformedMessage
 from acp_tui.protocol.jsonrpc import INVALID_PARAMS, INVALID_REQUEST, Request, RpcError
-from acp_tui.protocol.methods import RequestPermissionRequest
+from acp_tui.protocol.methods import (
+    CommandPermissionSubject,
+    RequestPermissionRequest,
+    ToolCallPermissionSubject,
+)
+from acp_tui.protocol.v2 import ToolCallUpdate
+from acp_tui.sanitize import cut
 from acp_tui.services.base import Capabilities, ServiceContext, ServiceHandler
+from acp_tui.session.model import ToolCall
 
 CANCELLED = "cancelled"
 
@@ -25,6 +45,64 @@ CANCELLED = "cancelled"
 TURN_CANCELLED = "the turn was cancelled"
 AGENT_STOPPED = "the agent stopped"
 AGENT_WITHDREW = "the agent withdrew its request"
+
+#: Options a request shows (and may be answered with; as many as the dialog's number keys, 1-9); the rest
+#: are counted as "… N more options".
+MAX_OPTIONS: Final = 9
+#: An option's name is cut here (as a login method's is).
+MAX_OPTION_NAME: Final = 200
+#: A request's title is cut here.
+MAX_TITLE: Final = 1_000
+
+
+def bound_request(request: RequestPermissionRequest) -> tuple[RequestPermissionRequest, int]:
+    """`request` as it is asked: at most `MAX_OPTIONS` options with names cut, the title cut; with how many
+    options were left out. Option ids are kept as sent, so an answer names exactly an option the agent gave."""
+    options = request.options
+    more = max(0, len(options) - MAX_OPTIONS)
+    kept = [
+        option
+        if len(option.name) <= MAX_OPTION_NAME
+        else msgspec.structs.replace(option, name=cut(option.name, MAX_OPTION_NAME, "name"))
+        for option in options[:MAX_OPTIONS]
+    ]
+    return msgspec.structs.replace(request, options=kept, title=cut(request.title, MAX_TITLE, "title")), more
+
+
+def named_call_id(request: RequestPermissionRequest) -> str | None:
+    """The tool call a request is about, by its id (a `tool_call` subject, or a `command` subject's)."""
+    subject = request.subject
+    if isinstance(subject, ToolCallPermissionSubject):
+        return subject.tool_call.tool_call_id
+    if isinstance(subject, CommandPermissionSubject) and isinstance(subject.tool_call_id, str):
+        return subject.tool_call_id
+    return None
+
+
+def _describes(request: RequestPermissionRequest) -> bool:
+    """Does the request itself say what its tool call does (anything beyond the id)?"""
+    subject = request.subject
+    if isinstance(subject, CommandPermissionSubject):
+        return True  # the command is what runs
+    if not isinstance(subject, ToolCallPermissionSubject):
+        return False
+    call = subject.tool_call
+    return any(
+        value not in (UNSET, None, "", []) for value in (call.title, call.content, call.locations, call.raw_input)
+    )
+
+
+def shown_call(call: ToolCall) -> ToolCallUpdate:
+    """The model's tool call as the full patch a dialog draws (title, kind, content, locations, input)."""
+    return ToolCallUpdate(
+        tool_call_id=call.tool_call_id,
+        title=call.title if call.title is not None else UNSET,
+        kind=call.kind,
+        status=call.status,
+        content=list(call.content),
+        locations=list(call.locations),
+        raw_input=call.raw_input if call.raw_input is not None else UNSET,
+    )
 
 
 @dataclass(eq=False, slots=True)
@@ -37,6 +115,12 @@ class PermissionQuestion:
     closed_because: str | None = field(default=None)
     #: the subagent that asks (a child session of this one, session/subagents.py); None: the agent itself
     subagent: str | None = field(default=None)
+    #: the tool call it approves as the model knows it (announced fields and the request's own); None: none
+    call: ToolCallUpdate | None = field(default=None)
+    #: the id of the tool call it names when that call was never announced and the request describes nothing
+    unknown_call: str | None = field(default=None)
+    #: options the agent offered beyond those asked (`MAX_OPTIONS`): counted, never chosen
+    more_options: int = field(default=0)
 
 
 class PermissionAsker(Protocol):
@@ -109,9 +193,21 @@ class PermissionService:
         if not context.owns_session(decoded.session_id):  # never answered for a session it is not
             context.report(f"permission request for unknown session {decoded.session_id[:200]!r}", b"")
             raise RpcError(INVALID_PARAMS, "Invalid params: unknown sessionId")
+        decoded, more_options = bound_request(decoded)
+        call_id = named_call_id(decoded)
+        announced = call_id is not None and context.tool_call(decoded.session_id, call_id) is not None
         for item in dialect.permission_opened(request_id, decoded):
             context.apply(item)
-        question = PermissionQuestion(request_id, decoded, subagent=context.subagent_name(decoded.session_id))
+        known = context.tool_call(decoded.session_id, call_id) if call_id is not None else None
+        unknown = call_id is not None and not announced and not _describes(decoded)
+        question = PermissionQuestion(
+            request_id,
+            decoded,
+            subagent=context.subagent_name(decoded.session_id),
+            call=shown_call(known) if known is not None and not unknown else None,
+            unknown_call=call_id if unknown else None,
+            more_options=more_options,
+        )
         future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self._open[request_id] = (question, future)
         asking = asyncio.get_running_loop().create_task(self._ask_in_turn(question, future))
@@ -159,6 +255,12 @@ class PermissionService:
 
 
 __all__ = [
+    "MAX_OPTIONS",
+    "MAX_OPTION_NAME",
+    "MAX_TITLE",
+    "bound_request",
+    "named_call_id",
+    "shown_call",
     "AGENT_STOPPED",
     "AGENT_WITHDREW",
     "CANCELLED",

@@ -14,6 +14,7 @@ Hostile lists are bounded: at most `MAX_JOBS` items are kept (the rest counted),
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final, Literal
 
 from msgspec import UNSET
@@ -74,30 +75,53 @@ class Background:
         return (self.jobs, self.other, self.hidden)
 
 
-def read_snapshot(items: list[BackgroundWork]) -> tuple[tuple[Job, ...], int, int, list[str]]:
-    """A wire list as (jobs, other, hidden, malformed-item notes): duplicates once, unknown kinds counted."""
+class Snapshot:
+    """One wire list read: the `jobs` kept (duplicates once), `other` items of unknown kinds, `hidden` items
+    beyond the cap, `notes` on malformed items, and the first item of the whole list, kept or not, that names
+    work the agent never announced (`unannounced`)."""
+
+    __slots__ = ("jobs", "other", "hidden", "notes", "unannounced")
+
+    def __init__(self) -> None:
+        self.jobs: tuple[Job, ...] = ()
+        self.other = 0
+        self.hidden = 0
+        self.notes: list[str] = []
+        self.unannounced: Job | None = None
+
+
+def read_snapshot(items: list[BackgroundWork], announced: Callable[[Job], bool]) -> Snapshot:
+    """A wire list as a `Snapshot`. Every item is checked against `announced`, those past the cap too: the
+    rule holds for the list the agent sent, not for the part of it that is kept."""
+    snapshot = Snapshot()
     jobs: dict[Job, None] = {}
-    other = hidden = 0
-    notes: list[str] = []
     for index, item in enumerate(items):
-        if len(jobs) + other >= MAX_JOBS:
-            hidden = len(items) - index
-            break
-        job: Job | None = None
-        if item.type == "terminal":
-            job = _job("terminal", item.terminal_id)
-        elif item.type == "tool_call":
-            job = _job("tool_call", item.tool_call_id)
-        elif item.type == "subagent":
-            job = _job("subagent", item.session_id)
-        else:
-            other += 1
+        job = _item_job(item)
+        if job is not None and snapshot.unannounced is None and not announced(job):
+            snapshot.unannounced = job
+        if snapshot.hidden or len(jobs) + snapshot.other >= MAX_JOBS:
+            snapshot.hidden = snapshot.hidden or len(items) - index
             continue
         if job is None:
-            notes.append(f"a background {item.type} item without its id")
+            if item.type in ("terminal", "tool_call", "subagent"):
+                snapshot.notes.append(f"a background {item.type} item without its id")
+            else:
+                snapshot.other += 1
             continue
         jobs[job] = None
-    return tuple(jobs), other, hidden, notes
+    snapshot.jobs = tuple(jobs)
+    return snapshot
+
+
+def _item_job(item: BackgroundWork) -> Job | None:
+    """The job an item names (None: an unknown kind, or no id)."""
+    if item.type == "terminal":
+        return _job("terminal", item.terminal_id)
+    if item.type == "tool_call":
+        return _job("tool_call", item.tool_call_id)
+    if item.type == "subagent":
+        return _job("subagent", item.session_id)
+    return None
 
 
 def _job(kind: JobKind, job_id: object) -> Job | None:
@@ -106,4 +130,4 @@ def _job(kind: JobKind, job_id: object) -> Job | None:
     return Job(kind, job_id[:MAX_ID_CHARS])
 
 
-__all__ = ["MAX_JOBS", "MAX_ID_CHARS", "JobKind", "Job", "Background", "read_snapshot"]
+__all__ = ["MAX_JOBS", "MAX_ID_CHARS", "JobKind", "Job", "Background", "Snapshot", "read_snapshot"]

@@ -143,13 +143,17 @@ class InfoChanged(_Change, frozen=True):
 
 
 class PermissionsChanged(_Change, frozen=True):
-    """A permission request was added or resolved; `state.permissions` holds the ones still open.
+    """Permission requests were opened or closed; `state.permissions` holds the ones still open.
 
-    `resolved` maps each request id resolved by this step to its outcome ("cancelled" or an option id),
-    so the agent layer can answer the wire exactly once.
+    It says what changed, never what is open (a flood of requests then costs its length, not its square,
+    wherever the change is written): `opened` the request ids that arrived, `resolved` each id resolved
+    by this step with its outcome ("cancelled" or an option id), `dropped` the ids closed unanswered
+    because the agent went away.
     """
 
+    opened: tuple[int | str, ...] = ()
     resolved: tuple[tuple[int | str, str], ...] = ()
+    dropped: tuple[int | str, ...] = ()
 
 
 class SubmissionChanged(_Change, frozen=True):

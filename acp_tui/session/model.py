@@ -46,6 +46,10 @@ AGENT_THOUGHT: Final = "agent_thought"
 TOOL_CALL: Final = "tool_call"
 TERMINAL: Final = "terminal"
 PLAN: Final = "plan"
+#: A plan keeps at most this many entries (the rest are counted: "… N more entries").
+MAX_PLAN_ENTRIES: Final = 500
+#: A plan entry's text is cut here.
+MAX_PLAN_ENTRY_CHARS: Final = 1_000
 COMPACTION: Final = "compaction"
 UNKNOWN: Final = "unknown"
 FILE_ACCESS: Final = "file_access"
@@ -291,13 +295,20 @@ class Terminal:
 
 
 class Plan:
-    """One plan by `planId` (docs/protocol.md §7): the latest `PlanItems` or an unsupported `UnknownPlan`, replaced whole."""
+    """One plan by `planId` (docs/protocol.md §7): the latest `PlanItems` or an unsupported `UnknownPlan`, replaced whole.
 
-    __slots__ = ("key", "plan")
+    A plan is bounded here, so nothing above ever sees more (the reducer's `bound_plan`): at most
+    `MAX_PLAN_ENTRIES` entries are kept, each cut at `MAX_PLAN_ENTRY_CHARS`; `more` counts the entries left
+    out and `more_done` how many of those were completed (the progress counts every entry).
+    """
 
-    def __init__(self, key: EntityKey, plan: PlanItems | UnknownPlan) -> None:
+    __slots__ = ("key", "plan", "more", "more_done")
+
+    def __init__(self, key: EntityKey, plan: PlanItems | UnknownPlan, more: int = 0, more_done: int = 0) -> None:
         self.key: EntityKey = key
         self.plan: PlanItems | UnknownPlan = plan
+        self.more = more
+        self.more_done = more_done
 
     @property
     def id(self) -> str:
@@ -657,6 +668,8 @@ __all__ = [
     "TOOL_CALL",
     "TERMINAL",
     "PLAN",
+    "MAX_PLAN_ENTRIES",
+    "MAX_PLAN_ENTRY_CHARS",
     "COMPACTION",
     "UNKNOWN",
     "EntityType",

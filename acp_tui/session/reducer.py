@@ -26,6 +26,7 @@ import posixpath
 from collections.abc import Callable
 from typing import Any, TypeAlias, TypeVar, assert_never
 
+import msgspec
 from msgspec import UNSET
 
 from acp_tui.protocol.common import ErrorObject
@@ -40,6 +41,7 @@ from acp_tui.protocol.v2 import (
     CompactionUpdate,
     ConfigOptionUpdate,
     Notice,
+    PlanItems,
     PlanUpdate,
     SessionInfoUpdate,
     SessionMessage,
@@ -50,11 +52,13 @@ from acp_tui.protocol.v2 import (
     TerminalUpdate,
     ToolCallContentChunk,
     ToolCallUpdate,
+    UnknownPlan,
     UnknownUpdate,
     UsageUpdate,
     UserMessage,
     UserMessageChunk,
 )
+from acp_tui.sanitize import cut
 from acp_tui.session import subagents
 from acp_tui.session.account import (
     MAX_WINDOWS,
@@ -116,6 +120,8 @@ from acp_tui.session.model import (
     COMPACTION,
     FILE_ACCESS,
     IDLE,
+    MAX_PLAN_ENTRIES,
+    MAX_PLAN_ENTRY_CHARS,
     PLAN,
     REQUIRES_ACTION,
     RUNNING,
@@ -463,14 +469,36 @@ def _terminal_chunk(state: SessionState, update: TerminalOutputChunk) -> list[Ch
 # -- plans (docs/protocol.md §7) ----------------------------------------------------------------------
 
 
+def bound_plan(plan: PlanItems | UnknownPlan) -> tuple[PlanItems | UnknownPlan, int, int]:
+    """`plan` as the model keeps it: at most `MAX_PLAN_ENTRIES` entries, each cut at `MAX_PLAN_ENTRY_CHARS`;
+    with the number of entries left out and how many of those were completed. A hundred thousand entries
+    cost one pass here and nothing above (the UI, the transcript) ever sees more than the cap."""
+    if not isinstance(plan, PlanItems):
+        return plan, 0, 0
+    entries = plan.entries
+    more = max(0, len(entries) - MAX_PLAN_ENTRIES)
+    more_done = sum(1 for entry in entries[MAX_PLAN_ENTRIES:] if entry.status == "completed") if more else 0
+    kept = entries[:MAX_PLAN_ENTRIES] if more else entries
+    if more or any(len(entry.content) > MAX_PLAN_ENTRY_CHARS for entry in kept):
+        kept = [
+            entry
+            if len(entry.content) <= MAX_PLAN_ENTRY_CHARS
+            else msgspec.structs.replace(entry, content=cut(entry.content, MAX_PLAN_ENTRY_CHARS, "entry"))
+            for entry in kept
+        ]
+        plan = msgspec.structs.replace(plan, entries=kept)
+    return plan, more, more_done
+
+
 def _plan_update(state: SessionState, update: PlanUpdate) -> list[Change]:
     key = (PLAN, update.plan.plan_id)
     entity = state.entities.get(key)
+    plan, more, more_done = bound_plan(update.plan)
     if entity is None:
-        return [_add(state, Plan(key, update.plan))]
+        return [_add(state, Plan(key, plan, more, more_done))]
     if type(entity) is not Plan:
         return _problem(state, "entity type clash", repr(key))
-    entity.plan = update.plan
+    entity.plan, entity.more, entity.more_done = plan, more, more_done
     return [EntityChanged(key, frozenset({"plan"}))]
 
 
@@ -588,7 +616,8 @@ def _child_update(state: SessionState, event: ChildUpdate) -> list[Change]:
 def _background(state: SessionState, items: list[BackgroundWork]) -> list[Change]:
     """A complete background snapshot replaces the last one (session/background.py); rule breaks logged once."""
     bg = state.background
-    jobs, other, hidden, notes = read_snapshot(items)
+    snapshot = read_snapshot(items, lambda job: _job_entity(state, job) is not None)
+    jobs, other, hidden = snapshot.jobs, snapshot.other, snapshot.hidden
     problems: list[Change] = []
 
     def once(reason: str, detail: str) -> None:
@@ -596,11 +625,10 @@ def _background(state: SessionState, items: list[BackgroundWork]) -> list[Change
             bg.warned.add(reason)
             problems.extend(_problem(state, reason, detail))
 
-    for note in notes:
+    for note in snapshot.notes:
         once("malformed background item", note)
-    for job in jobs:
-        if _job_entity(state, job) is None:
-            once("background work listed before it was announced", f"{job.kind} {job.id}")
+    if (job := snapshot.unannounced) is not None:  # checked over the whole list, not only the kept part
+        once("background work listed before it was announced", f"{job.kind} {job.id}")
     for job in set(bg.jobs) - set(jobs):
         entity = _job_entity(state, job)
         if entity is not None and not _job_finished(entity):
@@ -804,7 +832,7 @@ def _cancel_requested(state: SessionState, event: CancelRequested) -> list[Chang
     if state.permissions:
         resolved = tuple((request_id, "cancelled") for request_id in state.permissions)
         state.permissions.clear()
-        changes.append(PermissionsChanged(resolved))
+        changes.append(PermissionsChanged(resolved=resolved))
     if state.foreground.state != IDLE:
         turn = state.turn
         for key, entity in state.entities.items():
@@ -822,7 +850,7 @@ def _permission_requested(state: SessionState, event: PermissionRequested) -> li
     if type(call) is ToolCallUpdate:
         changes = _tool_call_update(state, call)
     state.permissions[event.request_id] = PendingPermission(event.request_id, event.request)
-    changes.append(PermissionsChanged())
+    changes.append(PermissionsChanged(opened=(event.request_id,)))
     return changes
 
 
@@ -830,7 +858,10 @@ def _permission_resolved(state: SessionState, event: PermissionResolved) -> list
     pending = state.permissions.pop(event.request_id, None)
     if pending is None:
         return []  # already answered (e.g. cancelled): each request is answered exactly once
-    return [PermissionsChanged(((event.request_id, event.outcome),)), *_rejected(state, pending.request, event.outcome)]
+    return [
+        PermissionsChanged(resolved=((event.request_id, event.outcome),)),
+        *_rejected(state, pending.request, event.outcome),
+    ]
 
 
 def _rejected(state: SessionState, request: Any, outcome: str) -> list[Change]:
@@ -867,8 +898,9 @@ def _agent_exited(state: SessionState, event: AgentExited) -> list[Change]:
         fg.error = None
         changes.append(StateChanged(IDLE, False))
     if state.permissions:
+        dropped = tuple(state.permissions)
         state.permissions.clear()
-        changes.append(PermissionsChanged())
+        changes.append(PermissionsChanged(dropped=dropped))
     for request_id, submission in state.submissions.items():
         if submission.status == "pending":
             submission.status = "unknown"
@@ -976,4 +1008,4 @@ _HANDLERS: dict[type, _Handler] = {
     TurnTokensReported: _turn_tokens_reported,
 }
 
-__all__ = ["apply"]
+__all__ = ["apply", "bound_plan"]

@@ -385,6 +385,8 @@ def _render_plan(entity: AddedRecord) -> str:
         kind = plan.unsupported if not isinstance(plan, msgspec.UnsetType) else "?"
         return f"**Plan:** unsupported plan type {kind or '?'}"
     lines = [f"- {_PLAN_MARKS.get(e.status, '[ ]')} {e.content}" for e in plan.entries]
+    if isinstance(plan.more, int) and plan.more:
+        lines.append(f"- … {plan.more:,} more entries not kept")
     return "**Plan:**\n" + "\n".join(lines)
 
 

@@ -4,7 +4,7 @@ A transcript is JSON Lines. The first line of each writer's run is an `open` rec
 which record shapes follow; every record carries `"at"` (Unix time, rounded to milliseconds), and the
 entity records name their entity by `"type"` (the `EntityKey` type, e.g. "tool_call") and `"id"`.
 
-Format 2 (written now) is format 1 plus:
+Format 2 is format 1 plus:
 - a tool call's content is a list of typed items (`content` on `added` and `replaced`, `item` on
   `content`) instead of one flattened `text`, so a diff stays a diff (docs/protocol.md §6.2, §6.3);
 - files the client read or wrote for the agent (docs/protocol.md §10.2): `access` on an `added`
@@ -12,7 +12,9 @@ Format 2 (written now) is format 1 plus:
   tool call;
 - `turn_end` (the end of a turn, docs/protocol.md §9.2) where format 1 wrote `{"ev": "unhandled"}`;
 - `interrupted` and `rejected` among a tool call's `changed` fields.
-Every other record is unchanged, so the reader reads both formats with these types: a format 1 tool
+Format 3 (written now) is format 2 with `permissions` records that say what changed (`opened`,
+`resolved`, `dropped`) instead of restating every open request id (`open`).
+Every other record is unchanged, so the reader reads every format with these types: a format 1 tool
 call simply has `text` and no `content`.
 
 Optional fields default to `UNSET`, which msgspec never writes: a field is on the line exactly when
@@ -72,7 +74,7 @@ __all__ = [
 
 #: The shapes the writer produces; bumped when a record changes incompatibly (adding a record kind or an
 #: optional field is compatible: readers skip what they do not know).
-FORMAT_VERSION: Final = 2
+FORMAT_VERSION: Final = 3
 
 
 # -- values inside records -------------------------------------------------------------------------------
@@ -114,6 +116,8 @@ class PlanValue(msgspec.Struct):
     """A plan as last replaced (docs/protocol.md §7): its entries, or the type this client does not know."""
 
     entries: list[PlanEntryValue] | UnsetType = UNSET
+    #: entries the client left out (it keeps `MAX_PLAN_ENTRIES`), counted
+    more: int | UnsetType = UNSET
     unsupported: str | UnsetType = UNSET
     raw: Any | UnsetType = UNSET
 
@@ -377,10 +381,14 @@ class ConfigRecord(_Record, tag="config"):
 
 
 class PermissionsRecord(_Record, tag="permissions"):
-    """The permission requests still open, and those resolved now with their outcome."""
+    """What changed among the permission requests (format 3): those `opened`, those `resolved` with their
+    outcome, those `dropped` unanswered (the agent went away). Format 2 restated every open id (`open`) on
+    each change, so a flood of requests wrote its square; that field is still read."""
 
-    open: list[int | str] = msgspec.field(default_factory=list)
-    resolved: list[tuple[int | str, str]] = msgspec.field(default_factory=list)
+    opened: list[int | str] | UnsetType = UNSET
+    resolved: list[tuple[int | str, str]] | UnsetType = UNSET
+    dropped: list[int | str] | UnsetType = UNSET
+    open: list[int | str] | UnsetType = UNSET
     at: float = 0.0
 
 

@@ -255,14 +255,17 @@ def _tool_item(item: object) -> ToolItem:
             return UnknownItem(kind=plain(type(item).__name__))
 
 
-def _plan_value(plan: PlanItems | UnknownPlan) -> PlanValue:
+def _plan_value(entity: Plan) -> PlanValue:
+    """The plan as the model keeps it (bounded there: `Plan.more` entries left out are only counted)."""
+    plan = entity.plan
     match plan:
         case PlanItems():
             return PlanValue(
                 entries=[
                     PlanEntryValue(content=multiline(e.content), priority=plain(e.priority), status=plain(e.status))
                     for e in plan.entries
-                ]
+                ],
+                more=entity.more if entity.more else UNSET,
             )
         case UnknownPlan():
             return PlanValue(unsupported=plain(plan.type), raw=_raw(plan.raw))
@@ -368,7 +371,7 @@ def _changed_fields(entity: Entity, names: Iterable[str]) -> dict[str, Any]:
                     values[name] = _opt_plain(entity.error)
             return values
         case Plan():
-            return {"plan": _plan_value(entity.plan)} if "plan" in names else {}
+            return {"plan": _plan_value(entity)} if "plan" in names else {}
         case Message():
             values = {"local_echo": entity.local_echo} if "local_echo" in names else {}
             if "resend_of" in names:
@@ -596,10 +599,14 @@ class TranscriptWriter:
                     )
                 )
             case PermissionsChanged():
+                # What changed, never what is open: a flood of requests writes its length, not its square.
                 batch.add(
                     PermissionsRecord(
-                        open=[_id_value(rid) for rid in state.permissions],
-                        resolved=[(_id_value(rid), plain(outcome)) for rid, outcome in change.resolved],
+                        opened=[_id_value(rid) for rid in change.opened] if change.opened else UNSET,
+                        resolved=[(_id_value(rid), plain(outcome)) for rid, outcome in change.resolved]
+                        if change.resolved
+                        else UNSET,
+                        dropped=[_id_value(rid) for rid in change.dropped] if change.dropped else UNSET,
                     )
                 )
             case SubmissionChanged():
@@ -658,7 +665,7 @@ class TranscriptWriter:
                     text=_terminal_text(decoder, bytes(entity.output)),
                 )
             case Plan():
-                return AddedRecord(type=kind, id=ident, plan=_plan_value(entity.plan))
+                return AddedRecord(type=kind, id=ident, plan=_plan_value(entity))
             case Compaction():
                 return AddedRecord(
                     type=kind,

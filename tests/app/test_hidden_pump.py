@@ -8,8 +8,8 @@ from typing import Any
 
 from acp_tui.agent.session_events import ModelChanged, StderrLine
 from acp_tui.controller.controller_events import Note
-from acp_tui.session.changes import EntityAdded, EntityChanged, TextAppended
-from acp_tui.ui.chat.event_pump import FOLD_AT, HIDDEN_STDERR, EventPump
+from acp_tui.session.changes import BytesAppended, ContentReplaced, EntityAdded, EntityChanged, TextAppended
+from acp_tui.ui.chat.event_pump import FOLD_AT, FOLD_BYTES, HIDDEN_STDERR, EventPump
 
 KEY = ("agent_message", "m1")
 OTHER = ("tool_call", "t1")
@@ -51,6 +51,19 @@ def hidden_pump() -> tuple[EventPump, Timers, list[bool]]:
     return pump, owner, told
 
 
+def waiting_changes(pump: EventPump) -> list[Any]:
+    return [change for event in pump._events if isinstance(event, ModelChanged) for change in event.changes]
+
+
+def held_bytes(pump: EventPump) -> int:
+    """The streamed text and output the waiting events hold (what a hidden tab keeps beside its model)."""
+    return sum(
+        len(change.text) if isinstance(change, TextAppended) else len(change.data)
+        for change in waiting_changes(pump)
+        if isinstance(change, (TextAppended, BytesAppended))
+    )
+
+
 def test_a_long_hidden_stream_is_kept_folded_not_chunk_by_chunk() -> None:
     pump, _owner, _told = hidden_pump()
     pump.controller_event(ModelChanged([EntityAdded(KEY, 0)]))
@@ -59,10 +72,43 @@ def test_a_long_hidden_stream_is_kept_folded_not_chunk_by_chunk() -> None:
         pump.controller_event(ModelChanged([TextAppended(OTHER, f"{n} ")]))
         pump.controller_event(ModelChanged([EntityChanged(OTHER, frozenset({"status"}))]))
     assert len(pump._events) < 2 * FOLD_AT  # 100,002 events came
-    changes = [change for event in pump._events if isinstance(event, ModelChanged) for change in event.changes]
-    appended = "".join(change.text for change in changes if isinstance(change, TextAppended))
-    assert appended == "".join(f"{n} " for n in range(50_000))  # nothing lost, in order
+    changes = waiting_changes(pump)
+    # The appends folded into one replacement: on `show` the view renders the model's text, which holds them all.
+    assert ContentReplaced(OTHER) in changes
+    assert held_bytes(pump) <= FOLD_BYTES
     assert any(isinstance(change, EntityAdded) and change.key == KEY for change in changes)
+
+
+def test_a_hidden_tab_that_receives_a_hundred_megabytes_holds_at_most_fold_bytes_of_it() -> None:
+    """Issue 38: 123 MB into a hidden tab held 350-430 MB; what waits is now bounded by `FOLD_BYTES` and
+    `FOLD_AT`, whatever the chunk size, and each entity's appends end as one `ContentReplaced` after the rest."""
+    pump, _owner, _told = hidden_pump()
+    terminal = ("terminal", "t")
+    pump.controller_event(ModelChanged([EntityAdded(KEY, 0)]))
+    megabyte = "x" * (1 << 20)
+    most = 0
+    for _ in range(100):  # 100 MB in one-megabyte chunks
+        pump.controller_event(ModelChanged([TextAppended(OTHER, megabyte)]))
+        most = max(most, held_bytes(pump))
+    for n in range(20_000):  # 20 MB more in small chunks, text and terminal bytes interleaved
+        pump.controller_event(ModelChanged([TextAppended(OTHER, "y" * 500), BytesAppended(terminal, b"z" * 500)]))
+        if n % 97 == 0:
+            most = max(most, held_bytes(pump))
+        assert pump.waiting_bytes < FOLD_BYTES
+    assert most <= FOLD_BYTES + 1000  # a fold runs as soon as the bound is reached
+    assert len(pump._events) < 2 * FOLD_AT
+    changes = waiting_changes(pump)
+    assert changes.count(ContentReplaced(OTHER)) == 1 and changes.count(ContentReplaced(terminal)) == 1
+    replaced_at = changes.index(ContentReplaced(OTHER))
+    assert not any(isinstance(c, TextAppended) and c.key == OTHER for c in changes[:replaced_at])  # no double text
+
+
+def test_a_hidden_fold_keeps_a_short_stream_as_it_came() -> None:
+    """Below both bounds nothing is folded: a short hidden stream is applied chunk by chunk on `show`."""
+    pump, _owner, _told = hidden_pump()
+    for n in range(100):
+        pump.controller_event(ModelChanged([TextAppended(OTHER, f"{n} ")]))
+    assert "".join(c.text for c in waiting_changes(pump)) == "".join(f"{n} " for n in range(100))
 
 
 def test_folding_keeps_order_around_other_events_and_the_newest_stderr_lines() -> None:

@@ -207,7 +207,7 @@ async def test_hostile_strings_render_literally_and_trigger_nothing() -> None:
         assert str(screen.query_one("#title", Static).render()) == "[ Allow always ]"
         body = "\n".join(str(w.render()) for w in screen.query("#body Static"))
         assert "[link=https://evil]see[/link]" in body
-        assert "$ rm -rf / [bold]x[/]" in body
+        assert "$ rm -rf / \\x1b[2J[bold]x[/]" in body  # what runs, its control character written out
         svg = app.export_screenshot()
         assert "\x1b" not in svg and "aGk=" not in svg
         # The title that looks like a button is no button: only the three options are.

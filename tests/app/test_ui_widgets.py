@@ -559,14 +559,14 @@ async def test_tool_card_terminal_factory_fills_slots() -> None:
 # -- terminal view ----------------------------------------------------------------------------------
 
 
-async def test_terminal_keeps_colours_and_drops_controls() -> None:
+async def test_terminal_keeps_colours_drops_output_controls_and_shows_its_command_exactly() -> None:
     state = SessionState()
     run(state, TerminalUpdate(terminal_id="t", command="ls --color\x1b]0;x\x07", cwd="/home/u"))
     view = TerminalView(found(state.terminal("t")))
     app = WidgetApp(view)
     async with app.run_test(size=(80, 20)) as pilot:
         await pilot.pause()
-        assert "$ ls --color  (/home/u)" in screen_text(app)
+        assert "$ ls --color\\x1b]0;x\\x07  (/home/u)" in screen_text(app)  # what runs: controls written out
         assert "running…" in screen_text(app)
         data = b"\x1b[2J\x1b]52;c;cHduZWQ=\x07plain \x1b[31mred\x1b[0m \x1b[1;32mgre"
         drive(view, run(state, TerminalOutputChunk(terminal_id="t", data=b64(data))))

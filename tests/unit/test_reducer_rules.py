@@ -570,7 +570,7 @@ def test_cancel_resolves_pending_permissions_and_marks_current_tool_calls_cancel
     feed(s, ToolCallUpdate(tool_call_id="odd", status="_x"))
     feed(s, PermissionRequested(0, {"title": "Allow?"}), PermissionRequested("p2", {"title": "And this?"}))
     changes = apply(s, CancelRequested())
-    assert changes[0] == PermissionsChanged(((0, "cancelled"), ("p2", "cancelled")))
+    assert changes[0] == PermissionsChanged(resolved=((0, "cancelled"), ("p2", "cancelled")))
     assert s.permissions == {}
     assert all(isinstance(c, EntityChanged) for c in changes[1:])
     assert [c.key for c in changes[1:] if isinstance(c, EntityChanged)] == [(TOOL_CALL, "run"), (TOOL_CALL, "odd")]
@@ -621,9 +621,9 @@ def test_a_turn_ended_cancelled_cancels_its_unfinished_tool_calls() -> None:
 def test_permission_requested_and_resolved_once() -> None:
     """§8: "Answer each request exactly once, even if the dialog was dismissed." """
     s = SessionState()
-    assert apply(s, PermissionRequested(5, "req")) == [PermissionsChanged()]
+    assert apply(s, PermissionRequested(5, "req")) == [PermissionsChanged(opened=(5,))]
     assert s.permissions[5].request == "req"
-    assert apply(s, PermissionResolved(5, "allow-once")) == [PermissionsChanged(((5, "allow-once"),))]
+    assert apply(s, PermissionResolved(5, "allow-once")) == [PermissionsChanged(resolved=((5, "allow-once"),))]
     assert apply(s, PermissionResolved(5, "allow-once")) == []
 
 
@@ -691,7 +691,7 @@ def test_permission_tool_call_subject_patches_the_tool_call() -> None:
         subject=ToolCallPermissionSubject(tool_call=ToolCallUpdate(tool_call_id="c", title="Write hello.txt")),
     )
     changes = apply(s, PermissionRequested(0, request))
-    assert changes == [EntityChanged((TOOL_CALL, "c"), frozenset({"title"})), PermissionsChanged()]
+    assert changes == [EntityChanged((TOOL_CALL, "c"), frozenset({"title"})), PermissionsChanged(opened=(0,))]
     assert tool(s).title == "Write hello.txt" and tool(s).kind == "edit"
 
 
@@ -729,10 +729,10 @@ def test_a_rejected_permission_marks_its_pending_tool_call_until_the_agent_repor
         ToolCallUpdate(tool_call_id="c", title="rm", kind="execute"),
     )
     feed(s, PermissionRequested(1, ask("a")), PermissionRequested(2, ask("b")), PermissionRequested(3, ask("c", True)))
-    assert apply(s, PermissionResolved(1, "yes")) == [PermissionsChanged(((1, "yes"),))]
+    assert apply(s, PermissionResolved(1, "yes")) == [PermissionsChanged(resolved=((1, "yes"),))]
     assert not tool(s, "a").rejected
     assert apply(s, PermissionResolved(2, "no")) == [
-        PermissionsChanged(((2, "no"),)),
+        PermissionsChanged(resolved=((2, "no"),)),
         EntityChanged((TOOL_CALL, "b"), frozenset({"rejected"})),
     ]
     assert tool(s, "b").rejected and tool(s, "b").status == "pending"  # the agent's status is untouched

@@ -138,7 +138,7 @@ def test_claude_v2_cancel_with_unanswered_permission() -> None:
     state = replayed.state
     assert state.problem_count == 0
     # At the cancel: the open permission request resolves "cancelled" and the Write call shows cancelling.
-    assert replayed.cancel_changes[0] == PermissionsChanged(((0, "cancelled"),))
+    assert replayed.cancel_changes[0] == PermissionsChanged(resolved=((0, "cancelled"),))
     assert EntityChanged((TOOL_CALL, "toolu_mock_4"), frozenset({"cancelling"})) in replayed.cancel_changes
     # The agent's final word wins: the call is cancelled, no longer "cancelling".
     (call,) = tools(state)

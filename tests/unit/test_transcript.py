@@ -247,7 +247,7 @@ def test_realistic_turn_is_fully_recorded_and_renders(tmp_path: Path) -> None:
 
     records = load_records(path)
     opened = records[0]
-    assert isinstance(opened, OpenRecord) and opened.label == "s1" and opened.format == FORMAT_VERSION == 2
+    assert isinstance(opened, OpenRecord) and opened.label == "s1" and opened.format == FORMAT_VERSION == 3
     agent_text = "".join(
         r.text for r in records if isinstance(r, (AddedRecord, TextRecord)) and r.id == "a1" and isinstance(r.text, str)
     )
@@ -623,7 +623,8 @@ EVERY_RECORD: list[Record] = [
     InfoRecord(fields=InfoFields(title=None, updated_at="2026-01-01")),
     CommandsRecord(names=["a", "b"]),
     ConfigRecord(options={"mode": "code", "fast": True}),
-    PermissionsRecord(open=[1, "x"], resolved=[(2, "allow"), ("y", "cancelled")]),
+    PermissionsRecord(opened=[1, "x"], resolved=[(2, "allow"), ("y", "cancelled")], dropped=[3]),
+    PermissionsRecord(open=[1, "x"]),  # format 2
     SubmissionRecord(request_id="r1", status="failed", text="hello", error=ErrorValue(code=None, message="no")),
     SubmissionRecord(request_id=4, status="settled"),
     ProblemRecord(reason="invalid base64", detail="terminal t"),
@@ -1026,7 +1027,7 @@ def without_at(line: bytes) -> dict[str, Any]:
     return record
 
 
-def test_format2_is_format1_with_typed_tool_content_files_and_turn_ends(tmp_path: Path) -> None:
+def test_format3_is_format1_with_typed_tool_content_files_turn_ends_and_permission_changes(tmp_path: Path) -> None:
     """Replaying the fixture's session, every record is the same except the documented changes."""
     path = tmp_path / "t.jsonl"
     fixture_scenario(TranscriptWriter(path, label="fixture-session"))
@@ -1049,7 +1050,14 @@ def test_format2_is_format1_with_typed_tool_content_files_and_turn_ends(tmp_path
                         "format": "git_patch",
                     }
                 )
-    old[0]["format"] = 2
+    old[0]["format"] = 3
+    # Format 3's permission records say what changed (`opened`, `resolved`), not what is open.
+    for record in old:
+        if record["ev"] == "permissions":
+            opened = [rid for rid in record.pop("open") if rid not in {r for r, _ in record["resolved"]}]
+            record.update({"opened": opened} if opened else {})
+            if not record["resolved"]:
+                del record["resolved"]
     turn_ends = iter(
         [
             {"ev": "turn_end", "turn": 1, "stop_reason": "end_turn", "error": None, "cancel_requested": False},

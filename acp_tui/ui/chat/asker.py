@@ -92,7 +92,14 @@ class ScreenAsker:
     async def ask_permission(self, question: PermissionQuestion) -> str | None:
         from acp_tui.ui.dialogs.permission import PermissionScreen
 
-        screen = PermissionScreen(question.request, arm_delay=self.arm_delay, subagent=question.subagent)
+        screen = PermissionScreen(
+            question.request,
+            arm_delay=self.arm_delay,
+            subagent=question.subagent,
+            call=question.call,
+            unknown_call=question.unknown_call,
+            more_options=question.more_options,
+        )
         if self._attention is not None:
             self._attention.waiting("the agent asks for permission")
         self._permission = screen

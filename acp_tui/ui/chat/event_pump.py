@@ -6,8 +6,11 @@ timeline and the status renderer, the controller's own facts to the status rende
 conversation. So a burst costs one refresh. The dispatch is exhaustive (`assert_never`).
 
 A chat screen in a hidden tab renders nothing (`hide`): its events wait, the model changes among them
-folded as they would be in one frame (so a long hidden stream costs memory per entity, not per chunk), and
-are applied in one go when the tab is shown again (`show`). Either way the owner hears `activity` at most
+folded as they would be in one frame, and are applied in one go when the tab is shown again (`show`). What
+waits is bounded, not just folded: once `FOLD_AT` events or `FOLD_BYTES` of streamed text and output wait,
+every entity's appends (text, bytes, content items) fold into one `ContentReplaced`, which on `show`
+renders that entity from the model as it is then. So a hidden tab that receives a hundred megabytes holds
+the model's copy and a few thousand small events, never a second copy of the stream. Either way the owner hears `activity` at most
 once a frame, so the tab bar follows the tab's state.
 """
 
@@ -34,7 +37,7 @@ from acp_tui.controller.controller_events import (
     Waiting,
 )
 from acp_tui.path_text import ViewContext
-from acp_tui.session.changes import Change
+from acp_tui.session.changes import BytesAppended, Change, ContentAppended, ContentReplaced, TextAppended
 from acp_tui.session.coalesce import coalesce
 from acp_tui.session.model import EntityKey
 from acp_tui.ui.chat.history_timeline import HistoryTimeline, open_timeline, show_session_status
@@ -51,6 +54,11 @@ FRAME = 1 / 60
 FOLD_AT = 4096
 #: Stderr lines a hidden screen keeps for its panel (the panel itself keeps no more).
 HIDDEN_STDERR = 2000
+#: A hidden screen folds once this many bytes of streamed text and output wait (appends then hold none).
+FOLD_BYTES = 1 << 20
+
+#: Changes that add to an entity's content; a hidden fold turns each entity's into one `ContentReplaced`.
+_GROWS = (TextAppended, BytesAppended, ContentAppended, ContentReplaced)
 
 
 class EventPump:
@@ -77,6 +85,8 @@ class EventPump:
         #: False while the screen's tab is hidden: events wait (folded) until `show`
         self.visible = True
         self._fold_at = FOLD_AT
+        #: bytes of appended text and output waiting while hidden (folded away at `FOLD_BYTES`)
+        self.waiting_bytes = 0
         self._output = False  # the model changed since `activity` was last told
         #: the widgets are known (`attach`): until then events only wait (the agent starts before the screen is
         #: mounted, so its start-up overlaps the screen's)
@@ -120,7 +130,9 @@ class EventPump:
         self._events.append(event)
         if isinstance(event, ModelChanged):
             self._output = True
-        if not self.visible and len(self._events) >= self._fold_at:
+            if not self.visible:
+                self.waiting_bytes += _appended_bytes(event.changes)
+        if not self.visible and (len(self._events) >= self._fold_at or self.waiting_bytes >= FOLD_BYTES):
             self._fold()
         if self._timer is None:
             self._timer = self.owner.set_timer(FRAME, self.flush if self.visible else self._tell)
@@ -132,6 +144,7 @@ class EventPump:
     def show(self) -> None:
         """The screen's tab is shown: apply everything that waited, now."""
         self.visible = True
+        self.waiting_bytes = 0
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
@@ -153,7 +166,8 @@ class EventPump:
         stderr_left = HIDDEN_STDERR
         kept: list[ControllerEvent] = []
         run: list[Change] = []
-        for event in reversed(self._events):  # newest first: the newest stderr lines are the ones kept
+        # Appends go first (no joined copy of the stream is ever made), then each run folds as a frame would.
+        for event in reversed(_replaced(list(self._events))):  # newest first: the newest stderr lines are kept
             if isinstance(event, ModelChanged):
                 run.extend(reversed(event.changes))
                 continue
@@ -169,6 +183,7 @@ class EventPump:
             kept.append(ModelChanged(coalesce(reversed(run))))
         kept.reverse()
         self._events = deque(kept)
+        self.waiting_bytes = 0
         self._fold_at = max(FOLD_AT, 2 * len(self._events))
 
     def flush(self) -> None:
@@ -236,4 +251,42 @@ class EventPump:
             self._transcript_error(error)
 
 
-__all__ = ["EventPump", "FRAME"]
+def _appended_bytes(changes: list[Change]) -> int:
+    """How much streamed text or output `changes` carry (what a hidden screen would hold for them)."""
+    size = 0
+    for change in changes:
+        if isinstance(change, TextAppended):
+            size += len(change.text)
+        elif isinstance(change, BytesAppended):
+            size += len(change.data)
+    return size
+
+
+def _replaced(events: list[ControllerEvent]) -> list[ControllerEvent]:
+    """`events` with every entity's appends and replacements folded into one `ContentReplaced` where its last
+    one was: from there on the view renders the model as it is then, which holds everything appended."""
+    last: dict[EntityKey, tuple[int, int]] = {}
+    for i, event in enumerate(events):
+        if isinstance(event, ModelChanged):
+            for j, change in enumerate(event.changes):
+                if isinstance(change, _GROWS):
+                    last[change.key] = (i, j)
+    if not last:
+        return events
+    out: list[ControllerEvent] = []
+    for i, event in enumerate(events):
+        if not isinstance(event, ModelChanged):
+            out.append(event)
+            continue
+        changes: list[Change] = []
+        for j, change in enumerate(event.changes):
+            if not isinstance(change, _GROWS):
+                changes.append(change)
+            elif last[change.key] == (i, j):
+                changes.append(change if isinstance(change, ContentReplaced) else ContentReplaced(change.key))
+        if changes:
+            out.append(ModelChanged(changes))
+    return out
+
+
+__all__ = ["EventPump", "FOLD_AT", "FOLD_BYTES", "FRAME", "HIDDEN_STDERR"]

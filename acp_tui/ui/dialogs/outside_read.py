@@ -7,6 +7,9 @@ control characters shown as escapes), what the agent asked for when that differs
 warning-coloured word `⚠ outside`. The typing guard is the permission dialog's (guarded.py): `y`/`a`
 read, `n`/`r`/Escape refuse, arrows move between the two buttons.
 
+The same dialog asks about an @-mention that leads outside the folder through a symbolic link
+(`OutsideRead.mention`): "Your @pw leads outside the session folder", the real path, and whether to send it.
+
 This is visibility, not a sandbox: the agent runs as the user and can read the file itself.
 """
 
@@ -38,16 +41,21 @@ class OutsideReadScreen(YesNoDialog):
     def __init__(
         self, read: OutsideRead, *, arm_delay: float = ARM_DELAY, name: str | None = None, id: str | None = None
     ) -> None:
-        super().__init__("Read the file", arm_delay=arm_delay, name=name, id=id)
+        super().__init__("Send the file" if read.mention else "Read the file", arm_delay=arm_delay, name=name, id=id)
         self.read = read
 
     def compose(self) -> ComposeResult:
         dialog = Vertical(id="dialog")
         dialog.border_title = "Read outside the session folder"
         with dialog:
-            yield Static(Text("The agent wants to read this file:"), id="title")
+            if self.read.mention:
+                mentioned = display_path(escape_controls(self.read.requested))
+                title = f"Your @{mentioned} leads outside the session folder, through a link, to this file:"
+                yield Static(Text(title), id="title")
+            else:
+                yield Static(Text("The agent wants to read this file:"), id="title")
             yield Static(Text(shown_path(self.read)), id="path")
-            if self.read.requested != os.fspath(self.read.path):
+            if self.read.requested != os.fspath(self.read.path) and not self.read.mention:
                 yield Static(Text(f"asked for {display_path(escape_controls(self.read.requested))}"), id="asked")
             with Horizontal(id="where"):
                 yield Static(Text(f"{GLYPHS['attention']} outside"), id="marker")
@@ -58,4 +66,4 @@ class OutsideReadScreen(YesNoDialog):
             yield self._hint
 
     def _armed_hints(self) -> Text:
-        return key_hints([("y", "read"), ("n/esc", "refuse"), ("←→ ⏎", "choose")])
+        return key_hints([("y", "send" if self.read.mention else "read"), ("n/esc", "refuse"), ("←→ ⏎", "choose")])

@@ -13,6 +13,12 @@ text, never markup, so it can neither style itself as a button nor run an action
 
 Escape picks the agent's reject_once option when there is one; otherwise it dismisses with
 `cancel_turn=True` and the app cancels the turn (the request is then answered `cancelled`).
+
+It always names the call it approves: a request that names an announced tool call by its id alone shows
+that call as the model knows it (`call`: its title, kind, locations and diff, the permission service's
+`PermissionQuestion.call`), and one whose call was never announced says "unknown call" plainly. The
+options are the service's bounded ones (`bound_request`): names cut, at most `MAX_OPTIONS`, the rest
+counted on a line of their own, never chosen.
 """
 
 from __future__ import annotations
@@ -48,7 +54,7 @@ from acp_tui.protocol.v2 import (
     ToolContent,
     UnknownToolContent,
 )
-from acp_tui.sanitize import multiline, plain
+from acp_tui.sanitize import escape_controls, multiline, plain
 from acp_tui.ui.dialogs.guarded import ARM_DELAY, GuardedDialog, key_hints
 from acp_tui.ui.dialogs.permission_keys import (
     MAX_NUMBERED,
@@ -114,10 +120,8 @@ def _location_text(location: ToolCallLocation, context: ViewContext = NO_CONTEXT
     return f"↳ {context.path(location.path)}{line}"
 
 
-def _tool_call_widgets(tool_call: ToolCallUpdate, dialog_title: str, context: ViewContext = NO_CONTEXT) -> list[Widget]:
-    """What a tool call would do: kind and title, content (text, diffs), locations, else raw input.
-    Each path shows once (a diff's file is not listed again as a location)."""
-    widgets: list[Widget] = []
+def _call_header(tool_call: ToolCallUpdate, dialog_title: str, context: ViewContext = NO_CONTEXT) -> Static:
+    """The call's kind icon and title (its kind when the title is the dialog's own)."""
     kind = tool_call.kind if isinstance(tool_call.kind, str) and tool_call.kind else "other"
     header = Text(f"{kind_icon(kind)} ")
     title = context.text(tool_call.title) if isinstance(tool_call.title, str) else ""
@@ -125,7 +129,14 @@ def _tool_call_widgets(tool_call: ToolCallUpdate, dialog_title: str, context: Vi
         header.append(title, "bold")
     else:
         header.append(plain(kind), "bold")
-    widgets.append(Static(header, classes="subject-header"))
+    return Static(header, classes="subject-header")
+
+
+def _tool_call_widgets(tool_call: ToolCallUpdate, dialog_title: str, context: ViewContext = NO_CONTEXT) -> list[Widget]:
+    """What a tool call would do: kind and title, content (text, diffs), locations, else raw input.
+    Each path shows once (a diff's file is not listed again as a location)."""
+    widgets: list[Widget] = [_call_header(tool_call, dialog_title, context)]
+    title = context.text(tool_call.title) if isinstance(tool_call.title, str) else ""
     contents = tool_call.content if isinstance(tool_call.content, list) else []
     locations = tool_call.locations if isinstance(tool_call.locations, list) else []
     diff_paths = {change.path for item in contents if isinstance(item, Diff) for change in item.changes}
@@ -159,17 +170,41 @@ def _tool_call_widgets(tool_call: ToolCallUpdate, dialog_title: str, context: Vi
     return widgets
 
 
-def _subject_widgets(request: PermissionRequest, dialog_title: str, context: ViewContext = NO_CONTEXT) -> list[Widget]:
-    """The dialog body: description, then what the request is about."""
+def _unknown_call(call_id: str) -> Static:
+    """The request names a tool call that was never announced, and says nothing of what it does."""
+    text = Text(f"{GLYPHS['attention']} unknown call: ", style="bold")
+    text.append(f"the agent names tool call {escape_controls(call_id)[:200]!r}, which it never announced;")
+    text.append(" this dialog cannot show what it would do.")
+    return Static(text, classes="subject-unknown")
+
+
+def _subject_widgets(
+    request: PermissionRequest,
+    dialog_title: str,
+    context: ViewContext = NO_CONTEXT,
+    call: ToolCallUpdate | None = None,
+    unknown_call: str | None = None,
+) -> list[Widget]:
+    """The dialog body: description, then what the request is about (`call`: the announced call it names,
+    as the model knows it; `unknown_call`: the id it names that was never announced)."""
     widgets: list[Widget] = []
     if isinstance(request.description, str) and request.description.strip():
         widgets.append(_bounded(request.description, "description"))
     subject = request.subject
+    if unknown_call is not None:
+        widgets.append(_unknown_call(unknown_call))
     if isinstance(subject, ToolCallPermissionSubject):
-        widgets.extend(_tool_call_widgets(subject.tool_call, dialog_title, context))
+        if unknown_call is None:
+            widgets.extend(_tool_call_widgets(call if call is not None else subject.tool_call, dialog_title, context))
     elif isinstance(subject, CommandPermissionSubject):
+        if call is not None:
+            widgets.append(_call_header(call, dialog_title, context))
         command = Text("$ ", "bold")
-        command.append(multiline(subject.command))
+        # What runs is shown: its lines as lines, any other control character written out (`\x1b`, `\t`).
+        lines = subject.command.split("\n")
+        command.append("\n".join(plain(escape_controls(line)) for line in lines[:MAX_BODY_LINES]))
+        if len(lines) > MAX_BODY_LINES:
+            command.append("\n").append_text(more_lines_text(len(lines) - MAX_BODY_LINES))
         widgets.append(Static(command, classes="subject-command"))
         where = context.path(subject.cwd)
         widgets.append(Static(Text("in the session folder" if where == "." else f"in {where}"), classes="subject-note"))
@@ -230,6 +265,9 @@ class PermissionScreen(GuardedDialog[PermissionChoice]):
         position: int | None = None,
         total: int | None = None,
         subagent: str | None = None,
+        call: ToolCallUpdate | None = None,
+        unknown_call: str | None = None,
+        more_options: int = 0,
         name: str | None = None,
         id: str | None = None,
     ) -> None:
@@ -237,6 +275,12 @@ class PermissionScreen(GuardedDialog[PermissionChoice]):
         self.request = request
         #: the subagent that asks (its name as the agent labelled it); None: the agent itself
         self.subagent = subagent
+        #: the announced tool call the request names, as the model knows it (`PermissionQuestion.call`)
+        self.call = call
+        #: the id it names that was never announced (said plainly in the body)
+        self.unknown_call = unknown_call
+        #: options the agent offered beyond those shown (the service's `bound_request`): counted only
+        self.more_options = more_options
         self.options: list[PermissionOption] = list(request.options)
         self._position = position
         self._total = total
@@ -265,9 +309,17 @@ class PermissionScreen(GuardedDialog[PermissionChoice]):
         with self._dialog:
             yield self._title_widget
             with self._body:
-                yield from _subject_widgets(self.request, self._title, self._view_context())
+                yield from _subject_widgets(
+                    self.request, self._title, self._view_context(), self.call, self.unknown_call
+                )
             with self._options:
                 yield from self._buttons
+            if self.more_options:
+                more = self.more_options
+                yield Static(
+                    Text(f"… {more:,} more option{'s' if more != 1 else ''} not shown (the agent offered too many)"),
+                    id="more-options",
+                )
             yield self._hint
 
     def _view_context(self) -> ViewContext:
@@ -298,7 +350,7 @@ class PermissionScreen(GuardedDialog[PermissionChoice]):
         """
         cap = int(self.size.height * MAX_HEIGHT_FRACTION)
         chrome = self._dialog.styles.gutter.height
-        for widget in (self._title_widget, self._options, self._hint):
+        for widget in (self._title_widget, self._options, *self.query("#more-options"), self._hint):
             chrome += widget.outer_size.height
         self._body.styles.max_height = max(MIN_BODY_HEIGHT, cap - chrome)
 

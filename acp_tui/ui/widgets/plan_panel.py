@@ -86,8 +86,8 @@ class PlanPanel(Vertical, can_focus=True):
     def show(self, plan: Plan) -> None:
         """The agent sent or changed a plan during the turn: show it while entries are left to do."""
         items = plan.plan
-        if not isinstance(items, PlanItems) or not any(
-            entry.status not in ("completed", "cancelled") for entry in items.entries
+        if not isinstance(items, PlanItems) or not (
+            plan.more > plan.more_done or any(entry.status not in ("completed", "cancelled") for entry in items.entries)
         ):
             if self.plan is None or self.plan.key == plan.key:
                 self.clear()  # this plan is done (or cannot be shown): nothing in progress to keep in sight
@@ -99,7 +99,7 @@ class PlanPanel(Vertical, can_focus=True):
                 wanted = self.screen.size.height >= OPEN_FROM_HEIGHT if self.is_attached else True
             self.set_class(wanted, "-expanded")
         self.add_class("-shown")
-        self.entries.set_items(items)
+        self.entries.set_items(items, plan.more)
         self._update_line(items)
         self._announce()
 
@@ -126,7 +126,8 @@ class PlanPanel(Vertical, can_focus=True):
                 view.set_in_panel(view.plan.key == key)
 
     def _update_line(self, items: PlanItems) -> None:
-        done, total, current = plan_progress(items)
+        more = self.plan.more if self.plan is not None else 0
+        done, total, current = plan_progress(items, more, self.plan.more_done if self.plan is not None else 0)
         line = Text(f"Plan {done}/{total}", style="bold")
         if current:
             line.append(" · ")

@@ -33,7 +33,7 @@ from acp_tui.ui.widgets.content_blocks import (
 )
 from acp_tui.ui.widgets.icons import plan_status_glyph, priority_variant
 
-__all__ = ["PlanView", "PlanEntries", "plan_lines", "plan_progress"]
+__all__ = ["PlanView", "PlanEntries", "more_entries_line", "plan_lines", "plan_progress"]
 
 _COMPONENTS = (
     "plan--high",
@@ -48,22 +48,30 @@ _COMPONENTS = (
 _GLYPH_VARIANTS: Final = {"completed": 0, "in_progress": 1}
 
 
-def plan_progress(items: PlanItems) -> tuple[int, int, str | None]:
-    """(completed entries, all entries, the entry in progress, else the first pending one)."""
-    done = sum(1 for entry in items.entries if entry.status == "completed")
+def plan_progress(items: PlanItems, more: int = 0, more_done: int = 0) -> tuple[int, int, str | None]:
+    """(completed entries, all entries, the entry in progress, else the first pending one); `more` entries
+    the model left out (`Plan.more`, `more_done` of them completed) count too."""
+    done = sum(1 for entry in items.entries if entry.status == "completed") + more_done
     current = next((entry for entry in items.entries if entry.status == "in_progress"), None)
     if current is None:
         current = next((entry for entry in items.entries if entry.status == "pending"), None)
-    return done, len(items.entries), plain(current.content) if current is not None else None
+    return done, len(items.entries) + more, plain(current.content) if current is not None else None
 
 
-def plan_lines(items: PlanItems) -> list[str]:
+def more_entries_line(more: int) -> str:
+    """The line that stands for the entries the model left out (`Plan.more`)."""
+    return f"… {more:,} more entr{'ies' if more != 1 else 'y'} not shown"
+
+
+def plan_lines(items: PlanItems, more: int = 0) -> list[str]:
     """The plan as plain text lines: glyph, content, priority (for tests, copying and saving)."""
     lines = []
     for entry in items.entries:
         glyph, unknown_status = plan_status_glyph(entry.status)
         status = f" {unknown_status}" if unknown_status is not None else ""
         lines.append(f"{glyph}{status} {plain(entry.content)}  [{plain(entry.priority)}]")
+    if more:
+        lines.append(more_entries_line(more))
     return lines
 
 
@@ -88,11 +96,14 @@ class PlanEntries(Widget):
         super().__init__()
         self.items = items
         self.priorities = priorities
+        #: entries the model left out (`Plan.more`): one "… N more entries" line
+        self.more = 0
         self._cache: tuple[tuple[Style, ...], Text] | None = None
 
-    def set_items(self, items: PlanItems | None) -> None:
+    def set_items(self, items: PlanItems | None, more: int = 0) -> None:
         """Replace all entries (the plan was updated)."""
         self.items = items
+        self.more = more
         self._cache = None
         self.refresh(layout=True)
 
@@ -134,6 +145,9 @@ class PlanEntries(Widget):
             if self.priorities and not finished:
                 text.append("  ")
                 text.append(plain(entry.priority), priority_styles[priority_variant(entry.priority)])
+        if self.more:
+            text.append("\n")
+            text.append(more_entries_line(self.more), done)
         return text
 
 
@@ -197,12 +211,12 @@ class PlanView(Vertical, can_focus=True):
         content = self.plan.plan
         if isinstance(content, PlanItems):
             self.remove_class("-unsupported")
-            done, total, _ = plan_progress(content)
+            done, total, _ = plan_progress(content, self.plan.more, self.plan.more_done)
             header = Text(f"Plan {done}/{total}")
             if self.has_class("-in-panel"):
                 header.append(" · in progress, above the prompt", style="italic")
             self._set_header(header)
-            self.entries.set_items(content)
+            self.entries.set_items(content, self.plan.more)
             return
         self.add_class("-unsupported")
         self.entries.set_items(None)
@@ -240,5 +254,5 @@ class PlanView(Vertical, can_focus=True):
         """The plan as plain lines (header first)."""
         content = self.plan.plan
         if isinstance(content, PlanItems):
-            return [self._header_plain, *plan_lines(content)]
+            return [self._header_plain, *plan_lines(content, self.plan.more)]
         return [self._header_plain]

