@@ -201,11 +201,18 @@ def state_title(state: SessionState) -> str | None:
     """The session's title: the agent's (`session_info_update`), else the start of its first prompt."""
     if state.info.title:
         return _title(state.info.title)
+    return prompt_title(state)
+
+
+def prompt_title(state: SessionState, limit: int = PROMPT_TITLE_LIMIT) -> str | None:
+    """The start of the session's first prompt that has words, on one line, at most `limit` characters (a cut one
+    ends in `…`); None before any. Only the start of a prompt is read: a pasted megabyte costs what a line does."""
     for key, entity in state.entities.items():
         if key[0] == USER_MESSAGE and isinstance(entity, Message):
-            words = " ".join(entity.text.split())
+            text = entity.text
+            words = " ".join(text[: limit * 8].split()) or " ".join(text.split())
             if words:
-                return _title(words if len(words) <= PROMPT_TITLE_LIMIT else words[: PROMPT_TITLE_LIMIT - 1] + "…")
+                return _title(words if len(words) <= limit else words[: limit - 1].rstrip() + "…")
     return None
 
 
@@ -338,6 +345,7 @@ __all__ = [
     "merge",
     "newest_first",
     "parse_time",
+    "prompt_title",
     "same_folder",
     "state_title",
 ]
