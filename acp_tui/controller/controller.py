@@ -52,8 +52,8 @@ from acp_tui.protocol import codec
 from acp_tui.protocol.jsonrpc import AUTH_REQUIRED, RpcError
 from acp_tui.protocol.v2 import ContentBlock
 from acp_tui.sanitize import plain
-from acp_tui.session.changes import AgentGone, ConfigChanged, InfoChanged, StateChanged, TurnEnded
-from acp_tui.session.model import SessionState
+from acp_tui.session.changes import AgentGone, ConfigChanged, EntityAdded, InfoChanged, StateChanged, TurnEnded
+from acp_tui.session.model import USER_MESSAGE, SessionState
 
 #: how long after a cancel before a second Ctrl-C may stop the agent process (and the slow-cancel line shows)
 FORCE_STOP_AFTER = 3.0
@@ -478,7 +478,7 @@ class SessionController:
         if isinstance(event, ModelChanged):
             self.transcript.changed(event.changes)
             self._emit(event)
-            moved = indexed = False
+            moved = indexed = prompted = False
             for change in event.changes:
                 if type(change) is TurnEnded:
                     self.turn_ends.ended(change)
@@ -493,8 +493,12 @@ class SessionController:
                     line = self._modes.seen((session, session.session_id), session.state.config_options)
                     if line is not None:
                         self.note(line.text, "warning" if line.warning else "info")
+                elif type(change) is EntityAdded and change.key[0] == USER_MESSAGE:
+                    prompted = True
             if indexed:
                 self.sessions.index_session(session)  # the session list shows its title and last activity
+            elif prompted:
+                self.sessions.prompt_added(session)  # a session is listed from its first prompt on
             if moved:
                 self._turn_progress()  # after the turn's end is marked (and the queue maybe paused)
         elif isinstance(event, SessionSwitched):
