@@ -136,7 +136,7 @@ async def test_tab_goes_from_agent_to_folder_and_back_never_to_the_list() -> Non
         assert not dialog.screen.query_one("#choices", OptionList).can_focus
 
 
-async def test_down_marks_a_row_and_enter_takes_it_then_opens_from_the_folder() -> None:
+async def test_down_marks_a_row_enter_takes_it_and_the_next_enter_opens_the_tab() -> None:
     app = Host()
     async with app.run_test(size=(100, 30)) as pilot:
         dialog = await open_new_tab(app, pilot)
@@ -150,11 +150,30 @@ async def test_down_marks_a_row_and_enter_takes_it_then_opens_from_the_folder() 
         assert [row.startswith(MARK) for row in dialog.rows()] == [False, True, False, False, False, False]
         assert dialog.screen.focused is dialog.field("agent"), "the focus stays in the field"
         await pilot.press("enter")
-        assert dialog.values() == ("dual", FOLDER) and dialog.screen.focused is dialog.field("folder")
+        assert dialog.values() == ("dual", FOLDER) and dialog.screen.focused is dialog.field("agent")
+        assert dialog.screen.marked is None and "open the tab" in dialog.hint()
         assert not dialog.built and not app.results, "taking a row opens nothing yet"
         await pilot.press("enter")
         await until(lambda: app.results, "the dialog dismissed", pilot=pilot)
         assert dialog.built == [("dual", FOLDER)]
+
+
+async def test_a_row_taken_then_tab_and_a_folder_in_one_read() -> None:
+    """`sec`, Down, Enter, Tab, a folder, Enter — all queued before the app reads the first: the row is taken in the
+    agent field and the folder lands in *Folder* (no key but Tab moves the focus)."""
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        dialog = await open_new_tab(app, pilot, (*CHOICES, AgentChoice("second", "config.toml")))
+        for key in "sec":
+            app.post_message(events.Key(key, key))
+        app.post_message(events.Key("down", None))
+        app.post_message(events.Key("enter", "\r"))
+        app.post_message(events.Key("tab", "\t"))
+        for key in "/srv/app":
+            app.post_message(events.Key(key, key))
+        app.post_message(events.Key("enter", "\r"))
+        await until(lambda: app.results, "the dialog dismissed", pilot=pilot)
+        assert dialog.built == [("second", "/srv/app")]
 
 
 async def test_up_from_the_first_row_and_escape_unmark_and_a_second_escape_closes() -> None:

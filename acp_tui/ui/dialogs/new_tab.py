@@ -9,9 +9,11 @@ in the dialog, which stays open to be corrected; Escape closes it. The result is
 The list is a suggestion box, not a stop on the way: Tab goes from *Agent* to *Folder* and back (priority
 keys, `FIELD_FOCUS_KEYS`, so `agent<Tab>folder` typed or pasted in one burst fills both fields). The list
 filters as the agent is typed (the letters in order, fzf style); Down and Up in *Agent* mark a row (`▌`),
-Enter on a marked row takes it into the field and goes on to *Folder*. With no row marked, Enter opens
-the tab with what the fields say — never the list's first row. The keys the list answers are read in the
-field's own queue (`AgentField._on_key`), so they keep their place among the letters typed around them.
+Enter on a marked row takes it into the field. With no row marked, Enter opens the tab with what the
+fields say — never the list's first row. The keys the list answers are read in the field's own queue
+(`AgentField._on_key`), so they keep their place among the letters typed around them, and none of them
+moves the focus: only Tab does, read as it arrives, so `sec`↓⏎ Tab `folder` ⏎ in one burst still lands
+every key where it was meant.
 """
 
 from __future__ import annotations
@@ -222,7 +224,7 @@ class NewTabScreen(ModalScreen[Launch | None]):
         self._mark(target)
 
     def take_marked(self) -> bool:
-        """Enter on a marked row: its name into the field, on to *Folder*. False when no row is marked."""
+        """Enter on a marked row: its name into the field (the focus stays). False when no row is marked."""
         if self.marked is None:
             return False
         self._take(self.marked)
@@ -247,11 +249,13 @@ class NewTabScreen(ModalScreen[Launch | None]):
         self._hint()
 
     def _take(self, row: int) -> None:
+        """The row's name into the agent field, which keeps the focus: a focus moved here, in the field's turn,
+        would leave the keys typed after Enter in the old field (only a priority key moves it in order)."""
         choice = self.choices[self.shown[row][0]]
         agent = self.query_one("#agent", Input)
         agent.value = choice.name  # filters the list to it, unmarked
         agent.cursor_position = len(choice.name)
-        self.query_one("#folder", Input).focus()
+        agent.focus()
 
     def _row(self, index: int, positions: tuple[int, ...], *, marked: bool) -> Content:
         """`▌ claude  Claude Code (ACP adapter)`: the letters typed underlined, the description dim."""
