@@ -282,3 +282,12 @@ async def test_the_list_holds_config_agents_then_the_installed_catalogue_agents(
         assert "qwen" not in run.screen_text(), "a catalogue agent not installed is not offered"
         await run.pilot.press(*"gem", "down")
         assert str(options.get_option_at_index(0).prompt).startswith(MARK + "gemini")
+
+
+async def test_a_click_on_a_row_takes_it() -> None:
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        dialog = await open_new_tab(app, pilot)
+        await pilot.click("#choices", offset=(4, 4))  # the fifth row: gemini
+        await until(lambda: dialog.values()[0] == "gemini", "the row taken", pilot=pilot)
+        assert dialog.screen.focused is dialog.field("agent") and not app.results
