@@ -49,8 +49,8 @@ from acp_tui.controller.wiring import ServicesFactory, UserAsker, default_servic
 from acp_tui.launch import REPLAY_PREFIX, Launch, replayed_log
 from acp_tui.protocol.jsonrpc import AUTH_REQUIRED, RpcError
 from acp_tui.sanitize import plain
-from acp_tui.session.changes import AgentGone, ConfigChanged, InfoChanged, StateChanged, TurnEnded
-from acp_tui.session.model import SessionState
+from acp_tui.session.changes import AgentGone, ConfigChanged, EntityAdded, InfoChanged, StateChanged, TurnEnded
+from acp_tui.session.model import USER_MESSAGE, SessionState
 
 #: a replay's line in the conversation is cut here (its own lines are short; a recording's text is not)
 REPLAY_LINE = 1_000
@@ -482,7 +482,7 @@ class SessionController:
         if isinstance(event, ModelChanged):
             self.transcript.changed(event.changes)
             self._emit(event)
-            moved = indexed = False
+            moved = indexed = prompted = False
             for change in event.changes:
                 if type(change) is TurnEnded:
                     self.turn_ends.ended(change)
@@ -497,8 +497,12 @@ class SessionController:
                     line = self._modes.seen((session, session.session_id), session.state.config_options)
                     if line is not None:
                         self.note(line.text, "warning" if line.warning else "info")
+                elif type(change) is EntityAdded and change.key[0] == USER_MESSAGE:
+                    prompted = True
             if indexed:
                 self.sessions.index_session(session)  # the session list shows its title and last activity
+            elif prompted:
+                self.sessions.prompt_added(session)  # a session is listed from its first prompt on
             if moved:
                 self._turn_progress()  # after the turn's end is marked (and the queue maybe paused)
         elif isinstance(event, SessionSwitched):

@@ -34,7 +34,8 @@ from acp_tui.controller.sessions import (
     SessionListing,
     SessionPage,
     from_wire,
-    newest_first,
+    has_prompt,
+    merge,
     same_folder,
     state_title,
 )
@@ -85,6 +86,8 @@ class SessionSwitcher:
         self.fresh_transcript = False
         self._progress_at = 0.0
         self.index = SessionIndex()
+        #: the transcripts indexed as prompted (a later prompt need not say so again)
+        self._prompted: set[Path] = set()
 
     # -- what the UI reads ---------------------------------------------------------------------------
 
@@ -204,8 +207,7 @@ class SessionSwitcher:
                 rows.extend(row for row in from_wire(page).sessions if same_folder(row.cwd, session.cwd))
             except (SessionError, RpcError, ConnectionClosed):
                 pass  # the transcripts may still know one
-        rows.extend(self.transcript_sessions())
-        newest = newest_first(rows)
+        newest = merge(rows, self.transcript_sessions())  # as the list has them: none never prompted
         return newest[0] if newest else None
 
     def export_markdown(self) -> tuple[str, Path]:
@@ -273,10 +275,16 @@ class SessionSwitcher:
             self._host.launch = replace(self._host.launch, resume_id=None, continue_last=False)
 
     def index_session(self, session: AgentSession) -> None:
-        """Keep the index entry of this session's transcript current (title, last activity)."""
+        """Keep the index entry of this session's transcript current (title, last activity, prompted yet).
+
+        A session is indexed as it starts, so that one never prompted is known as such (`merge` leaves it out of
+        the list, and the agent's row of it too when untitled), and again when its first prompt goes."""
         writer = self._host.transcript.writer
         if writer is None or session.session_id is None:
             return
+        prompted = has_prompt(session.state)
+        if prompted:
+            self._prompted.add(writer.path)
         self.index.record(
             IndexEntry(
                 writer.path,
@@ -285,8 +293,15 @@ class SessionSwitcher:
                 session.cwd,
                 state_title(session.state),
                 time.time(),
+                prompted,
             )
         )
+
+    def prompt_added(self, session: AgentSession) -> None:
+        """A user message appeared: the first one of this transcript makes its session a listed one."""
+        writer = self._host.transcript.writer
+        if writer is not None and writer.path not in self._prompted:
+            self.index_session(session)
 
     async def close_on_quit(self, session: AgentSession) -> None:
         """Quit: the agent frees the session (`session/close`, when offered) before its process is stopped."""

@@ -4,7 +4,8 @@ The browser and `acp-tui --continue` see one list (docs/protocol.md §3): the se
 (`session/list`, paged by an opaque cursor, filtered by working directory) and the sessions we keep a
 transcript of for this agent, so a session the agent cannot list or load can still be read. The
 transcript side comes from a small index (`sessions.jsonl` in the data directory) that the controller
-appends to as sessions open and change title: one file read instead of opening every transcript.
+appends to as sessions open, get their first prompt and change title: one file read instead of opening every
+transcript. A session that never got a prompt is in the index as such and in neither list (`merge`).
 
 Everything an agent supplied (titles, paths) is sanitised here, once; the UI only lays it out. Pure
 and UI-free: the controller, the command line and the browser share it.
@@ -54,6 +55,8 @@ class SessionListing:
     transcript: Path | None = None
     #: lower-case title, id and folder, for filtering as the user types
     haystack: str = field(default="", compare=False)
+    #: a prompt was sent in it (False: our index saw it start and never prompted; `merge` leaves it out)
+    prompted: bool = True
 
     @property
     def transcript_only(self) -> bool:
@@ -111,12 +114,13 @@ def listing(
     *,
     listed: bool,
     transcript: Path | None = None,
+    prompted: bool = True,
 ) -> SessionListing:
     """A row with its title made safe and its filter text prepared; the id and folder stay as the agent
     sent them (they go back to it), and are sanitised where they are shown."""
     clean_title = _title(title)
     haystack = f"{clean_title or ''}\n{plain(session_id)}\n{plain(cwd)}".casefold()
-    return SessionListing(session_id, cwd, clean_title, updated_at, listed, transcript, haystack)
+    return SessionListing(session_id, cwd, clean_title, updated_at, listed, transcript, haystack, prompted)
 
 
 def from_wire(page: methods.ListSessionsResponse, limit: int = MAX_LISTED_SESSIONS) -> SessionPage:
@@ -159,13 +163,19 @@ def _time_key(row: SessionListing) -> float:
 
 
 def merge(agent_rows: Iterable[SessionListing], transcript_rows: Iterable[SessionListing]) -> list[SessionListing]:
-    """Agent rows get the transcript we have of them; transcripts the agent did not list stay as their own rows."""
+    """Agent rows get the transcript we have of them; transcripts the agent did not list stay as their own rows.
+
+    A session that never got a prompt (an acp-tui start left unused, the session a `--resume` visit opened) is
+    no row at all, though our index knows it and many agents list it: an untitled agent row is left out when our
+    transcript of it says no prompt was sent. An agent row with a title stays whatever our index says."""
     by_id: dict[str, SessionListing] = {}
     for row in transcript_rows:
         by_id.setdefault(row.session_id, row)
     out: list[SessionListing] = []
     for row in agent_rows:
         ours = by_id.pop(row.session_id, None)
+        if ours is not None and not ours.prompted and row.title is None:
+            continue
         if ours is not None:
             row = replace(
                 row,
@@ -175,7 +185,7 @@ def merge(agent_rows: Iterable[SessionListing], transcript_rows: Iterable[Sessio
                 haystack=row.haystack if row.title else ours.haystack,
             )
         out.append(row)
-    out.extend(by_id.values())
+    out.extend(row for row in by_id.values() if row.prompted)
     return newest_first(out)
 
 
@@ -197,15 +207,27 @@ def _title(title: str | None) -> str | None:
     return clean or None
 
 
+def has_prompt(state: SessionState) -> bool:
+    """Was a prompt sent in the session (one of its own, or one its replayed history holds)?"""
+    return any(key[0] == USER_MESSAGE for key in state.entities)
+
+
 def state_title(state: SessionState) -> str | None:
     """The session's title: the agent's (`session_info_update`), else the start of its first prompt."""
     if state.info.title:
         return _title(state.info.title)
+    return prompt_title(state)
+
+
+def prompt_title(state: SessionState, limit: int = PROMPT_TITLE_LIMIT) -> str | None:
+    """The start of the session's first prompt that has words, on one line, at most `limit` characters (a cut one
+    ends in `…`); None before any. Only the start of a prompt is read: a pasted megabyte costs what a line does."""
     for key, entity in state.entities.items():
         if key[0] == USER_MESSAGE and isinstance(entity, Message):
-            words = " ".join(entity.text.split())
+            text = entity.text
+            words = " ".join(text[: limit * 8].split()) or " ".join(text.split())
             if words:
-                return _title(words if len(words) <= PROMPT_TITLE_LIMIT else words[: PROMPT_TITLE_LIMIT - 1] + "…")
+                return _title(words if len(words) <= limit else words[: limit - 1].rstrip() + "…")
     return None
 
 
@@ -234,6 +256,8 @@ class IndexEntry(msgspec.Struct, frozen=True):
     cwd: str
     title: str | None = None
     updated_at: float = 0.0
+    #: a prompt was sent in it; an entry written before this was recorded: it has a title
+    prompted: bool = True
 
 
 class SessionIndex:
@@ -253,6 +277,7 @@ class SessionIndex:
                 "cwd": entry.cwd,
                 "title": entry.title,
                 "updatedAt": round(entry.updated_at or time.time(), 3),
+                "prompted": entry.prompted,
             },
             ensure_ascii=True,
         )
@@ -278,23 +303,29 @@ class SessionIndex:
         return [e for e in folded.values() if e.transcript.is_file()]
 
     def sessions(self, agent: str, cwd: str | os.PathLike[str] | None) -> list[SessionListing]:
-        """Rows for the transcripts of `agent`'s sessions in `cwd` (None: every folder), newest transcript per id."""
+        """Rows for the transcripts of `agent`'s sessions in `cwd` (None: every folder), newest transcript per id;
+        those never prompted come as rows with `prompted` false (for `merge`, which leaves them out)."""
         folder = str(Path(cwd).resolve()) if cwd is not None else None
         newest: dict[str, IndexEntry] = {}
+        #: a session prompted in any of its transcripts was prompted (a later visit may have shown no history)
+        prompted: dict[str, str | None] = {}
         for entry in self.entries():
             if entry.agent != agent or (folder is not None and not same_folder(entry.cwd, folder)):
                 continue
             kept = newest.get(entry.session_id)
             if kept is None or entry.updated_at >= kept.updated_at:
                 newest[entry.session_id] = entry
+            if entry.prompted:
+                prompted[entry.session_id] = entry.title or prompted.get(entry.session_id)
         return newest_first(
             listing(
                 e.session_id,
                 e.cwd,
-                e.title,
+                e.title or prompted.get(e.session_id),
                 datetime.fromtimestamp(e.updated_at, UTC) if e.updated_at else None,
                 listed=False,
                 transcript=e.transcript,
+                prompted=e.session_id in prompted,
             )
             for e in newest.values()
         )
@@ -310,15 +341,17 @@ def _entry(raw: bytes) -> IndexEntry | None:
     transcript, session_id, agent, cwd = (obj.get(k) for k in ("transcript", "sessionId", "agent", "cwd"))
     if not all(isinstance(v, str) and v for v in (transcript, session_id, agent, cwd)):
         return None
-    title = obj.get("title")
+    title = obj.get("title") if isinstance(obj.get("title"), str) else None
     updated = obj.get("updatedAt")
+    prompted = obj.get("prompted")
     return IndexEntry(
         Path(str(transcript)),
         str(session_id),
         str(agent),
         str(cwd),
-        title if isinstance(title, str) else None,
+        title,
         float(updated) if isinstance(updated, (int, float)) else 0.0,
+        prompted if isinstance(prompted, bool) else title is not None,
     )
 
 
@@ -332,12 +365,14 @@ __all__ = [
     "SessionPage",
     "SessionPaging",
     "from_wire",
+    "has_prompt",
     "index_file",
     "listing",
     "matching",
     "merge",
     "newest_first",
     "parse_time",
+    "prompt_title",
     "same_folder",
     "state_title",
 ]

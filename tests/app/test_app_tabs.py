@@ -194,6 +194,32 @@ async def test_ctrl_c_cancels_the_shown_tabs_turn_only(tmp_path: Path) -> None:
 
 
 @pytest.mark.asyncio
+async def test_tabs_of_one_agent_are_named_from_their_first_prompt_until_the_agent_titles_them(tmp_path: Path) -> None:
+    """The first-use report's m8: two tabs of one agent both read the agent's name. A tab is named from the start of
+    its first prompt as soon as it is sent (the demo titles a session only when its turn ends, so the `slow` turns
+    show the fallback), and the agent's title wins once it comes."""
+    async with tabs_app(tmp_path, speed="1") as run:
+        assert tab(run, 1).title == chat(run, 1).controller.agent_name
+        await run.send("slow please, the first tab counts here while I look around")
+        await run.wait(lambda: tab(run, 1).title == "slow please, the first tab co…", "tab 1 named from its prompt")
+        assert chat(run, 1).controller.state.info.title is None, "the agent has not titled it"
+        await second_tab(run)
+        assert tab(run, 2).title == chat(run, 2).controller.agent_name
+        await run.send("slow, and the second one")
+        await run.wait(lambda: tab(run, 2).title == "slow, and the second one", "tab 2 named from its prompt")
+        await run.wait(
+            lambda: (
+                [label.title for label in bar(run).labels]
+                == ["slow please, the first tab co…", "slow, and the second one"]
+            ),
+            "the bar names both tabs apart",
+        )
+        assert "slow please, the first tab co…" in bar_line(run) and "slow, and the second one" in bar_line(run)
+        chat(run, 2).controller.state.info.title = "The agent's own title"
+        assert tab(run, 2).title == "The agent's own title"
+
+
+@pytest.mark.asyncio
 async def test_ctrl_w_closes_an_idle_tab_and_with_one_tab_deletes_a_word(tmp_path: Path) -> None:
     async with tabs_app(tmp_path) as run:
         run.chat.prompt_input.load_text("two words")

@@ -238,7 +238,8 @@ async def test_new_session_then_open_the_first_with_its_history(tmp_path: Path, 
         await run.wait(lambda: isinstance(run.app.screen, SessionBrowser), "the browser")
         browser = run.app.screen
         assert isinstance(browser, SessionBrowser)
-        await run.wait(lambda: len(browser.rows) >= 2 and not browser.loading, "the sessions listed")
+        await run.wait(lambda: browser.rows and not browser.loading, "the sessions listed")
+        assert [row.session_id for row in browser.rows] == [first], "the new session, never prompted, is no row"
         await run.pilot.press(*"first prompt")
         await run.wait(lambda: len(browser.query_one(SessionList).shown) == 1, "the filter")
         await run.pilot.press("enter")
@@ -338,12 +339,37 @@ async def test_resume_without_an_id_opens_the_browser_once_the_agent_is_up(tmp_p
         await settle(pilot, lambda: isinstance(app.screen, SessionBrowser), "the browser at start")
         browser = app.screen
         assert isinstance(browser, SessionBrowser)
-        await settle(pilot, lambda: browser.rows and not browser.loading, "the agent's list")
-        assert browser.abilities.list and [r.session_id for r in browser.rows] == [
-            app.chat.controller.sessions.current_session_id if app.chat else None
-        ]
+        await settle(pilot, lambda: browser.abilities.list and not browser.loading, "the agent's list")
+        # The agent lists the session it started for the visit, untitled; never prompted, it is no row (m7).
+        assert browser.rows == []
         await pilot.press("escape")
         await settle(pilot, lambda: not isinstance(app.screen, SessionBrowser), "the chat again")
+
+
+async def test_sessions_never_prompted_are_not_listed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first-use report's m7: every start that sent no prompt left an `(untitled)` row. The demo lists every
+    session it started (its store is shared by the runs, as a real agent's is); ours are indexed as they start."""
+    monkeypatch.setenv("ACP_TUI_DEMO_STORE", str(tmp_path / "store"))
+    async with demo_app(tmp_path, 2) as run:
+        unused = run.chat.controller.sessions.current_session_id
+        sessions = run.chat.controller.sessions
+        run.chat.action_sessions("new")
+        await run.wait(lambda: sessions.current_session_id not in (None, unused), "a second session")
+        await run.idle()
+        await run.turn("the only prompt")
+        prompted = sessions.current_session_id
+        run.chat.action_sessions("new")
+        await run.wait(lambda: sessions.current_session_id not in (None, unused, prompted), "a third session")
+        await run.idle()
+        listed = await sessions.list_sessions()
+        assert {unused, prompted} <= {row.session_id for row in listed.sessions}, "the agent lists all three"
+        run.chat.action_sessions("browse")
+        await run.wait(lambda: isinstance(run.app.screen, SessionBrowser), "the browser")
+        browser = run.app.screen
+        assert isinstance(browser, SessionBrowser)
+        await run.wait(lambda: browser.rows and not browser.loading, "the sessions listed")
+        assert [(row.session_id, row.title) for row in browser.rows] == [(prompted, "the only prompt")]
+        assert "untitled" not in run.screen_text()
 
 
 @dataclass

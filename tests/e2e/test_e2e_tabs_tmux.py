@@ -9,6 +9,8 @@ them (Alt+1 is `ESC 1`), and every wait is a condition on the screen.
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shlex
 import sys
@@ -146,3 +148,63 @@ def test_two_tabs_side_by_side_on_a_real_terminal(tmux: Tmux, tmp_path: Path, ma
     tmux.wait_for(lambda: not process_alive(pid), "the acp-tui process to exit")
     assert not agents(marker), "an agent outlived Ctrl+Q"
     tmux.wait_for(lambda: not processes_with(marker), "nothing carrying the marker (the tmux server ends too)")
+
+
+def agent_cwds(marker: str) -> set[Path]:
+    """The working folders of the demo agents carrying `marker` (each tab's agent runs in its tab's folder)."""
+    found = set()
+    for pid in agents(marker):
+        try:
+            found.add(Path(os.readlink(f"/proc/{pid}/cwd")))
+        except OSError:
+            continue  # gone meanwhile
+    return found
+
+
+def test_the_new_tab_dialog_takes_agent_tab_folder_enter_as_one_burst(tmux: Tmux, tmp_path: Path, marker: str) -> None:
+    """N3 of the first-use report, as a terminal types it: *New tab with agent…*, then `second`, Tab, a folder and
+    Enter in ONE `send-keys` (one write to the terminal): the new tab runs config.toml's `second` in that folder.
+    Then the list: `sec` filters it, Down marks `second`, and Enter (take it), Tab, a folder, Enter in one burst."""
+    project, extra, other = tmp_path / "project", tmp_path / "extra-lib", tmp_path / "other-lib"
+    for folder in (project, extra, other):
+        folder.mkdir()
+    config = tmp_path / "config"
+    config.mkdir()
+    second = [sys.executable, "-c", "import sys; from acp_tui.demo.cli import main; sys.exit(main([]))", marker]
+    (config / "config.toml").write_text(f"[agents.second]\ncommand = {json.dumps(second)}\n")
+    pid_file = tmp_path / "pid"
+    command = " ".join(shlex.quote(part) for part in [*acp_tui_command(), "--cwd", str(project)])
+    shell = f"echo $$ > {shlex.quote(str(pid_file))}; exec env -i {private_exports(tmp_path)} {command}"
+    tmux.run("new-session", "-d", "-x", "120", "-y", "40", "-s", tmux.name, "sh", "-c", shell)
+    tmux.wait_for(lambda: "ready" in tmux.screen(), "the first tab's session to be ready")
+    pid = int(pid_file.read_text().strip())
+    assert not agents(marker), "the first tab runs the built-in demo, not `second`"
+
+    def open_dialog() -> None:
+        tmux.run("send-keys", "-t", tmux.name, "C-p")
+        tmux.wait_for(lambda: "Search for commands" in tmux.screen(), "the palette")
+        tmux.run("send-keys", "-t", tmux.name, "-l", "New tab with agent")
+        tmux.wait_for(lambda: "Another agent (config.toml" in tmux.screen(), "the palette's entry")
+        tmux.run("send-keys", "-t", tmux.name, "Enter")
+        tmux.wait_for(lambda: "Agent — a name from config.toml" in tmux.screen(), "the new tab dialog")
+
+    open_dialog()
+    assert "second  config.toml" in tmux.screen(), "config.toml's agent is offered"
+    tmux.run("send-keys", "-t", tmux.name, "second", "Tab", str(extra), "Enter")  # one burst
+    tmux.wait_for(lambda: extra in agent_cwds(marker), "`second` started in the folder typed")
+    tmux.wait_for(lambda: "2 ●" in bar(tmux), "the second tab, ready")
+    assert "Agent — a name from config.toml" not in tmux.screen(), "the dialog closed"
+
+    open_dialog()
+    tmux.run("send-keys", "-t", tmux.name, "-l", "sec")  # typed slowly this time: the list follows the typing
+    tmux.wait_for(lambda: "second  config.toml" in tmux.screen() and "claude" not in tmux.screen(), "the list filtered")
+    tmux.run("send-keys", "-t", tmux.name, "Down")
+    tmux.wait_for(lambda: "▌ second" in tmux.screen(), "the row marked")
+    tmux.run("send-keys", "-t", tmux.name, "Enter", "Tab", str(other), "Enter")  # take it, Folder, open: one burst
+    tmux.wait_for(lambda: other in agent_cwds(marker), "`second` started in the other folder")
+    tmux.wait_for(lambda: "3 ●" in bar(tmux), "the third tab, ready")
+    assert agent_cwds(marker) == {extra, other}
+
+    tmux.run("send-keys", "-t", tmux.name, "C-q")
+    tmux.wait_for(lambda: not process_alive(pid), "the acp-tui process to exit")
+    tmux.wait_for(lambda: not agents(marker), "the tabs' agents to stop")

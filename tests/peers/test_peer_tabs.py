@@ -92,13 +92,17 @@ async def test_two_tabs_each_with_the_sdk_agent(
         assert second is chat(app, 2) and app.screen is second
         assert session_of(app, 2).process is not session_of(app, 1).process
         assert session_of(app, 2).session_id != session_of(app, 1).session_id
-        title = second.controller.agent_name
-        assert title and first.controller.agent_name == title
-        assert bar_line(app).startswith(f" 1 ◐ {title}") and f" 2 ● {title} " in bar_line(app), bar_line(app)
+        name = second.controller.agent_name
+        assert name and first.controller.agent_name == name
+        # Tab 1 is named from its prompt (or the agent's title), tab 2, with no prompt yet, from the agent (m8).
+        first_title = first.controller.state.info.title or "first question"
+        assert app.tabs.tabs[0].title == first_title
+        assert bar_line(app).startswith(f" 1 ◐ {first_title}") and f" 2 ● {name} " in bar_line(app), bar_line(app)
 
         # Tab 1 asks while hidden: `⚠` on tab 1; its question waits on no stack, least of all tab 2's.
         await submit(pilot, second, "second question")
-        await wait_until(pilot, lambda: f" 1 ⚠ {title}" in bar_line(app), "⚠ on tab 1", timeout=TURN)
+        await wait_until(pilot, lambda: f" 1 ⚠ {app.tabs.tabs[0].title}" in bar_line(app), "⚠ on tab 1", timeout=TURN)
+        assert app.tabs.tabs[1].title == (second.controller.state.info.title or "second question")
         assert first.presence.waiting == 1
         assert not any(isinstance(s, PermissionScreen) for s in app.get_screen_stack(app.tabs.tabs[0].mode))
         assert app.get_screen_stack(app.tabs.tabs[1].mode)[0] is second
@@ -109,8 +113,8 @@ async def test_two_tabs_each_with_the_sdk_agent(
         assert request_title(dialog.request) == QUESTION
         await pilot.press("a")
         await wait_until(pilot, lambda: ALLOWED in said(second), "tab 2's answer", timeout=TURN)
-        await wait_until(pilot, lambda: f" 2 ● {title}" in bar_line(app), "tab 2 idle in the bar")
-        assert f" 1 ⚠ {title}" in bar_line(app), "tab 1 still waits for its answer"
+        await wait_until(pilot, lambda: f" 2 ● {app.tabs.tabs[1].title}" in bar_line(app), "tab 2 idle in the bar")
+        assert f" 1 ⚠ {app.tabs.tabs[0].title}" in bar_line(app), "tab 1 still waits for its answer"
         assert ALLOWED not in said(first)
 
         # Alt+1: tab 1, its question open on it now; rejected, its turn ends.
@@ -120,7 +124,7 @@ async def test_two_tabs_each_with_the_sdk_agent(
         assert app.get_screen_stack(app.tabs.tabs[0].mode)[-2] is first
         await pilot.press("r")
         await wait_until(pilot, lambda: REJECTED in said(first), "tab 1's answer", timeout=TURN)
-        await wait_until(pilot, lambda: f" 1 ● {title}" in bar_line(app), "tab 1 idle in the bar")
+        await wait_until(pilot, lambda: f" 1 ● {app.tabs.tabs[0].title}" in bar_line(app), "tab 1 idle in the bar")
         assert REJECTED not in said(second)
 
         # Ctrl+PageDown: tab 2; Ctrl+W closes it (idle: no question) and its agent process ends.

@@ -289,6 +289,23 @@ async def test_continue_and_resume_across_runs_and_quit_closes(tmp_path: Path, r
         validate_trace(tmp_path / name, version)
 
 
+async def test_continue_passes_over_a_later_start_that_sent_no_prompt(tmp_path: Path, runs: list[Run]) -> None:
+    """A run that only looked (started, quit) is no session to continue: `--continue` opens the last prompted one."""
+    env = {"ACP_TUI_DEMO_STORE": str(tmp_path / "demo-store")}
+    first = start(runs, launch_for(demo_argv(), tmp_path, 2, tmp_path / "one.jsonl", env=env))
+    assert await first.controller.start()
+    await first.turn("the real question")
+    asked = first.controller.session.session_id if first.controller.session else ""
+    await first.controller.shutdown()
+    looked = start(runs, launch_for(demo_argv(), tmp_path, 2, tmp_path / "two.jsonl", env=env))
+    assert await looked.controller.start()
+    await looked.controller.shutdown()
+    again = start(runs, launch_for(demo_argv(), tmp_path, 2, tmp_path / "three.jsonl", env=env, continue_last=True))
+    assert await again.controller.start()
+    assert again.controller.session is not None and again.controller.session.session_id == asked
+    assert again.texts(USER_MESSAGE) == ["the real question"]
+
+
 async def test_continue_with_nothing_to_continue_starts_a_new_session(tmp_path: Path, runs: list[Run]) -> None:
     run = start(runs, launch_for(demo_argv(), tmp_path, 2, tmp_path / "wire.jsonl", continue_last=True))
     assert await run.controller.start()
@@ -391,6 +408,71 @@ def test_the_index_folds_entries_and_filters_by_agent_and_folder(tmp_path: Path)
     assert rows[0].transcript_only and rows[0].transcript == transcript
     assert index.sessions("demo", tmp_path / "elsewhere") == []
     assert len(index.sessions("claude", None)) == 1
+
+
+def test_sessions_never_prompted_are_no_rows_and_hide_the_agents_untitled_row_of_them(tmp_path: Path) -> None:
+    """m7 of the first-use report: a start that sent no prompt leaves no row, from our index or the agent's list."""
+    from acp_tui.controller.sessions import IndexEntry, listing
+
+    index = SessionIndex(tmp_path / "sessions.jsonl")
+    files = {name: tmp_path / f"{name}.jsonl" for name in ("unused", "old-unused", "old", "asked", "revisit", "later")}
+    for file in files.values():
+        file.write_text("{}\n")
+    here = str(tmp_path)
+    index.record(IndexEntry(files["unused"], "s-unused", "demo", here, None, 100.0, prompted=False))
+    index.record(IndexEntry(files["asked"], "s-asked", "demo", here, None, 110.0, prompted=False))
+    index.record(IndexEntry(files["asked"], "s-asked", "demo", here, "what is up", 120.0, prompted=True))
+    index.record(IndexEntry(files["revisit"], "s-revisit", "demo", here, "yesterday", 130.0, prompted=True))
+    index.record(IndexEntry(files["later"], "s-revisit", "demo", here, None, 140.0, prompted=False))
+    with index.path.open("a") as old_format:  # entries written before `prompted` was: a title says a prompt was sent
+        for name, session_id, title in (("old-unused", "s-old-unused", None), ("old", "s-old", "old times")):
+            old_format.write(
+                json.dumps(
+                    {"transcript": str(files[name]), "sessionId": session_id, "agent": "demo", "cwd": here}
+                    | {"title": title, "updatedAt": 90.0}
+                )
+                + "\n"
+            )
+    ours = index.sessions("demo", tmp_path)
+    assert {row.session_id: row.prompted for row in ours} == {
+        "s-unused": False,
+        "s-old-unused": False,
+        "s-asked": True,
+        "s-revisit": True,  # prompted in an earlier transcript: a visit that showed no history does not undo it
+        "s-old": True,
+    }
+    assert next(row for row in ours if row.session_id == "s-revisit").title == "yesterday"
+    assert [(row.session_id, row.title) for row in merge([], ours)] == [
+        ("s-revisit", "yesterday"),
+        ("s-asked", "what is up"),
+        ("s-old", "old times"),
+    ]
+    agent = [
+        listing("s-unused", here, None, None, listed=True),  # the agent lists every session it started
+        listing("s-old-unused", here, "The agent titled it", None, listed=True),  # a title: the agent knows better
+        listing("s-elsewhere", here, None, None, listed=True),  # not ours to judge
+    ]
+    merged = {row.session_id for row in merge(agent, ours)}
+    assert merged == {"s-old-unused", "s-elsewhere", "s-revisit", "s-asked", "s-old"}
+
+
+def test_a_prompt_title_is_the_start_of_the_first_prompt_with_words() -> None:
+    from acp_tui.controller.sessions import has_prompt, prompt_title
+    from acp_tui.protocol.v2 import TextContent
+    from acp_tui.session.model import SessionState
+
+    state = SessionState()
+    assert prompt_title(state) is None and not has_prompt(state)
+    for key, text in (((USER_MESSAGE, "u0"), "  \n "), ((AGENT_MESSAGE, "a0"), "hi"), ((USER_MESSAGE, "u1"), "")):
+        message = Message(key)
+        message.content.append(TextContent(text=text))
+        state.entities[key] = message
+    assert has_prompt(state) and prompt_title(state) is None, "no words yet"
+    first = state.entities[(USER_MESSAGE, "u1")]
+    assert isinstance(first, Message)
+    first.content.append(TextContent(text="Fix   the\nfailing tests in the parser module " + "x" * 1_000_000))
+    assert prompt_title(state, 30) == "Fix the failing tests in the…"
+    assert prompt_title(state, 200) is not None and len(prompt_title(state, 200) or "") == 200
 
 
 # --- a real peer: the TypeScript SDK's dual-version agent (v2 list, resume with replay, close) -----------

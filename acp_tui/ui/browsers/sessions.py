@@ -103,12 +103,14 @@ class SessionBrowser(ModalScreen[SessionListing | None]):
             abilities: SessionAbilities | None = None,
             page: SessionPage | None = None,
             problem: str | None = None,
+            transcripts: list[SessionListing] | None = None,
         ) -> None:
             super().__init__()
             self.generation = generation
             self.abilities = abilities
             self.page = page
             self.problem = problem
+            self.transcripts = transcripts
 
     class Deleted(Message):
         """The agent deleted a session (or said why not)."""
@@ -201,7 +203,10 @@ class SessionBrowser(ModalScreen[SessionListing | None]):
     @work(exclusive=True, group="sessions-page")
     async def _first_page(self, generation: int) -> None:
         abilities = await self.source.session_abilities()
-        self.post_message(self.Listed(generation, abilities=abilities))
+        # Our transcripts again, now that the agent is up: the session it started meanwhile (`acp-tui --resume`
+        # opens the list first) is in the index, and one never prompted is left out of the agent's rows too.
+        transcripts = self.source.transcript_sessions(all_dirs=self.all_dirs)
+        self.post_message(self.Listed(generation, abilities=abilities, transcripts=transcripts))
         if abilities.list:
             await self._fetch(None, generation)
 
@@ -225,6 +230,9 @@ class SessionBrowser(ModalScreen[SessionListing | None]):
             self.abilities = message.abilities
             self.loading = message.abilities.list
             self.listed_all = not message.abilities.list
+        if message.transcripts is not None:
+            self.transcript_rows = message.transcripts
+            self._rebuild()
         if message.problem is not None:
             self.loading, self.problem = False, message.problem
         if message.page is not None:

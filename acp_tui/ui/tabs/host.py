@@ -22,13 +22,17 @@ from typing import Any, Protocol
 
 from textual.app import App
 
+from acp_tui.controller.sessions import prompt_title
 from acp_tui.launch import Launch, new_session
+from acp_tui.session.model import SessionState
 from acp_tui.ui.chat.screen import ChatScreen
 from acp_tui.ui.chat.terminal_title import show_window_title
 from acp_tui.ui.widgets.tab_bar import TabBar, TabLabel, TabState, tab_state, tab_title
 
-__all__ = ["FIRST_MODE", "Tab", "TabHost", "TabScreens", "fresh_launch", "tab_log"]
+__all__ = ["FIRST_MODE", "TAB_PROMPT_TITLE", "Tab", "TabHost", "TabScreens", "fresh_launch", "tab_log"]
 
+#: A tab named from its first prompt shows this much of it (the bar cuts titles further when they do not fit).
+TAB_PROMPT_TITLE = 30
 #: The first tab's mode: the one the app starts in (its `DEFAULT_MODE`), named as `TabHost` names the first tab's.
 FIRST_MODE = "tab-1"
 
@@ -50,11 +54,24 @@ class Tab:
     #: its screen's tab bar, once the screen is mounted (found once: the bar is redrawn every frame)
     bar: TabBar | None = field(default=None, init=False)
 
+    #: the session whose first prompt names the tab, and that name (found once: the bar asks every frame)
+    _named_by_prompt: tuple[SessionState, str] | None = field(default=None, init=False)
+
     @property
     def title(self) -> str:
-        """The session's title, else the agent's name (the agent's own once it said it)."""
+        """The session's title, else the start of its first prompt (so two tabs of one agent read apart), else the
+        agent's name (the agent's own once it said it)."""
         controller = self.screen.controller
-        return controller.state.info.title or controller.agent_name
+        state = controller.state
+        if state.info.title:
+            return state.info.title
+        named = self._named_by_prompt
+        if named is None or named[0] is not state:
+            found = prompt_title(state, TAB_PROMPT_TITLE)
+            if found is None:
+                return controller.agent_name
+            named = self._named_by_prompt = (state, found)
+        return named[1]
 
     @property
     def state(self) -> TabState:

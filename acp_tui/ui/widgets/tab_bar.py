@@ -2,10 +2,11 @@
 
 `1 ● demo   2 ◐ Fix the tests •   3 ⚠ gemini` — each tab's number (Alt+number shows it), the state glyph
 of the README's table (`◐` working, `⚠` needs you, `✗` failed, `●` idle), its title (the session's title,
-else the agent's name) and a dot when output came while it was hidden. The shown tab is highlighted. A
-narrow bar shortens the titles, then drops them, never a number or a glyph; more tabs than fit show a
-window around the shown one with `‹` / `›` saying more lie beyond. Titles are the agent's text: data,
-sanitised, never markup. A click on a tab asks to show it (`TabBar.Chosen`).
+else the start of its first prompt, else the agent's name: `Tab.title` in acp_tui/ui/tabs/host.py) and a
+dot when output came while it was hidden. The shown tab is highlighted. A narrow bar shortens the titles,
+then drops them, never a number or a glyph; more tabs than fit show a window around the shown one with
+`‹` / `›` saying more lie beyond. Titles are the agent's text: data, sanitised, never markup. A click on
+a tab asks to show it (`TabBar.Chosen`).
 """
 
 from __future__ import annotations
