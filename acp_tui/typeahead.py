@@ -9,6 +9,11 @@ restores what it found at its own start, which is ours, whenever it leaves the t
 terminal login there, whose program must see Enter as it always does): so the app hands Textual's
 driver the settings as `found()` them once it has the terminal.
 
+Lines typed and ended with Enter even before that (in the first tenth of a second, while Python starts)
+are already in the terminal's line buffer with their CR made a line feed: `hold_enter` takes those
+complete lines out of the buffer (`typed_ahead()`), and the app types them into the prompt, each line
+feed as the Enter it was. What follows them, a line not yet ended, stays for Textual to read.
+
 Stdlib only; a no-op where stdin is not a terminal or there is no termios (Windows).
 """
 
@@ -19,10 +24,14 @@ import os
 import sys
 from typing import Any
 
-__all__ = ["found", "hold_enter", "restore"]
+__all__ = ["found", "hold_enter", "restore", "typed_ahead"]
 
 #: (fd, the settings as acp-tui found them) while Enter is held
 _saved: tuple[int, list[Any]] | None = None
+#: complete lines typed before Enter was held (each ends with the line feed its Enter became)
+_typed = b""
+#: at most this much typed-ahead text is taken (a paste into a starting app is not a prompt to replay)
+TYPED_AHEAD_MAX = 64 * 1024
 
 
 def hold_enter(fd: int | None = None) -> bool:
@@ -52,7 +61,36 @@ def hold_enter(fd: int | None = None) -> bool:
     except (OSError, termios.error):
         return False
     _saved = (fd, before)
+    _take_typed_lines(fd)
     return True
+
+
+def _take_typed_lines(fd: int) -> None:
+    """Read the lines the line discipline has completed (in canonical mode a read returns one whole line,
+    and `select` reports the terminal readable only once one is there), never blocking on a partial one."""
+    global _typed
+    import select
+
+    taken = b""
+    try:
+        while len(taken) < TYPED_AHEAD_MAX:
+            ready, _, _ = select.select([fd], [], [], 0)
+            if not ready:
+                break
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                break
+            taken += chunk
+    except (OSError, ValueError):
+        pass
+    _typed = taken
+
+
+def typed_ahead() -> str:
+    """The lines `hold_enter` took from the terminal, once (then empty): `\n` marks each Enter."""
+    global _typed
+    text, _typed = _typed.decode("utf-8", "replace"), b""
+    return text
 
 
 def found() -> list[Any] | None:

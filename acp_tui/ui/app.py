@@ -13,11 +13,12 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from rich.console import COLOR_SYSTEMS
 from rich.terminal_theme import TerminalTheme
+from textual import events
 from textual.app import App
 from textual.binding import Binding
 from textual.command import Provider
@@ -32,8 +33,8 @@ from acp_tui.ui.browsers.sessions import SessionBrowser
 from acp_tui.ui.chat.interrupt import FORCE_STOP_AFTER
 from acp_tui.ui.chat.screen import ChatScreen, ControllerFactory, default_controller
 from acp_tui.ui.chat.terminal_title import restore_window_title
-from acp_tui.ui.key_order import KeysInOrderApp
-from acp_tui.ui.tabs.alt_digits import read_alt_digits
+from acp_tui.ui.key_order import KeysInOrderApp, OrderedInput
+from acp_tui.ui.tabs.alt_digits import ALT_DIGIT_KEYS, read_alt_digits
 from acp_tui.ui.tabs.commands import TabCommands
 from acp_tui.ui.tabs.host import FIRST_MODE, TabHost
 from acp_tui.ui.themes import ansi_terminal_theme, load_shipped_themes
@@ -123,6 +124,7 @@ class AcpApp(KeysInOrderApp[int]):
         #: set by `run()`: SIGHUP and SIGTERM that arrived before the app could answer them (`on_mount`)
         self.signals_before_mount: list[int] = []
         self._signalled: int | None = None
+        self.key_order.type_ahead(typeahead.typed_ahead())  # lines typed while Python started, Enter and all
 
     def use_terminal_colours(self, environ: Mapping[str, str]) -> None:
         """Send as many colours as the terminal shows (`colour_system`: truecolor inside tmux too, when it
@@ -286,6 +288,17 @@ class AcpApp(KeysInOrderApp[int]):
 
         screen = NewTabScreen(agent=base.agent_name, folder=str(base.cwd), choices=agent_choices(), build=build)
         self.push_screen(screen, chosen)
+
+    def translate_key(self, event: OrderedInput) -> Sequence[OrderedInput]:
+        """A terminal sends Alt+1 as `Esc 1`, and so does Escape then `1` typed fast or read in one go (Escape
+        closing the `@` picker, then text). Where Alt+N would show no other tab, it is the Escape and the
+        digit: the digit is typed, not lost."""
+        if isinstance(event, events.Key) and event.key in ALT_DIGIT_KEYS:
+            number = int(event.key[-1])
+            wanted = self.tabs.tabs[number - 1] if 1 <= number <= len(self.tabs.tabs) else None
+            if wanted is None or wanted is self.tabs.current:
+                return (events.Key("escape", "\x1b"), events.Key(event.key[-1], event.key[-1]))
+        return (event,)
 
     def action_show_tab(self, number: int) -> None:
         """Alt+1…Alt+9."""

@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from textual import events
@@ -35,7 +35,7 @@ from textual.app import App
 if TYPE_CHECKING:
     from textual.message_pump import MessagePump
 
-__all__ = ["STALL_AFTER", "KeyOrder", "KeysInOrderApp", "OrderedInput", "hold_keys", "release_keys"]
+__all__ = ["STALL_AFTER", "KeyOrder", "KeysInOrderApp", "OrderedInput", "hold_keys", "keys_of_text", "release_keys"]
 
 ReturnType = TypeVar("ReturnType")
 
@@ -57,9 +57,16 @@ _SETTLING = events.Key("settling", None)
 class KeyOrder:
     """The app's one queue of keys and pastes; `deliver` is Textual's own handling of one input event."""
 
-    def __init__(self, app: App[Any], deliver: Callable[[OrderedInput], Awaitable[None]]) -> None:
+    def __init__(
+        self,
+        app: App[Any],
+        deliver: Callable[[OrderedInput], Awaitable[None]],
+        translate: Callable[[OrderedInput], Sequence[OrderedInput]] | None = None,
+    ) -> None:
         self._app = app
         self._deliver = deliver
+        #: what a key means when its turn comes (see `KeysInOrderApp.translate_key`)
+        self._translate = translate
         self._waiting: deque[OrderedInput] = deque()
         #: the event on its way through the widgets' queues, and how many hops it has made
         self._in_flight: OrderedInput | None = None
@@ -79,6 +86,11 @@ class KeyOrder:
         """Events typed and not yet handed to the focus (the one in flight included)."""
         return len(self._waiting) + (self._in_flight not in (None, _SETTLING))
 
+    def type_ahead(self, text: str) -> None:
+        """Keys typed before the app could read any (`typeahead.typed_ahead`): first in the queue, `\n` as Enter.
+        They are delivered with the first key read, or when the screen that takes them calls `release`."""
+        self._waiting.extendleft(reversed(keys_of_text(text)))
+
     async def accept(self, event: OrderedInput) -> None:
         """A key or paste from the terminal (on the app's task): queue it and deliver what is due."""
         self._waiting.append(event)
@@ -94,6 +106,11 @@ class KeyOrder:
                 if self._settling():
                     return
                 event = self._waiting.popleft()
+                if self._translate is not None:
+                    meant = self._translate(event)
+                    if len(meant) != 1 or meant[0] is not event:
+                        self._waiting.extendleft(reversed(meant))
+                        continue
                 await self._deliver(event)
                 if event.is_forwarded and not event._stop_propagation:
                     target = self._target(event)
@@ -221,13 +238,34 @@ class KeysInOrderApp(App[ReturnType], Generic[ReturnType]):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.key_order = KeyOrder(self, super().on_event)
+        self.key_order = KeyOrder(self, super().on_event, self.translate_key)
+
+    def translate_key(self, event: OrderedInput) -> Sequence[OrderedInput]:
+        """What `event` means now that its turn has come (by default itself): an app may read one key as
+        several when the state the key is delivered in says so (acp-tui: `Esc 1`, when no tab 1 is to be
+        shown, is Escape then `1`)."""
+        return (event,)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded:
             await self.key_order.accept(event)
         else:
             await super().on_event(event)
+
+
+def keys_of_text(text: str) -> list[events.Key]:
+    """The key presses that type `text` (a line feed is Enter); other control characters are left out."""
+    from textual.keys import _character_to_key
+
+    keys: list[events.Key] = []
+    for character in text:
+        if character in "\r\n":
+            keys.append(events.Key("enter", "\r"))
+        elif character == "\t":
+            keys.append(events.Key("tab", "\t"))
+        elif character.isprintable():
+            keys.append(events.Key(character if character.isalnum() else _character_to_key(character), character))
+    return keys
 
 
 def hold_keys(app: App[Any]) -> None:

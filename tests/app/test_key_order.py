@@ -14,6 +14,7 @@ import pytest
 
 from acp_tui.services.elicitation import FormAccepted
 from acp_tui.ui.dialogs.elicitation_form import ElicitationFormScreen
+from acp_tui.ui.widgets.file_picker import FilePicker
 from tests.support.app_run import AppRun, private_dirs, project_dir, running_app  # noqa: F401  (fixtures)
 from tests.support.elicitation_ui import Host, form_question, open_dialog
 from tests.support.keys import burst
@@ -93,3 +94,31 @@ async def test_a_form_filled_in_one_burst_gets_every_field_and_the_checkbox() ->
 async def test_ctrl_u_then_text_in_a_form_field_keeps_the_text() -> None:
     outcome = await _form_burst("Adam{ctrl+u}myproj⌫j")
     assert outcome == FormAccepted({"name": "myproj", "ok": False})
+
+
+async def test_escape_then_a_digit_read_as_alt_digit_types_the_digit(tmp_path: Path) -> None:
+    """`Esc 1` is what Alt+1 sends, and what Escape then `1` typed fast gives in one read: with no tab 1 to show
+    (one tab), it is Escape (the `@` picker closes) and the `1` lands in the prompt (m15 of the report)."""
+    (project_dir(tmp_path) / "README.md").write_text("hi\n")
+    async with running_app(tmp_path, {"version": 2}) as run:
+        prompt = run.chat.prompt_input
+        picker = run.chat.query_one(FilePicker)
+        burst(run.app, "see @RE")
+        await settled(run)
+        assert picker.is_open
+        burst(run.app, "{alt+1} and 2")
+        await settled(run)
+        assert prompt.text == "see @RE1 and 2"
+        assert not picker.is_open
+        assert len(run.app.tabs.tabs) == 1
+
+
+async def test_lines_typed_before_the_app_could_read_are_sent(tmp_path: Path) -> None:
+    """Lines the terminal had already ended (its CR made a line feed) are typed ahead, each line feed an Enter."""
+    async with running_app(tmp_path, {"version": 2}) as run:
+        run.app.key_order.type_ahead("hello early bird\nnext")
+        run.app.key_order.release()
+        await settled(run)
+        await run.idle()
+        assert run.prompts_received() == ["hello early bird"]
+        assert run.chat.prompt_input.text == "next"

@@ -40,6 +40,7 @@ from acp_tui.ui.chat.saving import save_full_text
 from acp_tui.ui.chat.session_actions import SessionActions, SessionCommands
 from acp_tui.ui.chat.status import StatusRenderer
 from acp_tui.ui.chat.steer_control import SteerControl
+from acp_tui.ui.key_order import release_keys
 from acp_tui.ui.widgets.card_requests import CancelRequested as CardCancelRequested
 from acp_tui.ui.widgets.card_requests import SaveRequested as CardSaveRequested
 from acp_tui.ui.widgets.command_menu import CommandMenu
@@ -196,6 +197,7 @@ class ChatScreen(Screen[None]):
         )
         self.status.update_values(hints=KEY_HINTS)
         self.prompt_input.focus()
+        release_keys(self.app)  # keys typed while it started go to the prompt (after the focus: both queue on the app)
         for warning in self.launch.warnings:
             self.conversation.add_entry(SystemLine(warning, severity="warning"))
         if self.launch.pick_session:

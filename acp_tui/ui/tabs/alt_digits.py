@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["AltDigit", "read_alt_digits"]
+__all__ = ["ALT_DIGIT_KEYS", "AltDigit", "read_alt_digits"]
 
 
 class AltDigit(StrEnum):
@@ -29,6 +29,10 @@ class AltDigit(StrEnum):
     ALT_7 = "alt+7"
     ALT_8 = "alt+8"
     ALT_9 = "alt+9"
+
+
+#: the key names, as `events.Key.key` carries them
+ALT_DIGIT_KEYS = frozenset(key.value for key in AltDigit)
 
 
 def read_alt_digits() -> None:
