@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual import events
 
 from acp_tui.demo import content
 from acp_tui.session.model import AGENT_MESSAGE, Message
@@ -25,6 +26,7 @@ from acp_tui.ui.widgets.terminal_view import TerminalView
 from acp_tui.ui.widgets.thought_view import ThoughtView
 from acp_tui.ui.widgets.tool_call import ToolCallCard
 from acp_tui.ui.widgets.unknown_update import UnknownUpdateView
+from acp_tui.ui.widgets.user_message import FOLD_HEAD, UserMessageView
 from tests.support.demo_app import (
     VERSIONS,
     DemoRun,
@@ -312,3 +314,34 @@ def agent_said(run: DemoRun) -> str:
         for k, e in run.chat.controller.state.entities.items()
         if k[0] == AGENT_MESSAGE and isinstance(e, Message)
     )
+
+
+async def test_a_sent_long_paste_is_folded_in_the_conversation_and_opens_with_enter(tmp_path: Path) -> None:
+    """A sent 120-line paste (as `seq 120` pastes, with its last newline) is a compact bubble, not 121 rows."""
+    pasted = "".join(f"{n}\n" for n in range(1, 121))
+    async with demo_app(tmp_path, 2) as run:
+        prompt = run.chat.prompt_input
+        prompt.focus()
+        prompt.post_message(events.Paste(pasted))
+        await run.wait(lambda: "[pasted 120 lines]" in prompt.text, "the paste to be collapsed in the prompt")
+        await run.pilot.press("enter")
+        await run.idle()
+        bubble = next(view for view in run.views(UserMessageView) if "120" in view.text)
+        assert bubble.text.rstrip("\n").endswith("119\n120")  # the message itself is whole
+        assert bubble.folded and bubble.focusable
+        inner = bubble.content_region.height
+        assert inner == FOLD_HEAD + 1, inner  # the first lines and "… 114 more lines (Enter)"
+        assert "… 114 more lines (Enter)" in run.screen_text()
+        bubble.focus()
+        await run.pilot.press("enter")
+        await run.wait(lambda: bubble.content_region.height == 120, "the bubble to open to all 120 lines")
+        assert not bubble.folded
+        await run.pilot.press("enter")
+        await run.wait(lambda: bubble.content_region.height == FOLD_HEAD + 1, "the bubble to fold again")
+
+
+async def test_a_short_multi_line_prompt_is_shown_whole_and_takes_no_focus(tmp_path: Path) -> None:
+    async with demo_app(tmp_path, 2) as run:
+        await run.turn("one\ntwo\nthree\n")
+        bubble = next(view for view in run.views(UserMessageView) if "three" in view.text)
+        assert bubble.content_region.height == 3 and not bubble.focusable
