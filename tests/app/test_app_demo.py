@@ -170,8 +170,14 @@ async def test_notice_is_a_toast_and_not_part_of_the_conversation(tmp_path: Path
         await run.turn("notice")
         added = [w for w in run.chat.conversation.entries if w not in before]
         if version == 2:
-            assert (content.NOTICE_WARNING_TITLE, content.NOTICE_WARNING_TEXT, "warning") in run.toasts
-            assert (content.NOTICE_INFO_TITLE, content.NOTICE_INFO_TEXT, "information") in run.toasts
+            # Raised together, the two make one toast: the warning, counting the other; F5 lists both.
+            title, _, severity = run.toasts[-1]
+            assert (title, severity) == (f"{content.NOTICE_WARNING_TITLE} (+1 more, F5)", "warning")
+            listed = [(entry.title, entry.description) for entry in run.chat.notices.entries]
+            assert listed == [
+                (content.NOTICE_WARNING_TITLE, content.NOTICE_WARNING_TEXT),
+                (content.NOTICE_INFO_TITLE, content.NOTICE_INFO_TEXT),
+            ]
             # Only the user's bubble and the agent's sentence about the notices were added.
             assert not [w for w in added if isinstance(w, (SystemLine, UnknownUpdateView))]
             assert all(content.NOTICE_WARNING_TEXT not in getattr(w, "text", "") for w in added)
