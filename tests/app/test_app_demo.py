@@ -15,6 +15,7 @@ from textual import events
 
 from acp_tui.demo import content
 from acp_tui.session.model import AGENT_MESSAGE, Message
+from acp_tui.ui.browsers.transcript_view import ExportScreen
 from acp_tui.ui.dialogs.elicitation_form import ElicitationFormScreen
 from acp_tui.ui.dialogs.elicitation_url import ElicitationUrlScreen
 from acp_tui.ui.widgets.agent_message import AgentMessageView
@@ -351,3 +352,61 @@ async def test_a_short_multi_line_prompt_is_shown_whole_and_takes_no_focus(tmp_p
         await run.turn("one\ntwo\nthree\n")
         bubble = next(view for view in run.views(UserMessageView) if "three" in view.text)
         assert bubble.content_region.height == 3 and not bubble.focusable
+
+
+def no_downloads_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh HOME, without ~/Downloads; returns it."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.delenv("XDG_DOWNLOAD_DIR", raising=False)
+    return home
+
+
+async def test_the_palettes_screenshot_is_saved_without_a_downloads_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fresh HOME has no ~/Downloads: Textual's default failed with no reason; the data folder takes it."""
+    home = no_downloads_folder(tmp_path, monkeypatch)
+    saved = tmp_path / "user-data" / "saved"
+    async with demo_app(tmp_path, 2) as run:
+        await run.pilot.press("ctrl+p")
+        await run.pilot.pause()
+        for key in "Screenshot":
+            await run.pilot.press(key)
+        await run.pilot.pause()
+        await run.pilot.press("enter")
+        await run.wait(lambda: saved.is_dir() and any(saved.glob("*.svg")), "the screenshot in the data folder")
+        await run.wait(lambda: any("Saved screenshot" in message for _, message, _ in run.toasts), "the toast")
+        assert not (home / "Downloads").exists()
+
+
+async def test_a_screenshot_that_cannot_be_saved_says_why(tmp_path: Path) -> None:
+    async with demo_app(tmp_path, 2) as run:
+        run.app.deliver_screenshot(path=str(tmp_path / "no" / "such" / "folder"))
+        await run.wait(lambda: run.toasts, "a toast")
+        title, message, severity = run.toasts[-1]
+        assert (title, severity) == ("Screenshot not saved", "error")
+        assert "No such file or directory" in message and str(tmp_path / "no") in message
+
+
+async def test_the_export_is_suggested_outside_the_session_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The export's default path was the session's folder, often a git repository: now Downloads or the data folder."""
+    home = no_downloads_folder(tmp_path, monkeypatch)
+    async with demo_app(tmp_path, 2) as run:
+        await run.turn("hello")
+        run.chat.action_sessions("export")
+        await run.wait(lambda: isinstance(run.app.screen, ExportScreen), "the export question")
+        screen = run.app.screen
+        assert isinstance(screen, ExportScreen)
+        assert screen.suggested.parent == tmp_path / "user-data" / "saved"
+        (home / "Downloads").mkdir()
+        await run.pilot.press("escape")
+        await run.wait(lambda: not isinstance(run.app.screen, ExportScreen), "the question to close")
+        run.chat.action_sessions("export")
+        await run.wait(lambda: isinstance(run.app.screen, ExportScreen), "the export question again")
+        screen = run.app.screen
+        assert isinstance(screen, ExportScreen) and screen.suggested.parent == home / "Downloads"
