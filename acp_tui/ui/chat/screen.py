@@ -64,9 +64,11 @@ if TYPE_CHECKING:
 
 #: The status bar's key hints, in order; a narrow bar drops the lowest priority first (status_bar.KeyHint):
 #: ^Q quit never drops, nor ^C cancel while the agent works, nor ^R restart once it stopped. ^C cancel
-#: shows only while there is work to cancel, ^R restart only once there is an agent to restart.
+#: shows only while there is work to cancel, ^R restart only once there is an agent to restart; Enter queues a
+#: prompt for the restart once the agent stopped, and says so.
 KEY_HINTS = (
-    KeyHint("⏎", "send", 60, busy=40),
+    KeyHint("⏎", "send", 60, busy=40, modes=("idle", "busy")),
+    KeyHint("⏎", "queue", 60, modes=("stopped",)),  # kept for the restart: nothing is sent to a stopped agent
     KeyHint("^J", "newline", 50, busy=30),
     KeyHint("^C", "cancel", 30, busy=PINNED, modes=("busy",)),
     KeyHint("F2", "stderr", 20),
@@ -371,7 +373,8 @@ class ChatScreen(Screen[None]):
         from acp_tui.ui.browsers.problems import ProblemsScreen  # the dialogs and browsers: when first opened
 
         state = self.controller.state
-        self.app.push_screen(ProblemsScreen(list(state.problems), state.problem_count))
+        stopped = self.controller.stopped
+        self.app.push_screen(ProblemsScreen(list(state.problems), state.problem_count, agent_stopped=stopped))
 
     def action_show_notices(self) -> None:
         """F5: every notice the agent raised (toasts go away; this list keeps them)."""
