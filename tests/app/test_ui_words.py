@@ -87,3 +87,16 @@ async def test_f1_shows_the_keys_and_escape_closes_them(tmp_path: Path) -> None:
         await run.pilot.press("escape")
         await run.wait(lambda: not isinstance(run.app.screen, HelpScreen), "the keys closed")
         assert run.app.focused is run.chat.prompt_input
+
+
+async def test_f1_is_readable_at_80x24() -> None:
+    """The key column was 48 wide at 80×24 and the words wrapped into 20 (about 6 keys a screen): the keys
+    are narrow now (a long one wraps), the words wide, and most keys fit on one screen."""
+    app: App[None] = App()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.push_screen(HelpScreen())
+        await pilot.pause()
+        rows = [strip.text for strip in app.screen._compositor.render_strips()]
+        assert any("send the prompt (queued while the agent works)" in row for row in rows)
+        shown = [key for key, _ in KEYS if any(row.startswith(f"│ {key.replace('`', '')}  ") for row in rows)]
+        assert len(shown) >= 15, shown
