@@ -176,7 +176,11 @@ class LoginScreen(GuardedDialog[LoginChoice]):
         description = (
             plain(choice.description or "").strip()
             if not isinstance(choice, KeyEntry)
-            else ("a variable such as OPENAI_API_KEY, typed in a masked field; never written to disk")
+            else (
+                "typed in a masked field; never written to disk"
+                if choice.variable
+                else "the variable your agent reads its key from, typed in a masked field; never written to disk"
+            )
         )
         if description:
             about.append(f" · {description}")
@@ -432,7 +436,11 @@ class SecretScreen(GuardedDialog[dict[str, str]]):
                 self._values.append((variable, field))
         else:
             self._name_field = Input(
-                value=request.suggested or "", placeholder="e.g. OPENAI_API_KEY", compact=True, disabled=True, id="name"
+                value=request.suggested or "",
+                placeholder="the variable's name, e.g. ANTHROPIC_API_KEY",
+                compact=True,
+                disabled=True,
+                id="name",
             )
             self._values.append((None, Input(password=True, compact=True, disabled=True, id="value")))
 
@@ -501,7 +509,7 @@ class SecretScreen(GuardedDialog[dict[str, str]]):
             if variable is None:
                 name = self._name_field.value.strip() if self._name_field is not None else ""
                 if not valid_env_name(name):
-                    return {}, "the variable name must be letters, digits and _ (e.g. OPENAI_API_KEY)"
+                    return {}, "the variable name must be letters, digits and _ (e.g. ANTHROPIC_API_KEY)"
             else:
                 name = variable.name
             if not value:
