@@ -232,9 +232,7 @@ class LoginScreen(GuardedDialog[LoginChoice]):
         self._body.styles.max_height = max(MIN_BODY_HEIGHT, cap - chrome)
 
     def _armed_hints(self) -> Text:
-        count = min(len(self._buttons), MAX_NUMBERED)
-        numbers = "1" if count == 1 else f"1-{count}"
-        return _hints(((numbers, "choose"), ("↑↓ ⏎", "choose"), ("esc", "not now")))
+        return _hints((("↑↓ ⏎", "choose"), ("esc", "not now")))  # the numbers are on the methods themselves
 
     def _choose(self, choice: LoginChoice | None) -> None:
         if choice is not None and self._armed:
@@ -374,7 +372,8 @@ class TerminalLoginScreen(GuardedDialog[bool]):
         return bool(region) and self.region.contains_region(region)
 
     def _armed_hints(self) -> Text:
-        return _hints((("y", "run it"), ("n/esc", "back"), ("←→ ⏎", "choose"), ("pgup/pgdn", "scroll")))
+        # y and n are on the options themselves
+        return _hints((("esc", "back"), ("←→ ⏎", "choose"), ("pgup/pgdn", "scroll")))
 
     def action_decide(self, run: bool) -> None:
         if self._armed and (not run or self.buttons_visible):
