@@ -104,8 +104,8 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+o", "sessions('browse')", "Sessions"),
         Binding("ctrl+n", "sessions('new')", "New session"),
         Binding("f4", "open_config", "Session settings"),
-        # F9: the jobs tray (Tab from the prompt stops at the newest card); nothing while no job runs
-        Binding("f9", "focus('#jobs')", "Background jobs", show=False),
+        # F9: the jobs tray (Tab from the prompt stops at the newest card); while no job runs, it says so
+        Binding("f9", "show_jobs", "Background jobs", show=False),
         Binding(NOTICES_KEY, "show_notices", "Notices"),
         # Shift+Tab cycles the mode from the prompt; otherwise (see check_action) it still moves focus back.
         Binding("shift+tab", "cycle_mode", "Next mode", show=False),
@@ -375,6 +375,14 @@ class ChatScreen(Screen[None]):
         state = self.controller.state
         stopped = self.controller.stopped
         self.app.push_screen(ProblemsScreen(list(state.problems), state.problem_count, agent_stopped=stopped))
+
+    def action_show_jobs(self) -> None:
+        """F9: to the jobs tray; with none running the tray is hidden, and a key that did nothing is said so."""
+        tray = self.query_one(JobsTray)
+        if tray.display:
+            tray.focus()
+        else:
+            self.app.notify("no background jobs: F9 goes to them while the agent runs some", markup=False)
 
     def action_show_notices(self) -> None:
         """F5: every notice the agent raised (toasts go away; this list keeps them)."""
