@@ -410,3 +410,19 @@ async def test_the_export_is_suggested_outside_the_session_folder(
         await run.wait(lambda: isinstance(run.app.screen, ExportScreen), "the export question again")
         screen = run.app.screen
         assert isinstance(screen, ExportScreen) and screen.suggested.parent == home / "Downloads"
+
+
+async def test_after_ctrl_n_f5_lists_only_the_new_sessions_notices(tmp_path: Path) -> None:
+    async with demo_app(tmp_path, 2) as run:
+        await run.turn("notice")
+        assert len(run.chat.notices.entries) == 2
+
+        def session_id() -> str | None:
+            session = run.chat.controller.session
+            return session.session_id if session is not None else None
+
+        before = session_id()
+        await run.pilot.press("ctrl+n")
+        await run.wait(lambda: session_id() not in (None, before) and not run.chat.pump.pending, "the new session")
+        await run.pilot.pause()
+        assert run.chat.notices.entries == [] and run.chat.notices.total == 0

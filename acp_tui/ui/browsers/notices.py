@@ -113,6 +113,11 @@ class NoticeLog:
         """The kept notices, oldest first."""
         return list(self._entries)
 
+    def clear(self) -> None:
+        """Another session is shown (Ctrl+N, one opened from the list): its list starts empty."""
+        self._entries.clear()
+        self.total = 0
+
 
 def notice_row(entry: NoticeEntry) -> Content:
     """`HH:MM:SS ⚠ Title — description` with the glyph in the severity's colour; agent text is plain."""
