@@ -284,7 +284,11 @@ async def test_everything_in_one_turn(tmp_path: Path, version: int) -> None:
         if version == 2:
             assert len(run.views(CompactionView)) == 1
             assert len(run.views(UnknownUpdateView)) == 1
-            assert {title for title, _, _ in run.toasts} >= {content.NOTICE_WARNING_TITLE, content.NOTICE_INFO_TITLE}
+            assert run.toasts[-1][0] == f"{content.NOTICE_WARNING_TITLE} (+1 more, F5)"  # raised together: one toast
+            assert [entry.title for entry in run.chat.notices.entries] == [
+                content.NOTICE_WARNING_TITLE,
+                content.NOTICE_INFO_TITLE,
+            ]
         else:
             assert not run.views(CompactionView) and not run.views(UnknownUpdateView)
         assert run.chat.status.values.stop_reason in (None, "end_turn")
