@@ -4,15 +4,28 @@
 program is on `PATH`, else with how to install it; `acp-tui NAME` runs one by its short name when no
 `[agents.NAME]` entry has that name. The commands are the ones the agents' own documentation and acpx's
 agent table gave on `CHECKED`; an agent changes its flags now and then, so a config entry always wins.
+An agent whose login lists no key variable of its own (Claude's adapter offers terminal logins only) is still
+recognised by its program or package in the command line, so the login dialog suggests the key it reads
+(`key_variable`) rather than a guess.
 """
 
 from __future__ import annotations
 
+import re
 import shutil
+from collections.abc import Sequence
 
 import msgspec
 
-__all__ = ["CATALOGUE", "CHECKED", "DEMO_AGENTS_ENV", "CatalogueAgent", "catalogue_agent", "installed"]
+__all__ = [
+    "CATALOGUE",
+    "CHECKED",
+    "DEMO_AGENTS_ENV",
+    "CatalogueAgent",
+    "catalogue_agent",
+    "installed",
+    "key_variable",
+]
 
 #: When the commands below were last checked.
 CHECKED = "2026-12-03"
@@ -27,6 +40,10 @@ class CatalogueAgent(msgspec.Struct, frozen=True):
     title: str
     command: tuple[str, ...]
     install: str
+    #: the API key variable the agent reads (its documentation), if it takes one
+    key: str | None = None
+    #: words in a command line (a program name, a package folder) that say it is this agent
+    markers: tuple[str, ...] = ()
 
 
 CATALOGUE: tuple[CatalogueAgent, ...] = (
@@ -35,9 +52,25 @@ CATALOGUE: tuple[CatalogueAgent, ...] = (
         "Claude Code (ACP adapter)",
         ("claude-agent-acp",),
         "npm install -g @agentclientprotocol/claude-agent-acp",
+        "ANTHROPIC_API_KEY",
+        ("claude-agent-acp", "claude-code-acp"),
     ),
-    CatalogueAgent("codex", "OpenAI Codex (ACP adapter)", ("codex-acp",), "npm install -g @zed-industries/codex-acp"),
-    CatalogueAgent("gemini", "Gemini CLI", ("gemini", "--acp"), "npm install -g @google/gemini-cli"),
+    CatalogueAgent(
+        "codex",
+        "OpenAI Codex (ACP adapter)",
+        ("codex-acp",),
+        "npm install -g @zed-industries/codex-acp",
+        "OPENAI_API_KEY",
+        ("codex-acp",),
+    ),
+    CatalogueAgent(
+        "gemini",
+        "Gemini CLI",
+        ("gemini", "--acp"),
+        "npm install -g @google/gemini-cli",
+        "GEMINI_API_KEY",
+        ("gemini-cli",),
+    ),
     CatalogueAgent("opencode", "opencode", ("opencode", "acp"), "npm install -g opencode-ai"),
     CatalogueAgent("goose", "Goose", ("goose", "acp"), "see https://block.github.io/goose/ (its install script)"),
     CatalogueAgent("qwen", "Qwen Code", ("qwen", "--acp"), "npm install -g @qwen-code/qwen-code"),
@@ -56,3 +89,16 @@ def catalogue_agent(name: str) -> CatalogueAgent | None:
 def installed(agent: CatalogueAgent, path: str | None = None) -> bool:
     """Is its program on `path` (default: `PATH`)?"""
     return shutil.which(agent.command[0], path=path) is not None
+
+
+_WORDS = re.compile(r"[^/\\\s=@]+")
+
+
+def key_variable(name: str, argv: Sequence[str]) -> str | None:
+    """The key variable of the known agent this is, by its short name or a marker word in its command line
+    (`node …/@agentclientprotocol/claude-agent-acp/dist/index.js` is Claude's adapter); None when unknown."""
+    agent = catalogue_agent(name)
+    if agent is not None and agent.key is not None:
+        return agent.key
+    words = {word.removesuffix(".js").lower() for part in argv for word in _WORDS.findall(part)}
+    return next((agent.key for agent in CATALOGUE if agent.key and words.intersection(agent.markers)), None)

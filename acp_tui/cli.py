@@ -580,7 +580,8 @@ def _export(args: Sequence[str]) -> int:
         prog="acp-tui export",
         usage="%prog TRANSCRIPT [-o FILE]",
         formatter=_HelpFormatter(),
-        description="Write a transcript as Markdown: a file (.jsonl) or the id of a session we have one of.",
+        description="Write a transcript as Markdown: a file (.jsonl) or the id (or a unique start of the id) of a session "
+        "we have one of.",
     )
     parser.add_option("-o", "--output", metavar="FILE", help="write the Markdown here (default: standard output)")
     try:
@@ -592,11 +593,21 @@ def _export(args: Sequence[str]) -> int:
         return EXIT_USAGE
     path = Path(rest[0]).expanduser()
     if not path.is_file():
-        known = sorted((e for e in SessionIndex().entries() if e.session_id == rest[0]), key=lambda e: e.updated_at)
+        entries = SessionIndex().entries()
+        known = [e for e in entries if e.session_id == rest[0]] or [
+            e
+            for e in entries
+            if rest[0] and e.session_id.startswith(rest[0])  # a unique start of an id will do
+        ]
+        ids = sorted({e.session_id for e in known})
         if not known:
             print(f"acp-tui export: no transcript '{rest[0]}' (neither a file nor a session we have)", file=sys.stderr)
             return EXIT_USAGE
-        path = known[-1].transcript
+        if len(ids) > 1:
+            shown = ", ".join(ids[:5]) + (", …" if len(ids) > 5 else "")
+            print(f"acp-tui export: {len(ids)} sessions start with '{rest[0]}' ({shown}); say more", file=sys.stderr)
+            return EXIT_USAGE
+        path = max(known, key=lambda e: e.updated_at).transcript
     try:
         markdown = render_markdown(path)
         if options.output is None:

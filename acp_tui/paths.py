@@ -1,7 +1,8 @@
 """Where acp-tui keeps its files: platform directories, each overridable by an environment variable.
 
 `ACP_TUI_CONFIG_DIR`, `ACP_TUI_DATA_DIR` and `ACP_TUI_STATE_DIR` replace the platformdirs defaults
-(tests and portable setups use them). Nothing here creates directories: writers call `ensure_dir`.
+(tests and portable setups use them). Nothing here creates directories but `saves_dir`: writers call
+`ensure_dir`.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ __all__ = [
     "state_dir",
     "log_dir",
     "ensure_dir",
+    "saves_dir",
 ]
 
 APP_NAME = "acp-tui"
@@ -87,3 +89,16 @@ def ensure_dir(path: Path) -> Path:
     """Create `path` (and parents) if missing, private to the user; returns it."""
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
     return path
+
+
+def saves_dir() -> Path:
+    """Where a file the user saves (a screenshot, an exported conversation) goes unless they say: the
+    Downloads folder when there is one, else `saved/` in the data folder (created), else the working folder.
+    Never the session's folder by default: an export there lands inside the user's repository."""
+    downloads = Path(platformdirs.user_downloads_dir())
+    if downloads.is_dir():
+        return downloads
+    try:
+        return ensure_dir(data_dir() / "saved")
+    except OSError:
+        return Path.cwd()

@@ -56,12 +56,13 @@ class SessionTools(msgspec.Struct, frozen=True):
     refused: tuple[str, ...] = ()
 
     def given(self) -> str:
-        """A line naming what the agent is given ("" for nothing): server names and folders, never a value."""
+        """A line naming what the agent is given ("" for nothing): server names and folders, never a value.
+        Each group is counted and bracketed, so a folder is never read as one more server."""
         parts = []
         if self.mcp_servers:
-            parts.append(f"MCP servers {', '.join(server.name for server in self.mcp_servers)}")
+            parts.append(_counted(len(self.mcp_servers), "MCP server", [server.name for server in self.mcp_servers]))
         if self.additional_directories:
-            parts.append(f"extra folders {', '.join(self.additional_directories)}")
+            parts.append(_counted(len(self.additional_directories), "extra folder", self.additional_directories))
         return f"the agent is given {' and '.join(parts)}" if parts else ""
 
     def lines(self) -> tuple[str, ...]:
@@ -70,6 +71,24 @@ class SessionTools(msgspec.Struct, frozen=True):
         given = [f"MCP server {server.name} ({server.transport})" for server in self.mcp_servers]
         given += [f"extra folder {folder}" for folder in self.additional_directories]
         return (*given, *self.refused)
+
+
+def _counted(count: int, noun: str, names: Sequence[str]) -> str:
+    """ "2 MCP servers (files, web)", "1 extra folder (~/src/lib)"."""
+    return f"{count} {noun}{'' if count == 1 else 's'} ({', '.join(names)})"
+
+
+def _servers_not_given(servers: Sequence[McpServer], accepted: frozenset[Transport]) -> str:
+    """One line for every server the agent cannot take (one per server filled a small screen with warnings)."""
+    if len(servers) == 1:
+        (server,) = servers
+        return f"MCP server '{server.name}' not given to the agent: it does not accept {server.transport} servers"
+    if not accepted:
+        names = ", ".join(f"'{server.name}'" for server in servers)
+        return f"MCP servers {names} not given to the agent: it takes no MCP servers"
+    names = ", ".join(f"'{server.name}' ({server.transport})" for server in servers)
+    takes = " and ".join(sorted(accepted))
+    return f"MCP servers {names} not given to the agent: it accepts only {takes} servers"
 
 
 class Dialect:
@@ -124,11 +143,8 @@ class Dialect:
         a transport is sent only where the agent advertises it; `additionalDirectories` likewise)."""
         transports = self.mcp_transports()
         given = tuple(server for server in servers if server.transport in transports)
-        refused = [
-            f"MCP server '{server.name}' not given to the agent: it does not accept {server.transport} servers"
-            for server in servers
-            if server.transport not in transports
-        ]
+        left_out = [server for server in servers if server.transport not in transports]
+        refused = [_servers_not_given(left_out, transports)] if left_out else []
         dirs = tuple(folders) if self.takes_additional_directories() else ()
         if folders and not dirs:
             refused.append(

@@ -19,7 +19,7 @@ from typing import Any
 
 from acp_tui.agent.connection import ConnectionClosed
 from acp_tui.agent.process import SpawnError
-from acp_tui.agent.session import AgentSession, AuthRequired, SessionError
+from acp_tui.agent.session import AgentSession, AuthRequired, HandshakeTimeout, SessionError
 from acp_tui.agent.session_events import ModelChanged, SessionEvent, SessionSwitched
 from acp_tui.context import (
     PromptSubmission,
@@ -201,7 +201,12 @@ class SessionController:
             if session.connection.exit_info is not None:
                 self._emit(Waiting(None))
                 return False  # the agent exited: its exit (code, stderr tail) is reported by the model
-            self._unavailable(f"{plain(str(exc)) or type(exc).__name__}{self._restart_hint()}")
+            slow = (
+                "; a slow agent may need longer: --init-timeout SECONDS, or init_timeout in config.toml"
+                if isinstance(exc, HandshakeTimeout)
+                else ""
+            )
+            self._unavailable(f"{plain(str(exc)) or type(exc).__name__}{slow}{self._restart_hint()}")
             # A hung or confused agent is stopped, so Ctrl-R starts a fresh one and none lingers.
             self._failure_shown = True
             await session.shutdown()

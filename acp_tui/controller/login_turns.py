@@ -3,7 +3,9 @@
 The login itself (the auth service's dialogue, its variables and restart flag) is the `LoginFlow`'s
 (login.py); this part decides, by a `match` on how the login ended, what happens to the session being
 opened, the prompt the agent refused with "authentication required" (sent again once logged in, shown
-once) and the queue (it waits, paused, when the user did not log in) (docs/protocol.md §2.4).
+once) and the queue (it waits, paused, when the user did not log in) (docs/protocol.md §2.4). A prompt the agent
+inserted into its session before failing it stays in the agent's history: when it is the session's only one,
+the restart a login needs opens a new session for it instead of resuming, so the model gets it once.
 `SessionController` owns one (`controller.logins`) and is its `LoginTurnsHost`.
 """
 
@@ -18,7 +20,7 @@ from acp_tui.controller.part_host import PartHost
 from acp_tui.controller.prompt_queue import PromptQueue
 from acp_tui.protocol.jsonrpc import AUTH_REQUIRED
 from acp_tui.services.auth import LoggedIn, LoginCancelled, RestartNeeded
-from acp_tui.session.model import SessionState
+from acp_tui.session.model import USER_MESSAGE, SessionState
 
 
 class LoginTurnsHost(PartHost, Protocol):
@@ -134,8 +136,15 @@ class LoginTurns:
                     self._host.send_queued()
             case RestartNeeded(how=how):
                 self._host.note(how)
+                resume_id = session.session_id
+                if resend is not None and resend.of is not None and _only_prompt(session.state, resend.of):
+                    # The agent kept the prompt it failed in its session (Claude's adapter does): resumed, the model
+                    # would get it twice ("hello hello"). Nothing else is in that session: a new one takes it once
+                    # (its bubble, still on screen, stays the one shown).
+                    resume_id = None
+                    self._host.note("the agent kept the prompt it could not answer: a new session takes it")
                 self._resend = resend
-                if not await self._host.restart_for_login(session, session.session_id) and self._resend is not None:
+                if not await self._host.restart_for_login(session, resume_id) and self._resend is not None:
                     self._requeue(self._resend.prompt)
                     self._resend = None
             case LoginCancelled() | None:
@@ -171,6 +180,12 @@ class LoginTurns:
         self._host.queue.add(submission)
         self._host.queue.paused = True
         self._host.queue_changed()
+
+
+def _only_prompt(state: SessionState, message_id: str) -> bool:
+    """Is `message_id` the session's only user message (nothing before it is worth resuming)?"""
+    users = [key for key in state.entities if key[0] == USER_MESSAGE]
+    return users == [(USER_MESSAGE, message_id)]
 
 
 def _refused_submission(state: SessionState) -> int | str | None:

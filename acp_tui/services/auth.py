@@ -48,6 +48,7 @@ from typing import Any, Literal, Protocol, TypeAlias, TypeVar, assert_never
 import msgspec
 
 from acp_tui import secrets
+from acp_tui.catalogue import key_variable
 from acp_tui.protocol.auth import (
     AgentLogin,
     ApiKeyHint,
@@ -391,6 +392,21 @@ class AuthService:
         command = TerminalCommand(method, (program, *self.agent_argv[1:], *method.args), {}, self.cwd, refused)
         return TerminalCommand(method, command.argv, {**base_env, **dict(command.added_env)}, self.cwd, refused)
 
+    def _key_variable(self, methods: Sequence[AuthMethod]) -> str | None:
+        """The key variable to suggest when the agent's error names none: one its methods name (an env_var
+        method's first secret, an agent method's key hint), else the known agent's (`catalogue.key_variable`)."""
+        for method in methods:
+            match method:
+                case EnvVarLogin(variables=variables):
+                    named = next((v.name for v in variables if v.secret), None)
+                    if named is not None:
+                        return named
+                case AgentLogin(api_key=ApiKeyHint(variable=str() as variable)):
+                    return variable
+                case _:
+                    pass
+        return key_variable(self.agent_name, self.agent_argv)
+
     # -- logging in ----------------------------------------------------------------------------------
 
     async def log_in(self, attempt: LoginAttempt) -> LoginOutcome:
@@ -405,7 +421,7 @@ class AuthService:
 
     async def _log_in(self, attempt: LoginAttempt) -> LoginOutcome:
         failure: str | None = None
-        key_entry = KeyEntry(variable_named_in(attempt.reason))
+        key_entry = KeyEntry(variable_named_in(attempt.reason) or self._key_variable(attempt.methods))
         while True:
             request = LoginRequest(self.agent_name, attempt.reason, attempt.methods, key_entry, failure)
             choice = await self._withdrawable(self.asker.choose_login(request))

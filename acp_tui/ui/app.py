@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import COLOR_SYSTEMS
 from rich.terminal_theme import TerminalTheme
-from textual import events
+from textual import events, on
 from textual.app import App
 from textual.binding import Binding
 from textual.command import Provider
@@ -27,7 +27,7 @@ from textual.theme import Theme
 from acp_tui import lineage, typeahead
 from acp_tui.config import save_theme
 from acp_tui.launch import Launch, LaunchProblem, new_session
-from acp_tui.paths import config_file
+from acp_tui.paths import config_file, saves_dir
 from acp_tui.ui.browsers.keys import INSPECTOR_KEY
 from acp_tui.ui.browsers.sessions import SessionBrowser
 from acp_tui.ui.chat.interrupt import FORCE_STOP_AFTER
@@ -186,6 +186,23 @@ class AcpApp(KeysInOrderApp[int]):
         deadline.daemon = True  # it must not keep a finished app alive
         deadline.start()
         self.run_worker(self.action_quit_app(), group="quit-signal", exclusive=True)
+
+    def deliver_screenshot(
+        self, filename: str | None = None, path: str | None = None, time_format: str | None = None
+    ) -> str | None:
+        """The palette's Screenshot: into a folder that exists (Textual's default, ~/Downloads, may not)."""
+        return super().deliver_screenshot(filename, str(saves_dir()) if path is None else path, time_format)
+
+    @on(events.DeliveryFailed)
+    def _screenshot_failed(self, event: events.DeliveryFailed) -> None:
+        """Say why a screenshot was not saved (Textual's own toast gives no reason)."""
+        if event.name != "screenshot":
+            return
+        event.prevent_default()
+        error = event.exception
+        reason = (error.strerror or str(error)) if isinstance(error, OSError) else str(error)
+        where = f": {error.filename}" if isinstance(error, OSError) and error.filename else ""
+        self.notify(f"{reason}{where}", title="Screenshot not saved", severity="error", markup=False)
 
     def _save_theme(self, theme: Theme) -> None:
         """A theme picked in the palette is written to config.toml, so the next start uses it too."""

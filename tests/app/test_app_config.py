@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from textual.command import CommandList
-from textual.widgets import OptionList
+from textual.widgets import Button, OptionList, Static
 
 from acp_tui.session.modes import bypasses_permissions
 from acp_tui.ui.app import AcpApp
@@ -376,6 +376,22 @@ async def test_shift_tab_into_bypass_permissions_asks_first(tmp_path: Path) -> N
             lambda: any(line.startswith("you switched the mode to Bypass Permissions") for line in lines(app)),
             "the mode line",
         )
+
+
+async def test_the_mode_question_says_why_in_words_and_prints_each_key_once(tmp_path: Path) -> None:
+    """It read `⚠ permissions This mode's name says…` (a lone word), and its hint repeated the options' keys."""
+    run = ScriptedRun(tmp_path, bypass_script("acceptEdits", "bypassPermissions"))
+    app = AcpApp(run.launch, arm_delay=ARM_DELAY)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = await ready(pilot, app)
+        await wait_until(pilot, lambda: chat.query_one(ConfigBar).display, "the config bar")
+        await pilot.press("shift+tab")
+        dialog = await confirm_dialog(pilot, app)
+        assert str(dialog.query_one("#marker", Static).render()) == "⚠ bypasses permissions"
+        hint = str(dialog.query_one("#hint", Static).render())
+        assert hint == "esc keep  ←→ ⏎ choose  ⇧Tab skip to the next mode"
+        options = [str(button.label) for button in dialog.query(Button)]
+        assert options == ["y Switch to Bypass Permissions", "n Keep Accept Edits"]  # y and n shown here, once
 
 
 async def test_shift_tab_in_the_question_skips_the_bypassing_mode(tmp_path: Path) -> None:

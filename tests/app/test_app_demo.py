@@ -11,9 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual import events
 
 from acp_tui.demo import content
 from acp_tui.session.model import AGENT_MESSAGE, Message
+from acp_tui.ui.browsers.transcript_view import ExportScreen
 from acp_tui.ui.dialogs.elicitation_form import ElicitationFormScreen
 from acp_tui.ui.dialogs.elicitation_url import ElicitationUrlScreen
 from acp_tui.ui.widgets.agent_message import AgentMessageView
@@ -25,6 +27,7 @@ from acp_tui.ui.widgets.terminal_view import TerminalView
 from acp_tui.ui.widgets.thought_view import ThoughtView
 from acp_tui.ui.widgets.tool_call import ToolCallCard
 from acp_tui.ui.widgets.unknown_update import UnknownUpdateView
+from acp_tui.ui.widgets.user_message import FOLD_HEAD, UserMessageView
 from tests.support.demo_app import (
     VERSIONS,
     DemoRun,
@@ -168,8 +171,14 @@ async def test_notice_is_a_toast_and_not_part_of_the_conversation(tmp_path: Path
         await run.turn("notice")
         added = [w for w in run.chat.conversation.entries if w not in before]
         if version == 2:
-            assert (content.NOTICE_WARNING_TITLE, content.NOTICE_WARNING_TEXT, "warning") in run.toasts
-            assert (content.NOTICE_INFO_TITLE, content.NOTICE_INFO_TEXT, "information") in run.toasts
+            # Raised together, the two make one toast: the warning, counting the other; F5 lists both.
+            title, _, severity = run.toasts[-1]
+            assert (title, severity) == (f"{content.NOTICE_WARNING_TITLE} (+1 more, F5)", "warning")
+            listed = [(entry.title, entry.description) for entry in run.chat.notices.entries]
+            assert listed == [
+                (content.NOTICE_WARNING_TITLE, content.NOTICE_WARNING_TEXT),
+                (content.NOTICE_INFO_TITLE, content.NOTICE_INFO_TEXT),
+            ]
             # Only the user's bubble and the agent's sentence about the notices were added.
             assert not [w for w in added if isinstance(w, (SystemLine, UnknownUpdateView))]
             assert all(content.NOTICE_WARNING_TEXT not in getattr(w, "text", "") for w in added)
@@ -275,7 +284,11 @@ async def test_everything_in_one_turn(tmp_path: Path, version: int) -> None:
         if version == 2:
             assert len(run.views(CompactionView)) == 1
             assert len(run.views(UnknownUpdateView)) == 1
-            assert {title for title, _, _ in run.toasts} >= {content.NOTICE_WARNING_TITLE, content.NOTICE_INFO_TITLE}
+            assert run.toasts[-1][0] == f"{content.NOTICE_WARNING_TITLE} (+1 more, F5)"  # raised together: one toast
+            assert [entry.title for entry in run.chat.notices.entries] == [
+                content.NOTICE_WARNING_TITLE,
+                content.NOTICE_INFO_TITLE,
+            ]
         else:
             assert not run.views(CompactionView) and not run.views(UnknownUpdateView)
         assert run.chat.status.values.stop_reason in (None, "end_turn")
@@ -312,3 +325,108 @@ def agent_said(run: DemoRun) -> str:
         for k, e in run.chat.controller.state.entities.items()
         if k[0] == AGENT_MESSAGE and isinstance(e, Message)
     )
+
+
+async def test_a_sent_long_paste_is_folded_in_the_conversation_and_opens_with_enter(tmp_path: Path) -> None:
+    """A sent 120-line paste (as `seq 120` pastes, with its last newline) is a compact bubble, not 121 rows."""
+    pasted = "".join(f"{n}\n" for n in range(1, 121))
+    async with demo_app(tmp_path, 2) as run:
+        prompt = run.chat.prompt_input
+        prompt.focus()
+        prompt.post_message(events.Paste(pasted))
+        await run.wait(lambda: "[pasted 120 lines]" in prompt.text, "the paste to be collapsed in the prompt")
+        await run.pilot.press("enter")
+        await run.idle()
+        bubble = next(view for view in run.views(UserMessageView) if "120" in view.text)
+        assert bubble.text.rstrip("\n").endswith("119\n120")  # the message itself is whole
+        assert bubble.folded and bubble.focusable
+        inner = bubble.content_region.height
+        assert inner == FOLD_HEAD + 1, inner  # the first lines and "… 114 more lines (Enter)"
+        assert "… 114 more lines (Enter)" in run.screen_text()
+        bubble.focus()
+        await run.pilot.press("enter")
+        await run.wait(lambda: bubble.content_region.height == 120, "the bubble to open to all 120 lines")
+        assert not bubble.folded
+        await run.pilot.press("enter")
+        await run.wait(lambda: bubble.content_region.height == FOLD_HEAD + 1, "the bubble to fold again")
+
+
+async def test_a_short_multi_line_prompt_is_shown_whole_and_takes_no_focus(tmp_path: Path) -> None:
+    async with demo_app(tmp_path, 2) as run:
+        await run.turn("one\ntwo\nthree\n")
+        bubble = next(view for view in run.views(UserMessageView) if "three" in view.text)
+        assert bubble.content_region.height == 3 and not bubble.focusable
+
+
+def no_downloads_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh HOME, without ~/Downloads; returns it."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.delenv("XDG_DOWNLOAD_DIR", raising=False)
+    return home
+
+
+async def test_the_palettes_screenshot_is_saved_without_a_downloads_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fresh HOME has no ~/Downloads: Textual's default failed with no reason; the data folder takes it."""
+    home = no_downloads_folder(tmp_path, monkeypatch)
+    saved = tmp_path / "user-data" / "saved"
+    async with demo_app(tmp_path, 2) as run:
+        await run.pilot.press("ctrl+p")
+        await run.pilot.pause()
+        for key in "Screenshot":
+            await run.pilot.press(key)
+        await run.pilot.pause()
+        await run.pilot.press("enter")
+        await run.wait(lambda: saved.is_dir() and any(saved.glob("*.svg")), "the screenshot in the data folder")
+        await run.wait(lambda: any("Saved screenshot" in message for _, message, _ in run.toasts), "the toast")
+        assert not (home / "Downloads").exists()
+
+
+async def test_a_screenshot_that_cannot_be_saved_says_why(tmp_path: Path) -> None:
+    async with demo_app(tmp_path, 2) as run:
+        run.app.deliver_screenshot(path=str(tmp_path / "no" / "such" / "folder"))
+        await run.wait(lambda: run.toasts, "a toast")
+        title, message, severity = run.toasts[-1]
+        assert (title, severity) == ("Screenshot not saved", "error")
+        assert "No such file or directory" in message and str(tmp_path / "no") in message
+
+
+async def test_the_export_is_suggested_outside_the_session_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The export's default path was the session's folder, often a git repository: now Downloads or the data folder."""
+    home = no_downloads_folder(tmp_path, monkeypatch)
+    async with demo_app(tmp_path, 2) as run:
+        await run.turn("hello")
+        run.chat.action_sessions("export")
+        await run.wait(lambda: isinstance(run.app.screen, ExportScreen), "the export question")
+        screen = run.app.screen
+        assert isinstance(screen, ExportScreen)
+        assert screen.suggested.parent == tmp_path / "user-data" / "saved"
+        (home / "Downloads").mkdir()
+        await run.pilot.press("escape")
+        await run.wait(lambda: not isinstance(run.app.screen, ExportScreen), "the question to close")
+        run.chat.action_sessions("export")
+        await run.wait(lambda: isinstance(run.app.screen, ExportScreen), "the export question again")
+        screen = run.app.screen
+        assert isinstance(screen, ExportScreen) and screen.suggested.parent == home / "Downloads"
+
+
+async def test_after_ctrl_n_f5_lists_only_the_new_sessions_notices(tmp_path: Path) -> None:
+    async with demo_app(tmp_path, 2) as run:
+        await run.turn("notice")
+        assert len(run.chat.notices.entries) == 2
+
+        def session_id() -> str | None:
+            session = run.chat.controller.session
+            return session.session_id if session is not None else None
+
+        before = session_id()
+        await run.pilot.press("ctrl+n")
+        await run.wait(lambda: session_id() not in (None, before) and not run.chat.pump.pending, "the new session")
+        await run.pilot.pause()
+        assert run.chat.notices.entries == [] and run.chat.notices.total == 0

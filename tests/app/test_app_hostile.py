@@ -195,7 +195,8 @@ async def test_garbage_is_counted_listed_with_raw_lines_and_the_session_goes_on(
         assert f"⚑ {problems} protocol problems" in screen_text(app)
         await pilot.press("f3")
         await wait_for(pilot, lambda: isinstance(app.screen, ProblemsScreen))
-        log_text = "\n".join(str(line) for line in app.screen.query_one(Log).lines)
+        assert isinstance(app.screen, ProblemsScreen)
+        log_text = app.screen.text
         for raw in (
             "this is not json at all",
             "invalid utf-8",

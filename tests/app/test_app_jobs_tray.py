@@ -183,8 +183,11 @@ async def test_f9_opens_the_tray_from_the_prompt(tmp_path: Path, private_dirs: N
 @pytest.mark.asyncio
 async def test_f9_without_jobs_leaves_the_focus_in_the_prompt(tmp_path: Path, private_dirs: None) -> None:
     async with running_app(tmp_path, script()) as run:
+        said: list[str] = []
+        run.app.notify = lambda message, *args, **kwargs: said.append(message)  # type: ignore[method-assign]
         run.chat.prompt_input.focus()
         assert not tray(run).display
         await run.pilot.press("f9")
-        await run.pilot.pause()
+        await run.wait(lambda: said, "a word that there are no jobs")  # F9 did nothing, silently
+        assert said == ["no background jobs: F9 goes to them while the agent runs some"]
         assert run.chat.prompt_input.has_focus

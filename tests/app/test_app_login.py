@@ -25,7 +25,7 @@ from acp_tui.ui.widgets.stderr_panel import StderrPanel
 from acp_tui.ui.widgets.user_message import UserMessageView
 from tests.support.agents import AGENTS_DIR
 from tests.support.app_run import AppRun, private_dirs, project_dir  # noqa: F401  (fixtures)
-from tests.support.claude import claude_adapter  # noqa: F401  (fixtures)
+from tests.support.claude import claude_adapter, serve_mock_model  # noqa: F401  (fixtures)
 from tests.support.peers import peer_env
 from tests.support.wait import armed
 from tests.support.widgets import screen_text, shown_text
@@ -299,3 +299,69 @@ async def test_claude_adapter_lists_its_terminal_logins_in_the_dialog(
 
 async def dialog_within(run: AppRun, kind: type[Any], timeout: float) -> Any:
     return await armed(run.pilot, kind, what=f"the {kind.__name__}", timeout=timeout)
+
+
+@pytest.mark.timeout(240)
+async def test_claude_without_a_key_suggests_its_variable_and_the_prompt_reaches_the_model_once(
+    tmp_path: Path,
+    claude_adapter: list[str],  # noqa: F811
+) -> None:
+    """Claude's adapter with no key: *Set an API key…* suggested OPENAI_API_KEY, and once the key was set the
+    prompt reached the model twice ("You said: hello hello")."""
+    with serve_mock_model(tmp_path) as port:
+        home = tmp_path / "claude-home"
+        env = {
+            **peer_env(home),
+            "IS_SANDBOX": "1",
+            "DISABLE_TELEMETRY": "1",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}",
+        }
+        for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"):
+            env.pop(name, None)
+        launch = Launch(
+            agent_argv=("env", f"HOME={home}", *claude_adapter),  # as the report ran it: not by a catalogue name
+            agent_name="env",
+            env=env,
+            cwd=project_dir(tmp_path),
+            protocol=2,
+            theme=None,
+            log_path=tmp_path / "wire.log",
+            init_timeout=60,
+            warnings=(),
+        )
+        app = AcpApp(launch, arm_delay=0.05)
+        async with app.run_test(size=(140, 45)) as pilot:
+            run = AppRun(app, pilot, tmp_path / "no-record.jsonl")
+            await run.wait(
+                lambda: run.chat.controller.session is not None and run.chat.controller.session.session_id is not None,
+                "the session",
+                60,
+            )
+            await run.send("hello")
+            login = await dialog_within(run, LoginScreen, 60)
+            assert "Set ANTHROPIC_API_KEY for the agent…" in screen_text(app)
+            assert "OPENAI_API_KEY" not in screen_text(app)
+            await pilot.press(str(len(login.choices)))  # the client's own key entry comes last
+            secret = await dialog(run, SecretScreen)
+            assert secret.query_one("#name", Input).value == "ANTHROPIC_API_KEY"
+            await pilot.press(*"sk-ant-dummy", "enter")
+            await run.wait(
+                lambda: any("You said" in view.text for view in run.views(AgentMessageView)), "the model's answer", 90
+            )
+            await run.wait(lambda: not run.chat.controller.busy and not run.chat.pump.pending, "the turn's end", 60)
+            answer = next(view.text for view in run.views(AgentMessageView) if "You said" in view.text)
+            assert answer.rstrip().endswith("You said: hello"), answer
+            bubbles = [view for view in run.views(UserMessageView) if view.display]
+            assert [view.text for view in bubbles] == ["hello"]  # the prompt shows once too
+            app.save_screenshot(filename="login-resend.svg", path=str(tmp_path))
+    asked = [json.loads(line)["body"] for line in (tmp_path / "model-requests.jsonl").read_text().splitlines()]
+    [first, *_] = [body for body in asked if body.get("messages")]
+    said = [
+        block["text"].strip()
+        for message in first["messages"]
+        if message["role"] == "user"
+        for block in (message["content"] if isinstance(message["content"], list) else [])
+        if block.get("type") == "text" and not block["text"].startswith("<system-reminder>")
+    ]
+    assert said == ["hello"]  # the model got the prompt once

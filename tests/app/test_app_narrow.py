@@ -20,7 +20,7 @@ from acp_tui.ui.widgets.status_bar import HINT_SEPARATOR, PINNED, HintMode, KeyH
 from tests.support.app_run import SHOWN_CWD, private_dirs, project_dir, running_app, screen_text, text, update, v2_turn  # noqa: F401  (fixtures)
 
 NARROW = (80, 24)
-HINTS = "⏎ send · ^J newline · ^C cancel · F2 stderr · ^R restart · ^Q quit"
+HINTS = "⏎ send · ⏎ queue · ^J newline · ^C cancel · F2 stderr · ^R restart · ^Q quit"
 assert HINT_SEPARATOR.join(hint.text for hint in KEY_HINTS) == HINTS
 
 
@@ -195,9 +195,9 @@ def test_each_mode_drops_its_least_useful_hint_first_and_never_quit() -> None:
         return gone
 
     # ^C cancel and ^R restart are not there at all where they do nothing (see the next test)
-    assert drops("idle") == ["^C cancel", "^R restart", "F2 stderr", "^J newline", "⏎ send"]
-    assert drops("busy") == ["^R restart", "F2 stderr", "^J newline", "⏎ send"]  # ^C cancel is pinned
-    assert drops("stopped") == ["^C cancel", "F2 stderr", "^J newline", "⏎ send"]  # and here ^R restart
+    assert drops("idle") == ["⏎ queue", "^C cancel", "^R restart", "F2 stderr", "^J newline", "⏎ send"]
+    assert drops("busy") == ["⏎ queue", "^R restart", "F2 stderr", "^J newline", "⏎ send"]  # ^C cancel is pinned
+    assert drops("stopped") == ["⏎ send", "^C cancel", "F2 stderr", "^J newline", "⏎ queue"]  # and here ^R restart
 
 
 def test_cancel_and_restart_are_hinted_only_where_the_key_does_that() -> None:
@@ -205,7 +205,7 @@ def test_cancel_and_restart_are_hinted_only_where_the_key_does_that() -> None:
     promised what the keys do not do."""
     assert fit_hints(KEY_HINTS, 200, "idle") == "⏎ send · ^J newline · F2 stderr · ^Q quit"
     assert fit_hints(KEY_HINTS, 200, "busy") == "⏎ send · ^J newline · ^C cancel · F2 stderr · ^Q quit"
-    assert fit_hints(KEY_HINTS, 200, "stopped") == "⏎ send · ^J newline · F2 stderr · ^R restart · ^Q quit"
+    assert fit_hints(KEY_HINTS, 200, "stopped") == "⏎ queue · ^J newline · F2 stderr · ^R restart · ^Q quit"
 
 
 def test_equal_priorities_drop_the_later_hint_first_and_text_hints_rank_by_order() -> None:

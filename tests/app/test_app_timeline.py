@@ -216,7 +216,7 @@ async def test_thought_is_dimmed_and_collapsed_once_finished(tmp_path: Path, ver
         [view] = run.views(ThoughtView)
         assert view.text == thought
         await run.wait(lambda: view.collapsed, "the thought to collapse")
-        assert view.summary == "▸ Thought (2 lines)"
+        assert view.summary == "▸ Thought (7 words)"
         assert view.has_class("-collapsed") and view.outer_size.height == 1  # only the summary line
         [answer] = run.views(AgentMessageView)
         # dimmed: on screen, the thought's text is closer to the background than the answer's

@@ -71,7 +71,7 @@ async def test_enter_shows_the_frame_as_json_and_agent_text_stays_text() -> None
         table = _table(app)
         assert table.cursor_row == table.row_count - 1  # newest last, and the cursor on it
         row = [str(cell) for cell in table.get_row_at(table.cursor_row)]
-        assert row[2] == "← agent" and row[3] == "session/update"
+        assert row[2] == "← agent" and row[3] == "session/update · agent_message_chunk"
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, FrameScreen), "the frame")
         text = app.screen.query_one(TextArea).text
@@ -173,7 +173,7 @@ async def test_a_new_filter_keeps_the_selected_frame_selected_and_a_following_cu
         table.move_cursor(row=table.row_count - 1)  # on the newest: the table follows
         method.value = "session/update"
         await wait_until(pilot, lambda: table.row_count == 50, "only the updates again")
-        assert str(table.get_row_at(0)[3]) == "session/update"
+        assert str(table.get_row_at(0)[3]) == "session/update · agent_message_chunk"
         assert table.cursor_row == table.row_count - 1
 
 
@@ -203,3 +203,32 @@ async def test_enter_opens_a_frame_from_a_sealed_page_and_a_mark_on_a_sealed_fra
             "method": "session/update",
             "params": {"n": 2},
         }
+
+
+async def test_an_update_shows_its_kind_and_the_filters_find_a_kind_and_the_answers() -> None:
+    """Every update read `session/update`: finding a `tool_call_update` took the text filter; answers took `↩`."""
+    log = FrameLog()
+    log.record("->", b'{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{}}')
+    tool = {"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed"}
+    for update in ({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}, tool):
+        line = {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": update}}
+        log.record("<-", json.dumps(line).encode())
+    log.record("<-", b'{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":7}}}')
+    log.record("<-", b'{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}')
+    app = _Host(log)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, InspectorScreen), "the inspector")
+        table = _table(app)
+        labels = [str(table.get_row_at(n)[3]) for n in range(table.row_count)]
+        assert labels == [
+            "session/prompt",
+            "session/update · agent_message_chunk",
+            "session/update · tool_call_update",
+            "session/update",  # a kind that is not text: the method alone
+            "↩ session/prompt",
+        ]
+        app.screen.query_one("#inspector-method", Input).value = "tool_call_update"
+        await wait_until(pilot, lambda: table.row_count == 1, "the one tool call update")
+        app.screen.query_one("#inspector-method", Input).value = "answer"
+        await wait_until(pilot, lambda: [str(table.get_row_at(0)[3])] == ["↩ session/prompt"], "the answer")
+        assert table.row_count == 1

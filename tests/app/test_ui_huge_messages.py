@@ -174,7 +174,7 @@ async def test_a_huge_thought_is_truncated_with_its_own_note() -> None:
         assert thought.text == text
         thought.finish()
         await wait_for(pilot, lambda: thought.size.height == 1)
-        assert thought.summary == "▸ Thought (1 line)"
+        assert thought.summary == f"▸ Thought ({len(text.split()):,} words)"
 
 
 async def test_the_real_app_truncates_a_huge_message_and_saves_it_whole(app_dirs: Path, tmp_path: Path) -> None:

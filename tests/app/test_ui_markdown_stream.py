@@ -250,8 +250,8 @@ async def test_thought_is_dimmed_streams_open_and_collapses_when_finished() -> N
         thought.finish()
         await wait_for(pilot, lambda: thought.size.height == 1)
         assert thought.collapsed
-        assert thought.summary == "▸ Thought (5 lines)"
-        assert "▸ Thought (5 lines)" in screen_text(app)
+        assert thought.summary == "▸ Thought (10 words)"
+        assert "▸ Thought (10 words)" in screen_text(app)
         await pilot.click(Thought)
         await wait_for(pilot, lambda: thought.size.height > 1)
         assert not thought.collapsed
@@ -273,7 +273,7 @@ async def test_a_thought_finished_before_it_was_drawn_renders_when_opened() -> N
         thought.append("- first\n- second\n\nthird line")
         thought.finish()
         await wait_for(pilot, lambda: thought.size.height == 1)
-        assert thought.summary == "▸ Thought (4 lines)"
+        assert thought.summary == "▸ Thought (9 words)"
         await pilot.click(Thought)
         await wait_for(pilot, lambda: any("third line" in line for line in thought.body.rendered_lines()))
         await wait_for(pilot, lambda: thought.size.height > 1)
@@ -407,3 +407,21 @@ async def test_a_flood_is_parsed_a_slice_at_a_time_and_renders_as_if_parsed_whol
                 assert longest > len(fence)  # the code block could not be cut: parsed whole
             await whole.remove()
             await sliced.remove()
+
+
+async def test_a_one_paragraph_thought_is_counted_in_words_not_as_one_line() -> None:
+    """`▸ Thought (1 line)` was shown for a thought of one long paragraph."""
+    app = StreamApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        thought = Thought()
+        await mount_stream(app, thought)
+        thought.append("I should read the file first, then check how the tests call it, and only then edit. " * 3)
+        thought.finish()
+        await wait_for(pilot, lambda: thought.size.height == 1)
+        assert thought.summary == "▸ Thought (51 words)"
+        single = Thought()
+        await mount_stream(app, single)
+        single.append("Hmm.")
+        single.finish()
+        await wait_for(pilot, lambda: single.size.height == 1)
+        assert single.summary == "▸ Thought (1 word)"

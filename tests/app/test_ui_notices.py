@@ -208,8 +208,8 @@ async def test_f5_in_the_chat_opens_the_notices_the_agent_raised(tmp_path: Path)
 
 
 async def test_a_long_notice_toast_stays_small_at_80x24(tmp_path: Path) -> None:
-    """A long notice covered half of an 80×24 screen for ~5 s: its toast is now at most three rows
-    (title, two rows of text ending "… F5 for more"); the list keeps it whole."""
+    """A long notice covered half of an 80×24 screen for ~5 s: its toast is now two rows (title, one row of
+    text ending "… F5"); the list keeps it whole."""
     long = "The model provider is rate limiting this workspace; " * 8
     raised = [
         update(
@@ -224,16 +224,45 @@ async def test_a_long_notice_toast_stays_small_at_80x24(tmp_path: Path) -> None:
         await run.wait(lambda: bool(run.app.screen.query("Toast")), "the toast")
         await run.pilot.pause()
         [toast] = run.app.screen.query("Toast")
-        assert toast.outer_size.height <= 3, toast.outer_size
-        assert "F5 for more" in screen_text(run)
+        assert toast.outer_size.height == 2, toast.outer_size
+        assert "… F5" in screen_text(run)
         await run.pilot.press(NOTICES_KEY)
         await run.wait(lambda: isinstance(run.app.screen, NoticesScreen), "the notices list")
         assert long.strip() in rows(run.app)[0]
 
 
+async def test_toasts_hide_no_answer_text_chips_or_prompt_at_80x24(tmp_path: Path) -> None:
+    """Two notices under a long answer made two toasts over the answer's last rows and the prompt: now they are
+    one toast (the weightier notice, "+1 more"), top right over the header, above the conversation's text."""
+    answer = "".join(f"answer line {n} with some words to read\n\n" for n in range(30)) + "THE LAST LINE"
+    raised = [
+        update(
+            {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": answer}, "messageId": "a1"}
+        ),
+        update({"sessionUpdate": "notice", "severity": "warning", "title": "Rate limit", "description": "At 80%."}),
+        update({"sessionUpdate": "notice", "severity": "info", "title": "Indexed", "description": "All files."}),
+    ]
+    async with running_app(
+        tmp_path, {"version": 2, "turns": [v2_turn(*raised)]}, size=(80, 24), notifications=True
+    ) as run:
+        await run.send("notices")
+        await run.idle()
+        await run.wait(lambda: bool(run.app.screen.query("Toast")), "the toast")
+        await run.pilot.pause()
+        await run.pilot.pause()
+        toasts = list(run.app.screen.query("Toast"))
+        assert len(toasts) == 1
+        shown = str(toasts[0].render())
+        assert "Rate limit (+1 more, F5)" in shown and "At 80%." in shown
+        conversation = run.chat.conversation
+        assert toasts[0].region.bottom <= conversation.content_region.y  # above every row of text
+        assert "THE LAST LINE" in screen_text(run)
+
+
 def test_toast_lines_cut_at_a_word_and_say_where_the_rest_is() -> None:
     title, message = toast_lines("Short title", "word " * 40, 37)
-    assert title == "Short title" and message.endswith("… F5 for more") and len(message) <= 72
-    assert not message.removesuffix(" … F5 for more").endswith("wor")  # cut at a word, not inside one
+    assert title == "Short title" and message.endswith("… F5") and len(message) <= 37
+    assert not message.removesuffix(" … F5").endswith("wor")  # cut at a word, not inside one
     assert toast_lines("Only a title", "", 37) == ("", "Only a title")
     assert toast_lines("x" * 100, "fits", 37)[0] == "x" * 36 + "…"
+    assert toast_lines("x" * 100, "fits", 37, more=2) == ("x" * 22 + "… (+2 more, F5)", "fits")

@@ -54,7 +54,7 @@ def test_terminal_login_on_a_real_terminal(tmux: Tmux, tmp_path: Path) -> None: 
             lambda: "needs you to log in" in tmux.screen() and "esc not now" in tmux.screen(), "the armed login dialog"
         )
         tmux.run("send-keys", "-t", tmux.name, "1")
-        tmux.wait_for(lambda: "y run it" in tmux.screen(), "the armed confirmation")
+        tmux.wait_for(lambda: "esc back" in tmux.screen(), "the armed confirmation")
         assert "--cli login" in dialog_text(tmux.screen())
         tmux.run("send-keys", "-t", tmux.name, "y")
         tmux.wait_for(lambda: "enter the code shown in your browser" in tmux.screen(), "the login program")

@@ -539,13 +539,31 @@ async def test_a_login_the_agent_does_not_answer_is_cancelled_with_ctrl_c_and_th
 
 async def test_terminal_login_during_a_conversation_restarts_resumes_and_resends(make: RunFactory) -> None:
     run = make({"version": 2, "auth_methods": [TERMINAL_V2], "require": "prompt_idle"}, User(["tui-login"]))
+    run.state.write_text(json.dumps({"logged_in": True}))
     assert await run.ctl.start()
     run.ctl.submit("first question")
-    await run.until(lambda: "echo: first question" in run.answers(), "the answer after the restart")
+    await run.until(lambda: "echo: first question" in run.answers(), "the first answer")
+    run.state.write_text(json.dumps({"logged_in": False}))  # the login ran out
+    run.ctl.submit("second question")
+    await run.until(lambda: "echo: second question" in run.answers(), "the answer after the restart")
     sent = run.methods_sent()
     assert sent.count("initialize") == 2 and "session/resume" in sent
     resume = [m for m in run.received() if m.get("method") == "session/resume"][0]
     assert resume["params"]["sessionId"] == "auth-session-1"
+    run.validate_frames()
+
+
+async def test_a_first_prompt_the_agent_kept_goes_to_a_new_session_after_the_login(make: RunFactory) -> None:
+    """Claude's adapter inserts the prompt, then fails the turn: resumed, its session held the prompt and the
+    resend added it again (the model answered "hello hello"). With nothing else in it, a new session takes it."""
+    run = make({"version": 2, "auth_methods": [TERMINAL_V2], "require": "prompt_idle"}, User(["tui-login"]))
+    assert await run.ctl.start()
+    run.ctl.submit("hello")
+    await run.until(lambda: "echo: hello" in run.answers(), "the answer after the restart")
+    sent = run.methods_sent()
+    assert sent.count("initialize") == 2 and "session/resume" not in sent
+    assert sent.count("session/new") == 2 and sent.count("session/prompt") == 2  # the failed try, and once after
+    assert any("a new session takes it" in note for note in run.notes())
     run.validate_frames()
 
 
@@ -738,7 +756,7 @@ async def test_gemini_cli_missing_key_is_set_through_the_key_entry(tmp_path: Pat
             "vertex-ai",
             "gateway",
         ]  # `_meta` hints never required
-        assert request.key_entry == KeyEntry(None)  # the message names no variable: the user does
+        assert request.key_entry == KeyEntry("GEMINI_API_KEY")  # the message names none: the method's hint does
         assert ctl.session is not None and ctl.session.session_id is not None
     finally:
         await ctl.shutdown()

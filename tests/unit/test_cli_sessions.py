@@ -76,3 +76,16 @@ def test_export_finds_a_transcript_by_session_id(tmp_path: Path, capsys: pytest.
     assert main(["export", "nope"]) == 2
     assert "no transcript 'nope'" in capsys.readouterr().err
     assert main(["export"]) == 2
+
+
+def test_export_takes_a_unique_start_of_a_session_id(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The id as a transcript's file name shows it (cut short) was "no transcript"; a unique start now does."""
+    first = _transcript(tmp_path / "a.jsonl", "the first")
+    second = _transcript(tmp_path / "b.jsonl", "the second")
+    index = SessionIndex()
+    index.record(IndexEntry(first, "demo-0fb75d0f68e6", "demo", os.fspath(tmp_path), "One", 1.0))
+    index.record(IndexEntry(second, "demo-0fc11f28aa01", "demo", os.fspath(tmp_path), "Two", 2.0))
+    assert main(["export", "demo-0fb75d0f68e"]) == 0
+    assert "the first" in capsys.readouterr().out
+    assert main(["export", "demo-0f"]) == 2
+    assert "2 sessions start with 'demo-0f' (demo-0fb75d0f68e6, demo-0fc11f28aa01)" in capsys.readouterr().err

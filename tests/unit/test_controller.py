@@ -208,3 +208,21 @@ async def test_a_hundred_thousand_replayed_updates_open_through_the_controller(
         assert sum(1 for key in ctl.state.entities if key[0] == USER_MESSAGE) == 1_000
     finally:
         await ctl.shutdown()
+
+
+async def test_a_hung_initialize_names_the_option_that_gives_more_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hung-init message did not say how to give a slow agent longer."""
+    monkeypatch.setenv("ACP_TUI_DATA_DIR", str(tmp_path / "data"))
+    hang = make_launch([sys.executable, "-c", "import time; time.sleep(60)"], tmp_path, init_timeout=0.3)
+    events = ControllerEvents()
+    ctl = SessionController(hang, asker=ScriptedUser([]), listener=events)
+    try:
+        assert not await ctl.start()
+    finally:
+        await ctl.shutdown()
+    [line] = [text for text in notes(events) if "did not answer initialize" in text]
+    assert "--init-timeout SECONDS, or init_timeout in config.toml" in line and line.endswith(
+        "press Ctrl-R to restart it"
+    )

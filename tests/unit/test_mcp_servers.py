@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from acp_tui import secrets
+from acp_tui.agent.dialect import SessionTools
 from acp_tui.agent.session import AgentSession
 from acp_tui.cli import LaunchError, build_launch, parse_argv
 from acp_tui.config import parse_settings, resolve_mcp_servers
@@ -121,11 +122,15 @@ async def test_what_the_agent_does_not_advertise_is_not_sent_and_said(
         names = [server["name"] for server in message["params"]["mcpServers"]]
         assert names == ([] if version == 2 else ["files"])  # v1: every agent takes stdio; v2 only if advertised
         assert "additionalDirectories" not in message["params"]
-    refused = "\n".join(session.tools.refused)
-    assert "'web' not given to the agent: it does not accept http servers" in refused
-    assert "'events' not given to the agent: it does not accept sse servers" in refused
-    assert ("'files'" in refused) == (version == 2)
-    assert f"extra folders not given to the agent: it does not accept additional directories ({extra})" in refused
+    # One line for all the servers (one per server filled a small screen), and one for the folders.
+    servers, folders = session.tools.refused
+    if version == 2:
+        assert servers == "MCP servers 'files', 'web', 'events' not given to the agent: it takes no MCP servers"
+    else:
+        assert (
+            servers == "MCP servers 'web' (http), 'events' (sse) not given to the agent: it accepts only stdio servers"
+        )
+    assert folders == f"extra folders not given to the agent: it does not accept additional directories ({extra})"
 
 
 @pytest.mark.parametrize("version", [1, 2])
@@ -302,7 +307,7 @@ async def test_the_conversation_says_what_was_given_and_what_not(
     finally:
         await ctl.shutdown()
     notes = [(e.text, e.severity) for e in events if isinstance(e, Note)]
-    assert ("the agent is given MCP servers files", "info") in notes
+    assert ("the agent is given 1 MCP server (files)", "info") in notes
     assert ("MCP server 'web' not given to the agent: it does not accept http servers", "warning") in notes
     assert any(text.startswith("extra folders not given") and severity == "warning" for text, severity in notes)
     assert "tok-from-a-password-manager" in record.read_text()  # the agent got it ...
@@ -447,3 +452,10 @@ def test_the_demo_welcome_names_the_installed_agents(tmp_path: Path) -> None:
     text = welcome(demo.env[DEMO_AGENTS_ENV])
     assert text.startswith(WELCOME) and "ACP agents installed here: `claude`; run one with `acp-tui NAME`" in text
     assert welcome("") == WELCOME and welcome("[x](javascript:1),`rm`") == WELCOME  # only plain names
+
+
+def test_the_given_line_keeps_servers_and_folders_apart() -> None:
+    """ "MCP servers files, web and extra folders /x" read as if the folder were a third server."""
+    line = SessionTools((STDIO, HTTP), ("/src/lib", "/src/docs")).given()
+    assert line == "the agent is given 2 MCP servers (files, web) and 2 extra folders (/src/lib, /src/docs)"
+    assert SessionTools((), ("/src/lib",)).given() == "the agent is given 1 extra folder (/src/lib)"

@@ -11,12 +11,16 @@ from textual.widgets import Static
 
 from acp_tui.ui.browsers.keys import KEYS
 
+#: The key column's widest: a long key ("Alt+1 … Alt+9, Ctrl+PageUp / Ctrl+PageDown") wraps in it rather than
+#: squeezing every description into a narrow column (at 80 columns the keys took 48 and the words 20).
+KEY_COLUMN = 22
+
 
 def keys_table() -> Table:
-    """The keys table as two columns (plain text: no markup is read from it)."""
-    table = Table.grid(padding=(0, 2))
-    table.add_column(style="bold", no_wrap=True)
-    table.add_column()
+    """The keys table as two columns, the keys narrow and the words wide (plain text: no markup is read)."""
+    table = Table.grid(padding=(0, 2), expand=True)
+    table.add_column(style="bold", max_width=KEY_COLUMN)
+    table.add_column(ratio=1)
     for key, what in KEYS:
         table.add_row(key.replace("`", ""), what)
     return table
@@ -28,7 +32,7 @@ class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll {
-        width: 90%; max-width: 110; height: auto; max-height: 90%;
+        width: 100%; max-width: 110; height: auto; max-height: 100%;
         border: round $primary; border-title-color: $primary; background: $surface; padding: 0 1;
     }
     HelpScreen Static { height: auto; }

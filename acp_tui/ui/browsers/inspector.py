@@ -3,6 +3,8 @@
 It reads the connection's frame log (acp_tui/agent/frames.py: the newest 10,000, the rest in the `--log` file)
 and listens to it only while it is open, so nothing is rendered while it is closed. New frames are added a batch
 per refresh. Every cell is a `Text` (agent text is data, never markup); Enter shows a frame as pretty JSON.
+A `session/update` is labelled with its kind (`session/update · tool_call_update`), so the method filter finds
+one kind; the word `answer` in that filter keeps the answers (their `↩` is not on a keyboard).
 A filter applies once typing pauses (`FILTER_DELAY`, the timer reset per key; Enter in a filter applies it at
 once): rebuilding 10,000 rows per keystroke would make typing lag. The selected frame stays selected when the
 new filter keeps it; a table that followed the newest frame goes on following it.
@@ -15,6 +17,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import ClassVar, Final
 
+import msgspec
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -35,6 +38,35 @@ COMMAND_HELP: Final = "Every JSON-RPC frame of this connection, filterable; Ente
 _DIRECTION: Final = {"->": "→ agent", "<-": "← agent"}
 #: seconds of no typing after which a filter is applied
 FILTER_DELAY: Final = 0.15
+#: words of the method filter that keep only the answers (and are not matched against the labels)
+ANSWER_WORDS: Final = ("↩", "answers", "answer")
+
+
+class _Update(msgspec.Struct):
+    kind: str | None = msgspec.field(name="sessionUpdate", default=None)
+
+
+class _Params(msgspec.Struct):
+    update: _Update | None = None
+
+
+class _Envelope(msgspec.Struct):
+    params: _Params | None = None
+
+
+_decode_envelope = msgspec.json.Decoder(_Envelope).decode
+
+
+def frame_label(frame: Frame) -> str:
+    """The method column: the frame's label, a `session/update` with its kind (agent text: sanitised when shown)."""
+    if frame.method != "session/update":
+        return frame.label
+    try:
+        params = _decode_envelope(frame.raw).params
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return frame.label
+    kind = params.update.kind if params is not None and params.update is not None else None
+    return f"session/update · {kind}" if kind else frame.label
 
 
 def _row(frame: Frame) -> tuple[Text, ...]:
@@ -44,7 +76,7 @@ def _row(frame: Frame) -> tuple[Text, ...]:
         Text(str(frame.seq)),
         Text(clock),
         Text(_DIRECTION[frame.direction]),
-        Text(plain(frame.label)[:80]),
+        Text(plain(frame_label(frame))[:80]),
         Text(f"{len(frame.raw):,}"),
         problem,
     )
@@ -121,7 +153,7 @@ class InspectorScreen(Screen[None]):
         yield Static(id="inspector-summary")
         with Horizontal(id="inspector-filters"):
             yield Input(placeholder="filter: text in the frame", id="inspector-text")
-            yield Input(placeholder="method (session/update, ↩ for answers)", id="inspector-method")
+            yield Input(placeholder="method or kind (session/update, tool_call, answer)", id="inspector-method")
         yield DataTable(cursor_type="row", zebra_stripes=True, id="inspector-table")
 
     def on_mount(self) -> None:
@@ -197,7 +229,14 @@ class InspectorScreen(Screen[None]):
             self._rebuild()
 
     def _matches(self, frame: Frame) -> bool:
-        if self._method and self._method.lower() not in frame.label.lower():
+        method = self._method.lower()
+        for word in ANSWER_WORDS:
+            if method.startswith(word):
+                if frame.answers is None:
+                    return False
+                method = method.removeprefix(word).strip()
+                break
+        if method and method not in frame_label(frame).lower():
             return False
         if not self._text:
             return True
@@ -284,4 +323,13 @@ class InspectorCommands(ScreenActionCommands):
                 yield entry, lambda entry=entry: self.screen.run_action(entry.action)  # type: ignore[misc]
 
 
-__all__ = ["COMMAND_NAME", "INSPECTOR_KEY", "FrameScreen", "InspectorCommands", "InspectorScreen", "log_hint", "pretty"]
+__all__ = [
+    "COMMAND_NAME",
+    "INSPECTOR_KEY",
+    "FrameScreen",
+    "InspectorCommands",
+    "InspectorScreen",
+    "frame_label",
+    "log_hint",
+    "pretty",
+]

@@ -44,9 +44,9 @@ MAX_NOTICES: Final = 500
 
 _GLYPHS: Final[dict[str, str]] = {"info": "ℹ", "warning": "⚠", "error": "✗"}
 #: Rows a notice's toast message may take (its title takes one more): a toast is a glance, F5 has the rest.
-TOAST_MESSAGE_ROWS: Final = 2
+TOAST_MESSAGE_ROWS: Final = 1
 #: Said at the end of a toast whose text was cut.
-_MORE: Final = f" … {NOTICES_KEY.upper()} for more"
+_MORE: Final = f" … {NOTICES_KEY.upper()}"
 
 
 def _cut(text: str, room: int, more: str = _MORE) -> str:
@@ -61,16 +61,18 @@ def _cut(text: str, room: int, more: str = _MORE) -> str:
     return head.rstrip() + more
 
 
-def toast_lines(title: str, description: str, width: int) -> tuple[str, str]:
+def toast_lines(title: str, description: str, width: int, *, more: int = 0) -> tuple[str, str]:
     """A notice's toast as (title, message), each one-line agent text cut to fit a toast `width` cells wide:
-    the title one row, the message `TOAST_MESSAGE_ROWS` (with "… F5 for more" when cut). With no
-    description the title is the message (a toast without a title is one row shorter)."""
+    the title one row, the message `TOAST_MESSAGE_ROWS` (ending "… F5" when cut). With no
+    description the title is the message (a toast without a title is one row shorter). `more` notices
+    raised with this one are counted on its first row, "(+2 more, F5)"."""
     room = max(12, width)
     title, description = plain(title).strip(), plain(description).strip()
+    label = f" (+{more} more, {NOTICES_KEY.upper()})" if more else ""
     if not description:
-        return "", _cut(title, room * TOAST_MESSAGE_ROWS)
-    title = _cut(title, room, "…")
-    return title, _cut(description, room * TOAST_MESSAGE_ROWS - 2)  # words wrap: leave a little room
+        return "", _cut(title, room * TOAST_MESSAGE_ROWS - len(label), "…" if more else _MORE) + label
+    title = _cut(title, room - len(label), "…") + label
+    return title, _cut(description, room * TOAST_MESSAGE_ROWS)
 
 
 def severity_glyph(severity: str) -> str:
@@ -110,6 +112,11 @@ class NoticeLog:
     def entries(self) -> list[NoticeEntry]:
         """The kept notices, oldest first."""
         return list(self._entries)
+
+    def clear(self) -> None:
+        """Another session is shown (Ctrl+N, one opened from the list): its list starts empty."""
+        self._entries.clear()
+        self.total = 0
 
 
 def notice_row(entry: NoticeEntry) -> Content:

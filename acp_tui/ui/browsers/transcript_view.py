@@ -21,6 +21,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Markdown, Static, TextArea
 
 from acp_tui.path_text import display_path
+from acp_tui.paths import saves_dir
 from acp_tui.sanitize import plain
 from acp_tui.transcript import render_markdown
 
@@ -43,6 +44,7 @@ class ExportScreen(ModalScreen[Path | None]):
     """Where to save the Markdown: Enter saves (twice over an existing file), Escape cancels."""
 
     CSS_PATH = "transcript_view.tcss"
+    AUTO_FOCUS = "#export-path"  # (an Escape typed at once may close it before a mount handler runs)
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, markdown: str, suggested: Path) -> None:
@@ -57,9 +59,6 @@ class ExportScreen(ModalScreen[Path | None]):
             yield Static("File (⏎ saves, Esc cancels):", classes="export-label")
             yield Input(str(self.suggested), id="export-path")
             yield Static("", id="export-message")
-
-    def on_mount(self) -> None:
-        self.query_one("#export-path", Input).focus()
 
     @on(Input.Submitted, "#export-path")
     def _submitted(self, event: Input.Submitted) -> None:
@@ -108,7 +107,7 @@ class TranscriptScreen(ModalScreen[TranscriptAction | None]):
         self.path = path
         self.heading = plain(title) if title else path.name
         self.can_open = can_open
-        self.export_dir = export_dir or Path.cwd()
+        self.export_dir = export_dir or saves_dir()
         self.markdown: str | None = None
 
     def compose(self) -> ComposeResult:

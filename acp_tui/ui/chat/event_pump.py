@@ -220,6 +220,8 @@ class EventPump:
                     state = self.controller.state  # another session's model, shown whole (docs/protocol.md §3)
                     self.conversation.context = ViewContext(cwd)  # its paths show relative to its own folder
                     self.timeline = open_timeline(self.conversation, state, replaces=replaces)
+                    if replaces:
+                        self.renderer.notices.clear()  # F5 lists the session shown, as its palette entry says
                     added.update(state.entities)  # built as the model is now: later changes this frame are in it
                     show_session_status(self.renderer, state, cwd)
                 case LifecycleChanged(phase="ready"):

@@ -65,9 +65,11 @@ if TYPE_CHECKING:
 
 #: The status bar's key hints, in order; a narrow bar drops the lowest priority first (status_bar.KeyHint):
 #: ^Q quit never drops, nor ^C cancel while the agent works, nor ^R restart once it stopped. ^C cancel
-#: shows only while there is work to cancel, ^R restart only once there is an agent to restart.
+#: shows only while there is work to cancel, ^R restart only once there is an agent to restart; Enter queues a
+#: prompt for the restart once the agent stopped, and says so.
 KEY_HINTS = (
-    KeyHint("⏎", "send", 60, busy=40),
+    KeyHint("⏎", "send", 60, busy=40, modes=("idle", "busy")),
+    KeyHint("⏎", "queue", 60, modes=("stopped",)),  # kept for the restart: nothing is sent to a stopped agent
     KeyHint("^J", "newline", 50, busy=30),
     KeyHint("^C", "cancel", 30, busy=PINNED, modes=("busy",)),
     KeyHint("F2", "stderr", 20),
@@ -103,8 +105,8 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+o", "sessions('browse')", "Sessions"),
         Binding("ctrl+n", "sessions('new')", "New session"),
         Binding("f4", "open_config", "Session settings"),
-        # F9: the jobs tray (Tab from the prompt stops at the newest card); nothing while no job runs
-        Binding("f9", "focus('#jobs')", "Background jobs", show=False),
+        # F9: the jobs tray (Tab from the prompt stops at the newest card); while no job runs, it says so
+        Binding("f9", "show_jobs", "Background jobs", show=False),
         Binding(NOTICES_KEY, "show_notices", "Notices"),
         # Shift+Tab cycles the mode from the prompt; otherwise (see check_action) it still moves focus back.
         Binding("shift+tab", "cycle_mode", "Next mode", show=False),
@@ -372,7 +374,16 @@ class ChatScreen(Screen[None]):
         from acp_tui.ui.browsers.problems import ProblemsScreen  # the dialogs and browsers: when first opened
 
         state = self.controller.state
-        self.app.push_screen(ProblemsScreen(list(state.problems), state.problem_count))
+        stopped = self.controller.stopped
+        self.app.push_screen(ProblemsScreen(list(state.problems), state.problem_count, agent_stopped=stopped))
+
+    def action_show_jobs(self) -> None:
+        """F9: to the jobs tray; with none running the tray is hidden, and a key that did nothing is said so."""
+        tray = self.query_one(JobsTray)
+        if tray.display:
+            tray.focus()
+        else:
+            self.app.notify("no background jobs: F9 goes to them while the agent runs some", markup=False)
 
     def action_show_notices(self) -> None:
         """F5: every notice the agent raised (toasts go away; this list keeps them)."""

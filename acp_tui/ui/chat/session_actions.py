@@ -17,6 +17,7 @@ from acp_tui.agent.session import SessionError
 from acp_tui.controller.controller import SessionController
 from acp_tui.controller.sessions import SessionListing
 from acp_tui.path_text import display_path
+from acp_tui.paths import saves_dir
 from acp_tui.sanitize import plain
 from acp_tui.ui.browsers.sessions import SessionBrowser
 from acp_tui.ui.widgets.palette import PaletteEntry, ScreenActionCommands
@@ -101,7 +102,7 @@ class SessionActions:
         except SessionError as exc:
             app.notify(plain(str(exc)), title="export", severity="warning", markup=False)
             return
-        suggested = Path(self.controller.launch.cwd) / f"{transcript.stem}.md"
+        suggested = saves_dir() / f"{transcript.stem}.md"  # not the session's folder: that is often a repository
 
         def saved(path: Path | None) -> None:
             if path is not None:

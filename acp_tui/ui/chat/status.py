@@ -60,6 +60,8 @@ from acp_tui.ui.widgets.status_bar import StatusBar, format_cost
 NOTICE_SEVERITY: Final = {"info": "information", "warning": "warning", "error": "error"}
 #: A toast's width (Textual's `Toast`: 60 cells, at most half the screen) and what its border and padding take.
 TOAST_WIDTH, TOAST_GUTTER = 60, 3
+#: Severities by weight: of notices raised while a toast still shows, the weightiest is the one shown.
+_SEVERITY_RANK: Final = {"information": 0, "warning": 1, "error": 2}
 
 ControllerStatus = Waiting | LifecycleChanged | AgentIdentified | QueueChanged | CancelStateChanged
 
@@ -95,6 +97,9 @@ class StatusRenderer:
         self._waiting_what: str | None = None
         self._waiting_since = 0.0
         self._waiting_timer: Timer | None = None
+        #: the notice toast showing now, (until, severity, title, description), and how many more came with it
+        self._toast: tuple[float, str, str, str] | None = None
+        self._toast_more = 0
 
     # -- model changes ---------------------------------------------------------------------------
 
@@ -216,17 +221,23 @@ class StatusRenderer:
         if severity is None:
             title = f"{plain(notice.severity)}: {title}"
         description = notice.description if isinstance(notice.description, str) else ""
-        # A toast is at most three rows (chat/screen.tcss makes it compact), so a long notice never covers the
-        # conversation: the text is cut to fit its width, with "… F5 for more" (the list keeps it whole).
+        # A toast is at most two rows, a title and one of text cut to fit its width with "… F5 for more" (the list
+        # keeps it whole), and sits top right over the header (chat/screen.tcss), never over the conversation's
+        # text. Notices raised while one shows make one toast: the weightiest, saying how many more came.
         width = min(TOAST_WIDTH, self.app.size.width // 2) - TOAST_GUTTER
-        title, message = toast_lines(title, description, width)
-        self.app.notify(
-            message,
-            title=title,
-            severity=severity or "information",  # type: ignore[arg-type]
-            markup=False,
-            timeout=8 if severity == "error" else 5,
-        )
+        now, kind = time.monotonic(), severity or "information"
+        shown = self._toast
+        if shown is not None and now < shown[0]:
+            self._toast_more += 1
+            self.app.call_later(self.app.clear_notifications)  # queued after the shown toast's own `Notify`
+            if _SEVERITY_RANK[shown[1]] > _SEVERITY_RANK[kind]:
+                _, kind, title, description = shown
+        else:
+            self._toast_more = 0
+        timeout = 8 if kind == "error" else 5
+        self._toast = (now + timeout, kind, title, description)
+        title, message = toast_lines(title, description, width, more=self._toast_more)
+        self.app.notify(message, title=title, severity=kind, markup=False, timeout=timeout)  # type: ignore[arg-type]
 
     # -- controller events -----------------------------------------------------------------------
 

@@ -176,7 +176,11 @@ class LoginScreen(GuardedDialog[LoginChoice]):
         description = (
             plain(choice.description or "").strip()
             if not isinstance(choice, KeyEntry)
-            else ("a variable such as OPENAI_API_KEY, typed in a masked field; never written to disk")
+            else (
+                "typed in a masked field; never written to disk"
+                if choice.variable
+                else "the variable your agent reads its key from, typed in a masked field; never written to disk"
+            )
         )
         if description:
             about.append(f" · {description}")
@@ -228,9 +232,7 @@ class LoginScreen(GuardedDialog[LoginChoice]):
         self._body.styles.max_height = max(MIN_BODY_HEIGHT, cap - chrome)
 
     def _armed_hints(self) -> Text:
-        count = min(len(self._buttons), MAX_NUMBERED)
-        numbers = "1" if count == 1 else f"1-{count}"
-        return _hints(((numbers, "choose"), ("↑↓ ⏎", "choose"), ("esc", "not now")))
+        return _hints((("↑↓ ⏎", "choose"), ("esc", "not now")))  # the numbers are on the methods themselves
 
     def _choose(self, choice: LoginChoice | None) -> None:
         if choice is not None and self._armed:
@@ -370,7 +372,8 @@ class TerminalLoginScreen(GuardedDialog[bool]):
         return bool(region) and self.region.contains_region(region)
 
     def _armed_hints(self) -> Text:
-        return _hints((("y", "run it"), ("n/esc", "back"), ("←→ ⏎", "choose"), ("pgup/pgdn", "scroll")))
+        # y and n are on the options themselves
+        return _hints((("esc", "back"), ("←→ ⏎", "choose"), ("pgup/pgdn", "scroll")))
 
     def action_decide(self, run: bool) -> None:
         if self._armed and (not run or self.buttons_visible):
@@ -432,7 +435,11 @@ class SecretScreen(GuardedDialog[dict[str, str]]):
                 self._values.append((variable, field))
         else:
             self._name_field = Input(
-                value=request.suggested or "", placeholder="e.g. OPENAI_API_KEY", compact=True, disabled=True, id="name"
+                value=request.suggested or "",
+                placeholder="the variable's name, e.g. ANTHROPIC_API_KEY",
+                compact=True,
+                disabled=True,
+                id="name",
             )
             self._values.append((None, Input(password=True, compact=True, disabled=True, id="value")))
 
@@ -501,7 +508,7 @@ class SecretScreen(GuardedDialog[dict[str, str]]):
             if variable is None:
                 name = self._name_field.value.strip() if self._name_field is not None else ""
                 if not valid_env_name(name):
-                    return {}, "the variable name must be letters, digits and _ (e.g. OPENAI_API_KEY)"
+                    return {}, "the variable name must be letters, digits and _ (e.g. ANTHROPIC_API_KEY)"
             else:
                 name = variable.name
             if not value:

@@ -59,7 +59,7 @@ class ModeConfirmScreen(GuardedDialog[ModeAnswer]):
         with dialog:
             yield Static(Text(f"Switch the agent to {self.mode}?"), id="title")
             with Horizontal(id="where"):
-                yield Static(Text(f"{GLYPHS['attention']} permissions"), id="marker")
+                yield Static(Text(f"{GLYPHS['attention']} bypasses permissions"), id="marker")
                 yield Static(
                     Text("This mode's name says the agent will act without asking you first (edits, commands…)."),
                     id="why",
@@ -72,7 +72,7 @@ class ModeConfirmScreen(GuardedDialog[ModeAnswer]):
         return list(self._buttons)
 
     def _armed_hints(self) -> Text:
-        pairs = [("y", "switch"), ("n/esc", "keep")]
+        pairs = [("esc", "keep"), ("←→ ⏎", "choose")]  # y and n are on the options themselves
         if self.cycling:
             pairs.append(("⇧Tab", "skip to the next mode"))
         return key_hints(pairs)

@@ -66,4 +66,4 @@ class OutsideReadScreen(YesNoDialog):
             yield self._hint
 
     def _armed_hints(self) -> Text:
-        return key_hints([("y", "send" if self.read.mention else "read"), ("n/esc", "refuse"), ("←→ ⏎", "choose")])
+        return key_hints([("esc", "refuse"), ("←→ ⏎", "choose")])  # y and n are on the options themselves

@@ -131,7 +131,8 @@ class OutsideWriteScreen(YesNoDialog):
     # -- the typing guard (guarded.py) -----------------------------------------------------
 
     def _armed_hints(self) -> Text:
-        return key_hints([("y", "write"), ("n/esc", "refuse"), ("←→ ⏎", "choose"), ("PgUp/PgDn", "scroll diff")])
+        # y and n are on the options themselves
+        return key_hints([("esc", "refuse"), ("←→ ⏎", "choose"), ("PgUp/PgDn", "scroll diff")])
 
     # -- deciding ----------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from textual.widgets import Static
 from acp_tui.ui.widgets.markdown_stream import MarkdownStream
 
 SUMMARY_SCAN_LIMIT = 1024 * 1024
-"""Above this many characters the summary's line count is a plain newline count (no per-line objects)."""
+"""Above this many characters the summary's word count is a count of spaces and newlines (no per-word objects)."""
 
 
 class Thought(Widget, can_focus=True):
@@ -115,15 +115,17 @@ class Thought(Widget, can_focus=True):
 
     @property
     def summary(self) -> str:
-        """The text of the one-line header."""
+        """The text of the one-line header: how long the thought is, in words (a line count called one long
+        paragraph "1 line")."""
         if self.collapsed:
             text = self.text
             if len(text) > SUMMARY_SCAN_LIMIT:
-                lines = text.count("\n") + 1  # a huge thought: counting blank lines too is close enough
+                # a huge thought: its gaps counted, no list of its words (runs of spaces count more, it is a glance)
+                words = text.count(" ") + text.count("\n") + (0 if text[-1:].isspace() else 1)
             else:
-                lines = sum(1 for line in text.splitlines() if line.strip())
-            unit = "line" if lines == 1 else "lines"
-            return f"▸ Thought ({lines} {unit})"
+                words = len(text.split())
+            unit = "word" if words == 1 else "words"
+            return f"▸ Thought ({words:,} {unit})"
         return "▾ Thought"
 
     def _update_summary(self) -> None:

@@ -9,15 +9,20 @@ rejected prompt shows its error, a cancelled one "not sent (cancelled)". The tex
 A prompt steered into a running turn (`Message.steered`) is drawn inside that turn and says so.
 A prompt sent again after a login (`resend_of`) repeats a bubble already shown: it is not drawn while it
 goes out or once sent (the conversation says "sending your prompt again"), only if it fails.
+A long message (a sent paste) is folded to its first `FOLD_HEAD` lines and "… N more lines (Enter)":
+the bubble then takes the focus, and Enter or a click opens it (up to `OPEN_LINES` lines) and folds it
+again; trailing blank lines are never drawn as empty rows.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Final, Literal
 from urllib.parse import unquote, urlsplit
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import HorizontalGroup, Vertical
 from textual.content import Content
 
@@ -26,7 +31,7 @@ from acp_tui.context.mentions import find_tokens
 from acp_tui.protocol.v2 import ContentBlock, TextContent
 from acp_tui.sanitize import multiline, plain
 from acp_tui.session.model import Message, Submission
-from acp_tui.ui.widgets.content_blocks import TextStatic, attachment_widget
+from acp_tui.ui.widgets.content_blocks import TextStatic, attachment_widget, head_lines, more_lines_text, to_content
 
 __all__ = ["UserMessageView", "DeliveryState"]
 
@@ -36,8 +41,15 @@ STEERED_TEXT = "↪ steered into the running turn"
 #: How far the message got: shown normally once "sent" (inserted by the agent).
 DeliveryState = Literal["sent", "pending", "failed", "cancelled", "unknown"]
 
+#: A message of more lines than this is folded (a short multi-line prompt is shown whole).
+FOLD_ABOVE: Final = 12
+#: Lines of a folded message shown above "… N more lines (Enter)".
+FOLD_HEAD: Final = 6
+#: Lines an opened message shows before "… N more lines" (the transcript and export keep them all).
+OPEN_LINES: Final = 2000
 
-class UserMessageView(Vertical):
+
+class UserMessageView(Vertical, can_focus=False):
     """A user message bubble; update it with the methods below, never by recomposing."""
 
     DEFAULT_CSS = """
@@ -62,7 +74,10 @@ class UserMessageView(Vertical):
     UserMessageView.-unknown > .user--status { display: block; color: $warning; }
     UserMessageView.-steered { margin: 0 0 1 2; border-left: outer $accent; }
     UserMessageView.-steered > .user--status { display: block; }
+    UserMessageView:focus { background: $boost; outline-left: thick $primary; }
     """
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "toggle_open", "Open or fold", show=False)]
 
     _STATES: ClassVar[tuple[str, ...]] = ("-pending", "-failed", "-cancelled", "-unknown")
 
@@ -82,6 +97,8 @@ class UserMessageView(Vertical):
         #: the user message this one repeats (sent again after a login), if any
         self.resend_of: str | None = message.resend_of if message is not None else None
         self._status_plain = ""
+        #: a long message is shown whole (opened with Enter or a click)
+        self.opened = False
         self._load(self._source_blocks())
         if message is None:
             self.set_pending()
@@ -130,9 +147,33 @@ class UserMessageView(Vertical):
             self._initial_chips = chips
 
     def _render_text(self) -> None:
-        text = "".join(self._parts)
-        self._text.update(self._with_mentions(text) if self._attached and "@" in text else Text(text))
+        text = "".join(self._parts).rstrip("\n")  # a paste's last newline is not an empty row
+        head, more = head_lines(text, OPEN_LINES if self.opened else FOLD_ABOVE)
+        if more and not self.opened:
+            head, more = head_lines(text, FOLD_HEAD)
+        self.can_focus = self.opened or more > 0
+        shown = self._with_mentions(head) if self._attached and "@" in head else Content(head)
+        if more:
+            hint = more_lines_text(more, "" if self.opened else " (Enter)")
+            shown = Content.assemble(shown, "\n", to_content(hint))
+        self._text.update(shown)
         self._text.display = bool(text)
+
+    @property
+    def folded(self) -> bool:
+        """Is part of the message left out ("… N more lines (Enter)" shown)?"""
+        return self.can_focus and not self.opened
+
+    def action_toggle_open(self) -> None:
+        """Show the whole message, or fold it again (a message short enough is never folded)."""
+        if self.can_focus:
+            self.opened = not self.opened
+            self._render_text()
+
+    def on_click(self, event: events.Click) -> None:
+        if self.can_focus:
+            event.stop()
+            self.action_toggle_open()
 
     def _remember(self, block: ContentBlock) -> None:
         attachment = describe_block(block)
