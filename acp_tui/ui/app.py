@@ -34,6 +34,7 @@ from acp_tui.ui.chat.interrupt import FORCE_STOP_AFTER
 from acp_tui.ui.chat.screen import ChatScreen, ControllerFactory, default_controller
 from acp_tui.ui.chat.terminal_title import restore_window_title
 from acp_tui.ui.key_order import KeysInOrderApp, OrderedInput
+from acp_tui.ui.stop_resume import resume_only_after_suspend
 from acp_tui.ui.tabs.alt_digits import ALT_DIGIT_KEYS, read_alt_digits
 from acp_tui.ui.tabs.commands import TabCommands
 from acp_tui.ui.tabs.host import FIRST_MODE, TabHost
@@ -155,6 +156,7 @@ class AcpApp(KeysInOrderApp[int]):
         if self._theme_warning:
             self.notify(f"{self._theme_warning}; using {DEFAULT_THEME}", severity="warning", markup=False)
         if self.owns_process:
+            resume_only_after_suspend()  # a SIGSTOP and SIGCONT from outside must not start a second key reader
             settings = typeahead.found()
             if settings is not None and sys.platform != "win32":
                 from textual.drivers.linux_driver import LinuxDriver

@@ -115,7 +115,12 @@ UI_ROOMS: tuple[Layer, ...] = (
         ("acp_tui.ui.themes",),
         "palettes, markdown styles, colour depth: what everything else is drawn with",
     ),
-    Layer(0, "input", ("acp_tui.ui.key_order",), "the keyboard: every key and paste to the focus, in the order typed"),
+    Layer(
+        0,
+        "input",
+        ("acp_tui.ui.key_order", "acp_tui.ui.stop_resume"),
+        "the keyboard: every key and paste to the focus, in the order typed, by one reader",
+    ),
     Layer(1, "widgets", ("acp_tui.ui.widgets",), "small pieces that render one thing; they know no screen"),
     Layer(2, "dialogs", ("acp_tui.ui.dialogs",), "modal screens that ask one question and return one answer"),
     Layer(2, "browsers", ("acp_tui.ui.browsers",), "screens to look through something: sessions, notices, help"),
