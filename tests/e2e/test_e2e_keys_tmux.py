@@ -78,6 +78,10 @@ def prompt_text(screen: str) -> str:
     return " / ".join(row for row in rows if not row.startswith("Message the agent"))
 
 
+def reads(tmux: Tmux, expected: str) -> Callable[[], bool]:
+    return lambda: prompt_text(tmux.screen()) == expected
+
+
 def quit_app(tmux: Tmux, pid: int) -> None:
     send(tmux, "C-q")
     tmux.wait_for(lambda: not process_alive(pid), "the acp-tui process to exit")
