@@ -82,6 +82,10 @@ def reads(tmux: Tmux, expected: str) -> Callable[[], bool]:
     return lambda: prompt_text(tmux.screen()) == expected
 
 
+def reads(tmux: Tmux, expected: str) -> Callable[[], bool]:
+    return lambda: prompt_text(tmux.screen()) == expected
+
+
 def quit_app(tmux: Tmux, pid: int) -> None:
     send(tmux, "C-q")
     tmux.wait_for(lambda: not process_alive(pid), "the acp-tui process to exit")
@@ -104,9 +108,7 @@ def test_bursts_of_edits_in_the_prompt(tmux: Tmux, tmp_path: Path, stopped: bool
     for keys, expected in BURSTS:
         with stopped_while(pid, stopped):
             send(tmux, *keys)
-        tmux.wait_for(
-            lambda expected=expected: prompt_text(tmux.screen()) == expected, f"the prompt to read {expected!r}"
-        )
+        tmux.wait_for(reads(tmux, expected), f"the prompt to read {expected!r}")
         send(tmux, "End", "C-u")  # Ctrl+U deletes to the line's start from the cursor
         tmux.wait_for(lambda: prompt_text(tmux.screen()) == "", "the prompt emptied")
     quit_app(tmux, pid)
