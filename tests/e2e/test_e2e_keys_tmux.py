@@ -82,10 +82,6 @@ def reads(tmux: Tmux, expected: str) -> Callable[[], bool]:
     return lambda: prompt_text(tmux.screen()) == expected
 
 
-def reads(tmux: Tmux, expected: str) -> Callable[[], bool]:
-    return lambda: prompt_text(tmux.screen()) == expected
-
-
 def quit_app(tmux: Tmux, pid: int) -> None:
     send(tmux, "C-q")
     tmux.wait_for(lambda: not process_alive(pid), "the acp-tui process to exit")
