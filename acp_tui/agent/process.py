@@ -209,8 +209,13 @@ class AgentProcess:
             stdin.close()
             await stdin.wait_closed()
 
-    async def shutdown(self, *, stdin_grace: float = 2.0, term_grace: float = 2.0) -> ExitInfo | None:
-        """Close stdin, then SIGTERM, then SIGKILL the whole group, then its lineage; nothing of it survives."""
+    async def shutdown(
+        self, *, stdin_grace: float = 2.0, term_grace: float = 2.0, sweep_grace: float | None = None
+    ) -> ExitInfo | None:
+        """Close stdin, then SIGTERM, then SIGKILL the whole group, then its lineage; nothing of it survives.
+
+        `sweep_grace` (default `term_grace`) is what the lineage left outside the group gets between its
+        SIGTERM and SIGKILL."""
         if self._popen is None or self._exited is None:
             return None
         await self.close_stdin()
@@ -220,7 +225,7 @@ class AgentProcess:
                 self._signal_group(signal.SIGKILL)
                 await self._wait_exit(None)
         # The leader is gone; what it started (in its group or not) is not.
-        await self._sweep_lineage(term_grace)
+        await self._sweep_lineage(term_grace if sweep_grace is None else sweep_grace)
         return await self.wait()
 
     async def _sweep_lineage(self, grace: float) -> None:

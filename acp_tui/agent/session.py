@@ -38,6 +38,7 @@ from acp_tui.protocol.jsonrpc import AUTH_REQUIRED, REQUEST_CANCELLED, UNSUPPORT
 from acp_tui.protocol.terminal import CANCEL_TERMINAL_METHOD, CancelTerminalRequest
 from acp_tui.protocol.v2 import ConfigOptionUpdate, ContentBlock, SessionConfigBoolean, SessionConfigSelect
 from acp_tui.services.base import ClientService, ServiceContext, merge_capabilities, service_notifications
+from acp_tui.services.terminals import TerminalService
 from acp_tui.session import local_events as local
 from acp_tui.session.changes import ProblemAdded
 from acp_tui.session.model import SessionState, ToolCall
@@ -574,11 +575,24 @@ class AgentSession:
         except ConnectionClosed as exc:
             raise SessionError(f"the agent stopped during {method}: {exc}") from None
 
-    async def shutdown(self) -> None:
-        """Stop the agent: release what the services started, close stdin, then SIGTERM, then SIGKILL its group."""
+    async def shutdown(self, grace: float | None = None) -> None:
+        """Stop the agent: release what the services started, close stdin, then SIGTERM, then SIGKILL its group.
+
+        With `grace` (a quit) all of that is over within about `grace` seconds, whatever the agent does: the
+        commands it ran get half of it, the agent the rest (half after its stdin closes, half after SIGTERM)."""
         self.turns.cancel_all()
-        await self._close_services()
-        await self.process.shutdown()
+        if grace is None:
+            await self._close_services()
+            await self.process.shutdown()
+        else:
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + grace
+            for service in self.services:
+                if isinstance(service, TerminalService):
+                    service.kill_grace = min(service.kill_grace, grace / 2)
+            await self._close_services()
+            rest = max(deadline - loop.time(), grace / 4)
+            await self.process.shutdown(stdin_grace=rest / 2, term_grace=rest / 2, sweep_grace=0.0)
         if self._own_trace and isinstance(self.trace, WireTrace):
             self.trace.close()
 

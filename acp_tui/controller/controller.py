@@ -56,6 +56,9 @@ from acp_tui.session.model import USER_MESSAGE, SessionState
 REPLAY_LINE = 1_000
 #: how long after a cancel before a second Ctrl-C may stop the agent process (and the slow-cancel line shows)
 FORCE_STOP_AFTER = 3.0
+#: On quit, how long the agent has to wind down (the cancel, `session/close`, its stdin closed, SIGTERM) before
+#: its whole process group is killed: a user who quits wants the app gone, whatever the agent does.
+QUIT_GRACE = 1.0
 
 
 class SessionController:
@@ -299,21 +302,31 @@ class SessionController:
         self._stopped_by_user = True
         await session.shutdown()
 
-    async def shutdown(self) -> None:
-        """Cancel running work, then stop the agent cleanly (quit); only the first call does anything."""
+    async def shutdown(self, grace: float | None = None) -> None:
+        """Cancel running work, then stop the agent cleanly (quit); only the first call does anything.
+
+        With `grace` (the user quits: `QUIT_GRACE`) the cancel, `session/close` and the agent's own exit
+        share that many seconds and then its whole process group is killed; without it (print mode, the
+        check) the agent gets its usual, longer, time to exit by itself."""
         if self.closed:
             return
         self.closed = True
         session = self.session
         if session is not None:
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + (grace if grace is not None else 0.0)
+            share = 1.0 if grace is None else grace / 4  # the cancel's and session/close's each
             if not self.stopped and (session.state.foreground.busy or session.state.permissions):
                 try:
-                    await asyncio.wait_for(session.cancel(), timeout=1.0)
+                    await asyncio.wait_for(session.cancel(), timeout=share)
                 except (TimeoutError, ConnectionClosed):
                     pass
-            await self.sessions.close_on_quit(session)
+            await self.sessions.close_on_quit(session, None if grace is None else share)
             self._stopped_by_user = True
-            await session.shutdown()
+            if grace is None:
+                await session.shutdown()
+            else:
+                await session.shutdown(grace=max(deadline - loop.time(), grace / 2))
         for task in list(self._tasks):
             task.cancel()
         self.transcript.flush()

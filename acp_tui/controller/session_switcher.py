@@ -303,12 +303,13 @@ class SessionSwitcher:
         if writer is not None and writer.path not in self._prompted:
             self.index_session(session)
 
-    async def close_on_quit(self, session: AgentSession) -> None:
-        """Quit: the agent frees the session (`session/close`, when offered) before its process is stopped."""
+    async def close_on_quit(self, session: AgentSession, timeout: float | None = None) -> None:
+        """Quit: the agent frees the session (`session/close`, when offered) before its process is stopped;
+        it has `timeout` seconds (default half of `CLOSE_TIMEOUT`) to answer."""
         if self._host.stopped or session.session_id is None or session.connection.exit_info is not None:
             return
         try:
-            await asyncio.wait_for(session.close_session(), CLOSE_TIMEOUT / 2)
+            await asyncio.wait_for(session.close_session(), CLOSE_TIMEOUT / 2 if timeout is None else timeout)
         except (TimeoutError, SessionError, RpcError, ConnectionClosed):
             pass
 

@@ -6,11 +6,19 @@ text content, a v2 display terminal, or the v1 `_meta.terminal_output` extension
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+import pytest
 from rich.text import Text
 
-from acp_tui.ui.widgets.output_tail import FAILED_TAIL_LINES, TAIL_LINES, tail_of_lines, tail_of_text
+from acp_tui.ui.widgets.output_tail import (
+    FAILED_TAIL_LINES,
+    TAIL_LINES,
+    command_report,
+    tail_of_lines,
+    tail_of_text,
+)
 from acp_tui.ui.widgets.tool_call import ToolCallCard, status_style
 from tests.support.app_run import (  # noqa: F401  (fixtures)
     AppRun,
@@ -25,8 +33,11 @@ from tests.support.app_run import (  # noqa: F401  (fixtures)
     v1_turn,
     v2_turn,
 )
+from tests.support.paths import FIXTURES
 
 SMALL = (80, 24)
+#: Shell tool reports as Gemini CLI and Qwen Code send them (tests/support/fixtures/README.md).
+REPORTS = json.loads((FIXTURES / "shell_reports" / "reports.json").read_text(encoding="utf-8"))["cases"]
 
 
 def tail_rows(run: AppRun) -> list[str]:
@@ -161,3 +172,65 @@ def test_blank_lines_are_skipped_and_counted_as_hidden_and_one_hidden_line_is_sh
     failed = tail_of_lines(lines, failed=True, earlier=5)
     assert failed is not None and len(failed.lines) == FAILED_TAIL_LINES and failed.lines[-1].plain == "l29"
     assert failed.hidden == 5 + 29 - 2 * (FAILED_TAIL_LINES - 1)  # the lines before l11
+
+
+# -- an agent's own lines around the output (issue 37, item 6): Qwen Code, Gemini CLI ------------------------
+
+
+@pytest.mark.parametrize("case", REPORTS, ids=[case["name"] for case in REPORTS])
+def test_a_shell_tools_report_is_taken_apart_and_a_commands_own_lines_are_not(case: dict[str, Any]) -> None:
+    report = command_report(case["text"])
+    if case["output"] is None:
+        assert report is None, case["shape"]
+        return
+    assert report is not None, case["shape"]
+    assert (report.output, report.exit_code, report.signal) == (case["output"], case["exit_code"], case["signal"])
+
+
+def _report(name: str) -> str:
+    [case] = [case for case in REPORTS if case["name"] == name]
+    text: str = case["text"]
+    return text
+
+
+def _qwen_call(call_id: str, command: str, report: str) -> list[dict[str, Any]]:
+    """A v1 `run_shell_command` call as Qwen Code sends it: started, then completed with its report as text."""
+    return [
+        update(
+            {
+                "sessionUpdate": "tool_call",
+                "toolCallId": call_id,
+                "title": command,
+                "kind": "execute",
+                "status": "in_progress",
+                "rawInput": {"command": command, "is_background": False},
+            }
+        ),
+        tool(call_id, status="completed", content=[{"type": "content", "content": text(report)}]),
+    ]
+
+
+async def test_a_qwen_style_trailer_leaves_the_tail_to_what_the_command_printed(tmp_path: Any) -> None:
+    steps = [
+        *_qwen_call("ok", "ls -1 src", _report("qwen-code-full")),
+        *_qwen_call("bad", "make test", _report("qwen-code-failed")),
+    ]
+    async with running_app(tmp_path, {"version": 1, "turns": [v1_turn(*steps)]}, size=(80, 30)) as run:
+        await run.send("run")
+        await run.idle()
+        ok, bad = card_for(run, "ok"), card_for(run, "bad")
+        expected = ["gamma.py", "delta.py", "epsilon.py", "cc -c main.c", "main.c:3:1: error: expected ';'"]
+        expected.append("make: *** [main.o] Error 1")
+        await run.wait(lambda: tail_rows(run) == expected, "both commands' own last lines")
+        screen = screen_text(run)
+        for label in ("Exit Code:", "Signal:", "PGID", "Background PIDs:", "Command:", "Output:"):
+            assert label not in screen, f"the agent's {label!r} line shows in a tail"
+        assert "… 2 earlier lines (Enter)" in screen
+        # how each ended is on its line: the tail no longer says it
+        assert "exit 0" in ok.header_text() and "exit 2" in bad.header_text()
+        bad_tail = bad.output_tail()
+        assert bad_tail is not None and bad_tail.failed  # the error gutter, and up to FAILED_TAIL_LINES lines
+        # opened, the card shows the agent's text whole, trailer included
+        ok.focus()
+        await run.pilot.press("enter")
+        await run.wait(lambda: "Process Group PGID: 48213" in screen_text(run), "the whole report in the open card")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.geometry import Size
 from textual.widgets import Static
@@ -9,7 +10,7 @@ from textual.widgets import Static
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.markdown_stream import MarkdownStream
 from acp_tui.ui.widgets.new_output_hint import NewOutputHint
-from tests.support.markdown import wait_for
+from tests.support.markdown import screen_text, wait_for
 
 
 class ConversationApp(App[None]):
@@ -187,3 +188,82 @@ async def test_clicking_the_hint_resumes_following() -> None:
         await pilot.click(NewOutputHint)
         await wait_for(pilot, lambda: conversation.following and conversation.scroll_y == conversation.max_scroll_y)
         assert not conversation.hint_visible
+
+
+# -- scrolled up, the view holds still; the hint leaves its row clean (issue 37, m9 and m10) -----------------
+
+
+def sections(count: int) -> str:
+    """A long answer of many blocks: headings, paragraphs as wide as the view, code."""
+    return "".join(
+        f"## Step {index}\n\nStep {index} renders each block once and keeps its lines while the stream grows.\n\n"
+        f"```python\ndef step_{index}() -> int:\n    return {index}\n```\n\n"
+        for index in range(count)
+    )
+
+
+def view_rows(app: App[None], conversation: Conversation) -> list[str]:
+    """The conversation's rows on screen, as text (without the scrollbar, whose thumb moves as it grows)."""
+    rows = screen_text(app).split("\n")
+    region = conversation.scrollable_content_region
+    return [row[region.x : region.right] for row in rows[region.y : region.bottom]]
+
+
+@pytest.mark.parametrize(
+    ("keys", "then"), [(("up", "up", "up"), "catch up"), (("pageup",), "finish")], ids=["up", "pageup"]
+)
+async def test_a_scrolled_up_view_holds_still_while_older_blocks_render_above_it(
+    monkeypatch: pytest.MonkeyPatch, keys: tuple[str, ...], then: str
+) -> None:
+    """A long answer that arrived at once renders its newest blocks first and the older ones above them
+    after; the user who scrolled up meanwhile must keep reading the same lines (m9: the view moved at every
+    sample for two seconds, and went on moving after the turn had ended). What is below the gap the older
+    blocks fill (all of the view, when the gap is above it) stays on its rows; what is above the gap makes
+    room by moving up. The older blocks wait until the user has scrolled (else a fast machine renders them
+    all first and nothing is tested); then they render a frame at a time (`catch up`) or as the answer ends."""
+    waiting: list[MarkdownStream] = []
+    catch_up = MarkdownStream._schedule_catch_up
+    monkeypatch.setattr(MarkdownStream, "_schedule_catch_up", lambda stream: waiting.append(stream))
+    app = ConversationApp()
+    async with app.run_test(size=(100, 24)) as pilot:
+        conversation = app.query_one(Conversation)
+        message = MarkdownStream("start\n\n")
+        await conversation.add_entry(message)
+        await wait_for(pilot, lambda: message.line_count == 1)
+        message.append(sections(120))  # arrives at once while the view follows the end
+        await wait_for(pilot, lambda: any("step_119" in line for line in view_rows(app, conversation)))
+        conversation.focus()
+        for key in keys:
+            await pilot.press(key)
+        await wait_for(pilot, lambda: not conversation.following)
+        await pilot.pause()
+        before, y_before, gap = view_rows(app, conversation), conversation.scroll_y, message.gap_line
+        assert gap is not None and waiting
+        first = max(0, gap - round(y_before))  # the first row of the view below the gap
+        assert first < len(before) - 1 and "Step" in "".join(before[first:])
+        monkeypatch.setattr(MarkdownStream, "_schedule_catch_up", catch_up)
+        if then == "catch up":
+            catch_up(message)
+        else:
+            message.finish()
+        await wait_for(pilot, lambda: message.settled, timeout=30)
+        await pilot.pause()
+        assert view_rows(app, conversation)[first:] == before[first:], "the lines the user scrolled to moved"
+        assert conversation.scroll_y > y_before and not conversation.following
+        assert not conversation.hint_visible  # what went in above is not new output below
+
+
+async def test_the_new_output_hint_clears_its_whole_row() -> None:
+    app = ConversationApp()
+    async with app.run_test(size=(100, 20)) as pilot:
+        conversation = app.query_one(Conversation)
+        wide = "".join(f"- item {index} " + "wide text under the hint " * 3 + "\n" for index in range(60))
+        message = MarkdownStream(wide)
+        await conversation.add_entry(message)
+        await wait_for(pilot, lambda: conversation.scroll_y == conversation.max_scroll_y > 0)
+        conversation.scroll_to(y=0, animate=False)
+        await wait_for(pilot, lambda: conversation.scroll_y == 0)
+        message.append("- one more item\n")
+        await wait_for(pilot, lambda: any(NewOutputHint.LABEL in row for row in view_rows(app, conversation)))
+        [row] = [row for row in view_rows(app, conversation) if NewOutputHint.LABEL in row]
+        assert row.replace(NewOutputHint.LABEL, "").strip() == "", f"the row beside the hint shows {row!r}"

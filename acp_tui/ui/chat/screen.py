@@ -21,7 +21,7 @@ from textual.screen import Screen
 
 from acp_tui.agent.connection import ConnectionClosed
 from acp_tui.agent.session import SessionError
-from acp_tui.controller.controller import SessionController
+from acp_tui.controller.controller import QUIT_GRACE, SessionController
 from acp_tui.controller.controller_events import ControllerListener
 from acp_tui.history import PromptHistory
 from acp_tui.launch import Launch
@@ -298,7 +298,7 @@ class ChatScreen(Screen[None]):
     async def shutdown(self) -> None:
         """Cancel running work, then stop the agent cleanly (Ctrl-Q); only the first call does anything."""
         self.pump.closed = True
-        await self.controller.shutdown()
+        await self.controller.shutdown(grace=QUIT_GRACE)  # the user wants it gone: bounded, then the group killed
 
     async def on_unmount(self) -> None:
         """However the app ends (Ctrl-Q, the command palette, an error), no agent process is left behind."""

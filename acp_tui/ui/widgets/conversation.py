@@ -4,6 +4,12 @@ Following uses Textual's anchoring: while anchored, each layout keeps the view a
 growing message only changes its own height (no scroll call per chunk). Scrolling up releases the
 anchor (Textual does this for every user scroll); scrolling back to the bottom, pressing End or
 clicking the hint restores it.
+
+Scrolled up, the view holds still: what the user reads stays on the same rows while the content around it
+changes. Each layout (`arrange`) moves the scroll offset by as much as the entry at the top of the view
+moved (entries above it grew, shrank, were folded or inserted), plus the lines a streamed message in view
+inserted above what it shows (`hold_lines`: a long answer renders its older blocks after its newest ones,
+above them). It is done before the layout places anything, so no frame shows the content jump.
 """
 
 from __future__ import annotations
@@ -13,6 +19,8 @@ from typing import ClassVar
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.geometry import Size
+from textual.layout import DockArrangeResult
+from textual.scrollbar import ScrollBar
 from textual.widget import AwaitMount, Widget
 
 from acp_tui.path_text import NO_CONTEXT
@@ -36,9 +44,6 @@ class Conversation(ReturnsToPrompt, VerticalScroll):
         scrollbar-gutter: stable;
         scrollbar-size-vertical: 1;
     }
-    Conversation > NewOutputHint {
-        margin: 0 2;
-    }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -51,6 +56,8 @@ class Conversation(ReturnsToPrompt, VerticalScroll):
         self.context = NO_CONTEXT
         self._hint = NewOutputHint()
         self._height_seen = 0
+        self._tops: list[tuple[Widget, int, int]] = []  # entries as last laid out: widget, top, bottom
+        self._held = 0  # lines inserted above the view inside the entry at its top, since the last layout
 
     def on_mount(self) -> None:
         self.mount(self._hint)
@@ -166,6 +173,53 @@ class Conversation(ReturnsToPrompt, VerticalScroll):
             self._height_seen = size.height
         elif size.height > self._height_seen:
             self._hint.add_class("-visible")
+
+    # -- holding the view while scrolled up ------------------------------------------------------
+
+    def hold_lines(self, widget: Widget, row: int, count: int) -> None:
+        """`widget` (a streamed message) inserted `count` lines at its content row `row`: if that is above the
+        bottom of the view and `widget` reaches into the view, the next layout scrolls by as much, so the
+        lines after the insertion stay where they are (those are what the user scrolled up to: the newest
+        blocks, shown before the older ones rendered above them)."""
+        if not self._anchor_released or count <= 0:
+            return
+        view = self.content_region
+        region = widget.region
+        if region.height and widget.content_region.y + row - self._held < view.bottom and view.y < region.bottom:
+            self._held += count
+
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        """Lay out the entries; scrolled up, keep the content at the top of the view where it was."""
+        result = super().arrange(size, optimal)
+        if optimal:
+            return result
+        tops = [
+            (placement.widget, placement.region.y, placement.region.bottom)
+            for placement in result.placements
+            if placement.widget is not self._hint
+        ]
+        shift, self._held = self._held, 0
+        if self._anchor_released and self._tops:
+            view_top = round(self.scroll_y)
+            moved = {widget: y for widget, y, _bottom in tops}
+            for widget, y, bottom in self._tops:  # the first entry still showing at the top of the view
+                if bottom > view_top and widget in moved:
+                    shift += moved[widget] - y
+                    break
+            if shift:
+                animator = self.app.animator
+                if animator.is_being_animated(self, "scroll_y"):
+                    animator.force_stop_animation(
+                        self, "scroll_y"
+                    )  # a PageUp under way lands, then moves with the rest
+                self._height_seen += shift  # lines that went in above are not "new output below"
+                target = max(0.0, self.scroll_y + shift)  # clamped to the new size once it is known (`_scroll_update`)
+                # As Textual's own anchoring does here: before the placements are made, so no frame jumps.
+                self.set_reactive(Widget.scroll_y, target)
+                self.set_reactive(Widget.scroll_target_y, target)
+                self.vertical_scrollbar.set_reactive(ScrollBar.position, target)
+        self._tops = tops
+        return result
 
     def on_resize(self) -> None:
         self.call_later(self._sync_anchor)

@@ -71,6 +71,19 @@ class BlockLines:
         return self._prefix_lines + self._late_lines
 
     @property
+    def prefix_lines(self) -> int:
+        """Lines of the blocks rendered from the first on: where a block rendered in the gap goes."""
+        return self._prefix_lines
+
+    def last_rendered(self) -> int:
+        """The index of the newest block rendered at the current width (-1 when none is)."""
+        blocks = self.blocks
+        for index in range(len(blocks) - 1, self.prefix - 1, -1):
+            if blocks[index].height >= 0:
+                return index
+        return self.prefix - 1
+
+    @property
     def shown_beyond_gap(self) -> bool:
         """Are blocks rendered beyond ones not rendered yet (the newest, shown first)?"""
         return self._late_lines > 0

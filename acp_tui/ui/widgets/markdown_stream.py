@@ -274,6 +274,13 @@ class FollowsEnd(Protocol):
     def following(self) -> bool: ...
 
 
+@runtime_checkable
+class HoldsView(Protocol):
+    """A scrolling container that keeps what the user reads in place while lines are inserted above it."""
+
+    def hold_lines(self, widget: Widget, row: int, count: int) -> None: ...
+
+
 def format_amount(chars: int) -> str:
     """A human size for a count of characters (they are bytes for ASCII text)."""
     if chars >= 1024 * 1024:
@@ -426,6 +433,13 @@ class MarkdownStream(Widget):
     def cached_blocks(self) -> int:
         """How many blocks are finished, rendered once and cached (the rest is the growing tail)."""
         return self._blocks.rendered_blocks
+
+    @property
+    def gap_line(self) -> int | None:
+        """The line where older blocks not rendered yet will appear, above newer ones shown already (None
+        when there is no such gap): everything from there down moves as they render."""
+        done = self._blocks
+        return done.prefix_lines if done.unrendered and done.shown_beyond_gap else None
 
     @property
     def settled(self) -> bool:
@@ -663,6 +677,8 @@ class MarkdownStream(Widget):
         if self._end_first:
             self._render_end()
         else:
+            if self._blocks.shown_beyond_gap:
+                self._render_gap_end()
             self._render_older(MIN_BLOCKS_PER_FLUSH, FLUSH_BUDGET)
         return not self._blocks.unrendered
 
@@ -678,16 +694,48 @@ class MarkdownStream(Widget):
         done.settle()
 
     def _render_older(self, least: int, budget: float) -> None:
-        """Render the oldest blocks not rendered yet: at least `least`, then until `budget` seconds passed."""
+        """Render the oldest blocks not rendered yet: at least `least`, then until `budget` seconds passed.
+
+        Beyond the gap they fill, newer blocks are shown already: their lines move down, and a conversation
+        scrolled up to them is told, so it holds them where the user reads (`HoldsView`)."""
         started = time.monotonic()
         count = 0
         done = self._blocks
+        row, last, inserted = done.prefix_lines, done.last_rendered(), 0
         while done.unrendered:
             if count >= least and time.monotonic() - started > budget:
                 break
-            done.render(done.prefix)
+            index = done.prefix
+            block = done.blocks[index]
+            done.render(index)
+            if index < last and block.height:  # in the gap: above lines already shown (and its separator)
+                inserted += block.height + (0 if block.continues else 1)
             count += 1
         done.settle()
+        self._hold(row, inserted)
+
+    def _render_gap_end(self) -> None:
+        """Scrolled up to newer blocks shown before older ones: render the older ones right above them first,
+        a screen of them, so the gap moves up out of the view at once instead of a slice a frame in it."""
+        done = self._blocks
+        row, rows, index, inserted = done.prefix_lines, self.app.size.height, done.last_rendered(), 0
+        while index > done.prefix and inserted < rows:
+            index -= 1
+            block = done.blocks[index]
+            if block.height < 0:
+                done.render(index)
+                if block.height:
+                    inserted += block.height + (0 if block.continues else 1)
+        done.settle()
+        self._hold(row, inserted)
+
+    def _hold(self, row: int, inserted: int) -> None:
+        """`inserted` lines went in at `row`, above lines already shown: the conversation keeps those in place."""
+        if inserted:
+            for node in self.ancestors:
+                if isinstance(node, HoldsView):
+                    node.hold_lines(self, row, inserted)
+                    break
 
     def _catch_up(self) -> None:
         """After a refresh: render older blocks above the newest ones shown (a slice a frame, so the next
@@ -695,6 +743,8 @@ class MarkdownStream(Widget):
         self._catching_up = False
         if not self._blocks.unrendered or not self._width or (self._finished and not self.display):
             return
+        if self._blocks.shown_beyond_gap and not self._ends_in_view():
+            self._render_gap_end()  # the user scrolled up meanwhile: the blocks above what they read come first
         self._render_older(1, LATE_BUDGET)
         self.refresh(layout=True)
         self._schedule_catch_up()

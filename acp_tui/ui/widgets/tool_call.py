@@ -57,7 +57,7 @@ from acp_tui.ui.widgets.exit_status import elapsed_text, exit_text
 from acp_tui.ui.widgets.file_access import FileAccessList, access_text
 from acp_tui.ui.widgets.icons import GLYPHS, Pill, kind_icon, status_pill
 from acp_tui.ui.widgets.markdown_stream import MarkdownStream
-from acp_tui.ui.widgets.output_tail import Tail, tail_of_text
+from acp_tui.ui.widgets.output_tail import CommandReport, Tail, command_report, tail_of_text
 
 __all__ = ["MAX_TEXT_LINES", "MAX_ITEMS", "ToolCallCard", "TerminalFactory", "tool_content_text"]
 
@@ -477,6 +477,9 @@ class ToolCallCard(Widget, can_focus=True):
                 status = exit_text(terminal)[0]
                 elapsed = elapsed_text(terminal)
                 parts.append(f"{status} · {elapsed}" if elapsed else status)
+        report = self.command_report()
+        if report is not None and report.status_text():
+            parts.append(report.status_text())  # the tail shows the output; how it ended goes here
         if not parts and not self._shows_text_tail():
             texts = self._content_text()
             if texts.strip():
@@ -496,6 +499,15 @@ class ToolCallCard(Widget, can_focus=True):
             for item in self.call.content
             if isinstance(item, ToolContent) and isinstance(item.content, TextContent)
         )
+
+    def command_report(self) -> CommandReport | None:
+        """A command's text content as a shell tool's labelled report (Gemini CLI, Qwen Code), if it is one."""
+        if self.call.kind != "execute" or self._slots or not self.call.finished:
+            return None
+        text = self._content_text()
+        if "\n" not in text:  # a report has a trailer line at least
+            return None
+        return command_report(_strip_fence(multiline(text)))
 
     def _shows_tail(self) -> bool:
         """A finished call, closed: its command output (if any) shows under the line."""
@@ -518,6 +530,9 @@ class ToolCallCard(Widget, can_focus=True):
                 return tail
         if not self._shows_text_tail():
             return None
+        report = self.command_report()
+        if report is not None:  # what the command printed, not the agent's lines around it
+            return tail_of_text(report.output, failed or report.failed)
         return tail_of_text(_strip_fence(self._content_text()), failed)
 
     def _update_pill(self) -> None:

@@ -46,6 +46,10 @@ Steps are objects with an ``op``:
   ``wait_for`` does) until the test creates the file: a state the test must observe then lasts until
   it has, however late its poll comes on a loaded machine (on expiry a line goes to stderr).
 
+``--stubborn`` makes an agent that will not stop by itself: it ignores SIGTERM, keeps running after
+stdin closes, and starts a child in its own process group that does both too (its command line holds the
+script's path, so a test finds it); with ``"on_cancel": []`` it does not answer ``session/cancel`` either.
+
 Placeholders, replaced in every string of a step: ``$SESSION`` (session id), ``$PROMPT_ID``
 (the prompt request's JSON-RPC id, keeping its type when it is the whole string),
 ``$MESSAGE_ID`` (the v2 user message id, ``user-msg-N``), ``$PROMPT_TEXT`` (prompt text).
@@ -63,6 +67,8 @@ import json
 import os
 import queue
 import re
+import signal
+import subprocess
 import sys
 import threading
 import time
@@ -437,12 +443,22 @@ def main(argv: list[str]) -> int:
         index = args.index("--record")
         record = args[index + 1]
         del args[index : index + 2]
+    stubborn = "--stubborn" in args
+    if stubborn:
+        args.remove("--stubborn")
     script_path = args[0] if args else os.environ.get("SCRIPTED_AGENT_SCRIPT")
     script: dict[str, Any] = {}
     if script_path:
         script = json.loads(Path(script_path).read_text(encoding="utf-8"))
+    if stubborn:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # inherited by the child: it ignores SIGTERM as well
+        forever = "import time\nwhile True: time.sleep(1)"
+        subprocess.Popen([sys.executable, "-c", forever, str(script_path)], stdin=subprocess.DEVNULL)
     agent = ScriptedAgent(script, Path(record) if record else None)
-    return agent.run()
+    code = agent.run()
+    while stubborn:  # stdin closed: a stubborn agent stays anyway
+        time.sleep(1)
+    return code
 
 
 if __name__ == "__main__":
