@@ -179,7 +179,9 @@ async def test_typing_a_prompt_as_the_request_arrives_chooses_nothing(tmp_path: 
     """The user types "hello" + Enter while the dialog appears: those keys decide nothing."""
     script = {"turns": [{"steps": v2_turn(permission_request(7, STANDARD_OPTIONS))}]}
     run = ScriptedRun(tmp_path, script)
-    app = AcpApp(run.launch, arm_delay=ARM_DELAY)
+    # The dialog does not arm by itself in this test (a loaded machine may take any time between its arrival and
+    # the Enter): it arms once the test shortens the delay and a key restarts the countdown.
+    app = AcpApp(run.launch, arm_delay=600)
     async with app.run_test(size=SIZE) as pilot:
         chat = await ready(pilot, app)
         await submit(pilot, chat, "edit the file")
@@ -191,7 +193,10 @@ async def test_typing_a_prompt_as_the_request_arrives_chooses_nothing(tmp_path: 
         await wait_until(pilot, lambda: dialog(app) is not None, "the dialog")
         await pilot.press("enter")
         screen = dialog(app)
-        assert screen is not None and not screen.armed, "the arm delay is too short to test the guard"
+        assert screen is not None and not screen.armed
+        assert run.answer_to(7) is None
+        screen.arm_delay = ARM_DELAY
+        await pilot.press("x")  # ignored while arming, and restarts the countdown with the delay now set
         await wait_until(pilot, lambda: screen.armed, "the dialog to arm")
         assert run.answer_to(7) is None
         await pilot.press("r")
