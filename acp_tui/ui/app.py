@@ -308,11 +308,14 @@ class AcpApp(KeysInOrderApp[int]):
         screen = NewTabScreen(agent=base.agent_name, folder=str(base.cwd), choices=agent_choices(), build=build)
         self.push_screen(screen, chosen)
 
-    def translate_key(self, event: OrderedInput) -> Sequence[OrderedInput]:
+    def looks_ahead(self, event: OrderedInput) -> bool:
+        return isinstance(event, events.Key) and event.key in ALT_DIGIT_KEYS
+
+    def translate_key(self, event: OrderedInput, followed: bool) -> Sequence[OrderedInput]:
         """A terminal sends Alt+1 as `Esc 1`, and so does Escape then `1` typed fast or read in one go (Escape
-        closing the `@` picker, then text). Where Alt+N would show no other tab, it is the Escape and the
-        digit: the digit is typed, not lost."""
-        if isinstance(event, events.Key) and event.key in ALT_DIGIT_KEYS:
+        closing the `@` picker, then text). Where more keys came with it and Alt+N would show no other tab, it
+        is the Escape and the digit: the digit is typed, not lost. A lone Alt+N with no tab N does nothing."""
+        if followed and isinstance(event, events.Key) and event.key in ALT_DIGIT_KEYS:
             number = int(event.key[-1])
             wanted = self.tabs.tabs[number - 1] if 1 <= number <= len(self.tabs.tabs) else None
             if wanted is None or wanted is self.tabs.current:

@@ -61,12 +61,14 @@ class KeyOrder:
         self,
         app: App[Any],
         deliver: Callable[[OrderedInput], Awaitable[None]],
-        translate: Callable[[OrderedInput], Sequence[OrderedInput]] | None = None,
+        translate: Callable[[OrderedInput, bool], Sequence[OrderedInput]] | None = None,
+        looks_ahead: Callable[[OrderedInput], bool] | None = None,
     ) -> None:
         self._app = app
         self._deliver = deliver
         #: what a key means when its turn comes (see `KeysInOrderApp.translate_key`)
         self._translate = translate
+        self._looks_ahead = looks_ahead
         self._waiting: deque[OrderedInput] = deque()
         #: the event on its way through the widgets' queues, and how many hops it has made
         self._in_flight: OrderedInput | None = None
@@ -92,8 +94,12 @@ class KeyOrder:
         self._waiting.extendleft(reversed(keys_of_text(text)))
 
     async def accept(self, event: OrderedInput) -> None:
-        """A key or paste from the terminal (on the app's task): queue it and deliver what is due."""
+        """A key or paste from the terminal (on the app's task): queue it and deliver what is due. A key whose
+        meaning depends on what came with it (`looks_ahead`) waits for the input already on its way to the app."""
         self._waiting.append(event)
+        if self._looks_ahead is not None and len(self._waiting) == 1 and self._looks_ahead(event):
+            self._app.call_later(self._pump)
+            return
         await self._pump()
 
     async def _pump(self) -> None:
@@ -107,7 +113,7 @@ class KeyOrder:
                     return
                 event = self._waiting.popleft()
                 if self._translate is not None:
-                    meant = self._translate(event)
+                    meant = self._translate(event, bool(self._waiting))
                     if len(meant) != 1 or meant[0] is not event:
                         self._waiting.extendleft(reversed(meant))
                         continue
@@ -238,12 +244,17 @@ class KeysInOrderApp(App[ReturnType], Generic[ReturnType]):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.key_order = KeyOrder(self, super().on_event, self.translate_key)
+        self.key_order = KeyOrder(self, super().on_event, self.translate_key, self.looks_ahead)
 
-    def translate_key(self, event: OrderedInput) -> Sequence[OrderedInput]:
-        """What `event` means now that its turn has come (by default itself): an app may read one key as
-        several when the state the key is delivered in says so (acp-tui: `Esc 1`, when no tab 1 is to be
-        shown, is Escape then `1`)."""
+    def looks_ahead(self, event: OrderedInput) -> bool:
+        """Does `translate_key` need to know whether more input came with `event`? (By default no key does.)"""
+        return False
+
+    def translate_key(self, event: OrderedInput, followed: bool) -> Sequence[OrderedInput]:
+        """What `event` means now that its turn has come (by default itself); `followed`: more input waits right
+        behind it (it came in the same read, or piled up). An app may read one key as several when the state
+        the key is delivered in says so (acp-tui: `Esc 1` followed by text, when no tab 1 is to be shown, is
+        Escape then `1`)."""
         return (event,)
 
     async def on_event(self, event: events.Event) -> None:
