@@ -135,7 +135,7 @@ def _available(listing: Listing, index: Index, installed_ids: set[str], lines: l
         kinds = describe_kinds(entry.release.kinds())
         preview = f", preview {entry.preview.version}" if entry.preview is not None else ""
         rows.append(
-            f"  {entry.id}  {one_line(entry.name, 40)} {entry.version}{preview}  ({kinds})  "
+            f"  {entry.id}  {escape_controls(one_raw(entry.name))} {entry.version}{preview}  ({kinds})  "
             f"{one_line(entry.description, _DESCRIPTION)}{alias}"
         )
     lines.append(f"Available in the ACP registry (acp-tui add ID; {index.origin}):")
