@@ -89,7 +89,9 @@ def test_a_binary_agent_is_added_run_updated_and_removed(tmp_path: Path, registr
     assert "run it with  acp-tui tiny-bin" in added.stdout
     manifest = json.loads((agents_folder(tmp_path) / "tiny-bin" / "1.0.0" / "acp-tui-install.json").read_text())
     assert manifest["kind"] == "binary" and manifest["verified"] is True
-    assert manifest["argv"] == [str(agents_folder(tmp_path) / "tiny-bin" / "1.0.0" / "files/tiny-agent-1.0.0/bin/tiny-agent")]
+    assert manifest["argv"] == [
+        str(agents_folder(tmp_path) / "tiny-bin" / "1.0.0" / "files/tiny-agent-1.0.0/bin/tiny-agent")
+    ]
 
     turn = run(tmp_path, registry, "-p", "markdown", "tiny-bin")
     assert turn.returncode == 0, turn.stderr
@@ -147,7 +149,9 @@ def test_an_archive_without_a_checksum_needs_trust_unverified(tmp_path: Path, re
 
 
 @pytest.mark.parametrize("kill", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
-def test_an_install_killed_halfway_leaves_nothing(tmp_path: Path, registry: RegistryServer, kill: signal.Signals) -> None:
+def test_an_install_killed_halfway_leaves_nothing(
+    tmp_path: Path, registry: RegistryServer, kill: signal.Signals
+) -> None:
     registry.stall.add("archives/tiny-agent-1.0.0.tar.gz")
     process = subprocess.Popen(
         [sys.executable, "-m", "acp_tui", "add", "tiny-bin"],
