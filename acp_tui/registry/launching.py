@@ -4,8 +4,9 @@ entry of the same name wins), with the command their manifest holds, so nothing 
 A word that names no named agent, no well-known agent and no program on PATH, but an agent of the registry,
 is an agent not installed yet: on a terminal (the TUI about to start) one question installs it; in print mode,
 a check, a new tab or without a terminal, a clear error names the `add` command. Only this path reads the
-index, and then the cached or shipped copy (no network) for the question; the install itself uses the index
-as `acp-tui add` does. This module imports no HTTP or schema code until then: it runs on every start.
+index (as `acp-tui agents` does: the day-old copy, else the server, else the shipped copy), and it is taken
+only by a word that would otherwise fail as "command not found". This module imports no HTTP or schema code
+until then: it runs on every start.
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ def registry_agents(
     from acp_tui.registry.source import IndexError_, load_index, location
 
     try:
-        index = load_index(location(settings.registry), offline=True)
+        index = load_index(location(settings.registry))
     except IndexError_:
         return settings
     entry = index.find(word)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -27,6 +28,7 @@ from tests.support.registry_server import (
     publish_python_package,
     serve_registry,
 )
+from tests.support.tmux import Tmux, acp_tui_command, tmux  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -274,3 +276,41 @@ def test_a_hostile_index_is_shown_literally_bounded_and_quickly(tmp_path: Path, 
     assert len(out) < 100_000 and len(out.splitlines()) < 2 * MAX_ROWS + 40
     assert f"… and {MAX_ENTRIES - 1 - MAX_ROWS} more" in out
     assert f"the index lists 10000 agents; the first {MAX_ENTRIES} were read" in out
+
+
+# -- the question before the TUI -------------------------------------------------------------------------------
+
+
+def test_running_an_agent_not_installed_asks_once_installs_it_and_chats(
+    tmux: Tmux, tmp_path: Path, registry: RegistryServer
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    env = {
+        **{
+            key: registry_env(tmp_path, registry)[key]
+            for key in ("ACP_TUI_DATA_DIR", "ACP_TUI_STATE_DIR", "ACP_TUI_CONFIG_DIR")
+        },
+        "ACP_TUI_REGISTRY": registry.url,
+        "ACP_TUI_DEMO_SPEED": "0",
+        "HOME": str(tmp_path),
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+    }
+    exports = " ".join(f"{key}={shlex.quote(value)}" for key, value in env.items())
+    command = " ".join(shlex.quote(part) for part in [*acp_tui_command(), "--cwd", str(project), "tiny-bin"])
+    tmux.run(
+        "new-session", "-d", "-x", "160", "-y", "50", "-s", tmux.name, "sh", "-c", f"exec env -i {exports} {command}"
+    )
+    tmux.wait_for(lambda: "install tiny-bin 1.0.0 from its archive? [y/N]" in tmux.screen(), "the one question")
+    tmux.run("send-keys", "-t", tmux.name, "y", "Enter")
+    tmux.wait_for(lambda: "Welcome to the" in tmux.screen(), "the installed agent's welcome")
+    tmux.wait_for(lambda: "ready" in tmux.screen(), "the session to be ready")
+    tmux.run("send-keys", "-t", tmux.name, "-l", "markdown")
+    tmux.wait_for(lambda: any(line.strip() == "markdown" for line in tmux.screen().splitlines()[-6:]), "the prompt")
+    tmux.run("send-keys", "-t", tmux.name, "Enter")
+    tmux.wait_for(lambda: DEMO_ANSWER in tmux.screen(), "the answer")
+    tmux.run("send-keys", "-t", tmux.name, "C-q")
+    tmux.wait_for(lambda: not tmux.alive(), "acp-tui to quit")
+    assert current(tmp_path, "tiny-bin") == {"version": "1.0.0", "previous": None}
