@@ -66,8 +66,8 @@ examples:
   acp-tui --continue claude                 the last session of claude in this folder, its history shown
   acp-tui --resume claude                   pick one of claude's sessions from a list
   acp-tui --resume=ID claude                open session ID (its history shown)
-  acp-tui add claude-code-acp               install an agent of the ACP registry (pinned, into acp-tui's folder)
-  acp-tui claude-code-acp                   ... then run it by its registry id
+  acp-tui add qwen-code                     install an agent of the ACP registry (pinned, into acp-tui's folder)
+  acp-tui qwen-code                         ... then run it by its registry id
   acp-tui agents [WORD] [--update [ID]] [--remove ID]
                                             every agent acp-tui knows, the registry's too; update, remove
   acp-tui export TRANSCRIPT [-o FILE]       a transcript (file or session id) as Markdown
