@@ -165,7 +165,7 @@ def install(plan: Plan, registry: str, progress: Progress) -> tuple[InstalledAge
     sweep()
     folder = paths.ensure_dir(agents_root() / plan.entry.id)
     try:
-        with _agent_lock(folder):
+        with _agent_lock(folder), _signals_unwind():
             version = plan.release.version
             final = folder / version
             agent = installed_agent(plan.entry.id, version)
@@ -181,26 +181,25 @@ def _build(plan: Plan, registry: str, folder: Path, final: Path, progress: Progr
     tmp = folder / f"{TEMP_PREFIX}{version}-{os.getpid()}-{secrets.token_hex(4)}"
     tmp.mkdir(mode=0o700)
     try:
-        with _signals_unwind():
-            argv, env, source, verified = _build_kind(plan, tmp, final, progress)
-            agent = InstalledAgent(
-                id=plan.entry.id,
-                name=plan.entry.name[:200],
-                version=version,
-                kind=plan.kind,
-                argv=tuple(argv),
-                env=env,
-                source=source,
-                verified=verified,
-                preview=plan.preview,
-                installed_at=time.time(),
-                registry=registry,
-            )
-            (tmp / MANIFEST).write_bytes(manifest_bytes(agent))
-            if final.exists():  # a folder without a manifest cannot come from us; it is not an install
-                shutil.rmtree(final)
-            os.rename(tmp, final)
-            return agent
+        argv, env, source, verified = _build_kind(plan, tmp, final, progress)
+        agent = InstalledAgent(
+            id=plan.entry.id,
+            name=plan.entry.name[:200],
+            version=version,
+            kind=plan.kind,
+            argv=tuple(argv),
+            env=env,
+            source=source,
+            verified=verified,
+            preview=plan.preview,
+            installed_at=time.time(),
+            registry=registry,
+        )
+        (tmp / MANIFEST).write_bytes(manifest_bytes(agent))
+        if final.exists():  # a folder without a manifest cannot come from us; it is not an install
+            shutil.rmtree(final)
+        os.rename(tmp, final)
+        return agent
     finally:
         progress.finish()
         if tmp.exists():
@@ -237,7 +236,12 @@ def switch(agent: InstalledAgent) -> str | None:
         write_pointer(agent.id, Pointer(agent.version))
         return None
     write_pointer(agent.id, Pointer(agent.version, previous=old))
-    problem = answers_initialize(agent)
+    try:
+        problem = answers_initialize(agent)
+    except BaseException:  # interrupted while it starts: the old one stays, as when it does not start
+        write_pointer(agent.id, Pointer(old))
+        _discard(agent.folder)
+        raise
     if problem is not None:
         write_pointer(agent.id, Pointer(old))
         _discard(agent.folder)

@@ -56,6 +56,8 @@ class Index:
     origin: str
     #: what the user should know about how it was had (offline, the shipped copy...)
     notes: tuple[str, ...] = ()
+    #: the URL or file it was asked for (an install records it)
+    where: str = ""
     _by_id: dict[str, Entry] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -146,7 +148,7 @@ def _index(data: bytes, origin: str, notes: tuple[str, ...], where: str) -> Inde
             f"the index lists {len(entries) + len(unusable) + left_out} agents; the first "
             f"{len(entries) + len(unusable)} were read",
         )
-    return Index(tuple(entries), tuple(unusable), left_out, origin, notes)
+    return Index(tuple(entries), tuple(unusable), left_out, origin, notes, where)
 
 
 def _shipped(notes: tuple[str, ...], where: str) -> Index:

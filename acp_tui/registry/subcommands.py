@@ -178,7 +178,7 @@ def install_plan(plan: Plan, index: Index, out: TextIO) -> int:
     print(f"Installing {plan.describe()} into {agents_root() / plan.entry.id}", file=out, flush=True)
     progress = TerminalProgress()
     try:
-        agent, note = install(plan, index.origin.split(" (")[0], progress)
+        agent, note = install(plan, index.where, progress)
     except InstallError as exc:
         print(f"acp-tui: cannot install {plan.entry.id} {plan.release.version}: {exc}", file=sys.stderr)
         return EXIT_FAILED
