@@ -63,7 +63,7 @@ def _wait_answer(process: subprocess.Popen[bytes], timeout: float) -> str | None
         process.stdin.write(json.dumps(_INITIALIZE).encode() + b"\n")
         process.stdin.flush()
     except OSError:
-        return f"it exited at once (status {process.wait()})"
+        return f"it exited before answering initialize (status {process.wait()})"
     deadline = time.monotonic() + timeout
     buffer = b""
     read = 0

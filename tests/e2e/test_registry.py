@@ -127,6 +127,21 @@ def test_a_binary_agent_is_added_run_updated_and_removed(tmp_path: Path, registr
     assert "install it with  acp-tui add tiny-bin" in missing.stderr
 
 
+def test_an_update_that_does_not_start_keeps_the_old_version(tmp_path: Path, registry: RegistryServer) -> None:
+    assert run(tmp_path, registry, "add", "tiny-bin").returncode == 0
+    broken = b"#!/bin/sh\necho 'cannot start' >&2\nexit 3\n"
+    registry.set_index(fixture_index(registry, sys.executable, version="1.2.0", script=broken), '"v3"')
+    updated = run(tmp_path, registry, "agents", "--update", "tiny-bin", "--refresh")
+    assert updated.returncode == 1
+    assert (
+        "tiny-bin 1.2.0 did not start (it exited before answering initialize (status 3)); 1.0.0 stays" in updated.stderr
+    )
+    assert current(tmp_path, "tiny-bin") == {"version": "1.0.0", "previous": None}
+    assert not (agents_folder(tmp_path) / "tiny-bin" / "1.2.0").exists()
+    turn = run(tmp_path, registry, "-p", "markdown", "tiny-bin")
+    assert turn.returncode == 0 and DEMO_ANSWER in turn.stdout, turn.stderr
+
+
 def test_a_checksum_mismatch_is_refused_and_leaves_nothing(tmp_path: Path, registry: RegistryServer) -> None:
     result = run(tmp_path, registry, "add", "tiny-bin-wrong")
     assert result.returncode == 1

@@ -132,12 +132,12 @@ def demo_script(python: str) -> bytes:
     return f'#!/bin/sh\nPYTHONPATH="{REPO}" exec "{python}" -m acp_tui.demo "$@"\n'.encode()
 
 
-def demo_archive(python: str, version: str) -> bytes:
-    """A tar.gz holding `tiny-agent-VERSION/bin/tiny-agent` (executable) and a README."""
+def demo_archive(python: str, version: str, script: bytes | None = None) -> bytes:
+    """A tar.gz holding `tiny-agent-VERSION/bin/tiny-agent` (executable: the demo agent, or `script`) and a README."""
     data = io.BytesIO()
     with tarfile.open(fileobj=data, mode="w:gz") as tar:
         for name, body, mode in (
-            (f"tiny-agent-{version}/bin/tiny-agent", demo_script(python), 0o755),
+            (f"tiny-agent-{version}/bin/tiny-agent", script or demo_script(python), 0o755),
             (f"tiny-agent-{version}/README", b"a tiny ACP agent for acp-tui's tests\n", 0o644),
         ):
             info = tarfile.TarInfo(name)
@@ -201,10 +201,13 @@ def binary_entry(agent_id: str, version: str, archive_url: str, digest: str | No
     }
 
 
-def fixture_index(state: RegistryServer, python: str, *, version: str = "1.0.0") -> dict[str, Any]:
+def fixture_index(
+    state: RegistryServer, python: str, *, version: str = "1.0.0", script: bytes | None = None
+) -> dict[str, Any]:
     """Our registry: Claude's adapter (npx), the tiny PyPI agent (uvx), the tiny archive with a right sha256,
-    with a wrong one and with none (binary). The archives are published on `state` as a side effect."""
-    archive = demo_archive(python, version)
+    with a wrong one and with none (binary). The archives (the demo agent, or `script`) are published on `state`
+    as a side effect."""
+    archive = demo_archive(python, version, script)
     state.files[f"archives/tiny-agent-{version}.tar.gz"] = archive
     url = f"{state.base}/archives/tiny-agent-{version}.tar.gz"
     return {
