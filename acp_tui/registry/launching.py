@@ -4,9 +4,10 @@ entry of the same name wins), with the command their manifest holds, so nothing 
 A word that names no named agent, no well-known agent and no program on PATH, but an agent of the registry,
 is an agent not installed yet: on a terminal (the TUI about to start) one question installs it; in print mode,
 a check, a new tab or without a terminal, a clear error names the `add` command. Only this path reads the
-index (as `acp-tui agents` does: the day-old copy, else the server, else the shipped copy), and it is taken
-only by a word that would otherwise fail as "command not found". This module imports no HTTP or schema code
-until then: it runs on every start.
+index, and only the copy at hand (the one `acp-tui agents` last fetched, else the shipped one): a word that
+would otherwise fail as "command not found" never waits for the network. Once the user says yes, the install
+reads the index as `acp-tui add` does. This module imports no HTTP or schema code until then: it runs on every
+start.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ def registry_agents(
     from acp_tui.registry.source import IndexError_, load_index, location
 
     try:
-        index = load_index(location(settings.registry))
+        index = load_index(location(settings.registry), offline=True)
     except IndexError_:
         return settings
     entry = index.find(word)

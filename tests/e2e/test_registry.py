@@ -314,6 +314,7 @@ def test_running_an_agent_not_installed_asks_once_installs_it_and_chats(
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
     }
     exports = " ".join(f"{key}={shlex.quote(value)}" for key, value in env.items())
+    assert run(tmp_path, registry, "agents").returncode == 0  # the index at hand: the question reads no network
     command = " ".join(shlex.quote(part) for part in [*acp_tui_command(), "--cwd", str(project), "tiny-bin"])
     tmux.run(
         "new-session", "-d", "-x", "160", "-y", "50", "-s", tmux.name, "sh", "-c", f"exec env -i {exports} {command}"
