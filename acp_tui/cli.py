@@ -28,6 +28,7 @@ from acp_tui.catalogue import CATALOGUE, CHECKED, DEMO_AGENTS_ENV, catalogue_age
 from acp_tui.config import NamedAgent, Settings, load_settings, resolve_env, resolve_mcp_servers
 from acp_tui.launch import Launch, LaunchProblem, Protocol, new_session
 from acp_tui.mcp_servers import McpServer
+from acp_tui.registry.launching import Missing, registry_agents
 
 if TYPE_CHECKING:
     from acp_tui.agent.early_agent import EarlyAgent
@@ -65,6 +66,10 @@ examples:
   acp-tui --continue claude                 the last session of claude in this folder, its history shown
   acp-tui --resume claude                   pick one of claude's sessions from a list
   acp-tui --resume=ID claude                open session ID (its history shown)
+  acp-tui add qwen-code                     install an agent of the ACP registry (pinned, into acp-tui's folder)
+  acp-tui qwen-code                         ... then run it by its registry id
+  acp-tui agents [WORD] [--update [ID]] [--remove ID]
+                                            every agent acp-tui knows, the registry's too; update, remove
   acp-tui export TRANSCRIPT [-o FILE]       a transcript (file or session id) as Markdown
   acp-tui -p "fix the tests" claude         print mode: one turn, the answer on stdout (-p - reads stdin)
   acp-tui check [-- AGENT...]               a short scripted conversation, and where the agent broke a rule
@@ -78,7 +83,7 @@ Named agents, the default agent, theme and init_timeout live in config.toml (see
   command = ["npx", "@agentclientprotocol/claude-agent-acp"]
   env = { ANTHROPIC_LOG = "debug" }
 
-environment: ACP_TUI_LOG (log file), ACP_TUI_CONFIG_DIR, ACP_TUI_DATA_DIR, ACP_TUI_STATE_DIR
+environment: ACP_TUI_LOG (log file), ACP_TUI_REGISTRY (the registry's index), ACP_TUI_CONFIG_DIR, ACP_TUI_DATA_DIR, ACP_TUI_STATE_DIR
 """
 
 _LAUNCHERS = frozenset(
@@ -507,7 +512,10 @@ def tab_launch(base: Launch, agent: str, folder: str) -> Launch:
     except SystemExit:
         raise LaunchError(f"cannot start {agent!r}", EXIT_USAGE) from None
     settings, warnings = load_settings(paths.config_file())
-    launch = build_launch(options, rest, settings, warnings)
+    registry = registry_agents(settings, rest, ask=False)  # installed registry agents by id (acp_tui/registry)
+    if isinstance(registry, Missing):
+        raise LaunchError(registry.message, registry.code)
+    launch = build_launch(options, rest, registry, warnings)
     return replace(launch, theme=base.theme, log_path=base.log_path)
 
 
@@ -857,6 +865,10 @@ def _main(argv: Sequence[str] | None, runner: Callable[[Launch], int] | None) ->
         for warning in warnings if settings.broken is None else ():
             print(f"acp-tui: warning: {warning}", file=sys.stderr)
         return _print_agents(settings, sys.stdout)
+    if agent[:1] in (["agents"], ["add"]):  # the ACP registry (acp_tui/registry/subcommands.py)
+        from acp_tui.registry.subcommands import run_subcommand
+
+        return run_subcommand(agent[0], agent[1:], settings)
     if agent[:1] == ["replay"]:  # `acp-tui replay LOG [--speed N] [-p [PROMPT]]`: the recording is the agent
         replay = _replay(options, agent[1:])
         if isinstance(replay, int):
@@ -873,8 +885,13 @@ def _main(argv: Sequence[str] | None, runner: Callable[[Launch], int] | None) ->
             return 0
         agent = agent[2:] if agent[1:2] == ["--"] else agent[1:]
         agent = agent or demo_argv()  # no agent: the built-in demo (which must pass), not default_agent
+    ask = options.print_prompt is None and not checking and sys.stdin.isatty() and sys.stdout.isatty()
+    registry = registry_agents(settings, agent, ask=ask)  # `acp-tui ID`, a registry agent (acp_tui/registry)
+    if isinstance(registry, Missing):
+        print(f"acp-tui: {registry.message}", file=sys.stderr)
+        return registry.code
     try:
-        launch = build_launch(options, agent, settings, warnings)
+        launch = build_launch(options, agent, registry, warnings)
     except LaunchError as exc:
         for warning in warnings:
             print(f"acp-tui: warning: {warning}", file=sys.stderr)

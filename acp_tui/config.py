@@ -10,6 +10,7 @@ Example::
     outside_writes = "ask"       # a write outside the session folder: "ask" (a dialog) or "refuse"
     outside_reads = "allow"      # a read outside it: "allow" (marked ⚠ in the conversation), "ask" or "refuse"
     attention = true             # bell + desktop notification when the agent waits and the window is unfocused
+    registry = "https://…/registry.json"   # the ACP agent registry's index: a mirror's URL or a file (acp-tui agents)
 
     [agents.claude]
     command = ["npx", "@agentclientprotocol/claude-agent-acp"]
@@ -104,6 +105,8 @@ class Settings(msgspec.Struct, frozen=True):
     attention: bool = True
     #: MCP servers handed to agents in their session setup (`[mcp_servers.NAME]`), in file order
     mcp_servers: Mapping[str, McpServerConfig] = msgspec.field(default_factory=lambda: MappingProxyType({}))
+    #: where the ACP agent registry's index comes from (a URL or a file; acp_tui/registry), None: the published one
+    registry: str | None = None
     #: why the file could not be used at all (where and what, e.g. its TOML error), so everything above is a
     #: default; None when it was read (or there is none)
     broken: str | None = None
@@ -120,6 +123,7 @@ _TOP_KEYS = (
     "outside_reads",
     "attention",
     "mcp_servers",
+    "registry",
 )
 _AGENT_KEYS = ("command", "env", "cwd", "mcp_servers", "add_dirs")
 _POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
@@ -181,6 +185,11 @@ def parse_settings(text: str, source: str) -> tuple[Settings, list[str]]:
     if default_agent is not None and not isinstance(default_agent, str):
         bad("default_agent", "a string", default_agent)
         default_agent = None
+
+    registry = data.get("registry")
+    if registry is not None and (not isinstance(registry, str) or not registry.strip()):
+        bad("registry", "a URL or a file path", registry)
+        registry = None
 
     init_timeout = 30.0
     value = data.get("init_timeout")
@@ -269,6 +278,7 @@ def parse_settings(text: str, source: str) -> tuple[Settings, list[str]]:
         outside_reads=outside_reads,
         attention=attention,
         mcp_servers=MappingProxyType(mcp_servers),
+        registry=registry,
     )
     return settings, warnings
 

@@ -77,6 +77,12 @@ LAYERS: tuple[Layer, ...] = (
         "layer may use",
     ),
     Layer(1, "protocol", ("acp_tui.protocol",), "the wire alone: msgspec types, framing, JSON-RPC, codec"),
+    Layer(
+        1,
+        "registry",
+        ("acp_tui.registry",),
+        "the ACP agent registry: its index, installs into the data folder, the commands they resolved (no UI)",
+    ),
     Layer(2, "session", ("acp_tui.session",), "the pure reducer and model: wire updates in, changes out, no I/O"),
     Layer(
         2,
@@ -131,7 +137,18 @@ UI_ROOMS: tuple[Layer, ...] = (
 
 
 #: Top-level units whose mutual imports must not form a cycle (rule b); other modules count as themselves.
-TOP_LEVEL_PACKAGES = ("protocol", "session", "services", "agent", "controller", "context", "transcript", "ui", "demo")
+TOP_LEVEL_PACKAGES = (
+    "protocol",
+    "session",
+    "services",
+    "agent",
+    "controller",
+    "context",
+    "transcript",
+    "ui",
+    "demo",
+    "registry",
+)
 #: The layers that must never reach into the UI (rule d).
 CORE = ("protocol", "session", "services", "agent", "controller", "context", "transcript")
 
