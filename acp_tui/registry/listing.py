@@ -12,14 +12,16 @@ import shlex
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from acp_tui.catalogue import CATALOGUE, CatalogueAgent
 from acp_tui.config import Settings
 from acp_tui.registry.entries import Entry, describe_kinds
 from acp_tui.registry.manifest import InstalledAgent
-from acp_tui.registry.source import Index
 from acp_tui.sanitize import escape_controls, plain
+
+if TYPE_CHECKING:  # not at run time: source imports urllib and ssl, which the TUI's list (roster.py) never needs
+    from acp_tui.registry.source import Index
 
 __all__ = ["MAX_ROWS", "REGISTRY_IDS", "Listing", "catalogue_name", "listing_lines", "one_line"]
 

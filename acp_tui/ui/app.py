@@ -308,6 +308,22 @@ class AcpApp(KeysInOrderApp[int]):
         screen = NewTabScreen(agent=base.agent_name, folder=str(base.cwd), choices=agent_choices(), build=build)
         self.push_screen(screen, chosen)
 
+    def action_add_agent(self) -> None:
+        """The palette: every agent, the registry's to install (acp_tui/ui/dialogs/add_agent.py), then its tab."""
+        from acp_tui.ui.dialogs.add_agent import AddAgentScreen
+
+        base, launcher = self._base_launch(), self.launcher
+
+        def build(agent: str) -> Launch:
+            assert launcher is not None
+            return launcher(base, agent, "")
+
+        def chosen(launch: Launch | None) -> None:
+            if launch is not None:
+                self.tabs.open(launch, fresh=False)
+
+        self.push_screen(AddAgentScreen(build=build if launcher is not None else None), chosen)
+
     def looks_ahead(self, event: OrderedInput) -> bool:
         return isinstance(event, events.Key) and event.key in ALT_DIGIT_KEYS
 

@@ -1,5 +1,6 @@
-"""The command palette's tab entries: new tabs (same agent, another agent, from a past session), close, and
-one entry per open tab to show it. Offered on the chat screen (the app's actions)."""
+"""The command palette's tab entries: new tabs (same agent, another agent, from a past session), *Add an agent…*
+(the registry's agents: one installed ends in a new tab), close, and one entry per open tab to show it. Offered
+on the chat screen (the app's actions)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,12 @@ ENTRIES = (
         "app.new_tab_with_agent",
         "Another agent (config.toml, the catalogue, a command) or another folder",
         keywords="open start run",
+    ),
+    PaletteEntry(
+        "Add an agent…",
+        "app.add_agent",
+        "Every agent acp-tui knows and the ACP registry's: install one, open it in a new tab",
+        keywords="install registry agents browse new",
     ),
     PaletteEntry(
         "New tab from session…",
