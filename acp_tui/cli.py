@@ -387,10 +387,16 @@ def build_launch(
         else:
             argv = list(agent)
     elif settings.default_agent is not None and settings.default_agent in settings.agents:
-        name = settings.default_agent
+        name = settings.default_agent  # under [agents], or an installed registry agent (`registry_agents`)
         named = settings.agents[name]
         argv = list(named.command)
     else:
+        if settings.default_agent is not None:
+            warnings = [
+                *warnings,
+                f"default_agent '{settings.default_agent}' is neither under [agents] in config.toml nor an installed "
+                "registry agent (acp-tui agents); running the demo",
+            ]
         argv = demo_argv()
         name = "demo"
         is_demo = True
@@ -575,8 +581,10 @@ def _print_named(settings: Settings, out: TextIO) -> None:
             details += f"  (extra folders {', '.join(agent.add_dirs)})"
         marker = "*" if name == settings.default_agent else " "
         print(f"{marker} {name:<{width}}  {details}", file=out)
-    if settings.default_agent is not None:
+    if settings.default_agent in settings.agents:
         print("(* = default_agent)", file=out)
+    elif settings.default_agent is not None:
+        print(f"default_agent: {settings.default_agent} (a registry agent, when installed: acp-tui agents)", file=out)
 
 
 def _export(args: Sequence[str]) -> int:
@@ -886,7 +894,10 @@ def _main(argv: Sequence[str] | None, runner: Callable[[Launch], int] | None) ->
         agent = agent[2:] if agent[1:2] == ["--"] else agent[1:]
         agent = agent or demo_argv()  # no agent: the built-in demo (which must pass), not default_agent
     ask = options.print_prompt is None and not checking and sys.stdin.isatty() and sys.stdout.isatty()
-    registry = registry_agents(settings, agent, ask=ask)  # `acp-tui ID`, a registry agent (acp_tui/registry)
+    # `acp-tui ID`, a registry agent (acp_tui/registry); with no AGENT, `default_agent` may name one
+    default = settings.default_agent
+    wanted = agent or ([default] if default is not None and default not in settings.agents else [])
+    registry = registry_agents(settings, wanted, ask=ask)
     if isinstance(registry, Missing):
         print(f"acp-tui: {registry.message}", file=sys.stderr)
         return registry.code

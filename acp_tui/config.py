@@ -3,7 +3,7 @@
 Example::
 
     theme = "nord"
-    default_agent = "claude"
+    default_agent = "claude"     # a name under [agents], or the id of an installed registry agent
     init_timeout = 30
     client_files = true          # offer v1 agents file reads and writes through acp-tui (ACP `fs`)
     client_terminals = true      # run v1 agents' commands in acp-tui (ACP `terminal`); false: they run their own
@@ -69,6 +69,8 @@ __all__ += ["ENV_COMMAND_TIMEOUT", "resolve_env", "resolve_mcp_servers"]
 #: How long an `env` command may take (it may ask for a passphrase on the terminal).
 ENV_COMMAND_TIMEOUT = 120.0
 #: Variable (and header) names whose literal values are treated as secrets.
+#: what an ACP registry id looks like (the registry's schema): `default_agent` may name an installed one
+_REGISTRY_ID = re.compile(r"^[a-z][a-z0-9-]{0,127}$")
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTHORIZATION|COOKIE", re.IGNORECASE)
 
 
@@ -263,8 +265,12 @@ def parse_settings(text: str, source: str) -> tuple[Settings, list[str]]:
             kept = tuple(server for server in agent.mcp_servers or () if server in mcp_servers)
             agents[name] = NamedAgent(agent.command, agent.env, agent.cwd, agent.env_commands, kept, agent.add_dirs)
 
-    if default_agent is not None and default_agent not in agents:
-        warnings.append(f"{source}: default_agent '{default_agent}' is not defined under [agents]")
+    # a name not under [agents] may be a registry agent's id: whether one is installed is the launch's to say
+    # (acp_tui/registry/launching.py; the config layer does not look into the data folder)
+    if default_agent is not None and default_agent not in agents and not _REGISTRY_ID.match(default_agent):
+        warnings.append(
+            f"{source}: default_agent '{default_agent}' is not defined under [agents] (nor a registry agent's id)"
+        )
         default_agent = None
 
     settings = Settings(

@@ -211,9 +211,7 @@ def hostile_index(tmp_path: Path) -> Path:
     return path
 
 
-async def test_hostile_entries_are_shown_literally_and_bounded(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_hostile_entries_are_shown_literally_and_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ACP_TUI_REGISTRY", str(hostile_index(tmp_path)))
     app = Host()
     async with app.run_test(size=(120, 36)) as pilot:

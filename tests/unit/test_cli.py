@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
@@ -189,6 +190,50 @@ def test_default_agent_from_config(tmp_path: Path, fake_agent: Path) -> None:
     write_config(tmp_path, f'default_agent = "d"\n[agents.d]\ncommand = ["{fake_agent}"]\n')
     code, (launch,) = run([])
     assert launch.agent_argv == (str(fake_agent),) and launch.agent_name == "d" and not launch.is_demo
+
+
+def test_default_agent_may_name_an_installed_registry_agent(tmp_path: Path, fake_agent: Path) -> None:
+    """config.toml's `default_agent = "ID"` runs the installed registry agent of that id (issue 41)."""
+    from acp_tui.registry.manifest import InstalledAgent, Pointer, agents_root, manifest_bytes, write_pointer
+
+    folder = agents_root() / "tiny-bin" / "1.0.0"
+    folder.mkdir(parents=True)
+    agent = InstalledAgent("tiny-bin", "Tiny", "1.0.0", "binary", (str(fake_agent), "--acp"))
+    (folder / "acp-tui-install.json").write_bytes(manifest_bytes(agent))
+    write_pointer("tiny-bin", Pointer("1.0.0"))
+    write_config(tmp_path, 'default_agent = "tiny-bin"\n')
+    code, (launch,) = run([])
+    assert code == 7 and not launch.is_demo and not launch.warnings
+    assert launch.agent_name == "tiny-bin" and launch.agent_argv == (str(fake_agent), "--acp")
+
+
+def test_a_default_agent_neither_named_nor_installed_runs_the_demo_and_says_why(tmp_path: Path) -> None:
+    write_config(tmp_path, 'default_agent = "ghost"\n')
+    code, (launch,) = run([])
+    assert code == 7 and launch.is_demo
+    assert launch.warnings == (
+        "default_agent 'ghost' is neither under [agents] in config.toml nor an installed registry agent "
+        "(acp-tui agents); running the demo",
+    )
+
+
+def test_a_default_agent_in_the_registry_not_installed_names_the_add_command_in_print_mode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    index = tmp_path / "index.json"
+    entry = {
+        "id": "far-agent",
+        "name": "Far",
+        "version": "1.0.0",
+        "description": "d",
+        "distribution": {"npx": {"package": "far-agent@1.0.0"}},
+    }
+    index.write_text(json.dumps({"version": "1.0.0", "agents": [entry], "extensions": []}), encoding="utf-8")
+    monkeypatch.setenv("ACP_TUI_REGISTRY", str(index))
+    write_config(tmp_path, 'default_agent = "far-agent"\n')
+    code, launches = run(["-p", "hello"])
+    assert code == 127 and not launches
+    assert "install it with  acp-tui add far-agent" in capsys.readouterr().err
 
 
 def test_broken_config_warns_and_uses_defaults(tmp_path: Path, fake_agent: Path) -> None:

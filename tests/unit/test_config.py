@@ -75,10 +75,16 @@ def test_wrong_types_name_the_key_and_keep_the_rest(tmp_path: Path) -> None:
     assert "'agents.nocmd' has no 'command'" in text
 
 
-def test_default_agent_must_exist(tmp_path: Path) -> None:
+def test_default_agent_must_be_named_or_a_registry_id(tmp_path: Path) -> None:
+    """A registry id is kept (whether it is installed is the launch's to say: tests/unit/test_cli.py); a name that
+    cannot be one is dropped with a warning."""
     settings, warnings = load_settings(write(tmp_path, 'default_agent = "ghost"\n'))
+    assert settings.default_agent == "ghost" and warnings == []
+    settings, warnings = load_settings(write(tmp_path, 'default_agent = "Not An Id"\n'))
     assert settings.default_agent is None
-    assert warnings == [f"{tmp_path / 'config.toml'}: default_agent 'ghost' is not defined under [agents]"]
+    assert warnings == [
+        f"{tmp_path / 'config.toml'}: default_agent 'Not An Id' is not defined under [agents] (nor a registry agent's id)"
+    ]
 
 
 def test_unreadable_and_non_utf8_files(tmp_path: Path) -> None:
