@@ -455,17 +455,20 @@ class _Parser:
 
 
 def _patch_lines(text: str) -> Iterator[str]:
-    """The lines of a patch, one at a time (a 100 MB patch is never split into a list), without the
-    trailing line breaks of the whole text."""
-    end = len(text.rstrip("\n"))
-    start = 0
-    while start < end:
-        stop = text.find("\n", start, end)
-        if stop < 0:
-            yield text[start:end]
-            return
-        yield text[start:stop]
-        start = stop + 1
+    """The lines of a patch, one at a time (a 100 MB patch is never split into a list, nor copied), without
+    the empty lines at its end."""
+    start = blanks = 0
+    while start <= len(text):
+        stop = text.find("\n", start)
+        line = text[start:] if stop < 0 else text[start:stop]
+        start = len(text) + 1 if stop < 0 else stop + 1
+        if not line:
+            blanks += 1
+            continue
+        for _ in range(blanks):
+            yield ""
+        blanks = 0
+        yield line
 
 
 def parse_patch(text: str, limits: Limits = DEFAULT_LIMITS) -> Patch:

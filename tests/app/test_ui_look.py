@@ -185,6 +185,13 @@ async def test_a_huge_patch_builds_only_the_rows_it_shows() -> None:
     assert view.hidden_lines == 2 * hunks + (hunks - 1) - 10
     assert len(view._rows) == 11  # the file row and ten patch rows: nothing past the fold was built
     assert diff_stats(big) == (hunks, hunks)
+    # a patch in a format we do not read: its raw lines, bounded the same way
+    raw = Diff(
+        changes=[DiffChange(operation="modify", path="/big.txt")],
+        patch=DiffPatch(format="_fancy", text="".join(f"line {i}\n" for i in range(100_000))),
+    )
+    raw_view = DiffView(raw, max_lines=10)
+    assert raw_view.hidden_lines == 100_000 + 1 - 10 and len(raw_view._rows) == 11  # "patch (_fancy):" is a row
     async with WidgetApp(view).run_test(size=(80, 20)) as pilot:
         await pilot.pause()
         shown = view.content_lines()

@@ -171,10 +171,13 @@ def _display(
     parsed = _parsed(item, limits)
     if patch is None or parsed is None:
         rows = [] if hidden else [file_row(index) for index in range(len(changes))]
-        if patch is not None:
-            rows.append(Row("note", f"patch ({plain(patch.format)}):"))
-            rows.extend(Row("raw", line) for line in multiline(patch.text).rstrip("\n").split("\n"))
-        return rows, 0
+        if patch is None:
+            return rows, 0
+        rows.append(Row("note", f"patch ({plain(patch.format)}):"))
+        raw = multiline(patch.text).rstrip("\n")
+        pieces = raw.split("\n", limits.rows)  # the rows kept, and the rest in one piece
+        rows.extend(Row("raw", line) for line in pieces[: limits.rows])
+        return rows, (raw.count("\n") + 1 - limits.rows if len(pieces) > limits.rows else 0)
     rows = []
     used: set[int] = set()
     for file in parsed.files:
