@@ -39,7 +39,6 @@ not be put), -32800 when the user cancels the turn while a write waits for an an
 from __future__ import annotations
 
 import asyncio
-import difflib
 import errno
 import os
 import stat
@@ -72,6 +71,7 @@ from acp_tui.protocol.jsonrpc import (
 from acp_tui.protocol.v2 import Diff, DiffChange, DiffPatch
 from acp_tui.services.base import Capabilities, ServiceContext, ServiceHandler
 from acp_tui.services.beneath import PathChanged, open_file, open_folder, still_at
+from acp_tui.session.diffs import Limits, parse_patch, unified_diff
 from acp_tui.session.local_events import FileAccessed, FileAccessStatus
 
 __all__ = [
@@ -88,7 +88,7 @@ __all__ = [
 
 #: The most a read holds in memory (a whole file, or the lines of a range).
 MAX_READ_BYTES: Final = 10 * 1024 * 1024
-#: Texts longer than this are not diffed for the timeline or the dialog (difflib is quadratic).
+#: Texts longer than this are not read whole and diffed for the timeline or the dialog.
 MAX_DIFF_TEXT: Final = 256 * 1024
 #: Bytes read per step while streaming lines (a 2 GB line is read in steps, never whole).
 _CHUNK: Final = 64 * 1024
@@ -736,26 +736,17 @@ def _inspect_in(folder: int, target: Path, new_text: str, label: str, cwd: Path)
 
 
 def _with_diff(existing: _Existing, new_text: str, label: str) -> _Existing:
-    """`existing` with the change to `new_text` as a git-style patch, when both texts are small enough."""
+    """`existing` with the change to `new_text` as a git-style patch (the hunk model's, `session/diffs.py`),
+    when both texts are small enough."""
     if len(new_text) > MAX_DIFF_TEXT:
         return existing
-    name = label.lstrip("/")
-    lines = list(
-        difflib.unified_diff(
-            (existing.old_text or "").splitlines(keepends=True),
-            new_text.splitlines(keepends=True),
-            fromfile="/dev/null" if existing.created else f"a/{name}",
-            tofile=f"b/{name}",
-        )
-    )
-    added = sum(1 for line in lines[2:] if line.startswith("+"))
-    removed = sum(1 for line in lines[2:] if line.startswith("-"))
-    body = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+    text = unified_diff(label, None if existing.created else (existing.old_text or ""), new_text)
+    counted = parse_patch(text, Limits(files=0, hunks=0, rows=0))  # counts only
     diff = Diff(
         changes=[DiffChange(operation="add" if existing.created else "modify", path=label)],
-        patch=DiffPatch(format="git_patch", text=f"diff --git a/{name} b/{name}\n{body}"),
+        patch=DiffPatch(format="git_patch", text=text),
     )
-    return msgspec.structs.replace(existing, diff=diff, added=added, removed=removed)
+    return msgspec.structs.replace(existing, diff=diff, added=counted.added, removed=counted.removed)
 
 
 def _commit(target: Path, data: bytes, existing: _Existing, cwd: Path) -> None:

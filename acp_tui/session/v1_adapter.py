@@ -19,7 +19,6 @@ Usage by the agent layer, per v1 session:
 from __future__ import annotations
 
 import base64
-import difflib
 import itertools
 import shlex
 from typing import Any, Final
@@ -67,6 +66,7 @@ from acp_tui.protocol.v2 import (
     UnknownUpdate,
     UserMessageChunk,
 )
+from acp_tui.session.diffs import unified_diff
 from acp_tui.session.local_events import PromptAccepted, ToolCallCreated
 from acp_tui.session.model import AGENT_MESSAGE, AGENT_THOUGHT, USER_MESSAGE
 from acp_tui.session.reducer import ModelInput
@@ -422,25 +422,13 @@ def _tool_call(update: V1ToolCall | V1ToolCallUpdate) -> ToolCallUpdate:
 
 
 def _diff(item: V1Diff) -> Diff:
-    """A v1 whole-file diff as a v2 diff: one change and a locally computed git-style patch (docs/protocol.md §6.3)."""
+    """A v1 whole-file diff as a v2 diff: one change and a locally computed git-style patch (docs/protocol.md
+    §6.3), by the hunk model (`session/diffs.py`: bounded however large the texts, a missing final line
+    break kept as git's note)."""
     old_text = item.old_text if isinstance(item.old_text, str) else None
-    operation = "add" if old_text is None else "modify"
-    old_lines = (old_text or "").splitlines(keepends=True)
-    new_lines = item.new_text.splitlines(keepends=True)
-    path = item.path.lstrip("/")
-    header = f"diff --git a/{path} b/{path}\n"
-    body = "".join(
-        line if line.endswith("\n") else line + "\n"
-        for line in difflib.unified_diff(
-            old_lines,
-            new_lines,
-            fromfile="/dev/null" if old_text is None else f"a/{path}",
-            tofile=f"b/{path}",
-        )
-    )
     return Diff(
-        changes=[DiffChange(operation=operation, path=item.path)],
-        patch=DiffPatch(format="git_patch", text=header + body),
+        changes=[DiffChange(operation="add" if old_text is None else "modify", path=item.path)],
+        patch=DiffPatch(format="git_patch", text=unified_diff(item.path, old_text, item.new_text)),
         meta=item.meta,
     )
 

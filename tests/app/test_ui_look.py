@@ -171,6 +171,33 @@ async def test_long_diffs_fold_and_code_is_coloured() -> None:
         assert len(colours) == 2  # a name and a number: Python is coloured
 
 
+async def test_a_huge_patch_builds_only_the_rows_it_shows() -> None:
+    """An agent's 20,000-hunk patch: the hunk model keeps the rows shown and counts the rest exactly (each
+    hunk's two rows and the gap before every hunk but the first)."""
+    hunks = 20_000
+    text = "--- a/big.txt\n+++ b/big.txt\n" + "".join(
+        f"@@ -{i * 9 + 1} +{i * 9 + 1} @@ h{i}\n-a{i}\n+b{i}\n" for i in range(hunks)
+    )
+    big = Diff(
+        changes=[DiffChange(operation="modify", path="/big.txt")], patch=DiffPatch(format="git_patch", text=text)
+    )
+    view = DiffView(big, max_lines=10)
+    assert view.hidden_lines == 2 * hunks + (hunks - 1) - 10
+    assert len(view._rows) == 11  # the file row and ten patch rows: nothing past the fold was built
+    assert diff_stats(big) == (hunks, hunks)
+    # a patch in a format we do not read: its raw lines, bounded the same way
+    raw = Diff(
+        changes=[DiffChange(operation="modify", path="/big.txt")],
+        patch=DiffPatch(format="_fancy", text="".join(f"line {i}\n" for i in range(100_000))),
+    )
+    raw_view = DiffView(raw, max_lines=10)
+    assert raw_view.hidden_lines == 100_000 + 1 - 10 and len(raw_view._rows) == 11  # "patch (_fancy):" is a row
+    async with WidgetApp(view).run_test(size=(80, 20)) as pilot:
+        await pilot.pause()
+        shown = view.content_lines()
+        assert len(shown) == 12 and shown[-1] == f"… {view.hidden_lines} more lines (press s to save)"
+
+
 async def test_a_finished_call_is_one_line_with_its_result() -> None:
     state = SessionState()
     run(

@@ -172,6 +172,31 @@ def test_v1_diff_becomes_a_v2_diff_with_a_patch() -> None:
     assert add.changes[0].operation == "add" and "+fresh\n" in add.patch.text  # type: ignore[union-attr]
 
 
+def test_a_v1_diff_keeps_a_missing_final_line_break_and_stays_bounded() -> None:
+    """§6.3: the patch is the hunk model's (session/diffs.py): git's note where a side ends without a line
+    break, and two large texts that differ everywhere are one replaced block, not a quadratic match."""
+    old = "".join(f"{i}\n" for i in range(50_000))
+    s = Session()
+    s.send(
+        {
+            "sessionUpdate": "tool_call",
+            "toolCallId": "c",
+            "title": "Edit",
+            "content": [
+                {"type": "diff", "path": "/p/a.txt", "oldText": "one\n", "newText": "one\ntwo"},
+                {"type": "diff", "path": "/p/big.txt", "oldText": old, "newText": old.replace("\n", "!\n")},
+            ],
+        }
+    )
+    call = s.state.tool_call("c")
+    assert call is not None
+    small, big = call.content
+    assert isinstance(small, Diff) and isinstance(big, Diff)
+    assert small.patch.text.endswith("+two\n\\ No newline at end of file\n")  # type: ignore[union-attr]
+    patch = big.patch.text  # type: ignore[union-attr]
+    assert patch.count("\n-") - 1 == patch.count("\n+") - 1 == 50_000  # the rows, past the `---`, `+++` lines
+
+
 def test_plan_maps_to_plan_main_and_replaces() -> None:
     """§5.6: plan → "plan_update {type:"items", planId:"main", entries}"; replace."""
     s = Session()

@@ -3,17 +3,19 @@ syntax colour where the file's language is known, the path once.
 
 v2 `Diff` (docs/protocol.md §6.3): `changes` is authoritative for the file list (moves and copies read
 `oldPath → path`; added, deleted, binary, directory and symlink files say so; an unknown operation is
-shown as sent); `patch` is optional. A `git_patch` is parsed into hunks: its `diff --git`, `index`,
-`---` and `+++` headers are reduced to the file's path (relative to the session folder), each line gets
-its old and new number, and a gap between hunks is one `⋯` row with the hunk's heading. Any other
-format is shown as raw text. v1 whole-file diffs arrive already translated (the core computes their
-patch).
+shown as sent); `patch` is optional. A `git_patch` is parsed by the hunk model below the UI
+(`acp_tui/session/diffs.py`, the same files, hunks and rows hunk review works on): each file's headers
+are reduced to its path (relative to the session folder), each line gets its old and new number, a line
+without a final line break is followed by git's note, and a gap between hunks is one `⋯` row with the
+hunk's heading. Any other format is shown as raw text. v1 whole-file diffs arrive already translated
+(the core computes their patch with the same model). This module only lays the rows out and draws them.
 
 Rendering is bounded (`max_lines` rows of the patch, then "… N more lines"); `full_text()` returns the
 file list and the patch as sent, for saving. A folded diff unfolds in place when asked: it can be focused
 (Tab) while it has a fold, and Enter or a click on the "… N more lines" row shows up to `UNFOLD_LINES`
 more rows (beyond them the row points at `s`, which saves the whole diff). Nothing past the fold is
-drawn, highlighted or even kept until then: the rows are parsed again on that request. The rows are built once per diff; each width draws them
+drawn, highlighted or even kept until then (the model keeps that many rows and counts the rest): the rows
+are parsed again on that request. The rows are built once per diff; each width draws them
 (wrapped under their gutter, tinted to the full width) once and keeps the result. Colours come from the
 theme's variables and the code theme of Markdown code blocks, never from the patch text, which is
 never markup.
@@ -21,7 +23,6 @@ never markup.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import ClassVar, Final
@@ -41,6 +42,7 @@ from textual.widget import Widget
 from acp_tui.path_text import NO_CONTEXT, ViewContext
 from acp_tui.protocol.v2 import Diff, DiffChange, DiffPatch
 from acp_tui.sanitize import multiline, plain
+from acp_tui.session.diffs import DEFAULT_LIMITS, NO_NEWLINE, Limits, Patch, parse_patch
 from acp_tui.ui.themes import theme_colour
 from acp_tui.ui.widgets.markdown_stream import code_theme_for
 
@@ -58,7 +60,6 @@ _FILE_TYPE_NOTES: Final[dict[str, str]] = {
 }
 _OPERATION_NOTES: Final[dict[str, str]] = {"add": "new file", "delete": "deleted"}
 _KNOWN_OPERATIONS: Final = frozenset({"add", "delete", "modify", "move", "copy"})
-_HUNK: Final = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$")
 #: Tint of added and removed rows: the diff colour at this opacity over the view's background.
 TINT: Final = 0.14
 
@@ -109,7 +110,7 @@ def diff_line_kind(line: str, in_hunk: bool) -> str:
     return "header"
 
 
-# -- parsing -----------------------------------------------------------------------------------------
+# -- rows --------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,19 +130,6 @@ class Row:
     path: str = ""
 
 
-def _patch_path(line: str) -> str:
-    """The path of a `+++ b/x`, `--- a/x` or `diff --git a/x b/y` header (the new side)."""
-    if line.startswith("diff --git "):
-        rest = line[len("diff --git ") :]
-        parts = rest.split(" ")
-        candidate = parts[-1] if parts else rest
-    else:
-        candidate = line[4:].split("\t", 1)[0]
-    if candidate.startswith(("a/", "b/")):
-        candidate = candidate[2:]
-    return "" if candidate == "/dev/null" else candidate
-
-
 def _same_file(one: str, other: str) -> bool:
     """The same file, named absolute or relative (`/p/notes/a.txt` and `notes/a.txt`)."""
     return one == other or one.endswith("/" + other.lstrip("/")) or other.endswith("/" + one.lstrip("/"))
@@ -152,13 +140,20 @@ def _matches(change: DiffChange, patch_path: str) -> bool:
     return bool(patch_path) and (path == patch_path or path.endswith("/" + patch_path.lstrip("/")))
 
 
-def diff_rows(
-    item: Diff, context: ViewContext = NO_CONTEXT, *, hide_path: str | None = None, said: bool = False
-) -> list[Row]:
-    """The rows of a diff: each file's path once, then its hunks (git patches), or the raw patch.
+def _parsed(item: Diff, limits: Limits) -> Patch | None:
+    """The hunks of a diff's `git_patch` (sanitized first: what is drawn is what was parsed); None when
+    there is none."""
+    patch = item.patch if isinstance(item.patch, DiffPatch) else None
+    if patch is None or plain(patch.format) != "git_patch":
+        return None
+    return parse_patch(multiline(patch.text), limits)
 
-    `hide_path`: a one-file diff of that path starts with its lines, unless its file row has a note to
-    add (a new or deleted file); `said`: the line above says what happened to it too (a file access)."""
+
+def _display(
+    item: Diff, context: ViewContext, *, hide_path: str | None, said: bool, limits: Limits
+) -> tuple[list[Row], int]:
+    """The rows of a diff within `limits`, and how many rows the limits left out (rows, `\\ No newline`
+    notes and gaps between hunks; file rows are not counted)."""
     patch = item.patch if isinstance(item.patch, DiffPatch) else None
     changes = list(item.changes)
     lines = [_change_line(change, patch is not None, context) for change in changes]
@@ -173,23 +168,20 @@ def diff_rows(
         _, path, note = lines[index]
         return Row("file", path, note=note, path=changes[index].path)
 
-    if patch is None or plain(patch.format) != "git_patch":
+    parsed = _parsed(item, limits)
+    if patch is None or parsed is None:
         rows = [] if hidden else [file_row(index) for index in range(len(changes))]
-        if patch is not None:
-            rows.append(Row("note", f"patch ({plain(patch.format)}):"))
-            rows.extend(Row("raw", line) for line in multiline(patch.text).rstrip("\n").split("\n"))
-        return rows
+        if patch is None:
+            return rows, 0
+        rows.append(Row("note", f"patch ({plain(patch.format)}):"))
+        raw = multiline(patch.text).rstrip("\n")
+        pieces = raw.split("\n", limits.rows)  # the rows kept, and the rest in one piece
+        rows.extend(Row("raw", line) for line in pieces[: limits.rows])
+        return rows, (raw.count("\n") + 1 - limits.rows if len(pieces) > limits.rows else 0)
     rows = []
     used: set[int] = set()
-    section: str | None = None  # the path of the file whose hunks follow
-    remaining_old = remaining_new = 0
-    in_hunk = hunks_in_section = 0
-    old = new = 0
-
-    def start_section(path: str) -> None:
-        nonlocal section, hunks_in_section
-        section = path
-        hunks_in_section = 0
+    for file in parsed.files:
+        path = file.path
         index = next((i for i, change in enumerate(changes) if i not in used and _matches(change, path)), None)
         if index is not None:
             used.add(index)
@@ -197,67 +189,34 @@ def diff_rows(
                 rows.append(file_row(index))
         elif path:
             rows.append(Row("file", context.path(path) if path.startswith("/") else plain(path), path=path))
-
-    for line in multiline(patch.text).rstrip("\n").split("\n"):
-        counted = in_hunk and (remaining_old > 0 or remaining_new > 0)
-        if not counted and line.startswith("diff --git "):
-            in_hunk = 0
-            start_section(_patch_path(line))
-            continue
-        if not counted and (match := _HUNK.match(line)):
-            if section is None:
-                start_section("")
-            old, new = int(match.group(1)), int(match.group(3))
-            remaining_old = int(match.group(2)) if match.group(2) is not None else 1
-            remaining_new = int(match.group(4)) if match.group(4) is not None else 1
-            if hunks_in_section:
-                rows.append(Row("gap", plain(match.group(5)), path=section or ""))
-            hunks_in_section += 1
-            in_hunk = 1
-            continue
-        if not in_hunk:
-            if line.startswith("+++ "):
-                path = _patch_path(line) or section or ""
-                if section is None or (path and path != section and not rows):
-                    start_section(path)
-            elif line.startswith("Binary files "):
-                if section is None:
-                    start_section("")
-            continue  # index, mode, rename, similarity, --- lines: the file row says it
-        path = section or ""
-        if line.startswith("+"):
-            rows.append(Row("added", line[1:], new=new, path=path))
-            new += 1
-            remaining_new -= 1
-        elif line.startswith("-"):
-            rows.append(Row("removed", line[1:], old=old, path=path))
-            old += 1
-            remaining_old -= 1
-        elif line.startswith("\\"):
-            rows.append(Row("note", line))
-        else:
-            rows.append(Row("context", line[1:] if line.startswith(" ") else line, old=old, new=new, path=path))
-            old += 1
-            new += 1
-            remaining_old -= 1
-            remaining_new -= 1
+        for number, hunk in enumerate(file.hunks):
+            if number:
+                rows.append(Row("gap", plain(hunk.heading), path=path))
+            for row in hunk.rows:
+                rows.append(Row(row.kind, row.text, old=row.old, new=row.new, path=path))
+                if not row.ending:
+                    rows.append(Row("note", NO_NEWLINE))
     if not hidden:
         rows.extend(file_row(index) for index in range(len(changes)) if index not in used)
-    return rows
+    omitted = parsed.omitted
+    return rows, omitted.rows + omitted.markers + omitted.later_hunks
+
+
+def diff_rows(
+    item: Diff, context: ViewContext = NO_CONTEXT, *, hide_path: str | None = None, said: bool = False
+) -> list[Row]:
+    """The rows of a diff: each file's path once, then its hunks (git patches), or the raw patch; an
+    agent's huge patch is cut at `DEFAULT_LIMITS`.
+
+    `hide_path`: a one-file diff of that path starts with its lines, unless its file row has a note to
+    add (a new or deleted file); `said`: the line above says what happened to it too (a file access)."""
+    return _display(item, context, hide_path=hide_path, said=said, limits=DEFAULT_LIMITS)[0]
 
 
 def diff_stats(item: Diff) -> tuple[int, int] | None:
-    """(added, removed) lines of a git patch; None when there is no patch to count."""
-    patch = item.patch if isinstance(item.patch, DiffPatch) else None
-    if patch is None or plain(patch.format) != "git_patch":
-        return None
-    added = removed = 0
-    for row in diff_rows(item):
-        if row.kind == "added":
-            added += 1
-        elif row.kind == "removed":
-            removed += 1
-    return added, removed
+    """(added, removed) lines of a git patch, all of it counted; None when there is no patch to count."""
+    parsed = _parsed(item, Limits(files=0, hunks=0, rows=0))  # counts only: no row is built
+    return None if parsed is None else (parsed.added, parsed.removed)
 
 
 # -- syntax colour -----------------------------------------------------------------------------------
@@ -453,11 +412,21 @@ class DiffView(Widget):
         self._cache: dict[tuple[int, str, str, bool], list[Text]] = {}
 
     def _bounded(self, limit: int) -> tuple[list[Row], int]:
-        """The rows up to `limit` patch rows, and how many patch rows are left out."""
-        all_rows = diff_rows(self.item, self._view_context, hide_path=self._hide_path, said=self._said)
+        """The rows up to `limit` patch rows, and how many patch rows are left out (the hunk model keeps
+        `limit` rows and counts the rest: an agent's 100 MB patch builds no more)."""
+        all_rows, omitted = _display(
+            self.item,
+            self._view_context,
+            hide_path=self._hide_path,
+            said=self._said,
+            limits=Limits(files=DEFAULT_LIMITS.files, hunks=limit, rows=limit),
+        )
         body = [index for index, row in enumerate(all_rows) if row.kind != "file"]
-        cut = len(all_rows) if len(body) <= limit else body[limit]
-        return all_rows[:cut], sum(1 for row in all_rows[cut:] if row.kind != "file")
+        if len(body) > limit:
+            cut = body[limit]
+        else:  # what the model left out comes after the last row it kept, file rows and all
+            cut = body[-1] + 1 if omitted and body else len(all_rows)
+        return all_rows[:cut], sum(1 for row in all_rows[cut:] if row.kind != "file") + omitted
 
     @property
     def unfolded(self) -> bool:
