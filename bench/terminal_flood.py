@@ -41,9 +41,9 @@ from acp_tui.services.base import ServiceContext  # noqa: E402
 from acp_tui.services.terminals import TerminalService  # noqa: E402
 from acp_tui.session.model import SessionState  # noqa: E402
 from acp_tui.session.reducer import ModelInput, apply  # noqa: E402
-from acp_tui.ui.chat.timeline import TimelineRenderer  # noqa: E402
+from acp_tui.ui.timeline.renderer import TimelineRenderer  # noqa: E402
+from acp_tui.ui.timeline.terminal_view import TerminalView  # noqa: E402
 from acp_tui.ui.widgets.conversation import Conversation  # noqa: E402
-from acp_tui.ui.widgets.terminal_view import TerminalView  # noqa: E402
 
 SESSION = "bench-session"
 

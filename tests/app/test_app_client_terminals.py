@@ -16,8 +16,8 @@ from acp_tui.launch import Launch
 from acp_tui.services.permission import PermissionService
 from acp_tui.services.terminals import TerminalService
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.widgets.terminal_view import TerminalView
-from acp_tui.ui.widgets.tool_call import ToolCallCard
+from acp_tui.ui.timeline.terminal_view import TerminalView
+from acp_tui.ui.timeline.tool_call import ToolCallCard
 from tests.support.agents import scripted_agent_argv
 from tests.support.app_run import AppRun, card_for, make_launch, private_dirs, project_dir, tool, v1_turn  # noqa: F401  (fixtures)
 

@@ -25,12 +25,12 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
 from acp_tui.history import PromptHistory
+from acp_tui.ui.timeline.tool_call import ToolCallCard
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.prompt_return import FocusPrompt
 from acp_tui.ui.widgets.queued_prompts import QueuedPrompt
 from acp_tui.ui.widgets.stderr_panel import StderrPanel
-from acp_tui.ui.widgets.tool_call import ToolCallCard
 from tests.support.app_run import AppRun, private_dirs, running_app, text, tool, update, v2_turn  # noqa: F401  (fixtures)
 
 LINES = "\n\n".join(f"paragraph {n}: " + "words " * 12 for n in range(80))

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from acp_tui.ui.timeline.terminal_view import TerminalView
 from acp_tui.ui.widgets.jobs_tray import JobsTray
-from acp_tui.ui.widgets.terminal_view import TerminalView
 from tests.support.app_run import (  # noqa: F401  (fixtures)
     AppRun,
     b64,

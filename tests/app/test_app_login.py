@@ -20,9 +20,9 @@ from acp_tui import secrets
 from acp_tui.launch import Launch
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.login import LoginScreen, SecretScreen, TerminalLoginScreen, command_line
-from acp_tui.ui.widgets.agent_message import AgentMessageView
+from acp_tui.ui.timeline.agent_message import AgentMessageView
+from acp_tui.ui.timeline.user_message import UserMessageView
 from acp_tui.ui.widgets.stderr_panel import StderrPanel
-from acp_tui.ui.widgets.user_message import UserMessageView
 from tests.support.agents import AGENTS_DIR
 from tests.support.app_run import AppRun, private_dirs, project_dir  # noqa: F401  (fixtures)
 from tests.support.claude import claude_adapter, serve_mock_model  # noqa: F401  (fixtures)

@@ -12,7 +12,7 @@ from typing import Any
 from textual.widgets import Static
 
 from acp_tui.paths import history_file
-from acp_tui.ui.widgets.agent_message import AgentMessageView
+from acp_tui.ui.timeline.agent_message import AgentMessageView
 from acp_tui.ui.widgets.queued_prompts import QueuedPrompt, QueuedPrompts
 from tests.support.app_run import AppRun, private_dirs, project_dir, running_app, text, update  # noqa: F401  (fixtures)
 

@@ -431,7 +431,7 @@ def limit_window(kind: str, utilization: float, status: str) -> dict[str, Any]:
 @pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=lambda size: f"{size[0]}x{size[1]}")
 def test_snapshot_subagent_lanes(snap_compare: Any, tmp_path: Path, size: tuple[int, int], theme: str) -> None:
     """A closed lane (one line, its tool-call count) and an open one (its task, calls, answer and reply)."""
-    from acp_tui.ui.widgets.subagent_lane import SubagentLane
+    from acp_tui.ui.timeline.subagent_lane import SubagentLane
 
     app = snapshot_app(tmp_path, v2_turn(*subagent_lane_steps()), theme=theme)
     sent = send_and_wait("delegate", record=tmp_path / "record.jsonl")

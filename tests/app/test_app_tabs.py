@@ -14,7 +14,7 @@ from acp_tui.ui.chat.screen import ChatScreen
 from acp_tui.ui.dialogs.close_tab import CloseTabScreen
 from acp_tui.ui.dialogs.new_tab import NewTabScreen
 from acp_tui.ui.dialogs.permission import PermissionScreen
-from acp_tui.ui.widgets.agent_message import AgentMessageView
+from acp_tui.ui.timeline.agent_message import AgentMessageView
 from acp_tui.ui.widgets.tab_bar import TabBar
 from tests.support.demo_app import (
     DemoRun,

@@ -15,7 +15,7 @@ from textual.widgets import Button
 from acp_tui.paths import transcripts_dir
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.permission import PermissionScreen
-from acp_tui.ui.widgets.tool_call import ToolCallCard
+from acp_tui.ui.timeline.tool_call import ToolCallCard
 from tests.support.agents.hostile_agent import DONE_MARKER, PERMISSION_BUTTON_IMITATION
 from tests.support.hostile import SIZE, app_dirs, hostile, make_launch, screen_text, start_and_prompt, wait_for  # noqa: F401  (fixtures)
 

@@ -25,9 +25,9 @@ from acp_tui.session.local_events import AgentExited, CancelRequested, PromptAcc
 from acp_tui.session.model import SessionState
 from acp_tui.session.reducer import ModelInput, apply
 from acp_tui.session.v1_adapter import V1Adapter
-from acp_tui.ui.widgets.system_line import SystemLine
-from acp_tui.ui.widgets.tool_call import ToolCallCard
-from acp_tui.ui.widgets.user_message import UserMessageView
+from acp_tui.ui.timeline.system_line import SystemLine
+from acp_tui.ui.timeline.tool_call import ToolCallCard
+from acp_tui.ui.timeline.user_message import UserMessageView
 from tests.support.app_run import private_dirs, running_app, update  # noqa: F401  (fixtures)
 
 ERROR = ErrorObject(-32603, "model overheated")

@@ -14,10 +14,10 @@ from textual.app import App, ComposeResult
 from textual.widgets import Input
 
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.widgets.agent_message import AgentMessageView
+from acp_tui.ui.timeline.agent_message import AgentMessageView
+from acp_tui.ui.timeline.thought import Thought
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.markdown_stream import PIECE_CHARS, RENDER_LIMIT, MarkdownStream
-from acp_tui.ui.widgets.thought import Thought
 from tests.support.agents.hostile_agent import DONE_MARKER
 from tests.support.hostile import SIZE, app_dirs, hostile, make_launch, start_and_prompt, typing_still_works  # noqa: F401  (fixtures)
 from tests.support.hostile import screen_text as app_screen_text

@@ -13,7 +13,7 @@ from typing import Literal
 import pytest
 
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.widgets.agent_message import AgentMessageView
+from acp_tui.ui.timeline.agent_message import AgentMessageView
 from tests.support.app_run import AppRun, private_dirs  # noqa: F401  (fixtures)
 from tests.support.claude import _launch, claude_adapter, mock_model  # noqa: F401  (fixtures)
 

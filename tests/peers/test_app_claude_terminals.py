@@ -17,8 +17,8 @@ from acp_tui.protocol.v2 import TerminalRef
 from acp_tui.services.permission import PermissionService
 from acp_tui.services.terminals import TerminalService
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.widgets.terminal_view import TerminalView
-from acp_tui.ui.widgets.tool_call import ToolCallCard
+from acp_tui.ui.timeline.terminal_view import TerminalView
+from acp_tui.ui.timeline.tool_call import ToolCallCard
 from tests.support.app_run import AppRun, private_dirs  # noqa: F401  (fixtures)
 from tests.support.claude import _launch, claude_adapter, mock_model  # noqa: F401  (fixtures)
 

@@ -16,7 +16,7 @@ from textual.widget import Widget
 from acp_tui.launch import Launch
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.chat.screen import ChatScreen
-from acp_tui.ui.widgets.tool_call import ToolCallCard
+from acp_tui.ui.timeline.tool_call import ToolCallCard
 from tests.support.agents import scripted_agent_argv
 from tests.support.wait import until
 

@@ -16,8 +16,8 @@ from acp_tui.launch import Launch
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.chat.screen import ChatScreen
 from acp_tui.ui.dialogs.permission import PermissionScreen
-from acp_tui.ui.widgets.agent_message import AgentMessageView
-from acp_tui.ui.widgets.tool_call import ToolCallCard
+from acp_tui.ui.timeline.agent_message import AgentMessageView
+from acp_tui.ui.timeline.tool_call import ToolCallCard
 from tests.support.wait import armed, until
 
 W = TypeVar("W", bound=Widget)

@@ -460,8 +460,8 @@ def test_the_controller_imports_neither_textual_nor_rich() -> None:
 #: Module-level mutable values the UI may keep, and why each cannot leak between chat screens: an app is to
 #: host N chat screens, each with its own controller (tabs), so nothing one screen learns may live in a module.
 UI_MODULE_STATE: Mapping[str, str] = {
-    "acp_tui.ui.chat.timeline._CAPABILITIES": "a cache keyed by view class: which protocols a class provides",
-    "acp_tui.ui.widgets.tool_call._status_styles": "a cache keyed by (colour, background, variant): pure",
+    "acp_tui.ui.timeline.renderer._CAPABILITIES": "a cache keyed by view class: which protocols a class provides",
+    "acp_tui.ui.timeline.tool_call._status_styles": "a cache keyed by (colour, background, variant): pure",
     "acp_tui.ui.widgets.markdown_stream._shared_parser": "one stateless markdown parser, built once",
     "acp_tui.ui.widgets.markdown_stream._styles": "one shared copy of each distinct Rich style (bounded interning)",
     "acp_tui.ui.widgets.markdown_stream._warmed": "the code themes Pygments was warmed for, once per process",

@@ -41,8 +41,11 @@ from acp_tui.ui.chat.session_actions import SessionActions, SessionCommands
 from acp_tui.ui.chat.status import StatusRenderer
 from acp_tui.ui.chat.steer_control import SteerControl
 from acp_tui.ui.key_order import release_keys
-from acp_tui.ui.widgets.card_requests import CancelRequested as CardCancelRequested
-from acp_tui.ui.widgets.card_requests import SaveRequested as CardSaveRequested
+from acp_tui.ui.timeline.card_requests import CancelRequested as CardCancelRequested
+from acp_tui.ui.timeline.card_requests import SaveRequested as CardSaveRequested
+from acp_tui.ui.timeline.save_request import MessageSaveRequested
+from acp_tui.ui.timeline.system_line import SystemLine
+from acp_tui.ui.timeline.terminal_view import TerminalView
 from acp_tui.ui.widgets.command_menu import CommandMenu
 from acp_tui.ui.widgets.config_bar import ConfigBar
 from acp_tui.ui.widgets.conversation import Conversation
@@ -52,13 +55,10 @@ from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.prompt_return import FocusPrompt
 from acp_tui.ui.widgets.queued_prompts import QueuedPrompts
-from acp_tui.ui.widgets.save_request import MessageSaveRequested
 from acp_tui.ui.widgets.session_header import HeaderValues, SessionHeader
 from acp_tui.ui.widgets.status_bar import PINNED, KeyHint, StatusBar
 from acp_tui.ui.widgets.stderr_panel import StderrPanel
-from acp_tui.ui.widgets.system_line import SystemLine
 from acp_tui.ui.widgets.tab_bar import TabBar
-from acp_tui.ui.widgets.terminal_view import TerminalView
 
 if TYPE_CHECKING:
     from acp_tui.controller.wiring import UserAsker

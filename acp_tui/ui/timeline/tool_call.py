@@ -42,7 +42,10 @@ from acp_tui.protocol.v2 import Diff, TerminalRef, TextContent, ToolContent, Unk
 from acp_tui.sanitize import escape_controls, multiline, plain
 from acp_tui.session.model import ToolCall
 from acp_tui.ui.themes import theme_colour
-from acp_tui.ui.widgets.card_requests import CANCEL_CALL_KEY, CancelRequested, SaveRequested
+from acp_tui.ui.timeline.card_requests import CANCEL_CALL_KEY, CancelRequested, SaveRequested
+from acp_tui.ui.timeline.diff_view import DiffView, diff_stats
+from acp_tui.ui.timeline.file_access import FileAccessList, access_text
+from acp_tui.ui.timeline.output_tail import Tail, tail_of_text
 from acp_tui.ui.widgets.content_blocks import (
     MAX_JSON_LINES,
     TextStatic,
@@ -52,12 +55,9 @@ from acp_tui.ui.widgets.content_blocks import (
     more_lines_text,
     pretty_json,
 )
-from acp_tui.ui.widgets.diff_view import DiffView, diff_stats
 from acp_tui.ui.widgets.exit_status import elapsed_text, exit_text
-from acp_tui.ui.widgets.file_access import FileAccessList, access_text
 from acp_tui.ui.widgets.icons import GLYPHS, Pill, kind_icon, status_pill
 from acp_tui.ui.widgets.markdown_stream import MarkdownStream
-from acp_tui.ui.widgets.output_tail import Tail, tail_of_text
 
 __all__ = ["MAX_TEXT_LINES", "MAX_ITEMS", "ToolCallCard", "TerminalFactory", "tool_content_text"]
 

@@ -14,9 +14,9 @@ from textual.containers import HorizontalGroup, Vertical
 
 from acp_tui.protocol.v2 import ContentBlock, TextContent
 from acp_tui.session.model import Message
+from acp_tui.ui.timeline.save_request import MessageSaveRequested
 from acp_tui.ui.widgets.content_blocks import block_widget
 from acp_tui.ui.widgets.markdown_stream import MarkdownStream, sanitize
-from acp_tui.ui.widgets.save_request import MessageSaveRequested
 
 
 class AgentMessageView(Vertical):
