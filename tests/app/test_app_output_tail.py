@@ -11,7 +11,8 @@ from typing import Any
 from rich.text import Text
 
 from acp_tui.ui.timeline.output_tail import FAILED_TAIL_LINES, TAIL_LINES, tail_of_lines, tail_of_text
-from acp_tui.ui.timeline.tool_call import ToolCallCard, status_style
+from acp_tui.ui.timeline.tool_call import ToolCallCard
+from acp_tui.ui.timeline.tool_call_line import status_style
 from tests.support.app_run import (  # noqa: F401  (fixtures)
     AppRun,
     b64,
