@@ -137,7 +137,9 @@ async def test_ctrl_c_cancels_a_login_the_agent_does_not_answer(tmp_path: Path, 
         assert not run.received("session/cancel")
         await run.wait(lambda: not run.chat.status.values.waiting_label, "the status line back to normal")
         assert not run.chat.controller.busy
-        assert run.chat._quit_armed_at is None  # the Ctrl-C was the login's cancel, not a step towards quitting
+        assert (
+            run.chat.stop_keys.quit_armed_at is None
+        )  # the Ctrl-C was the login's cancel, not a step towards quitting
 
 
 @pytest.mark.parametrize("version", [2, 1])
@@ -159,7 +161,7 @@ async def test_ctrl_c_at_the_login_dialog_closes_it_and_leaves_nothing_cancellin
         controller = run.chat.controller
         await run.wait(lambda: not controller.busy, "nothing left working")
         assert controller.cancel_sent_at is None and not run.chat.status.values.cancelling
-        assert run.chat._quit_armed_at is None
+        assert run.chat.stop_keys.quit_armed_at is None
         assert not run.received("authenticate") and not run.received("auth/login")
         # the agent's turn had already ended (the failed prompt); there is nothing of it to cancel
         assert len(run.received("session/cancel")) == 0
@@ -216,13 +218,13 @@ async def test_a_typed_key_never_reaches_a_file_the_screen_or_the_stderr_panel(t
         await run.idle()
         answers = " ".join(view.text for view in run.views(AgentMessageView))
         assert "your key is" in answers and KEY not in answers  # the agent echoed it; the screen shows dots
-        run.chat.action_toggle_stderr()
+        run.chat.action_panel("stderr")
         await pilot.pause()
         panel = run.chat.query_one(StderrPanel)
         assert "using key" in screen_text(app) and KEY not in screen_text(app)
         assert panel is not None
         assert KEY not in app.export_screenshot()
-        run.chat.action_show_problems()
+        run.chat.action_panel("problems")
         await pilot.pause()
         assert KEY not in screen_text(app)
     assert "OPENAI_API_KEY" not in os.environ
