@@ -245,7 +245,7 @@ async def test_a_typed_key_never_reaches_a_file_the_screen_or_the_stderr_panel(t
 @pytest.mark.parametrize("protocol", [2, 1], ids=["v2", "v1"])
 async def test_claude_adapter_lists_its_terminal_logins_in_the_dialog(
     tmp_path: Path,
-    claude_adapter: list[str],  # noqa: F811
+    claude_adapter: list[str],
     protocol: Literal[1, 2],
 ) -> None:
     home = tmp_path / "claude-home"
@@ -306,7 +306,7 @@ async def dialog_within(run: AppRun, kind: type[Any], timeout: float) -> Any:
 @pytest.mark.timeout(240)
 async def test_claude_without_a_key_suggests_its_variable_and_the_prompt_reaches_the_model_once(
     tmp_path: Path,
-    claude_adapter: list[str],  # noqa: F811
+    claude_adapter: list[str],
 ) -> None:
     """Claude's adapter with no key: *Set an API key…* suggested OPENAI_API_KEY, and once the key was set the
     prompt reached the model twice ("You said: hello hello")."""

@@ -52,7 +52,7 @@ def assert_clean(text: str) -> None:
     assert not any(ord(char) < 0x20 and char != "\n" for char in text), repr(text)
 
 
-async def test_injection_through_the_real_app(app_dirs: Path, tmp_path: Path) -> None:  # noqa: F811
+async def test_injection_through_the_real_app(app_dirs: Path, tmp_path: Path) -> None:
     log = tmp_path / "wire.log"
     app = AcpApp(make_launch(hostile("injection"), tmp_path, log_path=log), arm_delay=0.1)
     async with app.run_test(size=SIZE) as pilot:

@@ -78,7 +78,7 @@ def test_turn_ended_once_per_turn_and_never_for_idle_without_work() -> None:
     assert ends(second) == [TurnEnded(turn=2, stop_reason=None)]
 
 
-def TextChunk(text: str) -> AgentMessageChunk:  # noqa: N802 - reads like the update it builds
+def TextChunk(text: str) -> AgentMessageChunk:
     return AgentMessageChunk(message_id="m", content=TextContent(text=text))
 
 

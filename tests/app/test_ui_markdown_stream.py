@@ -18,7 +18,7 @@ from acp_tui.ui.widgets.markdown_stream import MarkdownStream, sanitize
 from tests.support.paths import REPO
 
 sys.path.insert(0, str(REPO / "bench"))
-from flood_agent import MARKER, realistic_markdown  # noqa: E402
+from flood_agent import MARKER, realistic_markdown
 
 from tests.support.markdown import mount_stream, screen_text, wait_for
 

@@ -24,10 +24,10 @@ MARKER = "ZEBRA-MARKER-4242"
 @pytest.mark.parametrize("protocol", [2, 1], ids=["v2", "v1"])
 async def test_a_mentioned_file_reaches_claudes_adapter(
     tmp_path: Path,
-    claude_adapter: list[str],  # noqa: F811
+    claude_adapter: list[str],
     mock_model: int,
     protocol: Literal[1, 2],
-) -> None:  # noqa: F811
+) -> None:
     project = tmp_path / "src" / "project"
     project.mkdir(parents=True, exist_ok=True)  # the private-dirs fixture may have made it
     (project / "notes.md").write_text(f"# Notes\n\nThe secret word is {MARKER}.\n", encoding="utf-8")

@@ -27,8 +27,8 @@ from tests.support.scripted_app import armed_dialog
 @pytest.mark.parametrize("protocol", [2, 1], ids=["v2", "v1"])
 async def test_claude_subagent_work_and_permission_show_in_its_lane(
     tmp_path: Path,
-    claude_adapter: list[str],  # noqa: F811
-    mock_model: int,  # noqa: F811
+    claude_adapter: list[str],
+    mock_model: int,
     protocol: Literal[1, 2],
 ) -> None:
     project = tmp_path / "src" / "project"

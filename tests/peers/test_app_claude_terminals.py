@@ -36,9 +36,9 @@ def with_terminals(launch: Launch, listener: ControllerListener, asker: UserAske
 @pytest.mark.timeout(180)
 async def test_claude_v1_bash_output_streams_into_the_card(
     tmp_path: Path,
-    claude_adapter: list[str],  # noqa: F811
+    claude_adapter: list[str],
     mock_model: int,
-) -> None:  # noqa: F811
+) -> None:
     project = tmp_path / "src" / "project"
     app = AcpApp(_launch(claude_adapter, project, mock_model, 1), arm_delay=0.1, controller=with_terminals)
     async with app.run_test(size=(140, 45)) as pilot:

@@ -73,7 +73,7 @@ def rate_limits(trace: Path) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("protocol", [1, 2], ids=["v1", "v2"])
 async def test_claudes_plan_windows_reach_the_account_and_the_meter(
     tmp_path: Path,
-    claude_adapter: list[str],  # noqa: F811
+    claude_adapter: list[str],
     protocol: Literal[1, 2],
 ) -> None:
     now = int(time.time())
@@ -112,7 +112,7 @@ async def test_claudes_plan_windows_reach_the_account_and_the_meter(
 @pytest.mark.timeout(180)
 async def test_the_app_shows_claudes_plan_meter_with_its_warning(
     tmp_path: Path,
-    claude_adapter: list[str],  # noqa: F811
+    claude_adapter: list[str],
 ) -> None:
     now = int(time.time())
     project = tmp_path / "src" / "project"

@@ -45,8 +45,8 @@ class Sent:
 @pytest.mark.parametrize("protocol", [1, 2], ids=["v1", "v2"])
 async def test_claude_adapter_starts_the_stdio_server_it_is_given(
     tmp_path: Path,
-    claude_adapter: list[str],  # noqa: F811
-    mock_model: int,  # noqa: F811
+    claude_adapter: list[str],
+    mock_model: int,
     protocol: int,
 ) -> None:
     node = shutil.which("node")
