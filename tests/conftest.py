@@ -1,4 +1,5 @@
-"""Shared pytest fixtures: the real ACP peers (installed once, cached) and a fresh HOME per peer."""
+"""Shared pytest fixtures: the real ACP peers (installed once, cached), a fresh HOME per peer, and the support
+modules' fixtures (`pytest_plugins`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,19 @@ from pathlib import Path
 import pytest
 
 from tests.support.peers import PeerUnavailable, PySdkPeers, TsSdkPeers, ensure_py_sdk, ensure_ts_sdk, peer_env
+
+#: The support modules that define fixtures: every test asks for one by its parameter name, with no import.
+#: `private_dirs` and `_private_dirs` (the app's folders under tmp_path) are not autouse: a module that wants
+#: them for all its tests says `pytestmark = pytest.mark.usefixtures("private_dirs")`.
+pytest_plugins = (
+    "tests.support.agent_session",
+    "tests.support.app_run",
+    "tests.support.claude",
+    "tests.support.demo_app",
+    "tests.support.hostile",
+    "tests.support.processes",
+    "tests.support.tmux",
+)
 
 
 @pytest.fixture(scope="session")

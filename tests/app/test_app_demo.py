@@ -28,12 +28,9 @@ from acp_tui.ui.timeline.unknown_update import UnknownUpdateView
 from acp_tui.ui.timeline.user_message import FOLD_HEAD, UserMessageView
 from acp_tui.ui.widgets.plan_view import PlanView
 from acp_tui.ui.widgets.status_bar import SPINNER
-from tests.support.demo_app import (
-    VERSIONS,
-    DemoRun,
-    _private_dirs,  # noqa: F401  (fixtures)
-    demo_app,
-)
+from tests.support.demo_app import VERSIONS, DemoRun, demo_app
+
+pytestmark = pytest.mark.usefixtures("_private_dirs")  # the app's folders, private to each test
 
 
 def assert_usage_shown(run: DemoRun, turns: int) -> None:

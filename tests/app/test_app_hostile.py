@@ -25,7 +25,6 @@ from tests.support.agents import scripted_agent_argv
 from tests.support.agents.hostile_agent import CRASH_STDERR, DONE_MARKER, EXIT_CODE
 from tests.support.hostile import (
     SIZE,
-    app_dirs,  # noqa: F401  (fixtures)
     chat_of,
     hostile,
     make_launch,

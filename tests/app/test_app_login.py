@@ -24,13 +24,13 @@ from acp_tui.ui.timeline.agent_message import AgentMessageView
 from acp_tui.ui.timeline.user_message import UserMessageView
 from acp_tui.ui.widgets.stderr_panel import StderrPanel
 from tests.support.agents import AGENTS_DIR
-from tests.support.app_run import AppRun, private_dirs, project_dir  # noqa: F401  (fixtures)
-from tests.support.claude import claude_adapter, serve_mock_model  # noqa: F401  (fixtures)
+from tests.support.app_run import AppRun, project_dir
+from tests.support.claude import serve_mock_model
 from tests.support.peers import peer_env
 from tests.support.wait import armed
 from tests.support.widgets import screen_text, shown_text
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.timeout(120), pytest.mark.usefixtures("private_dirs")]
 
 AGENT = AGENTS_DIR / "auth_agent.py"
 KEY = "sk-proj-never-shown-9f8e7d6c5b4a"

@@ -8,24 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from rich.text import Text
 
 from acp_tui.ui.timeline.output_tail import FAILED_TAIL_LINES, TAIL_LINES, tail_of_lines, tail_of_text
 from acp_tui.ui.timeline.tool_call import ToolCallCard
 from acp_tui.ui.timeline.tool_call_line import status_style
-from tests.support.app_run import (  # noqa: F401  (fixtures)
-    AppRun,
-    b64,
-    card_for,
-    private_dirs,
-    running_app,
-    screen_text,
-    text,
-    tool,
-    update,
-    v1_turn,
-    v2_turn,
-)
+from tests.support.app_run import AppRun, b64, card_for, running_app, screen_text, text, tool, update, v1_turn, v2_turn
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 SMALL = (80, 24)
 

@@ -20,9 +20,8 @@ from textual.pilot import Pilot
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.chat.screen import ChatScreen
 from tests.support.agents import scripted_agent_argv
-from tests.support.hostile import (  # noqa: F401  (fixtures)
+from tests.support.hostile import (
     SIZE,
-    app_dirs,
     chat_of,
     make_launch,
     screen_text,

@@ -20,13 +20,12 @@ from textual.pilot import Pilot
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.widgets.session_header import SessionHeader
 from tests.support.agents import scripted_agent_argv
-from tests.support.app_run import (  # noqa: F401  (fixtures)
+from tests.support.app_run import (
     GIT_DIFF,
     AppRun,
     b64,
     make_launch,
     plan_update,
-    private_dirs,
     project_dir,
     text,
     tool,
@@ -34,6 +33,8 @@ from tests.support.app_run import (  # noqa: F401  (fixtures)
     v2_turn,
 )
 from tests.support.scripted_app import STANDARD_OPTIONS, permission_request
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 SIZE = (120, 40)
 

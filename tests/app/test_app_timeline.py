@@ -32,7 +32,6 @@ from tests.support.app_run import (
     b64,
     card_for,
     plan_update,
-    private_dirs,  # noqa: F401  (fixtures)
     running_app,
     screen_text,
     text,
@@ -41,6 +40,8 @@ from tests.support.app_run import (
     v1_turn,
     v2_turn,
 )
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 # -- harness ---------------------------------------------------------------------------------------
 

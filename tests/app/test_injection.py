@@ -17,7 +17,7 @@ from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.permission import PermissionScreen
 from acp_tui.ui.timeline.tool_call import ToolCallCard
 from tests.support.agents.hostile_agent import DONE_MARKER, PERMISSION_BUTTON_IMITATION
-from tests.support.hostile import SIZE, app_dirs, hostile, make_launch, screen_text, start_and_prompt, wait_for  # noqa: F401  (fixtures)
+from tests.support.hostile import SIZE, hostile, make_launch, screen_text, start_and_prompt, wait_for
 
 #: What must never reach the terminal from agent text: ESC, BEL, NUL, bidi overrides, OSC payloads.
 FORBIDDEN = ("\x1b", "\x07", "\x00", "\u202e", "\u202c", "]52;", "aGk=", "]0;pwned", "]8;;", "\x9b", "\x9d")

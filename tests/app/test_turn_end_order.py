@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from acp_tui.protocol.common import ErrorObject
 from acp_tui.protocol.v2 import AgentMessageChunk, StateUpdate, TextContent, ToolCallUpdate
 from acp_tui.session.changes import (
@@ -28,7 +30,9 @@ from acp_tui.session.v1_adapter import V1Adapter
 from acp_tui.ui.timeline.system_line import SystemLine
 from acp_tui.ui.timeline.tool_call import ToolCallCard
 from acp_tui.ui.timeline.user_message import UserMessageView
-from tests.support.app_run import private_dirs, running_app, update  # noqa: F401  (fixtures)
+from tests.support.app_run import running_app, update
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 ERROR = ErrorObject(-32603, "model overheated")
 

@@ -19,7 +19,7 @@ from acp_tui.ui.timeline.thought import Thought
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.markdown_stream import PIECE_CHARS, RENDER_LIMIT, MarkdownStream
 from tests.support.agents.hostile_agent import DONE_MARKER
-from tests.support.hostile import SIZE, app_dirs, hostile, make_launch, start_and_prompt, typing_still_works  # noqa: F401  (fixtures)
+from tests.support.hostile import SIZE, hostile, make_launch, start_and_prompt, typing_still_works
 from tests.support.hostile import screen_text as app_screen_text
 from tests.support.hostile import wait_for as app_wait_for
 from tests.support.markdown import mount_stream, screen_text, wait_for

@@ -29,10 +29,10 @@ from acp_tui.ui.chat.terminal_title import WindowTitle, osc_title, window_title
 from acp_tui.ui.timeline.agent_message import AgentMessageView
 from acp_tui.ui.timeline.user_message import UserMessageView
 from acp_tui.ui.widgets.session_list import SessionList, age_text
-from tests.support.demo_app import VERSIONS, DemoRun, _private_dirs, demo_app  # noqa: F401  (fixtures)
+from tests.support.demo_app import VERSIONS, DemoRun, demo_app
 from tests.support.sessions_browser import NOW, Host, Source, settle
 
-pytestmark = pytest.mark.timeout(90)
+pytestmark = [pytest.mark.timeout(90), pytest.mark.usefixtures("_private_dirs")]
 HOSTILE = "\x1b]0;owned\x07[bold red]Fix[/] \x1b[2J\u202eevil"
 
 

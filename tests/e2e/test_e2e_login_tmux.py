@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from tests.support.agents import AGENTS_DIR
-from tests.support.tmux import Tmux, acp_tui_command, process_alive, tmux  # noqa: F401  (fixtures)
+from tests.support.tmux import Tmux, acp_tui_command, process_alive
 
 AGENT = AGENTS_DIR / "auth_agent.py"
 

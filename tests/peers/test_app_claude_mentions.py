@@ -14,8 +14,10 @@ import pytest
 
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.timeline.agent_message import AgentMessageView
-from tests.support.app_run import AppRun, private_dirs  # noqa: F401  (fixtures)
-from tests.support.claude import _launch, claude_adapter, mock_model  # noqa: F401  (fixtures)
+from tests.support.app_run import AppRun
+from tests.support.claude import _launch
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 MARKER = "ZEBRA-MARKER-4242"
 

@@ -18,9 +18,11 @@ from acp_tui.session.v1_adapter import V1_MODE_CONFIG_ID
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.timeline.subagent_lane import SubagentLane
 from acp_tui.ui.timeline.tool_call import ToolCallCard
-from tests.support.app_run import AppRun, private_dirs  # noqa: F401  (fixtures)
-from tests.support.claude import _launch, claude_adapter, mock_model  # noqa: F401  (fixtures)
+from tests.support.app_run import AppRun
+from tests.support.claude import _launch
 from tests.support.scripted_app import armed_dialog
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 
 @pytest.mark.timeout(180)

@@ -19,8 +19,10 @@ from acp_tui.services.terminals import TerminalService
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.timeline.terminal_view import TerminalView
 from acp_tui.ui.timeline.tool_call import ToolCallCard
-from tests.support.app_run import AppRun, private_dirs  # noqa: F401  (fixtures)
-from tests.support.claude import _launch, claude_adapter, mock_model  # noqa: F401  (fixtures)
+from tests.support.app_run import AppRun
+from tests.support.claude import _launch
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 
 def with_terminals(launch: Launch, listener: ControllerListener, asker: UserAsker) -> SessionController:

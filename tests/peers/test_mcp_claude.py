@@ -22,7 +22,7 @@ from acp_tui.agent.trace import Direction
 from acp_tui.cli import build_launch, parse_argv
 from acp_tui.config import parse_settings
 from acp_tui.mcp_servers import McpServer
-from tests.support.claude import CLAUDE_DIR, claude_adapter, mock_model  # noqa: F401  (fixtures)
+from tests.support.claude import CLAUDE_DIR
 from tests.support.paths import FAKES
 from tests.support.peers import peer_env
 from tests.support.schema_check import validate_client_message

@@ -114,7 +114,7 @@ def make_launch(argv: list[str], *, cwd: Path, theme: str | None = None, demo: b
     )
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture
 def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Never touch the user's real data, state or config directories; HOME is the test's own."""
     for name in ("DATA", "STATE", "CONFIG"):

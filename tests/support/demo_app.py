@@ -26,7 +26,7 @@ W = TypeVar("W", bound=Widget)
 VERSIONS = pytest.mark.parametrize("version", [2, 1], ids=["v2", "v1"])
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture
 def _private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Never touch the user's real data, state or config directories."""
     for name in ("DATA", "STATE", "CONFIG"):
