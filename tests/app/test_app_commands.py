@@ -3,7 +3,7 @@
 sending text or recalling history (docs/protocol.md §10.3).
 
 The filter rules are tested without a terminal; the rest drives the real app with the scripted agent
-(harness from `tests/app/test_app_timeline.py`) and once with the demo agent.
+(harness from `tests/support/app_run.py`) and once with the demo agent.
 """
 
 from __future__ import annotations

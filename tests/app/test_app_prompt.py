@@ -1,7 +1,7 @@
 """The prompt in the real app: Enter sends, newline keys, history recall and persistence, the queue,
 and the conversation's scrolling around new output.
 
-Driven with the scripted agent; the harness comes from `tests/app/test_app_timeline.py`.
+Driven with the scripted agent; the harness is `tests/support/app_run.py`.
 """
 
 from __future__ import annotations

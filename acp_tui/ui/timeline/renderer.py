@@ -1,8 +1,8 @@
 """Model changes → widgets: each change touches exactly one widget (the view of its entity).
 
 `TimelineRenderer` keeps the map from entity keys to the widgets that show them, builds a widget when
-an entity appears (rendered from the model as it is then, through `VIEWS`: one view class per entity
-kind), and forwards appends and field changes to that widget's `EntityView` methods. It never
+an entity appears (rendered from the model as it is then, through `view_class`: one view class per
+entity kind), and forwards appends and field changes to that widget's `EntityView` methods. It never
 recomposes anything. Its dispatch over `Change` is exhaustive (`assert_never`).
 
 Prompt submissions are shown as pending bubbles until the agent inserts them; the bubble then becomes
