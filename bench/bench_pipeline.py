@@ -15,12 +15,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_codec import make_workload  # noqa: E402
+from bench_codec import make_workload
 
-from acp_tui.protocol import codec, jsonrpc  # noqa: E402
-from acp_tui.protocol.framing import LineFramer  # noqa: E402
-from acp_tui.session.model import SessionState  # noqa: E402
-from acp_tui.session.reducer import apply  # noqa: E402
+from acp_tui.protocol import codec, jsonrpc
+from acp_tui.protocol.framing import LineFramer
+from acp_tui.session.model import SessionState
+from acp_tui.session.reducer import apply
 
 READ = 64 * 1024
 

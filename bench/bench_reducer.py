@@ -15,9 +15,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from acp_tui.protocol.v2 import AgentMessageChunk, TextContent, ToolCallUpdate  # noqa: E402
-from acp_tui.session.model import SessionState  # noqa: E402
-from acp_tui.session.reducer import ModelInput, apply  # noqa: E402
+from acp_tui.protocol.v2 import AgentMessageChunk, TextContent, ToolCallUpdate
+from acp_tui.session.model import SessionState
+from acp_tui.session.reducer import ModelInput, apply
 
 RUNS = 5
 

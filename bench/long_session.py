@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from stream_speed import BENCH, MARKER, REPO, SOCKET, capture, peak_rss_mb, tmux, wait_ready  # noqa: E402
+from stream_speed import BENCH, MARKER, REPO, SOCKET, capture, peak_rss_mb, tmux, wait_ready
 
 
 def wait_change(session: str, before: str, timeout: float = 10.0) -> float:

@@ -43,7 +43,7 @@ from acp_tui.demo.store import StoredSession, write_sessions  # noqa: E402
 from acp_tui.launch import Launch  # noqa: E402
 from acp_tui.ui.app import AcpApp  # noqa: E402
 from acp_tui.ui.browsers.sessions import SessionBrowser  # noqa: E402
-from acp_tui.ui.widgets.agent_message import AgentMessageView  # noqa: E402
+from acp_tui.ui.timeline.agent_message import AgentMessageView  # noqa: E402
 from acp_tui.ui.widgets.session_list import SessionList  # noqa: E402
 
 SESSION = "bench-history"

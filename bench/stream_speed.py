@@ -31,8 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from floor_reader import Floor  # noqa: E402
-from floor_reader import run_once as floor_once  # noqa: E402
+from floor_reader import Floor
+from floor_reader import run_once as floor_once
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent

@@ -44,8 +44,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from flood_agent import turn_marker  # noqa: E402
-from stream_speed import MARKER, PROMPT, REPO, SOCKET, capture, peak_rss_mb, tmux, wait_ready  # noqa: E402
+from flood_agent import turn_marker
+from stream_speed import MARKER, PROMPT, REPO, SOCKET, capture, peak_rss_mb, tmux, wait_ready
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 #: A tab in the bar's first line: its number and its state glyph (`◐` working, `⚠`, `✗`, `●` idle).

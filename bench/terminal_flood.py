@@ -32,18 +32,18 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import msgspec  # noqa: E402
-from textual.app import App, ComposeResult  # noqa: E402
+import msgspec
+from textual.app import App, ComposeResult
 
-from acp_tui.protocol.jsonrpc import Request  # noqa: E402
-from acp_tui.protocol.v2 import TerminalRef, ToolCallUpdate  # noqa: E402
-from acp_tui.services.base import ServiceContext  # noqa: E402
-from acp_tui.services.terminals import TerminalService  # noqa: E402
-from acp_tui.session.model import SessionState  # noqa: E402
-from acp_tui.session.reducer import ModelInput, apply  # noqa: E402
-from acp_tui.ui.chat.timeline import TimelineRenderer  # noqa: E402
-from acp_tui.ui.widgets.conversation import Conversation  # noqa: E402
-from acp_tui.ui.widgets.terminal_view import TerminalView  # noqa: E402
+from acp_tui.protocol.jsonrpc import Request
+from acp_tui.protocol.v2 import TerminalRef, ToolCallUpdate
+from acp_tui.services.base import ServiceContext
+from acp_tui.services.terminals import TerminalService
+from acp_tui.session.model import SessionState
+from acp_tui.session.reducer import ModelInput, apply
+from acp_tui.ui.timeline.renderer import TimelineRenderer
+from acp_tui.ui.timeline.terminal_view import TerminalView
+from acp_tui.ui.widgets.conversation import Conversation
 
 SESSION = "bench-session"
 

@@ -21,12 +21,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from flood_agent import MARKER, realistic_markdown  # noqa: E402
-from textual.app import App, ComposeResult  # noqa: E402
-from textual.widgets import Markdown, Static  # noqa: E402
+from flood_agent import MARKER, realistic_markdown
+from textual.app import App, ComposeResult
+from textual.widgets import Markdown, Static
 
-from acp_tui.ui.widgets.conversation import Conversation  # noqa: E402
-from acp_tui.ui.widgets.markdown_stream import MarkdownStream  # noqa: E402
+from acp_tui.ui.widgets.conversation import Conversation
+from acp_tui.ui.widgets.markdown_stream import MarkdownStream
 
 
 class BenchApp(App[None]):

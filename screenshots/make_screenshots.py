@@ -23,8 +23,8 @@ from typing import Any
 
 from acp_tui.launch import Launch
 from acp_tui.ui.app import AcpApp
+from acp_tui.ui.timeline.tool_call import ToolCallCard
 from acp_tui.ui.widgets.plan_panel import PlanPanel
-from acp_tui.ui.widgets.tool_call import ToolCallCard
 
 HERE = Path(__file__).resolve().parent
 SIZE = (140, 42)

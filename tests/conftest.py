@@ -1,4 +1,5 @@
-"""Shared pytest fixtures: the real ACP peers (installed once, cached) and a fresh HOME per peer."""
+"""Shared pytest fixtures: the real ACP peers (installed once, cached), a fresh HOME per peer, and the support
+modules' fixtures (`pytest_plugins`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,30 @@ from pathlib import Path
 import pytest
 
 from tests.support.peers import PeerUnavailable, PySdkPeers, TsSdkPeers, ensure_py_sdk, ensure_ts_sdk, peer_env
+
+#: The support modules that define fixtures: every test asks for one by its parameter name, with no import.
+#: `private_dirs` and `_private_dirs` (the app's folders under tmp_path) are not autouse: a module that wants
+#: them for all its tests says `pytestmark = pytest.mark.usefixtures("private_dirs")`.
+pytest_plugins = (
+    "tests.support.agent_session",
+    "tests.support.app_run",
+    "tests.support.claude",
+    "tests.support.demo_app",
+    "tests.support.hostile",
+    "tests.support.processes",
+    "tests.support.tmux",
+)
+
+
+@pytest.fixture(autouse=True)
+def _never_the_users_folders(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever a test forgets to ask for, acp-tui's data, state and config folders are never the user's own
+    (`private_dirs` and the demo's `_private_dirs` set their own under the test's `tmp_path` on top of this)."""
+    base = tmp_path_factory.mktemp("acp-tui-folders")
+    for name in ("DATA", "STATE", "CONFIG"):
+        folder = base / name.lower()
+        folder.mkdir()
+        monkeypatch.setenv(f"ACP_TUI_{name}_DIR", str(folder))
 
 
 @pytest.fixture(scope="session")

@@ -338,7 +338,7 @@ class Connection:
         if handler is not None:
             try:
                 handler(message.params)
-            except Exception as exc:  # a bad handler must not stop the reader
+            except Exception as exc:  # noqa: BLE001 - a bad handler must not stop the reader
                 self._problem(f"{message.method}: {exc.__class__.__name__}: {exc}", line)
             return
         if message.method == CANCEL_REQUEST_METHOD:
@@ -430,7 +430,7 @@ class Connection:
             if self._closed:
                 return None
             frame = encode_error(message.id, REQUEST_CANCELLED, "Request cancelled")
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - every request gets exactly one answer, even from a broken handler
             self._problem(f"{message.method} handler failed: {exc.__class__.__name__}: {exc}", b"")
             frame = encode_error(message.id, INTERNAL_ERROR, f"Internal error: {exc.__class__.__name__}")
         else:

@@ -219,7 +219,7 @@ class DemoAgent:
             await self._error(request.id, jsonrpc.RESOURCE_NOT_FOUND, f"Session not found: {exc}")
         except ReplayBroken as exc:
             await self._error(request.id, jsonrpc.INTERNAL_ERROR, str(exc))
-        except Exception as exc:  # a demo bug must not kill the connection
+        except Exception as exc:  # noqa: BLE001 - a demo bug must not kill the connection
             traceback.print_exc(file=sys.stderr)
             await self._error(request.id, jsonrpc.INTERNAL_ERROR, f"Internal error: {exc}")
         else:
@@ -565,7 +565,7 @@ class DemoAgent:
             stop_reason = "cancelled"
         except TurnFailed as exc:
             stop_reason, failure = "error", exc
-        except Exception as exc:  # a demo bug still ends the turn properly
+        except Exception as exc:  # noqa: BLE001 - a demo bug still ends the turn properly
             traceback.print_exc(file=sys.stderr)
             stop_reason, failure = "error", TurnFailed(jsonrpc.INTERNAL_ERROR, f"Demo agent bug: {exc}")
         active.finishing = True

@@ -70,7 +70,7 @@ def download(url: str, into: Path, progress: Progress) -> str:
     digest = hashlib.sha256()
     done = 0
     try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT) as response, open(into, "wb") as file:  # noqa: S310
+        with urllib.request.urlopen(request, timeout=TIMEOUT) as response, open(into, "wb") as file:
             length = response.headers.get("Content-Length")
             total = int(length) if length and length.isdigit() else None
             if total is not None and total > MAX_ARCHIVE:

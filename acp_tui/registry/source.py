@@ -40,7 +40,7 @@ MAX_INDEX_BYTES = 64 * 1024 * 1024
 TIMEOUT = 15.0
 
 
-class IndexError_(Exception):  # noqa: N801  (IndexError is Python's own)
+class IndexError_(Exception):
     """The index could not be had at all; `str()` is the one line to show."""
 
 
@@ -200,7 +200,7 @@ def _fetch(url: str, meta: Mapping[str, object] | None) -> tuple[bytes, dict[str
             headers["If-Modified-Since"] = str(meta["last_modified"])
     request = urllib.request.Request(url, headers=headers)
     try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT) as response:  # noqa: S310  (http/https only)
+        with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
             body = response.read(MAX_INDEX_BYTES + 1)
             if len(body) > MAX_INDEX_BYTES:
                 raise OSError(0, f"the index is larger than {MAX_INDEX_BYTES // (1024 * 1024)} MiB")

@@ -81,7 +81,7 @@ class AccountService:
         assert context.request is not None
         try:
             raw = await asyncio.wait_for(context.request(AUTH_STATUS_REQUEST, {}), ASK_TIMEOUT)
-        except Exception as exc:  # an error answer, no answer in time, a closed connection: still unknown
+        except Exception as exc:  # noqa: BLE001 - an error answer, no answer in time, a closed connection: still unknown
             if not context.connection_closed():
                 context.apply(AccountReported(None, f"no answer: {exc!r}"[:500], AUTH_STATUS_REQUEST))
             return

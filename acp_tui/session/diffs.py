@@ -20,10 +20,9 @@ hunks and ids (docs/architecture.md, "Diffs as hunks"; docs/protocol.md §6.3).
 from __future__ import annotations
 
 import difflib
-import hashlib
 import re
 from collections.abc import Collection, Iterator, Sequence
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 import msgspec
 
@@ -233,8 +232,18 @@ def _range(start: int, count: int) -> str:
     return str(start) if count == 1 else f"{start},{count}"
 
 
+def _blake2b() -> Any:
+    """CPython's own BLAKE2b (`_blake2`): `hashlib` would map OpenSSL's libcrypto into a client that opens no
+    network connection (docs/performance.md, "No OpenSSL in the client")."""
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # a Python built without its own hashes
+        from hashlib import blake2b
+    return blake2b(digest_size=8)
+
+
 def _hunk_id(path: str, old_index: int, old_lines: Sequence[str], new_lines: Sequence[str]) -> str:
-    digest = hashlib.blake2b(digest_size=8)
+    digest = _blake2b()
     for part in (path, str(old_index), *old_lines, "\x00+", *new_lines):
         digest.update(part.encode("utf-8", "surrogatepass"))
         digest.update(b"\x00")

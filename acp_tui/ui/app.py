@@ -257,7 +257,7 @@ class AcpApp(KeysInOrderApp[int]):
         if chat is None:
             self.exit(130)
             return
-        chat.interrupt(elsewhere=self.tabs.working_elsewhere())
+        chat.stop_keys.interrupt(elsewhere=self.tabs.working_elsewhere())
 
     # -- tabs (acp_tui/ui/tabs) --------------------------------------------------------------------
 

@@ -133,7 +133,7 @@ class KeyOrder:
         app = self._app
         try:
             screen = app.screen
-        except Exception:
+        except Exception:  # noqa: BLE001 - no screen yet (the app is starting or ending): nothing settled
             return False
         if app.focused is not None or screen is self._settled:
             return False
@@ -154,7 +154,7 @@ class KeyOrder:
         app = self._app
         try:
             return app.focused or app.screen
-        except Exception:  # no screen yet (the app is starting or ending): nothing to follow
+        except Exception:  # noqa: BLE001 - no screen yet (the app is starting or ending): nothing to follow
             return None
 
     def _follow(self, event: OrderedInput, node: MessagePump) -> bool:

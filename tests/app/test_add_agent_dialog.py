@@ -20,7 +20,6 @@ from textual.widgets import Input, OptionList, Static
 from acp_tui.launch import Launch
 from acp_tui.registry.roster import MAX_DESCRIPTION, AgentRow
 from acp_tui.ui.dialogs.add_agent import MARK, MAX_SHOWN, AddAgentScreen, ranked_rows
-from tests.support.demo_app import _private_dirs  # noqa: F401  (fixtures)
 from tests.support.elicitation_ui import Host, open_dialog
 from tests.support.launches import make_launch
 from tests.support.registry_server import RegistryServer, binary_entry, fixture_index, serve_registry

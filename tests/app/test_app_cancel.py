@@ -16,9 +16,9 @@ import pytest
 from acp_tui.session.model import AGENT_MESSAGE, TOOL_CALL, USER_MESSAGE, Message
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.chat.screen import ChatScreen
-from acp_tui.ui.widgets.system_line import SystemLine
-from acp_tui.ui.widgets.tool_call import ToolCallCard
-from acp_tui.ui.widgets.user_message import UserMessageView
+from acp_tui.ui.timeline.system_line import SystemLine
+from acp_tui.ui.timeline.tool_call import ToolCallCard
+from acp_tui.ui.timeline.user_message import UserMessageView
 from tests.support.scripted_app import (
     ARM_DELAY,
     SIZE,

@@ -26,9 +26,9 @@ from acp_tui.cli import main
 from acp_tui.launch import Launch
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.chat.screen import ChatScreen
-from acp_tui.ui.widgets.agent_message import AgentMessageView
+from acp_tui.ui.timeline.agent_message import AgentMessageView
+from acp_tui.ui.timeline.system_line import SystemLine
 from acp_tui.ui.widgets.session_header import SessionHeader
-from acp_tui.ui.widgets.system_line import SystemLine
 from tests.support.agents import SCRIPTED_AGENT
 from tests.support.wait import until
 

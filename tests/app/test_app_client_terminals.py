@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from acp_tui.controller.controller import SessionController
 from acp_tui.controller.controller_events import ControllerListener
 from acp_tui.controller.wiring import UserAsker
@@ -16,10 +18,12 @@ from acp_tui.launch import Launch
 from acp_tui.services.permission import PermissionService
 from acp_tui.services.terminals import TerminalService
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.widgets.terminal_view import TerminalView
-from acp_tui.ui.widgets.tool_call import ToolCallCard
+from acp_tui.ui.timeline.terminal_view import TerminalView
+from acp_tui.ui.timeline.tool_call import ToolCallCard
 from tests.support.agents import scripted_agent_argv
-from tests.support.app_run import AppRun, card_for, make_launch, private_dirs, project_dir, tool, v1_turn  # noqa: F401  (fixtures)
+from tests.support.app_run import AppRun, card_for, make_launch, project_dir, tool, v1_turn
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 PY = sys.executable
 

@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 
 from acp_tui.ui.dialogs.close_tab import CloseTabScreen
-from tests.support.demo_app import DemoRun, _private_dirs  # noqa: F401  (fixtures)
+from tests.support.demo_app import DemoRun
 from tests.support.tabs import tabs_app
 from tests.support.wait import armed
+
+pytestmark = pytest.mark.usefixtures("_private_dirs")  # the app's folders, private to each test
 
 
 def questions(run: DemoRun) -> list[CloseTabScreen]:

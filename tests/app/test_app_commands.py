@@ -3,7 +3,7 @@
 sending text or recalling history (docs/protocol.md §10.3).
 
 The filter rules are tested without a terminal; the rest drives the real app with the scripted agent
-(harness from `tests/app/test_app_timeline.py`) and once with the demo agent.
+(harness from `tests/support/app_run.py`) and once with the demo agent.
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ from acp_tui.protocol.v2 import AvailableCommand
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.widgets.command_menu import CommandMenu, command_query, input_hint, match_commands
 from tests.support.agents.hostile_agent import HOSTILE_STRINGS
-from tests.support.app_run import AppRun, make_launch, private_dirs, project_dir, running_app, screen_text, update  # noqa: F401  (fixtures)
+from tests.support.app_run import AppRun, make_launch, project_dir, running_app, screen_text, update
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 # -- the rules, without a terminal ----------------------------------------------------------------
 

@@ -18,8 +18,8 @@ from acp_tui.session.modes import bypasses_permissions
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.config_picker import ConfigPickerScreen
 from acp_tui.ui.dialogs.mode_confirm import ModeConfirmScreen
+from acp_tui.ui.timeline.system_line import SystemLine
 from acp_tui.ui.widgets.config_bar import ConfigBar
-from acp_tui.ui.widgets.system_line import SystemLine
 from tests.support.scripted_app import ARM_DELAY, SIZE, ScriptedRun, isolate_user_dirs, ready, wait_until
 
 

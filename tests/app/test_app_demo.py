@@ -18,22 +18,19 @@ from acp_tui.session.model import AGENT_MESSAGE, Message
 from acp_tui.ui.browsers.transcript_view import ExportScreen
 from acp_tui.ui.dialogs.elicitation_form import ElicitationFormScreen
 from acp_tui.ui.dialogs.elicitation_url import ElicitationUrlScreen
-from acp_tui.ui.widgets.agent_message import AgentMessageView
-from acp_tui.ui.widgets.compaction import CompactionView
+from acp_tui.ui.timeline.agent_message import AgentMessageView
+from acp_tui.ui.timeline.compaction import CompactionView
+from acp_tui.ui.timeline.system_line import SystemLine
+from acp_tui.ui.timeline.terminal_view import TerminalView
+from acp_tui.ui.timeline.thought_view import ThoughtView
+from acp_tui.ui.timeline.tool_call import ToolCallCard
+from acp_tui.ui.timeline.unknown_update import UnknownUpdateView
+from acp_tui.ui.timeline.user_message import FOLD_HEAD, UserMessageView
 from acp_tui.ui.widgets.plan_view import PlanView
 from acp_tui.ui.widgets.status_bar import SPINNER
-from acp_tui.ui.widgets.system_line import SystemLine
-from acp_tui.ui.widgets.terminal_view import TerminalView
-from acp_tui.ui.widgets.thought_view import ThoughtView
-from acp_tui.ui.widgets.tool_call import ToolCallCard
-from acp_tui.ui.widgets.unknown_update import UnknownUpdateView
-from acp_tui.ui.widgets.user_message import FOLD_HEAD, UserMessageView
-from tests.support.demo_app import (
-    VERSIONS,
-    DemoRun,
-    _private_dirs,  # noqa: F401  (fixtures)
-    demo_app,
-)
+from tests.support.demo_app import VERSIONS, DemoRun, demo_app
+
+pytestmark = pytest.mark.usefixtures("_private_dirs")  # the app's folders, private to each test
 
 
 def assert_usage_shown(run: DemoRun, turns: int) -> None:

@@ -7,10 +7,14 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from acp_tui.agent.early_agent import EarlyAgent
 from acp_tui.ui.app import AcpApp
-from tests.support.demo_app import DemoRun, _private_dirs, demo_launch  # noqa: F401  (fixture)
+from tests.support.demo_app import DemoRun, demo_launch
 from tests.support.tabs import chat, second_tab
+
+pytestmark = pytest.mark.usefixtures("_private_dirs")  # the app's folders, private to each test
 
 
 async def test_the_first_tab_runs_the_early_agent_and_a_new_tab_its_own(tmp_path: Path) -> None:

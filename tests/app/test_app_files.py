@@ -16,7 +16,7 @@ from typing import Any
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.outside_read import OutsideReadScreen
 from acp_tui.ui.dialogs.outside_write import OutsideWriteScreen
-from acp_tui.ui.widgets.file_access import FileAccessView
+from acp_tui.ui.timeline.file_access import FileAccessView
 from tests.support.agents import scripted_agent_argv
 from tests.support.app_run import AppRun, make_launch, project_dir, running_app, v1_turn
 

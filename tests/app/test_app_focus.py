@@ -19,19 +19,22 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
+import pytest
 from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
 from acp_tui.history import PromptHistory
+from acp_tui.ui.timeline.tool_call import ToolCallCard
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.prompt_return import FocusPrompt
 from acp_tui.ui.widgets.queued_prompts import QueuedPrompt
 from acp_tui.ui.widgets.stderr_panel import StderrPanel
-from acp_tui.ui.widgets.tool_call import ToolCallCard
-from tests.support.app_run import AppRun, private_dirs, running_app, text, tool, update, v2_turn  # noqa: F401  (fixtures)
+from tests.support.app_run import AppRun, running_app, text, tool, update, v2_turn
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 LINES = "\n\n".join(f"paragraph {n}: " + "words " * 12 for n in range(80))
 LONG_TURN = v2_turn(update({"sessionUpdate": "agent_message", "messageId": "long", "content": [text(LINES)]}))

@@ -20,12 +20,11 @@ from acp_tui.services.permission import PermissionService
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.browsers.problems import ProblemsScreen
 from acp_tui.ui.dialogs.permission import PermissionScreen
-from acp_tui.ui.widgets.tool_call import ToolCallCard
+from acp_tui.ui.timeline.tool_call import ToolCallCard
 from tests.support.agents import scripted_agent_argv
 from tests.support.agents.hostile_agent import CRASH_STDERR, DONE_MARKER, EXIT_CODE
 from tests.support.hostile import (
     SIZE,
-    app_dirs,  # noqa: F401  (fixtures)
     chat_of,
     hostile,
     make_launch,

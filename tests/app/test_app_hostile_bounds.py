@@ -38,7 +38,6 @@ from tests.support.agents.hostile_agent import (
 from tests.support.controller import ControllerEvents, ScriptedUser
 from tests.support.hostile import (
     SIZE,
-    app_dirs,  # noqa: F401  (fixtures)
     chat_of,
     hostile,
     make_launch,

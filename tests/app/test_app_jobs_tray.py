@@ -13,20 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from acp_tui.ui.timeline.terminal_view import TerminalView
 from acp_tui.ui.widgets.jobs_tray import JobsTray
-from acp_tui.ui.widgets.terminal_view import TerminalView
-from tests.support.app_run import (  # noqa: F401  (fixtures)
-    AppRun,
-    b64,
-    private_dirs,
-    running_app,
-    screen_text,
-    text,
-    tool,
-    update,
-)
+from tests.support.app_run import AppRun, running_app, screen_text
 from tests.support.jobs_script import background_subagent_turn, cancellable_watcher_turn, script
 from tests.support.schema_check import validate_agent_message, validate_client_message
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 
 def test_every_frame_of_the_script_is_schema_valid() -> None:

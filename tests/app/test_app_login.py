@@ -20,17 +20,17 @@ from acp_tui import secrets
 from acp_tui.launch import Launch
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.login import LoginScreen, SecretScreen, TerminalLoginScreen, command_line
-from acp_tui.ui.widgets.agent_message import AgentMessageView
+from acp_tui.ui.timeline.agent_message import AgentMessageView
+from acp_tui.ui.timeline.user_message import UserMessageView
 from acp_tui.ui.widgets.stderr_panel import StderrPanel
-from acp_tui.ui.widgets.user_message import UserMessageView
 from tests.support.agents import AGENTS_DIR
-from tests.support.app_run import AppRun, private_dirs, project_dir  # noqa: F401  (fixtures)
-from tests.support.claude import claude_adapter, serve_mock_model  # noqa: F401  (fixtures)
+from tests.support.app_run import AppRun, project_dir
+from tests.support.claude import serve_mock_model
 from tests.support.peers import peer_env
 from tests.support.wait import armed
 from tests.support.widgets import screen_text, shown_text
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.timeout(120), pytest.mark.usefixtures("private_dirs")]
 
 AGENT = AGENTS_DIR / "auth_agent.py"
 KEY = "sk-proj-never-shown-9f8e7d6c5b4a"
@@ -137,7 +137,9 @@ async def test_ctrl_c_cancels_a_login_the_agent_does_not_answer(tmp_path: Path, 
         assert not run.received("session/cancel")
         await run.wait(lambda: not run.chat.status.values.waiting_label, "the status line back to normal")
         assert not run.chat.controller.busy
-        assert run.chat._quit_armed_at is None  # the Ctrl-C was the login's cancel, not a step towards quitting
+        assert (
+            run.chat.stop_keys.quit_armed_at is None
+        )  # the Ctrl-C was the login's cancel, not a step towards quitting
 
 
 @pytest.mark.parametrize("version", [2, 1])
@@ -159,7 +161,7 @@ async def test_ctrl_c_at_the_login_dialog_closes_it_and_leaves_nothing_cancellin
         controller = run.chat.controller
         await run.wait(lambda: not controller.busy, "nothing left working")
         assert controller.cancel_sent_at is None and not run.chat.status.values.cancelling
-        assert run.chat._quit_armed_at is None
+        assert run.chat.stop_keys.quit_armed_at is None
         assert not run.received("authenticate") and not run.received("auth/login")
         # the agent's turn had already ended (the failed prompt); there is nothing of it to cancel
         assert len(run.received("session/cancel")) == 0
@@ -216,13 +218,13 @@ async def test_a_typed_key_never_reaches_a_file_the_screen_or_the_stderr_panel(t
         await run.idle()
         answers = " ".join(view.text for view in run.views(AgentMessageView))
         assert "your key is" in answers and KEY not in answers  # the agent echoed it; the screen shows dots
-        run.chat.action_toggle_stderr()
+        run.chat.action_panel("stderr")
         await pilot.pause()
         panel = run.chat.query_one(StderrPanel)
         assert "using key" in screen_text(app) and KEY not in screen_text(app)
         assert panel is not None
         assert KEY not in app.export_screenshot()
-        run.chat.action_show_problems()
+        run.chat.action_panel("problems")
         await pilot.pause()
         assert KEY not in screen_text(app)
     assert "OPENAI_API_KEY" not in os.environ
@@ -243,7 +245,7 @@ async def test_a_typed_key_never_reaches_a_file_the_screen_or_the_stderr_panel(t
 @pytest.mark.parametrize("protocol", [2, 1], ids=["v2", "v1"])
 async def test_claude_adapter_lists_its_terminal_logins_in_the_dialog(
     tmp_path: Path,
-    claude_adapter: list[str],  # noqa: F811
+    claude_adapter: list[str],
     protocol: Literal[1, 2],
 ) -> None:
     home = tmp_path / "claude-home"
@@ -304,7 +306,7 @@ async def dialog_within(run: AppRun, kind: type[Any], timeout: float) -> Any:
 @pytest.mark.timeout(240)
 async def test_claude_without_a_key_suggests_its_variable_and_the_prompt_reaches_the_model_once(
     tmp_path: Path,
-    claude_adapter: list[str],  # noqa: F811
+    claude_adapter: list[str],
 ) -> None:
     """Claude's adapter with no key: *Set an API key…* suggested OPENAI_API_KEY, and once the key was set the
     prompt reached the model twice ("You said: hello hello")."""

@@ -11,13 +11,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from rich.cells import cell_len
 from textual.app import App, ComposeResult
 
 from acp_tui.ui.chat.screen import KEY_HINTS
 from acp_tui.ui.widgets.session_header import HeaderValues, SessionHeader, tail
 from acp_tui.ui.widgets.status_bar import HINT_SEPARATOR, PINNED, HintMode, KeyHint, StatusBar, fit_hints
-from tests.support.app_run import SHOWN_CWD, private_dirs, project_dir, running_app, screen_text, text, update, v2_turn  # noqa: F401  (fixtures)
+from tests.support.app_run import SHOWN_CWD, project_dir, running_app, screen_text, text, update, v2_turn
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 NARROW = (80, 24)
 HINTS = "⏎ send · ⏎ queue · ^J newline · ^C cancel · F2 stderr · ^R restart · ^Q quit"

@@ -13,8 +13,9 @@ import pytest
 
 from acp_tui.ui.browsers.sessions import SessionBrowser
 from acp_tui.ui.dialogs.permission import PermissionScreen
-from tests.support.demo_app import _private_dirs  # noqa: F401  (fixtures)
 from tests.support.tabs import tabs_app
+
+pytestmark = pytest.mark.usefixtures("_private_dirs")  # the app's folders, private to each test
 
 
 @pytest.mark.asyncio

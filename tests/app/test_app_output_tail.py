@@ -12,28 +12,13 @@ from typing import Any
 import pytest
 from rich.text import Text
 
-from acp_tui.ui.widgets.output_tail import (
-    FAILED_TAIL_LINES,
-    TAIL_LINES,
-    command_report,
-    tail_of_lines,
-    tail_of_text,
-)
-from acp_tui.ui.widgets.tool_call import ToolCallCard, status_style
-from tests.support.app_run import (  # noqa: F401  (fixtures)
-    AppRun,
-    b64,
-    card_for,
-    private_dirs,
-    running_app,
-    screen_text,
-    text,
-    tool,
-    update,
-    v1_turn,
-    v2_turn,
-)
+from acp_tui.ui.timeline.output_tail import FAILED_TAIL_LINES, TAIL_LINES, command_report, tail_of_lines, tail_of_text
+from acp_tui.ui.timeline.tool_call import ToolCallCard
+from acp_tui.ui.timeline.tool_call_line import status_style
+from tests.support.app_run import AppRun, b64, card_for, running_app, screen_text, text, tool, update, v1_turn, v2_turn
 from tests.support.paths import FIXTURES
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 SMALL = (80, 24)
 #: Shell tool reports as Gemini CLI and Qwen Code send them (tests/support/fixtures/README.md).

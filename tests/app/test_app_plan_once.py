@@ -11,7 +11,9 @@ import pytest
 
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.plan_view import PlanView
-from tests.support.app_run import plan_update, private_dirs, running_app, screen_text, v2_turn  # noqa: F401  (fixtures)
+from tests.support.app_run import plan_update, running_app, screen_text, v2_turn
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 
 def times_shown(run: object, text: str) -> int:

@@ -1,7 +1,7 @@
 """The prompt in the real app: Enter sends, newline keys, history recall and persistence, the queue,
 and the conversation's scrolling around new output.
 
-Driven with the scripted agent; the harness comes from `tests/app/test_app_timeline.py`.
+Driven with the scripted agent; the harness is `tests/support/app_run.py`.
 """
 
 from __future__ import annotations
@@ -9,12 +9,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.widgets import Static
 
 from acp_tui.paths import history_file
-from acp_tui.ui.widgets.agent_message import AgentMessageView
+from acp_tui.ui.timeline.agent_message import AgentMessageView
 from acp_tui.ui.widgets.queued_prompts import QueuedPrompt, QueuedPrompts
-from tests.support.app_run import AppRun, private_dirs, project_dir, running_app, text, update  # noqa: F401  (fixtures)
+from tests.support.app_run import AppRun, project_dir, running_app, text, update
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 
 async def type_text(run: AppRun, value: str) -> None:

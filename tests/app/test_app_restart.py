@@ -20,9 +20,8 @@ from textual.pilot import Pilot
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.chat.screen import ChatScreen
 from tests.support.agents import scripted_agent_argv
-from tests.support.hostile import (  # noqa: F401  (fixtures)
+from tests.support.hostile import (
     SIZE,
-    app_dirs,
     chat_of,
     make_launch,
     screen_text,
@@ -90,7 +89,7 @@ def record_of(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-async def test_restart_resumes_the_same_session_v2(app_dirs: Path, tmp_path: Path) -> None:  # noqa: F811
+async def test_restart_resumes_the_same_session_v2(app_dirs: Path, tmp_path: Path) -> None:
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"version": 2, "responses": {"session/resume": {"result": {}}}}))
     record = tmp_path / "record.jsonl"
@@ -121,7 +120,7 @@ async def test_restart_resumes_the_same_session_v2(app_dirs: Path, tmp_path: Pat
         assert shown in markdown, shown
 
 
-async def test_ctrl_r_on_a_running_agent_says_so_and_a_second_one_restarts_it(app_dirs: Path, tmp_path: Path) -> None:  # noqa: F811
+async def test_ctrl_r_on_a_running_agent_says_so_and_a_second_one_restarts_it(app_dirs: Path, tmp_path: Path) -> None:
     """Ctrl+R on a running agent used to be a toast that went away: now the conversation says what a
     second Ctrl+R does, and the second one stops the agent and starts it afresh (resuming the session)."""
     script = tmp_path / "script.json"
@@ -146,7 +145,7 @@ async def test_ctrl_r_on_a_running_agent_says_so_and_a_second_one_restarts_it(ap
         assert any(RESUMED in line for line in lines), lines
 
 
-async def test_restart_without_resume_starts_fresh_and_says_so_v1(app_dirs: Path, tmp_path: Path) -> None:  # noqa: F811
+async def test_restart_without_resume_starts_fresh_and_says_so_v1(app_dirs: Path, tmp_path: Path) -> None:
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"version": 1}))  # no sessionCapabilities.resume advertised
     record = tmp_path / "record.jsonl"
@@ -159,7 +158,7 @@ async def test_restart_without_resume_starts_fresh_and_says_so_v1(app_dirs: Path
     assert methods.count("session/new") == 2
 
 
-async def test_refused_resume_falls_back_to_a_new_session_v2(app_dirs: Path, tmp_path: Path) -> None:  # noqa: F811
+async def test_refused_resume_falls_back_to_a_new_session_v2(app_dirs: Path, tmp_path: Path) -> None:
     script = tmp_path / "script.json"
     script.write_text(
         json.dumps(
@@ -178,7 +177,7 @@ async def test_refused_resume_falls_back_to_a_new_session_v2(app_dirs: Path, tmp
 
 
 @pytest.mark.parametrize("protocol", [2, 1])
-async def test_restart_with_the_demo_agent(app_dirs: Path, tmp_path: Path, protocol: int) -> None:  # noqa: F811
+async def test_restart_with_the_demo_agent(app_dirs: Path, tmp_path: Path, protocol: int) -> None:
     argv = [sys.executable, "-m", "acp_tui.demo"]
     env = {"ACP_TUI_DEMO_SPEED": "0"}
     app = AcpApp(make_launch(argv, tmp_path, protocol=protocol, env=env), arm_delay=0.1)
@@ -193,7 +192,7 @@ async def test_restart_with_the_typescript_sdk_dual_version_agent(
     app_dirs: Path,
     tmp_path: Path,
     ts_sdk_peers: TsSdkPeers,
-    peer_home_env: dict[str, str],  # noqa: F811
+    peer_home_env: dict[str, str],
 ) -> None:
     app = AcpApp(make_launch(ts_sdk_peers.dual_version_agent, tmp_path, env=peer_home_env), arm_delay=0.1)
     async with app.run_test(size=SIZE) as pilot:

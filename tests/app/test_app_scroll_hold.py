@@ -13,9 +13,11 @@ from typing import Any
 
 import pytest
 
-from acp_tui.ui.widgets.agent_message import AgentMessageView
+from acp_tui.ui.timeline.agent_message import AgentMessageView
 from acp_tui.ui.widgets.markdown_stream import MarkdownStream
-from tests.support.app_run import AppRun, private_dirs, running_app, text, update, v2_turn  # noqa: F401  (fixtures)
+from tests.support.app_run import AppRun, running_app, text, update, v2_turn
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 
 def answer_sections(start: int, count: int) -> str:

@@ -20,13 +20,12 @@ from textual.pilot import Pilot
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.widgets.session_header import SessionHeader
 from tests.support.agents import scripted_agent_argv
-from tests.support.app_run import (  # noqa: F401  (fixtures)
+from tests.support.app_run import (
     GIT_DIFF,
     AppRun,
     b64,
     make_launch,
     plan_update,
-    private_dirs,
     project_dir,
     text,
     tool,
@@ -34,6 +33,8 @@ from tests.support.app_run import (  # noqa: F401  (fixtures)
     v2_turn,
 )
 from tests.support.scripted_app import STANDARD_OPTIONS, permission_request
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 SIZE = (120, 40)
 
@@ -431,7 +432,7 @@ def limit_window(kind: str, utilization: float, status: str) -> dict[str, Any]:
 @pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=lambda size: f"{size[0]}x{size[1]}")
 def test_snapshot_subagent_lanes(snap_compare: Any, tmp_path: Path, size: tuple[int, int], theme: str) -> None:
     """A closed lane (one line, its tool-call count) and an open one (its task, calls, answer and reply)."""
-    from acp_tui.ui.widgets.subagent_lane import SubagentLane
+    from acp_tui.ui.timeline.subagent_lane import SubagentLane
 
     app = snapshot_app(tmp_path, v2_turn(*subagent_lane_steps()), theme=theme)
     sent = send_and_wait("delegate", record=tmp_path / "record.jsonl")

@@ -14,16 +14,13 @@ import pytest
 
 from acp_tui.session.account import AccountState, LimitWindow
 from acp_tui.ui.chat.steer_control import NOT_OFFERED
+from acp_tui.ui.timeline.user_message import STEERED_TEXT, UserMessageView
 from acp_tui.ui.widgets.limit_meter import account_lines, meter
 from acp_tui.ui.widgets.queued_prompts import QueuedPrompt
 from acp_tui.ui.widgets.session_header import SessionHeader
-from acp_tui.ui.widgets.user_message import STEERED_TEXT, UserMessageView
-from tests.support.app_run import (  # noqa: F401  (fixtures)
-    AppRun,
-    private_dirs,
-    running_app,
-    screen_text,
-)
+from tests.support.app_run import AppRun, running_app, screen_text
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 STEER = "_session/steering"
 INIT: dict[str, Any] = {

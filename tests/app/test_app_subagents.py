@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.widgets.subagent_lane import SubagentLane
-from acp_tui.ui.widgets.tool_call import ToolCallCard
+from acp_tui.ui.timeline.subagent_lane import SubagentLane
+from acp_tui.ui.timeline.tool_call import ToolCallCard
 from tests.support.scripted_app import (
     ARM_DELAY,
     SIZE,

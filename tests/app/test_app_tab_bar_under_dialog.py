@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.demo_app import DemoRun, _private_dirs  # noqa: F401  (fixtures)
+from tests.support.demo_app import DemoRun
 from tests.support.tabs import tabs_app
+
+pytestmark = pytest.mark.usefixtures("_private_dirs")  # the app's folders, private to each test
 
 
 def top_line(run: DemoRun) -> str:

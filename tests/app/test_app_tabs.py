@@ -14,14 +14,13 @@ from acp_tui.ui.chat.screen import ChatScreen
 from acp_tui.ui.dialogs.close_tab import CloseTabScreen
 from acp_tui.ui.dialogs.new_tab import NewTabScreen
 from acp_tui.ui.dialogs.permission import PermissionScreen
-from acp_tui.ui.widgets.agent_message import AgentMessageView
+from acp_tui.ui.timeline.agent_message import AgentMessageView
 from acp_tui.ui.widgets.tab_bar import TabBar
-from tests.support.demo_app import (
-    DemoRun,
-    _private_dirs,  # noqa: F401  (fixtures)
-)
+from tests.support.demo_app import DemoRun
 from tests.support.tabs import chat, second_tab, tab, tabs_app
 from tests.support.wait import armed
+
+pytestmark = pytest.mark.usefixtures("_private_dirs")  # the app's folders, private to each test
 
 
 async def choose_session(run: DemoRun, session_id: str) -> None:

@@ -14,17 +14,17 @@ import pytest
 from rich.style import Style
 from textual.color import Color
 
-from acp_tui.ui.widgets.agent_message import AgentMessageView
-from acp_tui.ui.widgets.compaction import CompactionView
+from acp_tui.ui.timeline.agent_message import AgentMessageView
+from acp_tui.ui.timeline.compaction import CompactionView
+from acp_tui.ui.timeline.terminal_view import TerminalView
+from acp_tui.ui.timeline.thought_view import ThoughtView
+from acp_tui.ui.timeline.tool_call import ToolCallCard
+from acp_tui.ui.timeline.unknown_update import UnknownUpdateView
+from acp_tui.ui.timeline.user_message import UserMessageView
 from acp_tui.ui.widgets.plan_view import PlanView
 from acp_tui.ui.widgets.session_header import SessionHeader
 from acp_tui.ui.widgets.status_bar import fit_hints
 from acp_tui.ui.widgets.stderr_panel import StderrPanel
-from acp_tui.ui.widgets.terminal_view import TerminalView
-from acp_tui.ui.widgets.thought_view import ThoughtView
-from acp_tui.ui.widgets.tool_call import ToolCallCard
-from acp_tui.ui.widgets.unknown_update import UnknownUpdateView
-from acp_tui.ui.widgets.user_message import UserMessageView
 from tests.support.app_run import (
     GIT_DIFF,
     SHOWN_CWD,
@@ -32,7 +32,6 @@ from tests.support.app_run import (
     b64,
     card_for,
     plan_update,
-    private_dirs,  # noqa: F401  (fixtures)
     running_app,
     screen_text,
     text,
@@ -41,6 +40,8 @@ from tests.support.app_run import (
     v1_turn,
     v2_turn,
 )
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 # -- harness ---------------------------------------------------------------------------------------
 
@@ -662,7 +663,7 @@ async def test_idle_shows_how_the_turn_ended(tmp_path: Path, version: int) -> No
             await run.idle()
             await run.wait(lambda: state_line(run) == expected, expected)
         # the conversation keeps a line for every turn that did not simply end (none for "fine")
-        from acp_tui.ui.widgets.system_line import SystemLine
+        from acp_tui.ui.timeline.system_line import SystemLine
 
         lines = [view.message for view in run.views(SystemLine)]
         assert lines == [

@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from acp_tui.ui.widgets.limit_meter import token_lines
-from tests.support.app_run import private_dirs, running_app, screen_text  # noqa: F401  (fixtures)
+from tests.support.app_run import running_app, screen_text
 from tests.support.codex import CODEX_RESULT
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 
 @pytest.mark.asyncio

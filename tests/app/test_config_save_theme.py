@@ -18,7 +18,9 @@ from acp_tui.cli import build_launch, parse_argv
 from acp_tui.config import load_settings, save_theme, with_theme
 from acp_tui.paths import config_file
 from acp_tui.ui.app import AcpApp
-from tests.support.app_run import private_dirs, running_app  # noqa: F401  (fixtures)
+from tests.support.app_run import running_app
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 CONFIG = """\
 # my acp-tui settings

@@ -15,9 +15,9 @@ from textual.widgets import Button
 from acp_tui.paths import transcripts_dir
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.permission import PermissionScreen
-from acp_tui.ui.widgets.tool_call import ToolCallCard
+from acp_tui.ui.timeline.tool_call import ToolCallCard
 from tests.support.agents.hostile_agent import DONE_MARKER, PERMISSION_BUTTON_IMITATION
-from tests.support.hostile import SIZE, app_dirs, hostile, make_launch, screen_text, start_and_prompt, wait_for  # noqa: F401  (fixtures)
+from tests.support.hostile import SIZE, hostile, make_launch, screen_text, start_and_prompt, wait_for
 
 #: What must never reach the terminal from agent text: ESC, BEL, NUL, bidi overrides, OSC payloads.
 FORBIDDEN = ("\x1b", "\x07", "\x00", "\u202e", "\u202c", "]52;", "aGk=", "]0;pwned", "]8;;", "\x9b", "\x9d")
@@ -52,7 +52,7 @@ def assert_clean(text: str) -> None:
     assert not any(ord(char) < 0x20 and char != "\n" for char in text), repr(text)
 
 
-async def test_injection_through_the_real_app(app_dirs: Path, tmp_path: Path) -> None:  # noqa: F811
+async def test_injection_through_the_real_app(app_dirs: Path, tmp_path: Path) -> None:
     log = tmp_path / "wire.log"
     app = AcpApp(make_launch(hostile("injection"), tmp_path, log_path=log), arm_delay=0.1)
     async with app.run_test(size=SIZE) as pilot:

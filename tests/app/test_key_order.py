@@ -15,10 +15,12 @@ import pytest
 from acp_tui.services.elicitation import FormAccepted
 from acp_tui.ui.dialogs.elicitation_form import ElicitationFormScreen
 from acp_tui.ui.widgets.file_picker import FilePicker
-from tests.support.app_run import AppRun, private_dirs, project_dir, running_app  # noqa: F401  (fixtures)
+from tests.support.app_run import AppRun, project_dir, running_app
 from tests.support.elicitation_ui import Host, form_question, open_dialog
 from tests.support.keys import burst
 from tests.support.wait import until
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 
 async def settled(run: AppRun) -> None:

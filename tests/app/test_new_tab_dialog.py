@@ -18,11 +18,12 @@ from textual.widgets import Input, OptionList, Static
 from acp_tui.launch import Launch, LaunchProblem
 from acp_tui.ui.dialogs.new_tab import MARK, AgentChoice, NewTabScreen, ranked_choices
 from acp_tui.ui.tabs.agents import agent_choices
-from tests.support.demo_app import _private_dirs  # noqa: F401  (fixtures)
 from tests.support.elicitation_ui import Host, open_dialog
 from tests.support.launches import make_launch
 from tests.support.tabs import tabs_app
 from tests.support.wait import until
+
+pytestmark = pytest.mark.usefixtures("_private_dirs")  # the app's folders, private to each test
 
 CHOICES = (
     AgentChoice("sdk", "config.toml"),

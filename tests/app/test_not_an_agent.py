@@ -24,7 +24,7 @@ from acp_tui.cli import main
 from acp_tui.launch import Launch
 from acp_tui.protocol.jsonrpc import Request
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.widgets.system_line import SystemLine
+from acp_tui.ui.timeline.system_line import SystemLine
 
 ECHO_MESSAGE = "the agent echoed our initialize request back — is this an ACP agent? (`cat` echoes its input)"
 

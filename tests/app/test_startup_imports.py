@@ -27,10 +27,10 @@ DEFERRED = (
     "rich.markdown",
     "rich.syntax",
     "acp_tui.ui.widgets.markdown_stream",
-    "acp_tui.ui.widgets.diff_view",
-    "acp_tui.ui.widgets.tool_call",
-    "acp_tui.ui.widgets.agent_message",
-    "acp_tui.ui.widgets.thought_view",
+    "acp_tui.ui.timeline.diff_view",
+    "acp_tui.ui.timeline.tool_call",
+    "acp_tui.ui.timeline.agent_message",
+    "acp_tui.ui.timeline.thought_view",
     "acp_tui.ui.dialogs.permission",
     "acp_tui.ui.dialogs.login",
     "acp_tui.ui.dialogs.config_picker",
@@ -42,8 +42,8 @@ DEFERRED = (
     "acp_tui.ui.browsers.help",
     "acp_tui.transcript.markdown",
     "acp_tui.transcript.reader",
-    "acp_tui.ui.widgets.user_message",
-    "acp_tui.ui.widgets.unknown_update",
+    "acp_tui.ui.timeline.user_message",
+    "acp_tui.ui.timeline.unknown_update",
 )
 
 _RUN_TO_READY = """
@@ -106,13 +106,13 @@ def test_a_ready_session_has_imported_none_of_them(tmp_path: Path) -> None:
 
 
 def test_the_check_sees_the_deferred_modules_a_tool_card_imports(tmp_path: Path) -> None:
-    found = imported(_IMPORT.format(module="acp_tui.ui.widgets.tool_call"), *DEFERRED, home=tmp_path)
+    found = imported(_IMPORT.format(module="acp_tui.ui.timeline.tool_call"), *DEFERRED, home=tmp_path)
     assert set(found) == {
         "markdown_it",
         "pygments",
         "rich.markdown",
         "rich.syntax",
         "acp_tui.ui.widgets.markdown_stream",
-        "acp_tui.ui.widgets.diff_view",
-        "acp_tui.ui.widgets.tool_call",
+        "acp_tui.ui.timeline.diff_view",
+        "acp_tui.ui.timeline.tool_call",
     }

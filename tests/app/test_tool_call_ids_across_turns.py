@@ -26,7 +26,7 @@ from acp_tui.session.model import TOOL_CALL, SessionState, ToolCall
 from acp_tui.session.reducer import ModelInput, apply
 from acp_tui.session.v1_adapter import V1Adapter
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.widgets.tool_call import ToolCallCard
+from acp_tui.ui.timeline.tool_call import ToolCallCard
 from tests.support.agent_session import Recorder, idle_with, make_session
 from tests.support.paths import TRAFFIC
 from tests.support.peers import TsSdkPeers

@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from acp_tui.protocol.common import ErrorObject
 from acp_tui.protocol.v2 import AgentMessageChunk, StateUpdate, TextContent, ToolCallUpdate
 from acp_tui.session.changes import (
@@ -25,10 +27,12 @@ from acp_tui.session.local_events import AgentExited, CancelRequested, PromptAcc
 from acp_tui.session.model import SessionState
 from acp_tui.session.reducer import ModelInput, apply
 from acp_tui.session.v1_adapter import V1Adapter
-from acp_tui.ui.widgets.system_line import SystemLine
-from acp_tui.ui.widgets.tool_call import ToolCallCard
-from acp_tui.ui.widgets.user_message import UserMessageView
-from tests.support.app_run import private_dirs, running_app, update  # noqa: F401  (fixtures)
+from acp_tui.ui.timeline.system_line import SystemLine
+from acp_tui.ui.timeline.tool_call import ToolCallCard
+from acp_tui.ui.timeline.user_message import UserMessageView
+from tests.support.app_run import running_app, update
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 ERROR = ErrorObject(-32603, "model overheated")
 
@@ -78,7 +82,7 @@ def test_turn_ended_once_per_turn_and_never_for_idle_without_work() -> None:
     assert ends(second) == [TurnEnded(turn=2, stop_reason=None)]
 
 
-def TextChunk(text: str) -> AgentMessageChunk:  # noqa: N802 - reads like the update it builds
+def TextChunk(text: str) -> AgentMessageChunk:
     return AgentMessageChunk(message_id="m", content=TextContent(text=text))
 
 

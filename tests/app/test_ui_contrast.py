@@ -28,6 +28,8 @@ from textual.screen import ModalScreen
 from acp_tui.launch import Launch
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.themes import ANSI_NAMES, load_shipped_themes
+from acp_tui.ui.timeline.thought_view import ThoughtView
+from acp_tui.ui.timeline.tool_call import ToolCallCard
 from acp_tui.ui.widgets.command_menu import CommandMenu
 from acp_tui.ui.widgets.file_picker import FilePicker
 from acp_tui.ui.widgets.markdown_stream import code_theme_for
@@ -35,27 +37,16 @@ from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.queued_prompts import QueuedPrompt
 from acp_tui.ui.widgets.session_list import SessionList
 from acp_tui.ui.widgets.status_bar import StatusBar
-from acp_tui.ui.widgets.thought_view import ThoughtView
-from acp_tui.ui.widgets.tool_call import ToolCallCard
 from tests.support.agents import scripted_agent_argv
-from tests.support.app_run import (  # noqa: F401  (fixtures)
-    GIT_DIFF,
-    AppRun,
-    b64,
-    plan_update,
-    private_dirs,
-    project_dir,
-    running_app,
-    text,
-    tool,
-    update,
-)
+from tests.support.app_run import GIT_DIFF, AppRun, b64, plan_update, project_dir, running_app, text, tool, update
 from tests.support.contrast import (
     MINIMUM,
     contrast_ratio,
     dialog_region,
     low_contrast,
 )
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 #: The palettes with colours of their own. acp-ansi names the terminal's ANSI colours, so its contrast is
 #: the terminal palette's; tests/app/test_ui_look.py checks that it sends nothing else.

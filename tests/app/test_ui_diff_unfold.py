@@ -15,8 +15,8 @@ from textual.pilot import Pilot
 from acp_tui.protocol.v2 import Diff, DiffChange, DiffPatch, ToolCallLocation, ToolCallUpdate
 from acp_tui.session.model import SessionState
 from acp_tui.session.reducer import apply
-from acp_tui.ui.widgets.diff_view import DiffView
-from acp_tui.ui.widgets.tool_call import MAX_CARD_DIFF_LINES, ToolCallCard
+from acp_tui.ui.timeline.diff_view import DiffView
+from acp_tui.ui.timeline.tool_call import MAX_CARD_DIFF_LINES, ToolCallCard
 from tests.support.widgets import WidgetApp, found, screen_text, until
 
 CWD = "/home/me/project"

@@ -12,7 +12,9 @@ import pytest
 from acp_tui.demo.store import StoredSession, write_sessions
 from acp_tui.ui.chat.history_timeline import EarlierEntries
 from acp_tui.ui.chat.screen import ChatScreen
-from tests.support.demo_app import DemoRun, _private_dirs, demo_app  # noqa: F401  (fixtures)
+from tests.support.demo_app import DemoRun, demo_app
+
+pytestmark = pytest.mark.usefixtures("_private_dirs")  # the app's folders, private to each test
 
 
 def long_session(store: Path, project: Path) -> None:

@@ -14,12 +14,12 @@ from textual.app import App, ComposeResult
 from textual.widgets import Input
 
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.widgets.agent_message import AgentMessageView
+from acp_tui.ui.timeline.agent_message import AgentMessageView
+from acp_tui.ui.timeline.thought import Thought
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.markdown_stream import PIECE_CHARS, RENDER_LIMIT, MarkdownStream
-from acp_tui.ui.widgets.thought import Thought
 from tests.support.agents.hostile_agent import DONE_MARKER
-from tests.support.hostile import SIZE, app_dirs, hostile, make_launch, start_and_prompt, typing_still_works  # noqa: F401  (fixtures)
+from tests.support.hostile import SIZE, hostile, make_launch, start_and_prompt, typing_still_works
 from tests.support.hostile import screen_text as app_screen_text
 from tests.support.hostile import wait_for as app_wait_for
 from tests.support.markdown import mount_stream, screen_text, wait_for
@@ -52,7 +52,7 @@ async def test_a_5_mb_single_line_is_truncated_on_screen_and_kept_whole() -> Non
         await wait_for(pilot, lambda: streamed.settled and streamed.line_count > 0)
         lines = streamed.rendered_lines()
         assert lines[-1] == "… message truncated on screen: 4.8 MB more — press s to save the whole message"
-        assert streamed.truncated and streamed.hidden_chars == len(text) - RENDER_LIMIT
+        assert streamed.hidden_chars > 0 and streamed.hidden_chars == len(text) - RENDER_LIMIT
         assert streamed.text == text
         assert len(lines) <= MAX_LINES
         assert max(len(line) for line in lines) <= streamed.content_region.width
@@ -185,7 +185,7 @@ async def test_the_real_app_truncates_a_huge_message_and_saves_it_whole(app_dirs
         await app_wait_for(pilot, lambda: DONE_MARKER in app_screen_text(app), timeout=60, what="the done marker")
         view = next(v for v in chat.query(AgentMessageView) if v.message.id == "huge-msg")
         assert len(view.full_text()) == size
-        assert view.stream.truncated and view.can_focus
+        assert view.stream.hidden_chars > 0 and view.can_focus
         assert view.stream.line_count <= MAX_LINES
         await typing_still_works(pilot, chat)
         view.focus()

@@ -31,14 +31,14 @@ from acp_tui.protocol.v2 import (
 from acp_tui.session.model import SessionState
 from acp_tui.ui.app import ANSI_THEME, AcpApp
 from acp_tui.ui.themes.colour_system import colour_system
-from acp_tui.ui.widgets.agent_message import AgentMessageView
-from acp_tui.ui.widgets.diff_view import DiffView, diff_rows, diff_stats
+from acp_tui.ui.timeline.agent_message import AgentMessageView
+from acp_tui.ui.timeline.diff_view import DiffView, diff_rows, diff_stats
+from acp_tui.ui.timeline.system_line import SystemLine
+from acp_tui.ui.timeline.terminal_view import TerminalView
+from acp_tui.ui.timeline.tool_call import ToolCallCard
+from acp_tui.ui.timeline.user_message import UserMessageView
 from acp_tui.ui.widgets.icons import GLYPHS, KIND_ICONS, leading_glyph, plan_status_glyph, status_pill
 from acp_tui.ui.widgets.plan_panel import PlanPanel
-from acp_tui.ui.widgets.system_line import SystemLine
-from acp_tui.ui.widgets.terminal_view import TerminalView
-from acp_tui.ui.widgets.tool_call import ToolCallCard
-from acp_tui.ui.widgets.user_message import UserMessageView
 from tests.support.demo_app import DemoRun, demo_launch
 from tests.support.widgets import WidgetApp, card_line, drive, found, run, screen_text, text_item
 

@@ -11,14 +11,14 @@ from textual.app import App, ComposeResult
 from textual.geometry import Offset
 from textual.selection import Selection
 
+from acp_tui.ui.timeline.thought import Thought
 from acp_tui.ui.widgets import markdown_stream
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.markdown_stream import MarkdownStream, sanitize
-from acp_tui.ui.widgets.thought import Thought
 from tests.support.paths import REPO
 
 sys.path.insert(0, str(REPO / "bench"))
-from flood_agent import MARKER, realistic_markdown  # noqa: E402
+from flood_agent import MARKER, realistic_markdown
 
 from tests.support.markdown import mount_stream, screen_text, wait_for
 

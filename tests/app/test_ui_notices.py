@@ -24,8 +24,10 @@ from acp_tui.ui.browsers.notices import (
     toast_lines,
 )
 from acp_tui.ui.themes import load_shipped_themes
-from tests.support.app_run import private_dirs, running_app, screen_text, update, v2_turn  # noqa: F401  (fixtures)
+from tests.support.app_run import running_app, screen_text, update, v2_turn
 from tests.support.contrast import dialog_region, low_contrast
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 AT = datetime(2026, 1, 2, 9, 30, 5)
 

@@ -15,7 +15,7 @@ from acp_tui.session.model import SessionState
 from acp_tui.transcript.markdown import access_line as markdown_line
 from acp_tui.transcript.writer import _access_value
 from acp_tui.ui.dialogs.outside_read import OutsideReadScreen
-from acp_tui.ui.widgets.file_access import FileAccessView, access_line
+from acp_tui.ui.timeline.file_access import FileAccessView, access_line
 from tests.support.outside_write import PROJECT, DialogApp, _access, wait_for
 from tests.support.widgets import WidgetApp, screen_text
 

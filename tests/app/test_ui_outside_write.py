@@ -21,9 +21,9 @@ from acp_tui.session.local_events import FileAccessed
 from acp_tui.session.model import FILE_ACCESS, SessionState
 from acp_tui.session.reducer import apply
 from acp_tui.ui.dialogs.outside_write import OutsideWriteScreen, shown_path
-from acp_tui.ui.widgets.diff_view import DiffView
-from acp_tui.ui.widgets.file_access import FileAccessView, access_line
-from acp_tui.ui.widgets.tool_call import ToolCallCard
+from acp_tui.ui.timeline.diff_view import DiffView
+from acp_tui.ui.timeline.file_access import FileAccessView, access_line
+from acp_tui.ui.timeline.tool_call import ToolCallCard
 from tests.support.outside_write import PROJECT, DialogApp, _access, outside_write, wait_for
 from tests.support.widgets import WidgetApp, card_line, screen_text
 

@@ -284,7 +284,7 @@ async def test_v1_diff_and_locations_are_shown() -> None:
         harness = Harness(app, pilot)
         screen = await harness.open(v1())
         assert str(screen.query_one("#title", Static).render()) == "Write hello.txt"
-        from acp_tui.ui.widgets.diff_view import DiffView
+        from acp_tui.ui.timeline.diff_view import DiffView
 
         lines = screen.query_one(DiffView).content_lines()
         assert lines == ["/p/hello.txt", "1   - hi", "  1 + hello"]  # the path once, then numbered lines

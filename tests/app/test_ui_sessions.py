@@ -26,13 +26,13 @@ from acp_tui.ui.browsers.transcript_view import ExportScreen, TranscriptScreen
 from acp_tui.ui.chat.history_timeline import EarlierEntries, HistoryTimeline
 from acp_tui.ui.chat.session_actions import SessionCommands
 from acp_tui.ui.chat.terminal_title import WindowTitle, osc_title, window_title
-from acp_tui.ui.widgets.agent_message import AgentMessageView
+from acp_tui.ui.timeline.agent_message import AgentMessageView
+from acp_tui.ui.timeline.user_message import UserMessageView
 from acp_tui.ui.widgets.session_list import SessionList, age_text
-from acp_tui.ui.widgets.user_message import UserMessageView
-from tests.support.demo_app import VERSIONS, DemoRun, _private_dirs, demo_app  # noqa: F401  (fixtures)
+from tests.support.demo_app import VERSIONS, DemoRun, demo_app
 from tests.support.sessions_browser import NOW, Host, Source, settle
 
-pytestmark = pytest.mark.timeout(90)
+pytestmark = [pytest.mark.timeout(90), pytest.mark.usefixtures("_private_dirs")]
 HOSTILE = "\x1b]0;owned\x07[bold red]Fix[/] \x1b[2J\u202eevil"
 
 
@@ -498,7 +498,7 @@ async def test_a_burst_mounts_only_its_newest_entries_and_the_followed_end_is_bu
     from acp_tui.session.reducer import apply
     from acp_tui.ui.chat import history_timeline
     from acp_tui.ui.chat.history_timeline import BURST, LIVE
-    from acp_tui.ui.widgets.tool_call import ToolCallCard
+    from acp_tui.ui.timeline.tool_call import ToolCallCard
 
     # The timeline's clock stands still until the burst has been looked at: "quiet" is a time since a frame
     # last built anything, and a loaded machine must not make the test's own waits look quiet.

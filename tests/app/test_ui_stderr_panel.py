@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.app import App, ComposeResult
 
 from acp_tui.ui.widgets.stderr_panel import StderrPanel
-from tests.support.app_run import private_dirs, running_app, screen_text, v2_turn  # noqa: F401  (fixtures)
+from tests.support.app_run import running_app, screen_text, v2_turn
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 EMPTY = "no stderr yet"
 

@@ -12,8 +12,8 @@ from textual.widget import Widget
 from acp_tui.protocol.v2 import TerminalExitStatus, TerminalRef, TerminalUpdate, ToolCallUpdate
 from acp_tui.session.local_events import TerminalCancelFailed, TerminalCancelRequested, TerminalTimed
 from acp_tui.session.model import SessionState
-from acp_tui.ui.widgets.terminal_view import TerminalView, elapsed_text
-from acp_tui.ui.widgets.tool_call import ToolCallCard
+from acp_tui.ui.timeline.terminal_view import TerminalView, elapsed_text
+from acp_tui.ui.timeline.tool_call import ToolCallCard
 from tests.support.widgets import WidgetApp, drive, run, screen_text, shows, until
 
 

@@ -39,11 +39,11 @@ from acp_tui.session.local_events import AgentExited
 from acp_tui.session.model import SessionState
 from acp_tui.session.reducer import ModelInput, apply
 from acp_tui.ui.dialogs.permission import PermissionScreen
+from acp_tui.ui.timeline.system_line import SystemLine
+from acp_tui.ui.timeline.terminal_view import TerminalView
+from acp_tui.ui.timeline.tool_call import ToolCallCard
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.plan_view import PlanView
-from acp_tui.ui.widgets.system_line import SystemLine
-from acp_tui.ui.widgets.terminal_view import TerminalView
-from acp_tui.ui.widgets.tool_call import ToolCallCard
 from tests.support.permission import DialogApp, v2
 from tests.support.widgets import GIT_PATCH, WidgetApp, found, text_item
 

@@ -49,16 +49,16 @@ from acp_tui.protocol.v2 import (
 from acp_tui.session.local_events import AgentExited, CancelRequested
 from acp_tui.session.model import SessionState, Submission, UnknownEntry
 from acp_tui.session.v1_adapter import V1Adapter
-from acp_tui.ui.widgets.compaction import CompactionView
+from acp_tui.ui.timeline.compaction import CompactionView
+from acp_tui.ui.timeline.diff_view import DiffView
+from acp_tui.ui.timeline.terminal_view import TerminalView
+from acp_tui.ui.timeline.tool_call import ToolCallCard
+from acp_tui.ui.timeline.unknown_update import UnknownUpdateView
+from acp_tui.ui.timeline.user_message import UserMessageView
 from acp_tui.ui.widgets.content_blocks import ContentChip, EmbeddedResourceView, block_chip, head_lines
-from acp_tui.ui.widgets.diff_view import DiffView
 from acp_tui.ui.widgets.icons import kind_icon, status_pill
 from acp_tui.ui.widgets.markdown_stream import MarkdownStream
 from acp_tui.ui.widgets.plan_view import PlanView
-from acp_tui.ui.widgets.terminal_view import TerminalView
-from acp_tui.ui.widgets.tool_call import ToolCallCard
-from acp_tui.ui.widgets.unknown_update import UnknownUpdateView
-from acp_tui.ui.widgets.user_message import UserMessageView
 from tests.support.widgets import (
     GIT_PATCH,
     WidgetApp,

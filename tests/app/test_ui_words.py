@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.app import App
 
 from acp_tui.session.model import Problem
@@ -11,10 +12,12 @@ from acp_tui.ui.app import AcpApp
 from acp_tui.ui.browsers.help import HelpScreen
 from acp_tui.ui.browsers.keys import KEYS
 from acp_tui.ui.browsers.problems import ProblemsScreen
-from tests.support.app_run import make_launch, private_dirs, running_app, v2_turn  # noqa: F401  (fixtures)
+from tests.support.app_run import make_launch, running_app, v2_turn
 from tests.support.paths import REPO
 from tests.support.wait import until
 from tests.support.widgets import shown_text
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 
 async def test_the_problems_list_does_not_claim_the_session_went_on() -> None:

@@ -22,13 +22,7 @@ import pytest
 
 from tests.e2e.test_e2e_tabs_tmux import agent_cwds, agents, bar
 from tests.e2e.test_e2e_tmux import private_exports
-from tests.support.processes import marker, processes_with  # noqa: F401  (fixtures)
-from tests.support.tmux import (
-    Tmux,
-    acp_tui_command,
-    process_alive,
-    tmux,  # noqa: F401  (fixtures)
-)
+from tests.support.tmux import Tmux, acp_tui_command, process_alive
 
 #: how long the app is stopped while the keys pile up: the length of a long frame, as the report measured it
 STALL = 0.7

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from tests.support.agents import AGENTS_DIR
-from tests.support.tmux import Tmux, acp_tui_command, process_alive, tmux  # noqa: F401  (fixtures)
+from tests.support.tmux import Tmux, acp_tui_command, process_alive
 
 AGENT = AGENTS_DIR / "auth_agent.py"
 
@@ -24,7 +24,7 @@ def dialog_text(screen: str) -> str:
     return " ".join(" ".join(rows).split())
 
 
-def test_terminal_login_on_a_real_terminal(tmux: Tmux, tmp_path: Path) -> None:  # noqa: F811
+def test_terminal_login_on_a_real_terminal(tmux: Tmux, tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
     script = tmp_path / "script.json"

@@ -22,13 +22,12 @@ from pathlib import Path
 from acp_tui.controller.controller import QUIT_GRACE
 from tests.e2e.test_e2e_tmux import private_exports
 from tests.support.agents import SCRIPTED_AGENT
-from tests.support.processes import marker, processes_with  # noqa: F401  (fixtures)
+from tests.support.processes import processes_with
 from tests.support.tmux import (
     TIMEOUT,
     Tmux,
     acp_tui_command,
     process_alive,
-    tmux,  # noqa: F401  (fixtures)
 )
 
 #: Beyond the grace: SIGKILL, the sweep of what is left, Textual's exit and the terminal restored. Loose.

@@ -17,13 +17,8 @@ import sys
 from pathlib import Path
 
 from tests.e2e.test_e2e_tmux import private_exports
-from tests.support.processes import marker, processes_with  # noqa: F401  (fixtures)
-from tests.support.tmux import (
-    Tmux,
-    acp_tui_command,
-    process_alive,
-    tmux,  # noqa: F401  (fixtures)
-)
+from tests.support.processes import processes_with
+from tests.support.tmux import Tmux, acp_tui_command, process_alive
 
 #: The demo's speed: `slow` counts for 30 s (one number every 0.5 s), far longer than the steps that need it
 #: counting; `markdown` takes about 2 s. The test never waits for the count to end.

@@ -14,14 +14,8 @@ import sys
 import time
 from pathlib import Path
 
-from tests.support.processes import marker, processes_with  # noqa: F401  (fixtures)
-from tests.support.tmux import (
-    TIMEOUT,
-    Tmux,
-    acp_tui_command,
-    process_alive,
-    tmux,  # noqa: F401  (fixtures)
-)
+from tests.support.processes import processes_with
+from tests.support.tmux import TIMEOUT, Tmux, acp_tui_command, process_alive
 
 
 def private_exports(tmp_path: Path) -> str:

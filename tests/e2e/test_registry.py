@@ -28,7 +28,7 @@ from tests.support.registry_server import (
     publish_python_package,
     serve_registry,
 )
-from tests.support.tmux import Tmux, acp_tui_command, tmux  # noqa: F401  (fixture)
+from tests.support.tmux import Tmux, acp_tui_command
 
 pytestmark = pytest.mark.timeout(300)
 

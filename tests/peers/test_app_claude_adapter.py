@@ -14,20 +14,14 @@ from typing import Literal
 import pytest
 
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.widgets.agent_message import AgentMessageView
+from acp_tui.ui.timeline.agent_message import AgentMessageView
+from acp_tui.ui.timeline.terminal_view import TerminalView
+from acp_tui.ui.timeline.tool_call import ToolCallCard
 from acp_tui.ui.widgets.session_header import SessionHeader
-from acp_tui.ui.widgets.terminal_view import TerminalView
-from acp_tui.ui.widgets.tool_call import ToolCallCard
-from tests.support.app_run import AppRun, private_dirs  # noqa: F401  (fixtures)
-from tests.support.claude import (  # noqa: F401  (fixtures)
-    CLAUDE_ADAPTER_VERSION,
-    CLAUDE_DIR,
-    MOCK_ANTHROPIC,
-    _build_claude,
-    _launch,
-    claude_adapter,
-    mock_model,
-)
+from tests.support.app_run import AppRun
+from tests.support.claude import _launch
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 
 @pytest.mark.timeout(180)

@@ -13,9 +13,11 @@ from typing import Literal
 import pytest
 
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.widgets.agent_message import AgentMessageView
-from tests.support.app_run import AppRun, private_dirs  # noqa: F401  (fixtures)
-from tests.support.claude import _launch, claude_adapter, mock_model  # noqa: F401  (fixtures)
+from acp_tui.ui.timeline.agent_message import AgentMessageView
+from tests.support.app_run import AppRun
+from tests.support.claude import _launch
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 MARKER = "ZEBRA-MARKER-4242"
 
@@ -24,10 +26,10 @@ MARKER = "ZEBRA-MARKER-4242"
 @pytest.mark.parametrize("protocol", [2, 1], ids=["v2", "v1"])
 async def test_a_mentioned_file_reaches_claudes_adapter(
     tmp_path: Path,
-    claude_adapter: list[str],  # noqa: F811
+    claude_adapter: list[str],
     mock_model: int,
     protocol: Literal[1, 2],
-) -> None:  # noqa: F811
+) -> None:
     project = tmp_path / "src" / "project"
     project.mkdir(parents=True, exist_ok=True)  # the private-dirs fixture may have made it
     (project / "notes.md").write_text(f"# Notes\n\nThe secret word is {MARKER}.\n", encoding="utf-8")

@@ -16,19 +16,21 @@ import pytest
 
 from acp_tui.session.v1_adapter import V1_MODE_CONFIG_ID
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.widgets.subagent_lane import SubagentLane
-from acp_tui.ui.widgets.tool_call import ToolCallCard
-from tests.support.app_run import AppRun, private_dirs  # noqa: F401  (fixtures)
-from tests.support.claude import _launch, claude_adapter, mock_model  # noqa: F401  (fixtures)
+from acp_tui.ui.timeline.subagent_lane import SubagentLane
+from acp_tui.ui.timeline.tool_call import ToolCallCard
+from tests.support.app_run import AppRun
+from tests.support.claude import _launch
 from tests.support.scripted_app import armed_dialog
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 
 @pytest.mark.timeout(180)
 @pytest.mark.parametrize("protocol", [2, 1], ids=["v2", "v1"])
 async def test_claude_subagent_work_and_permission_show_in_its_lane(
     tmp_path: Path,
-    claude_adapter: list[str],  # noqa: F811
-    mock_model: int,  # noqa: F811
+    claude_adapter: list[str],
+    mock_model: int,
     protocol: Literal[1, 2],
 ) -> None:
     project = tmp_path / "src" / "project"

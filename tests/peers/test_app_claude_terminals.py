@@ -17,10 +17,12 @@ from acp_tui.protocol.v2 import TerminalRef
 from acp_tui.services.permission import PermissionService
 from acp_tui.services.terminals import TerminalService
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.widgets.terminal_view import TerminalView
-from acp_tui.ui.widgets.tool_call import ToolCallCard
-from tests.support.app_run import AppRun, private_dirs  # noqa: F401  (fixtures)
-from tests.support.claude import _launch, claude_adapter, mock_model  # noqa: F401  (fixtures)
+from acp_tui.ui.timeline.terminal_view import TerminalView
+from acp_tui.ui.timeline.tool_call import ToolCallCard
+from tests.support.app_run import AppRun
+from tests.support.claude import _launch
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 
 def with_terminals(launch: Launch, listener: ControllerListener, asker: UserAsker) -> SessionController:
@@ -36,9 +38,9 @@ def with_terminals(launch: Launch, listener: ControllerListener, asker: UserAske
 @pytest.mark.timeout(180)
 async def test_claude_v1_bash_output_streams_into_the_card(
     tmp_path: Path,
-    claude_adapter: list[str],  # noqa: F811
+    claude_adapter: list[str],
     mock_model: int,
-) -> None:  # noqa: F811
+) -> None:
     project = tmp_path / "src" / "project"
     app = AcpApp(_launch(claude_adapter, project, mock_model, 1), arm_delay=0.1, controller=with_terminals)
     async with app.run_test(size=(140, 45)) as pilot:

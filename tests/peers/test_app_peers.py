@@ -16,7 +16,7 @@ import pytest
 
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.permission import request_title
-from acp_tui.ui.widgets.tool_call import ToolCallCard
+from acp_tui.ui.timeline.tool_call import ToolCallCard
 from tests.support.peers import TsSdkPeers
 from tests.support.schema_check import validate_client_message
 from tests.support.scripted_app import (

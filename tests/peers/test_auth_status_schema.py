@@ -15,7 +15,7 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from tests.support.auth_status import ANSWER, SIGNED_OUT, initialize
-from tests.support.claude import CLAUDE_DIR, claude_adapter  # noqa: F401  (fixtures)
+from tests.support.claude import CLAUDE_DIR
 
 URI = "urn:acp:schema:v2-unstable-sdk-2.4"
 SCHEMA = CLAUDE_DIR / "node_modules" / "@agentclientprotocol" / "sdk" / "schema" / "v2" / "schema.unstable.json"

@@ -29,11 +29,13 @@ from acp_tui.controller.controller import SessionController
 from acp_tui.session.account import RATE_LIMIT_META
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.widgets.limit_meter import account_lines, meter
-from tests.support.app_run import AppRun, private_dirs, screen_text  # noqa: F401  (fixtures)
-from tests.support.claude import _launch, claude_adapter, serve_mock_model  # noqa: F401  (fixtures)
+from tests.support.app_run import AppRun, screen_text
+from tests.support.claude import _launch, serve_mock_model
 from tests.support.controller import ControllerEvents, ScriptedUser
 from tests.support.schema_check import validate_client_message
 from tests.support.wait import until
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 
 def plan_headers(now: int) -> dict[str, str]:
@@ -73,7 +75,7 @@ def rate_limits(trace: Path) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("protocol", [1, 2], ids=["v1", "v2"])
 async def test_claudes_plan_windows_reach_the_account_and_the_meter(
     tmp_path: Path,
-    claude_adapter: list[str],  # noqa: F811
+    claude_adapter: list[str],
     protocol: Literal[1, 2],
 ) -> None:
     now = int(time.time())
@@ -112,7 +114,7 @@ async def test_claudes_plan_windows_reach_the_account_and_the_meter(
 @pytest.mark.timeout(180)
 async def test_the_app_shows_claudes_plan_meter_with_its_warning(
     tmp_path: Path,
-    claude_adapter: list[str],  # noqa: F811
+    claude_adapter: list[str],
 ) -> None:
     now = int(time.time())
     project = tmp_path / "src" / "project"

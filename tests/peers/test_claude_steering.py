@@ -16,10 +16,11 @@ import pytest
 from acp_tui.context import PromptSubmission
 from acp_tui.controller.controller import SessionController
 from acp_tui.session.model import AGENT_MESSAGE, USER_MESSAGE, Message
-from tests.support.app_run import private_dirs  # noqa: F401  (fixtures)
-from tests.support.claude import _launch, claude_adapter, mock_model  # noqa: F401  (fixtures)
+from tests.support.claude import _launch
 from tests.support.controller import ControllerEvents, ScriptedUser
 from tests.support.wait import until
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 
 def messages(ctl: SessionController, kind: str) -> list[Message]:

@@ -22,7 +22,7 @@ from acp_tui.agent.trace import Direction
 from acp_tui.cli import build_launch, parse_argv
 from acp_tui.config import parse_settings
 from acp_tui.mcp_servers import McpServer
-from tests.support.claude import CLAUDE_DIR, claude_adapter, mock_model  # noqa: F401  (fixtures)
+from tests.support.claude import CLAUDE_DIR
 from tests.support.paths import FAKES
 from tests.support.peers import peer_env
 from tests.support.schema_check import validate_client_message
@@ -45,8 +45,8 @@ class Sent:
 @pytest.mark.parametrize("protocol", [1, 2], ids=["v1", "v2"])
 async def test_claude_adapter_starts_the_stdio_server_it_is_given(
     tmp_path: Path,
-    claude_adapter: list[str],  # noqa: F811
-    mock_model: int,  # noqa: F811
+    claude_adapter: list[str],
+    mock_model: int,
     protocol: int,
 ) -> None:
     node = shutil.which("node")

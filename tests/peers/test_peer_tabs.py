@@ -18,7 +18,7 @@ from acp_tui.agent.session import AgentSession
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.chat.screen import ChatScreen
 from acp_tui.ui.dialogs.permission import PermissionScreen, request_title
-from acp_tui.ui.widgets.agent_message import AgentMessageView
+from acp_tui.ui.timeline.agent_message import AgentMessageView
 from tests.support.peers import TsSdkPeers
 from tests.support.scripted_app import (
     ARM_DELAY,

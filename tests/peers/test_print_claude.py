@@ -18,7 +18,7 @@ from typing import Literal
 import pytest
 
 from tests.support.acp_process import env_for
-from tests.support.claude import _launch, claude_adapter, serve_mock_model  # noqa: F401  (fixtures)
+from tests.support.claude import _launch, serve_mock_model
 
 pytestmark = pytest.mark.timeout(240)
 

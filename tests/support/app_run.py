@@ -16,7 +16,7 @@ from textual.widget import Widget
 from acp_tui.launch import Launch
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.chat.screen import ChatScreen
-from acp_tui.ui.widgets.tool_call import ToolCallCard
+from acp_tui.ui.timeline.tool_call import ToolCallCard
 from tests.support.agents import scripted_agent_argv
 from tests.support.wait import until
 
@@ -114,7 +114,7 @@ def make_launch(argv: list[str], *, cwd: Path, theme: str | None = None, demo: b
     )
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture
 def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Never touch the user's real data, state or config directories; HOME is the test's own."""
     for name in ("DATA", "STATE", "CONFIG"):

@@ -15,7 +15,6 @@ from typing import Literal
 import pytest
 
 from acp_tui.launch import Launch
-from tests.support.app_run import AppRun, private_dirs  # noqa: F401  (fixtures)
 from tests.support.paths import FAKES
 from tests.support.peers import PEERS_CACHE, PeerUnavailable, _install_atomically, _require, _run, peer_env
 

@@ -10,18 +10,6 @@ from textual.geometry import Region
 from textual.screen import ModalScreen
 
 from acp_tui.ui.app import AcpApp
-from tests.support.app_run import (  # noqa: F401  (fixtures)
-    GIT_DIFF,
-    AppRun,
-    b64,
-    plan_update,
-    private_dirs,
-    project_dir,
-    running_app,
-    text,
-    tool,
-    update,
-)
 
 #: WCAG 2.x success criterion 1.4.3 (contrast, minimum) for normal-size text.
 MINIMUM = 4.5

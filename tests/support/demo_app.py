@@ -16,8 +16,8 @@ from acp_tui.launch import Launch
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.chat.screen import ChatScreen
 from acp_tui.ui.dialogs.permission import PermissionScreen
-from acp_tui.ui.widgets.agent_message import AgentMessageView
-from acp_tui.ui.widgets.tool_call import ToolCallCard
+from acp_tui.ui.timeline.agent_message import AgentMessageView
+from acp_tui.ui.timeline.tool_call import ToolCallCard
 from tests.support.wait import armed, until
 
 W = TypeVar("W", bound=Widget)
@@ -26,7 +26,7 @@ W = TypeVar("W", bound=Widget)
 VERSIONS = pytest.mark.parametrize("version", [2, 1], ids=["v2", "v1"])
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture
 def _private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Never touch the user's real data, state or config directories."""
     for name in ("DATA", "STATE", "CONFIG"):

@@ -15,7 +15,7 @@ from acp_tui.paths import transcripts_dir
 from acp_tui.transcript import render_markdown
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.chat.screen import ChatScreen
-from acp_tui.ui.widgets.system_line import SystemLine
+from acp_tui.ui.timeline.system_line import SystemLine
 from tests.support.agents import hostile_agent_argv
 from tests.support.launches import make_launch as make_launch  # the tests of hostile agents import it from here
 from tests.support.wait import until

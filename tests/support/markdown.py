@@ -7,9 +7,9 @@ from collections.abc import Callable
 from textual.app import App
 from textual.pilot import Pilot
 
+from acp_tui.ui.timeline.thought import Thought
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.markdown_stream import MarkdownStream
-from acp_tui.ui.widgets.thought import Thought
 from tests.support.wait import until
 
 

@@ -72,7 +72,7 @@ def _handler(state: RegistryServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002  (the base class's name)
+        def log_message(self, format: str, *args: Any) -> None:
             pass
 
         def _send(self, status: int, body: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
@@ -92,7 +92,7 @@ def _handler(state: RegistryServer) -> type[BaseHTTPRequestHandler]:
                 return
             self.wfile.write(body)
 
-        def do_GET(self) -> None:  # noqa: N802  (http.server's name)
+        def do_GET(self) -> None:
             path = self.path.split("?", 1)[0]
             if path == "/registry.json":
                 if self.headers.get("If-None-Match") == state.etag:

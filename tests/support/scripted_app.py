@@ -19,7 +19,7 @@ from textual.pilot import Pilot
 from acp_tui.launch import Launch
 from acp_tui.ui.chat.screen import ChatScreen
 from acp_tui.ui.dialogs.permission import PermissionScreen
-from acp_tui.ui.widgets.system_line import SystemLine
+from acp_tui.ui.timeline.system_line import SystemLine
 from tests.support import launches
 from tests.support.agents import AGENTS_DIR
 from tests.support.schema_check import validate_client_message

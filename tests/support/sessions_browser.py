@@ -15,7 +15,6 @@ from acp_tui.controller.sessions import SessionListing, SessionPage, listing
 from acp_tui.ui.browsers.sessions import SessionBrowser
 from acp_tui.ui.key_order import KeysInOrderApp
 from acp_tui.ui.widgets.session_list import SessionList
-from tests.support.demo_app import VERSIONS, DemoRun, _private_dirs, demo_app  # noqa: F401  (fixtures)
 from tests.support.wait import until
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

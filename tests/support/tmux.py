@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import REPO
-from tests.support.processes import marker, processes_with  # noqa: F401  (fixtures)
 
 #: How long any one screen condition may take (the app starts a Python agent; CI machines are slow).
 TIMEOUT = 30.0

@@ -28,10 +28,10 @@ from acp_tui.session.model import SessionState
 from acp_tui.session.reducer import ModelInput, apply
 from acp_tui.ui.key_order import KeysInOrderApp
 from acp_tui.ui.themes import load_shipped_themes
-from acp_tui.ui.widgets.card_requests import Card
+from acp_tui.ui.timeline.card_requests import Card
+from acp_tui.ui.timeline.terminal_view import TerminalView
+from acp_tui.ui.timeline.tool_call import ToolCallCard
 from acp_tui.ui.widgets.icons import EXTRA_THEME_VARIABLES
-from acp_tui.ui.widgets.terminal_view import TerminalView
-from acp_tui.ui.widgets.tool_call import ToolCallCard
 from tests.support.wait import until as wait_until
 
 

@@ -20,12 +20,7 @@ from acp_tui.agent.session_events import ModelChanged
 from acp_tui.protocol.v2 import TextContent
 from acp_tui.session.changes import AgentGone
 from acp_tui.session.model import ToolCall
-from tests.support.agent_session import (
-    Recorder,
-    idle_with,
-    make_session,
-    recorder,  # noqa: F401  (fixtures)
-)
+from tests.support.agent_session import Recorder, idle_with, make_session
 from tests.support.agents import AGENTS_DIR
 from tests.support.peers import TsSdkPeers
 from tests.support.schema_check import validate_client_message

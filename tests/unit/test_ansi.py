@@ -8,7 +8,7 @@ from rich.color import Color
 from rich.text import Text
 
 from acp_tui.ansi import PLAIN, Segment, SgrStyle, TerminalDecoder
-from acp_tui.ui.widgets.ansi_text import append_segments, rich_style, segments_to_text
+from acp_tui.ui.timeline.ansi_text import append_segments, rich_style, segments_to_text
 
 RED_BOLD = SgrStyle(fg=1, bold=True)
 

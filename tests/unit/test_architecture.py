@@ -128,11 +128,17 @@ UI_ROOMS: tuple[Layer, ...] = (
         "the keyboard: every key and paste to the focus, in the order typed, by one reader",
     ),
     Layer(1, "widgets", ("acp_tui.ui.widgets",), "small pieces that render one thing; they know no screen"),
-    Layer(2, "dialogs", ("acp_tui.ui.dialogs",), "modal screens that ask one question and return one answer"),
-    Layer(2, "browsers", ("acp_tui.ui.browsers",), "screens to look through something: sessions, notices, help"),
-    Layer(3, "chat", ("acp_tui.ui.chat",), "the main screen and what serves it; it opens dialogs and browsers"),
-    Layer(4, "tabs", ("acp_tui.ui.tabs",), "several chat screens side by side: the tab host and its commands"),
-    Layer(5, "app", ("acp_tui.ui.app",), "the App: themes, bindings, the tabs it hosts"),
+    Layer(
+        2,
+        "timeline",
+        ("acp_tui.ui.timeline",),
+        "the conversation: its renderer and the views of its entities (tool calls, diffs, messages…)",
+    ),
+    Layer(3, "dialogs", ("acp_tui.ui.dialogs",), "modal screens that ask one question and return one answer"),
+    Layer(3, "browsers", ("acp_tui.ui.browsers",), "screens to look through something: sessions, notices, help"),
+    Layer(4, "chat", ("acp_tui.ui.chat",), "the main screen and what serves it; it opens dialogs and browsers"),
+    Layer(5, "tabs", ("acp_tui.ui.tabs",), "several chat screens side by side: the tab host and its commands"),
+    Layer(6, "app", ("acp_tui.ui.app",), "the App: themes, bindings, the tabs it hosts"),
 )
 
 
@@ -477,8 +483,8 @@ def test_the_controller_imports_neither_textual_nor_rich() -> None:
 #: Module-level mutable values the UI may keep, and why each cannot leak between chat screens: an app is to
 #: host N chat screens, each with its own controller (tabs), so nothing one screen learns may live in a module.
 UI_MODULE_STATE: Mapping[str, str] = {
-    "acp_tui.ui.chat.timeline._CAPABILITIES": "a cache keyed by view class: which protocols a class provides",
-    "acp_tui.ui.widgets.tool_call._status_styles": "a cache keyed by (colour, background, variant): pure",
+    "acp_tui.ui.timeline.renderer._CAPABILITIES": "a cache keyed by view class: which protocols a class provides",
+    "acp_tui.ui.timeline.tool_call_line._status_styles": "a cache keyed by (colour, background, variant): pure",
     "acp_tui.ui.widgets.markdown_stream._shared_parser": "one stateless markdown parser, built once",
     "acp_tui.ui.widgets.markdown_stream._styles": "one shared copy of each distinct Rich style (bounded interning)",
     "acp_tui.ui.widgets.markdown_stream._warmed": "the code themes Pygments was warmed for, once per process",
@@ -542,10 +548,11 @@ def test_the_module_state_walk_sees_what_it_should() -> None:
 
 
 #: A class holds at most this many methods (issue 23: a hub that grows is split into composed parts, each
-#: with a declared host protocol, as the controller's `LoginFlow` and `SessionSwitcher` are).
+#: with a declared host protocol, as the controller's `LoginFlow` and `SessionSwitcher` are). No room is
+#: exempt (issue 39): the conversation's entity views (ui/timeline/) are the UI's largest classes and were
+#: exempt once, and `ToolCallCard` grew to 55 methods; it now composes its line (`CardLine`) and the rows
+#: after its items (`CardTrailers`), and a view that outgrows the cap does the same.
 MAX_METHODS = 40
-#: Widgets may be larger: one widget renders one thing and its methods are its event handlers.
-METHOD_CAP_EXEMPT = ("acp_tui.ui.widgets",)
 
 
 def _classes_over(source: str, limit: int) -> Iterator[tuple[str, int]]:
@@ -557,11 +564,10 @@ def _classes_over(source: str, limit: int) -> Iterator[tuple[str, int]]:
                 yield node.name, count
 
 
-def test_no_class_outside_the_widgets_has_more_than_40_methods() -> None:
+def test_no_class_has_more_than_40_methods() -> None:
     over = [
         f"{module}.{name}: {count} methods"
         for module, path in _modules().items()
-        if not any(module == room or module.startswith(room + ".") for room in METHOD_CAP_EXEMPT)
         for name, count in _classes_over(path.read_text(encoding="utf-8"), MAX_METHODS)
     ]
     assert not over, (

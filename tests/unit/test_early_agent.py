@@ -32,7 +32,7 @@ from acp_tui.launch import Launch, new_session
 from tests.support.agents import AGENTS_DIR
 from tests.support.controller import ControllerEvents, ScriptedUser
 from tests.support.launches import make_launch
-from tests.support.processes import marker, processes_with  # noqa: F401  (fixtures)
+from tests.support.processes import processes_with
 from tests.support.wait import until, until_sync
 
 AGENT = str(AGENTS_DIR / "rpc_agent.py")

@@ -17,7 +17,7 @@ import pytest
 
 from acp_tui import lineage
 from tests.support.paths import REPO
-from tests.support.processes import marker, processes_with  # noqa: F401  (fixtures)
+from tests.support.processes import processes_with
 from tests.support.wait import until_sync
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and the subreaper are Linux's")

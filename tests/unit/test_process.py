@@ -16,7 +16,7 @@ import pytest
 from acp_tui.agent.connection import Connection
 from acp_tui.agent.process import AgentNotRunning, AgentProcess, ExitInfo, SpawnError
 from tests.support.agents import AGENTS_DIR
-from tests.support.processes import marker, processes_with  # noqa: F401  (fixtures)
+from tests.support.processes import processes_with
 from tests.support.wait import until as wait_until
 
 AGENT = str(AGENTS_DIR / "rpc_agent.py")

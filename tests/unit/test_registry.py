@@ -23,8 +23,9 @@ from acp_tui.registry.installs import InstallError, make_plan
 from acp_tui.registry.launching import Missing, registry_agents, with_installed
 from acp_tui.registry.listing import Listing, listing_lines
 from acp_tui.registry.manifest import InstalledAgent, Pointer, agents_root, manifest_bytes, write_pointer
-from tests.support.app_run import private_dirs  # noqa: F401  (fixture)
 from tests.support.registry_server import fixture_index, serve_registry
+
+pytestmark = pytest.mark.usefixtures("private_dirs")  # the app's folders, private to each test
 
 DATA = resources.files("acp_tui.registry") / "data"
 

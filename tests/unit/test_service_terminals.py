@@ -28,10 +28,7 @@ from acp_tui.services.base import ServiceContext
 from acp_tui.services.terminals import DEFAULT_OUTPUT_LIMIT, TerminalService
 from acp_tui.session.model import SessionState, Terminal
 from acp_tui.session.reducer import ModelInput, apply
-from tests.support.processes import (
-    marker,  # noqa: F401  (fixtures)
-    processes_with,
-)
+from tests.support.processes import processes_with
 from tests.support.schema_check import load_schema, validate_client_message
 from tests.support.wait import until as wait_until
 

@@ -28,7 +28,6 @@ from acp_tui.session.model import AGENT_MESSAGE, USER_MESSAGE, Message
 from acp_tui.transcript import render_markdown
 from tests.support.agents import AGENTS_DIR
 from tests.support.claude import _launch as claude_launch
-from tests.support.claude import claude_adapter, mock_model  # noqa: F401  (fixtures)
 from tests.support.controller import ControllerEvents, ScriptedUser
 from tests.support.paths import TRAFFIC
 from tests.support.peers import TsSdkPeers

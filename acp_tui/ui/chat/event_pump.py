@@ -43,10 +43,10 @@ from acp_tui.session.model import EntityKey
 from acp_tui.ui.chat.history_timeline import HistoryTimeline, open_timeline, show_session_status
 from acp_tui.ui.chat.status import StatusRenderer
 from acp_tui.ui.chat.warm_up import warm_up_markdown
+from acp_tui.ui.timeline.system_line import SystemLine
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.file_picker import FilePicker
 from acp_tui.ui.widgets.stderr_panel import StderrPanel
-from acp_tui.ui.widgets.system_line import SystemLine
 
 #: Frame budget for applying queued controller events (≈ 60 fps).
 FRAME = 1 / 60

@@ -38,7 +38,7 @@ from acp_tui.session.model import (
     ToolCall,
 )
 from acp_tui.ui.chat.status import StatusRenderer
-from acp_tui.ui.chat.timeline import MOVES_ON, STREAMING_KINDS, TimelineRenderer, holds_terminals
+from acp_tui.ui.timeline.renderer import MOVES_ON, STREAMING_KINDS, TimelineRenderer, holds_terminals
 from acp_tui.ui.widgets.conversation import Conversation
 
 #: Entities built when a session opens (the end of its history).

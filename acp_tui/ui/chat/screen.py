@@ -5,11 +5,14 @@ the agent's life, the prompt queue, the services and the transcript are the cont
 arrive through a callback that only queues them; a timer drains the queue once per frame, folds the
 model changes (`coalesce`) and hands each to the timeline and the status renderer, so a burst of
 thousands of updates costs one refresh.
+
+The screen routes; composed parts act: `PromptActions` (prompting.py) for the prompt, its menu and the
+queue, `StopKeys` (stop_keys.py) for Ctrl-C and Ctrl-R, `CardActions` (card_actions.py) for what the cards
+ask, `ConfigControl`, `SessionActions` and the `EventPump`.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -19,30 +22,30 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
 
-from acp_tui.agent.connection import ConnectionClosed
-from acp_tui.agent.session import SessionError
 from acp_tui.controller.controller import QUIT_GRACE, SessionController
 from acp_tui.controller.controller_events import ControllerListener
 from acp_tui.history import PromptHistory
 from acp_tui.launch import Launch
 from acp_tui.path_text import display_path
-from acp_tui.protocol.jsonrpc import RpcError
-from acp_tui.sanitize import plain
 from acp_tui.ui.browsers.notices import NOTICES_KEY, NoticeCommands, NoticeLog, NoticesScreen
 from acp_tui.ui.chat.asker import ScreenAsker, tool_title
 from acp_tui.ui.chat.attention import Attention
+from acp_tui.ui.chat.card_actions import CardActions, CardRequest
 from acp_tui.ui.chat.config_control import ConfigControl
 from acp_tui.ui.chat.event_pump import EventPump
-from acp_tui.ui.chat.interrupt import Interrupt, decide_interrupt
 from acp_tui.ui.chat.palette_providers import config_commands, login_commands
 from acp_tui.ui.chat.presence import Presence
-from acp_tui.ui.chat.saving import save_full_text
+from acp_tui.ui.chat.prompting import PromptActions, PromptEvent
 from acp_tui.ui.chat.session_actions import SessionActions, SessionCommands
 from acp_tui.ui.chat.status import StatusRenderer
 from acp_tui.ui.chat.steer_control import SteerControl
+from acp_tui.ui.chat.stop_keys import StopKeys
 from acp_tui.ui.key_order import release_keys
-from acp_tui.ui.widgets.card_requests import CancelRequested as CardCancelRequested
-from acp_tui.ui.widgets.card_requests import SaveRequested as CardSaveRequested
+from acp_tui.ui.timeline.card_requests import CancelRequested as CardCancelRequested
+from acp_tui.ui.timeline.card_requests import SaveRequested as CardSaveRequested
+from acp_tui.ui.timeline.save_request import MessageSaveRequested
+from acp_tui.ui.timeline.system_line import SystemLine
+from acp_tui.ui.timeline.terminal_view import TerminalView
 from acp_tui.ui.widgets.command_menu import CommandMenu
 from acp_tui.ui.widgets.config_bar import ConfigBar
 from acp_tui.ui.widgets.conversation import Conversation
@@ -52,13 +55,10 @@ from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.prompt_return import FocusPrompt
 from acp_tui.ui.widgets.queued_prompts import QueuedPrompts
-from acp_tui.ui.widgets.save_request import MessageSaveRequested
 from acp_tui.ui.widgets.session_header import HeaderValues, SessionHeader
 from acp_tui.ui.widgets.status_bar import PINNED, KeyHint, StatusBar
 from acp_tui.ui.widgets.stderr_panel import StderrPanel
-from acp_tui.ui.widgets.system_line import SystemLine
 from acp_tui.ui.widgets.tab_bar import TabBar
-from acp_tui.ui.widgets.terminal_view import TerminalView
 
 if TYPE_CHECKING:
     from acp_tui.controller.wiring import UserAsker
@@ -77,9 +77,6 @@ KEY_HINTS = (
     KeyHint("^Q", "quit", PINNED),
 )
 
-#: Seconds within which a second Ctrl+R restarts a running agent.
-RESTART_CONFIRM = 5.0
-
 #: Builds the controller a screen drives: (launch, listener, asker) → controller. Tests hand in a scripted one.
 ControllerFactory = Callable[[Launch, ControllerListener, "UserAsker"], SessionController]
 
@@ -95,8 +92,8 @@ class ChatScreen(Screen[None]):
     COMMANDS = {NoticeCommands, config_commands, login_commands, SessionCommands}
 
     BINDINGS = [
-        Binding("f2", "toggle_stderr", "Agent stderr"),
-        Binding("f3", "show_problems", "Protocol problems"),
+        Binding("f2", "panel('stderr')", "Agent stderr"),
+        Binding("f3", "panel('problems')", "Protocol problems"),
         Binding("ctrl+r", "restart_agent", "Restart agent"),
         Binding("ctrl+end", "scroll('follow')", "Follow output", show=False),
         Binding("ctrl+home", "scroll('top')", "Oldest output", show=False),
@@ -106,7 +103,7 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+n", "sessions('new')", "New session"),
         Binding("f4", "open_config", "Session settings"),
         # F9: the jobs tray (Tab from the prompt stops at the newest card); while no job runs, it says so
-        Binding("f9", "show_jobs", "Background jobs", show=False),
+        Binding("f9", "panel('jobs')", "Background jobs", show=False),
         Binding(NOTICES_KEY, "show_notices", "Notices"),
         # Shift+Tab cycles the mode from the prompt; otherwise (see check_action) it still moves focus back.
         Binding("shift+tab", "cycle_mode", "Next mode", show=False),
@@ -130,7 +127,7 @@ class ChatScreen(Screen[None]):
         self.asker = ScreenAsker(
             self.app,
             arm_delay=arm_delay,
-            cancel_turn=self.action_cancel_turn,
+            cancel_turn=lambda: self.controller.cancel(),
             closed=lambda text: self.controller.note(text),
             attention=self.attention,
             agent_name=launch.agent_name,
@@ -147,9 +144,12 @@ class ChatScreen(Screen[None]):
             self.controller.force_stop_after = force_stop_after
         self.config = ConfigControl(self.app, self.controller, arm_delay=arm_delay)
         self.sessions = SessionActions(self, self.controller)
-        self.steer = SteerControl(self.app, self.controller)  # Ctrl+Enter / Alt+Enter, `s` on a queued prompt
-        self._quit_armed_at: float | None = None
-        self._restart_armed_at: float | None = None  # Ctrl+R on a running agent asks for a second one
+        steer = SteerControl(self.app, self.controller)  # Ctrl+Enter / Alt+Enter, `s` on a queued prompt
+        self.prompts = PromptActions(
+            self.app, self.controller, steer, self.history, lambda: (self.prompt_input, self.conversation)
+        )
+        self.stop_keys = StopKeys(self, self.controller, self.asker, lambda: self.prompt_input)  # Ctrl-C, Ctrl-R
+        self.cards = CardActions(self, self.controller)
         # The agent starts now, not once mounted: its start-up overlaps our first paint (what it says waits in the pump)
         self.run_worker(self.controller.start(), group="agent-start", exclusive=True)
 
@@ -209,71 +209,13 @@ class ChatScreen(Screen[None]):
     # -- prompts ---------------------------------------------------------------------------------
 
     @on(PromptInput.Submitted)
-    def _prompt_submitted(self, event: PromptInput.Submitted) -> None:
-        if not event.text.strip():
-            if self.controller.queue.paused:
-                self.controller.send_next()  # Enter on an empty prompt resumes a paused queue
-            return
-        self.history.add(event.text)  # the prompt emptied itself as Enter was handled (keys behind it are kept)
-        self.conversation.follow()
-        if event.steer:
-            return self.steer.now(event.submission)
-        if not self.controller.submit(event.submission) and self.controller.stopped:
-            self.app.notify(
-                "The agent is not running; press Ctrl-R to restart it. Your prompt is queued.",
-                severity="warning",
-                markup=False,
-            )
-
     @on(CommandMenu.Chosen)
-    def _command_chosen(self, event: CommandMenu.Chosen) -> None:
-        self.prompt_input.complete_command(event.command)
-        self.prompt_input.focus()
-
     @on(QueuedPrompts.Removed)
-    def _queue_removed(self, event: QueuedPrompts.Removed) -> None:
-        (self.steer.promote if event.steer else self.controller.unqueue)(event.index)
-        if event.focus_released:
-            self.prompt_input.focus()
+    def _prompt_event(self, event: PromptEvent) -> None:
+        """Enter in the prompt, a command from its menu, a queued prompt removed (prompting.py)."""
+        self.prompts.handle(event)
 
-    # -- cancel, interrupt, restart --------------------------------------------------------------
-
-    def interrupt(self, elsewhere: str = "") -> None:
-        """Ctrl-C, wherever the focus is (the app binds it with priority); `elsewhere` says what quitting would
-        also end (`tab 2 is working`: a double Ctrl-C quits every tab)."""
-        prompt = self.prompt_input
-        controller = self.controller
-        busy = not controller.stopped and (controller.busy or controller.waiting_for_user or self.asker.dialog_open)
-        action = decide_interrupt(
-            now=time.monotonic(),
-            busy=busy,
-            cancel_sent_at=controller.cancel_sent_at,
-            prompt_text=prompt.text,
-            has_selection=not prompt.selection.is_empty,
-            quit_armed_at=self._quit_armed_at,
-            force_stop_after=controller.force_stop_after,
-        )
-        match action:
-            case Interrupt.CANCEL:
-                self.action_cancel_turn()
-            case Interrupt.WAIT:
-                self.app.notify("Cancelling… the agent is finishing up.", markup=False, timeout=2)
-            case Interrupt.FORCE_STOP:
-                self.run_worker(controller.stop(), group="stop")
-            case Interrupt.COPY:
-                prompt.action_copy()
-            case Interrupt.CLEAR:
-                prompt.load_text("")
-            case Interrupt.ARM_QUIT:
-                self._quit_armed_at = time.monotonic()
-                also = f" ({elsewhere})" if elsewhere else ""
-                self.app.notify(f"Press Ctrl-C again to quit{also}.", markup=False, timeout=2 if not also else 4)
-            case Interrupt.QUIT:
-                self.app.call_later(self.app.run_action, "quit_app")
-
-    def action_cancel_turn(self) -> bool:
-        """Cancel the agent's turn (Ctrl-C while it works; Escape in a permission dialog with no reject option)."""
-        return self.controller.cancel()
+    # -- login, restart, stop --------------------------------------------------------------------
 
     def action_log_in(self) -> None:
         """The command palette's "Log in": the agent's login methods (docs/protocol.md §2.4)."""
@@ -283,17 +225,8 @@ class ChatScreen(Screen[None]):
         self.run_worker(self.controller.logins.logout(), group="login")
 
     def action_restart_agent(self) -> None:
-        """Ctrl+R: restart a stopped agent; a running one only when asked twice (it would lose its work)."""
-        running, armed, self._restart_armed_at = not self.controller.stopped, self._restart_armed_at, None
-        if running and (armed is None or time.monotonic() - armed > RESTART_CONFIRM):
-            self._restart_armed_at = time.monotonic()
-            self.controller.note(
-                "the agent is running: press Ctrl-R again to stop it and start it afresh "
-                "(the session is resumed where the agent can)",
-                "warning",
-            )
-            return
-        self.run_worker(self.controller.restart(stop_first=True), group="agent-start", exclusive=True)
+        """Ctrl+R: restart a stopped agent; a running one only when asked twice (stop_keys.py)."""
+        self.stop_keys.restart()
 
     async def shutdown(self) -> None:
         """Cancel running work, then stop the agent cleanly (Ctrl-Q); only the first call does anything."""
@@ -326,64 +259,30 @@ class ChatScreen(Screen[None]):
     @on(CardCancelRequested)
     @on(TerminalView.CancelRequested)
     @on(JobsTray.StopRequested)
-    def _cancel_in_card(
-        self, event: CardCancelRequested | TerminalView.CancelRequested | JobsTray.StopRequested
-    ) -> None:
-        """Stop one tool call (v2 `tool_call/cancel`) or the command in one terminal, from its card or the jobs
-        tray; a refusal is a toast."""
-
-        async def cancel() -> None:
-            try:
-                if isinstance(event, TerminalView.CancelRequested):
-                    await self.controller.cancel_terminal(event.view.terminal_id)
-                elif isinstance(event, JobsTray.StopRequested):
-                    stop = (
-                        self.controller.cancel_terminal
-                        if event.kind == "terminal"
-                        else self.controller.cancel_tool_call
-                    )
-                    await stop(event.job_id)
-                else:
-                    await self.controller.cancel_tool_call(event.card.call.id)
-            except (SessionError, RpcError, ConnectionClosed) as exc:
-                self.app.notify(plain(str(exc)), severity="warning", markup=False)
-
-        self.run_worker(cancel(), group="tool-cancel")
-
     @on(CardSaveRequested)
     @on(MessageSaveRequested)
-    def _save_requested(self, event: CardSaveRequested | MessageSaveRequested) -> None:
-        """Write what the screen shows only in part (a long tool output, a huge message) and say where."""
-        if isinstance(event, MessageSaveRequested):
-            text, entity_id, suffix, what = event.view.full_text(), event.view.message.id, ".md", "message"
-        else:
-            text, entity_id, suffix, what = event.card.full_text(), event.card.call.id, ".txt", "tool output"
-        try:
-            path = save_full_text(text, entity_id, suffix)
-        except OSError as exc:
-            self.app.notify(f"could not save the {what}: {exc}", severity="error", markup=False)
-            return
-        self.app.notify(f"saved to {path}", title=what, markup=False)
+    def _card_request(self, event: CardRequest) -> None:
+        """Stop a tool call or a terminal, save a card's or a message's full text (card_actions.py)."""
+        self.cards.handle(event)
 
-    def action_toggle_stderr(self) -> None:
-        panel = self.query_one(StderrPanel)
-        panel.toggle()
-        self.status.update_values(stderr_unseen=panel.unseen)
+    def action_panel(self, which: str) -> None:
+        """F2 shows or hides the agent's stderr, F3 lists the protocol problems, F9 goes to the jobs tray."""
+        match which:
+            case "stderr":
+                panel = self.query_one(StderrPanel)
+                panel.toggle()
+                self.status.update_values(stderr_unseen=panel.unseen)
+            case "problems":
+                from acp_tui.ui.browsers.problems import ProblemsScreen  # the dialogs and browsers: when first opened
 
-    def action_show_problems(self) -> None:
-        from acp_tui.ui.browsers.problems import ProblemsScreen  # the dialogs and browsers: when first opened
-
-        state = self.controller.state
-        stopped = self.controller.stopped
-        self.app.push_screen(ProblemsScreen(list(state.problems), state.problem_count, agent_stopped=stopped))
-
-    def action_show_jobs(self) -> None:
-        """F9: to the jobs tray; with none running the tray is hidden, and a key that did nothing is said so."""
-        tray = self.query_one(JobsTray)
-        if tray.display:
-            tray.focus()
-        else:
-            self.app.notify("no background jobs: F9 goes to them while the agent runs some", markup=False)
+                state, stopped = self.controller.state, self.controller.stopped
+                self.app.push_screen(ProblemsScreen(list(state.problems), state.problem_count, agent_stopped=stopped))
+            case _:  # with no job running the tray is hidden, and a key that did nothing is said so
+                tray = self.query_one(JobsTray)
+                if tray.display:
+                    tray.focus()
+                else:
+                    self.app.notify("no background jobs: F9 goes to them while the agent runs some", markup=False)
 
     def action_show_notices(self) -> None:
         """F5: every notice the agent raised (toasts go away; this list keeps them)."""

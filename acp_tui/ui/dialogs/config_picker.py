@@ -58,38 +58,7 @@ def _value_line(name: str, current: bool, indent: int, description: str = "") ->
 class ConfigPickerScreen(ModalScreen[ConfigChoice | None]):
     """Lists each option with its values; Enter picks the highlighted value, Escape cancels."""
 
-    DEFAULT_CSS = """
-    ConfigPickerScreen {
-        align: center middle;
-        background: $background 40%;
-    }
-    ConfigPickerScreen > Vertical {
-        width: 80%;
-        max-width: 100;
-        height: auto;
-        max-height: 80%;
-        border: round $primary;
-        border-title-color: $primary;
-        background: $surface;
-        padding: 0 1;
-    }
-    ConfigPickerScreen #config-help, ConfigPickerScreen #config-tools {
-        color: $text-muted;
-    }
-    ConfigPickerScreen #config-options > .option-list--option-disabled {
-        color: $text-muted;  /* the option names are headings, not disabled text */
-        text-style: bold;
-    }
-    ConfigPickerScreen #config-options {
-        height: auto;
-        max-height: 30;
-        border: none;
-        background: $surface;
-        &:focus {
-            border: none;
-        }
-    }
-    """
+    CSS_PATH = "config_picker.tcss"
 
     BINDINGS = [Binding("escape,f4", "dismiss_none", "Close")]
 

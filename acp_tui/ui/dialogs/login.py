@@ -66,26 +66,6 @@ MAX_HEIGHT_FRACTION: Final = 0.8
 MIN_BODY_HEIGHT: Final = 3
 
 
-_DIALOG_CSS = """
-    align: center bottom; background: $background 40%;
-    & > #dialog {
-        width: 100%; height: auto; max-height: 80%;
-        background: $surface; border: round $warning 50%; border-title-color: $warning; border-title-style: bold;
-        padding: 0 1;
-    }
-    #dialog > #title { height: auto; text-style: bold; color: $text; }
-    #dialog > .muted { height: auto; color: $text-muted; }
-    #dialog > #failure { height: auto; color: $error; }
-    #dialog > #body { height: auto; overflow-x: hidden; scrollbar-gutter: stable; scrollbar-size-horizontal: 0;
-                      margin-top: 1; }
-    #dialog > #buttons { height: auto; padding-top: 1; }
-    /* the option rows are GuardedDialog's quiet rows; the method buttons above them are marked the same way */
-    #buttons > Button.-warning { color: $text-warning; }
-    Button:hover { background: $boost; }
-    Button:focus { text-style: bold; outline-left: thick $foreground; background: $boost; }
-"""
-
-
 def _hints(pairs: tuple[tuple[str, str], ...]) -> Text:
     text = Text()
     for key, label in pairs:
@@ -135,17 +115,7 @@ class MethodButton(Button):
 class LoginScreen(GuardedDialog[LoginChoice]):
     """Choose how to log in (see the module docstring); dismissed with the choice, or None for "not now"."""
 
-    DEFAULT_CSS = (
-        "LoginScreen {"
-        + _DIALOG_CSS
-        + """
-        #body > MethodButton { width: auto; min-width: 24; max-width: 100%; text-align: left;
-                               content-align: left middle; padding: 0 1; margin-top: 1; }
-        #body > MethodButton.-first { margin-top: 0; }
-        #body > .description { height: auto; color: $text-muted; padding-left: 4; }
-        #body > .unsupported { height: auto; color: $text-muted; text-style: italic; margin-top: 1; }
-    }"""
-    )
+    CSS_PATH = "login.tcss"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *(Binding(str(n), f"choose_number({n})", show=False) for n in range(1, MAX_NUMBERED + 1)),
@@ -290,16 +260,7 @@ def refused_line(command: TerminalCommand) -> str:
 class TerminalLoginScreen(GuardedDialog[bool]):
     """Confirm running a terminal method's program; True to run it."""
 
-    DEFAULT_CSS = (
-        "TerminalLoginScreen {"
-        + _DIALOG_CSS
-        + """
-        #body > #refused { height: auto; color: $text-warning; text-style: bold; margin-bottom: 1; }
-        #body > #command { height: auto; color: $text; background: $boost; padding: 0 1; }
-        #body > #env { height: auto; color: $text; background: $boost; padding: 0 1; }
-        #body > .muted { height: auto; color: $text-muted; }
-    }"""
-    )
+    CSS_PATH = "login.tcss"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "decide(True)", show=False),
@@ -400,17 +361,7 @@ class TerminalLoginScreen(GuardedDialog[bool]):
 class SecretScreen(GuardedDialog[dict[str, str]]):
     """Ask for variables in masked fields; dismissed with name → value, or None to go back."""
 
-    DEFAULT_CSS = (
-        "SecretScreen {"
-        + _DIALOG_CSS
-        + """
-        #dialog > #fields { height: auto; margin-top: 1; }
-        #fields > .field { height: auto; }
-        .field > .label { width: 24; height: 1; padding-top: 0; color: $text; }
-        .field > Input { width: 1fr; }
-        #dialog > #error { height: auto; color: $error; }
-    }"""
-    )
+    CSS_PATH = "login.tcss"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", show=False),

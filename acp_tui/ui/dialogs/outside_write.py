@@ -32,7 +32,7 @@ from acp_tui.sanitize import escape_controls, plain
 from acp_tui.services.files import OutsideRead, OutsideWrite
 from acp_tui.ui.dialogs.guarded import ARM_DELAY, key_hints
 from acp_tui.ui.dialogs.yes_no import YesNoDialog
-from acp_tui.ui.widgets.diff_view import DiffView
+from acp_tui.ui.timeline.diff_view import DiffView
 from acp_tui.ui.widgets.icons import GLYPHS
 
 __all__ = ["OutsideWriteScreen", "shown_path"]

@@ -64,9 +64,9 @@ from acp_tui.ui.dialogs.permission_keys import (
     option_for_kind_key,
     option_for_number,
 )
+from acp_tui.ui.timeline.diff_view import DiffView
 from acp_tui.ui.widgets.content_blocks import ContentChip, head_lines, more_lines_text, pretty_json
 from acp_tui.ui.widgets.conversation import Conversation
-from acp_tui.ui.widgets.diff_view import DiffView
 from acp_tui.ui.widgets.icons import GLYPHS, kind_icon
 
 __all__ = ["ARM_DELAY", "PermissionChoice", "PermissionRequest", "PermissionScreen", "request_title"]

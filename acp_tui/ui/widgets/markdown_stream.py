@@ -415,13 +415,8 @@ class MarkdownStream(Widget):
         return self._finished
 
     @property
-    def truncated(self) -> bool:
-        """Is part of the text beyond `RENDER_LIMIT`, so not shown?"""
-        return self._hidden > 0
-
-    @property
     def hidden_chars(self) -> int:
-        """How many received characters are not rendered."""
+        """How many received characters are not rendered (beyond `RENDER_LIMIT`: then it is truncated)."""
         return self._hidden
 
     @property
@@ -488,7 +483,7 @@ class MarkdownStream(Widget):
         self._take_pending()
         if self.settled:
             return
-        width = self._render_width()
+        width = self._width or self.content_region.width  # (the content width until the first layout decides)
         if width <= 0:
             # Not laid out yet: get_content_height renders everything at the first real width.
             return
@@ -530,18 +525,10 @@ class MarkdownStream(Widget):
             self._pending.clear()
             self._dirty = True
 
-    def _on_flush_timer(self) -> None:
-        self._flush_timer = None
-        self.flush()
-
     @property
     def _width(self) -> int:
         """The width finished blocks are laid out at (0 until the first layout decides)."""
         return self._blocks.width
-
-    def _render_width(self) -> int:
-        """The width lines are rendered at (the content width until the first layout decides)."""
-        return self._width or self.content_region.width
 
     def _schedule_more(self) -> None:
         """Blocks are left to render: the older ones under the newest shown after the next refresh, or the
@@ -561,7 +548,7 @@ class MarkdownStream(Widget):
         else:
             interval = max(FRAME_SECONDS, COST_FACTOR * self._tail_cost)
         delay = max(0.001, self._last_flush + interval - time.monotonic())
-        self._flush_timer = self.set_timer(delay, self._on_flush_timer, name="markdown-flush")
+        self._flush_timer = self.set_timer(delay, self.flush, name="markdown-flush")  # (flush forgets the timer)
 
     def on_mount(self) -> None:
         """Text given before mounting is rendered at the first frame."""

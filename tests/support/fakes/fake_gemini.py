@@ -101,7 +101,7 @@ def reply_parts(request: dict[str, Any]) -> list[dict[str, Any]]:
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
     def _json(self, code: int, body: Any) -> None:

@@ -13,7 +13,7 @@ import sys
 
 
 def main() -> None:
-    record = open(sys.argv[1], "a", encoding="utf-8")  # noqa: SIM115 (open for the process's life)
+    record = open(sys.argv[1], "a", encoding="utf-8")
     record.write(json.dumps({"started": True}) + "\n")
     record.flush()
     for line in sys.stdin:

@@ -130,7 +130,7 @@ class FakeAnthropicHandler(BaseHTTPRequestHandler):
     server_version = "FakeAnthropic/1"
     cwd = os.getcwd()
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the base class's name)
+    def log_message(self, format: str, *args: Any) -> None:
         pass  # one line per request is logged by the handlers themselves
 
     def _log(self, text: str) -> None:

@@ -14,9 +14,9 @@ from textual.containers import HorizontalGroup, Vertical
 
 from acp_tui.protocol.v2 import ContentBlock, TextContent
 from acp_tui.session.model import Message
+from acp_tui.ui.timeline.save_request import MessageSaveRequested
 from acp_tui.ui.widgets.content_blocks import block_widget
 from acp_tui.ui.widgets.markdown_stream import MarkdownStream, sanitize
-from acp_tui.ui.widgets.save_request import MessageSaveRequested
 
 
 class AgentMessageView(Vertical):
@@ -55,7 +55,7 @@ class AgentMessageView(Vertical):
         # builds hundreds of messages (each widget costs a mount, a restyle and a place in every layout).
         self._chips: HorizontalGroup | None = None
         self._initial_chips: list[Any] = [block_widget(b) for b in message.content.blocks if not _is_text(b)]
-        self.can_focus = self.stream.truncated
+        self.can_focus = self.stream.hidden_chars > 0
 
     def compose(self) -> ComposeResult:
         yield self.stream
@@ -126,8 +126,8 @@ class AgentMessageView(Vertical):
 
     def _check_truncated(self) -> None:
         """A truncated message joins the focus chain, so `s` can reach it (others stay out of Tab's way)."""
-        if self.can_focus != self.stream.truncated:
-            self.can_focus = self.stream.truncated
+        if self.can_focus != self.stream.hidden_chars > 0:
+            self.can_focus = self.stream.hidden_chars > 0
 
     def action_save(self) -> None:
         self.post_message(MessageSaveRequested(self))

@@ -35,11 +35,11 @@ from acp_tui.ansi import PLAIN, Segment, TerminalDecoder
 from acp_tui.path_text import NO_CONTEXT, ViewContext
 from acp_tui.sanitize import escape_controls, multiline, plain
 from acp_tui.session.model import Terminal
-from acp_tui.ui.widgets.ansi_text import rich_style
-from acp_tui.ui.widgets.card_requests import CANCEL_CALL_KEY
+from acp_tui.ui.timeline.ansi_text import rich_style
+from acp_tui.ui.timeline.card_requests import CANCEL_CALL_KEY
+from acp_tui.ui.timeline.output_tail import FAILED_TAIL_LINES, Tail, tail_of_lines
 from acp_tui.ui.widgets.content_blocks import TextStatic
 from acp_tui.ui.widgets.exit_status import elapsed_text, exit_text
-from acp_tui.ui.widgets.output_tail import FAILED_TAIL_LINES, Tail, tail_of_lines
 
 __all__ = ["MAX_LINES", "MAX_LINE_CHARS", "TerminalOutputView", "TerminalView", "elapsed_text", "exit_text"]
 

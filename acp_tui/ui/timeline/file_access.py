@@ -27,8 +27,8 @@ from acp_tui.path_text import ViewContext
 from acp_tui.protocol.v2 import Diff
 from acp_tui.sanitize import escape_controls, plain
 from acp_tui.session.model import FileAccess, read_range_text
+from acp_tui.ui.timeline.diff_view import DiffView
 from acp_tui.ui.widgets.content_blocks import TextStatic
-from acp_tui.ui.widgets.diff_view import DiffView
 from acp_tui.ui.widgets.icons import GLYPHS
 
 __all__ = ["FileAccessView", "FileAccessList", "access_path", "access_line", "access_diff", "access_text"]

@@ -1,8 +1,8 @@
 """Model changes → widgets: each change touches exactly one widget (the view of its entity).
 
 `TimelineRenderer` keeps the map from entity keys to the widgets that show them, builds a widget when
-an entity appears (rendered from the model as it is then, through `VIEWS`: one view class per entity
-kind), and forwards appends and field changes to that widget's `EntityView` methods. It never
+an entity appears (rendered from the model as it is then, through `view_class`: one view class per
+entity kind), and forwards appends and field changes to that widget's `EntityView` methods. It never
 recomposes anything. Its dispatch over `Change` is exhaustive (`assert_never`).
 
 Prompt submissions are shown as pending bubbles until the agent inserts them; the bubble then becomes
@@ -60,12 +60,12 @@ from acp_tui.session.model import (
     Message,
     SessionState,
 )
+from acp_tui.ui.timeline.terminal_view import TerminalView
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.plan_view import PlanView
-from acp_tui.ui.widgets.terminal_view import TerminalView
 
 if TYPE_CHECKING:
-    from acp_tui.ui.widgets.user_message import UserMessageView
+    from acp_tui.ui.timeline.user_message import UserMessageView
 
 
 @runtime_checkable
@@ -154,27 +154,27 @@ def view_class(kind: str) -> Callable[[Any], Widget] | None:
     if kind == PLAN:
         return PlanView
     if kind == UNKNOWN:
-        from acp_tui.ui.widgets.unknown_update import UnknownUpdateView
+        from acp_tui.ui.timeline.unknown_update import UnknownUpdateView
 
         return UnknownUpdateView
     if kind == AGENT_MESSAGE:
-        from acp_tui.ui.widgets.agent_message import AgentMessageView
+        from acp_tui.ui.timeline.agent_message import AgentMessageView
 
         return AgentMessageView
     if kind == AGENT_THOUGHT:
-        from acp_tui.ui.widgets.thought_view import ThoughtView
+        from acp_tui.ui.timeline.thought_view import ThoughtView
 
         return ThoughtView
     if kind == COMPACTION:
-        from acp_tui.ui.widgets.compaction import CompactionView
+        from acp_tui.ui.timeline.compaction import CompactionView
 
         return CompactionView
     if kind == FILE_ACCESS:
-        from acp_tui.ui.widgets.file_access import FileAccessView
+        from acp_tui.ui.timeline.file_access import FileAccessView
 
         return FileAccessView
     if kind == SUBAGENT:
-        from acp_tui.ui.widgets.subagent_lane import SubagentLane
+        from acp_tui.ui.timeline.subagent_lane import SubagentLane
 
         return SubagentLane
     return None
@@ -182,7 +182,7 @@ def view_class(kind: str) -> Callable[[Any], Widget] | None:
 
 def _user_message_view() -> type[UserMessageView]:
     """The user's messages' view, imported with the first of them (as `view_class` imports the agent's)."""
-    from acp_tui.ui.widgets.user_message import UserMessageView
+    from acp_tui.ui.timeline.user_message import UserMessageView
 
     return UserMessageView
 
@@ -300,13 +300,13 @@ class TimelineRenderer:
     def _build(self, kind: str, entity: Any) -> Widget | None:
         """The view of a new entity, rendered from the model as it is now (None: a kind not shown)."""
         if kind == TOOL_CALL:
-            from acp_tui.ui.widgets.tool_call import ToolCallCard  # with the first tool call (see the docstring)
+            from acp_tui.ui.timeline.tool_call import ToolCallCard  # with the first tool call (see the docstring)
 
             return ToolCallCard(entity, terminal_factory=self._terminal_for_card, context=self.conversation.context)
         if kind == TERMINAL:
             return TerminalView(entity, context=self.conversation.context)
         if kind == SUBAGENT:
-            from acp_tui.ui.widgets.subagent_lane import SubagentLane
+            from acp_tui.ui.timeline.subagent_lane import SubagentLane
 
             return SubagentLane(entity, context=self.conversation.context)
         view = view_class(kind)

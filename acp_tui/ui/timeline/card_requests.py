@@ -1,6 +1,6 @@
 """What a tool call's card asks of the screen (save its whole output, cancel its call), and its cancel key.
 
-They live apart from the card (acp_tui/ui/widgets/tool_call.py) so the chat screen can handle them, and a
+They live apart from the card (acp_tui/ui/timeline/tool_call.py) so the chat screen can handle them, and a
 terminal view share the key, without importing the card and what it draws with (the diff view, Markdown,
 Pygments) before the first tool call is shown: start-up imports only what the first screen needs (issue 27).
 The handler names are the card's own (`on_tool_call_card_save_requested`, `…_cancel_requested`).

@@ -8,9 +8,9 @@ from textual.binding import Binding, BindingType
 
 from acp_tui.protocol.v2 import ContentBlock, TextContent
 from acp_tui.session.model import Message
+from acp_tui.ui.timeline.save_request import MessageSaveRequested
+from acp_tui.ui.timeline.thought import Thought
 from acp_tui.ui.widgets.markdown_stream import sanitize
-from acp_tui.ui.widgets.save_request import MessageSaveRequested
-from acp_tui.ui.widgets.thought import Thought
 
 
 class ThoughtView(Thought):
@@ -44,7 +44,7 @@ class ThoughtView(Thought):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """`s` only does something when part of the thought is not shown."""
         if action == "save":
-            return self.body.truncated
+            return self.body.hidden_chars > 0
         return True
 
     def action_save(self) -> None:

@@ -25,8 +25,8 @@ from textual.widgets import Static
 from acp_tui.path_text import NO_CONTEXT, ViewContext
 from acp_tui.sanitize import multiline, plain
 from acp_tui.session.model import AGENT_MESSAGE, AGENT_THOUGHT, USER_MESSAGE, Message, Subagent, ToolCall
+from acp_tui.ui.timeline.tool_call_line import status_style
 from acp_tui.ui.widgets.icons import GLYPHS, Pill, kind_icon, status_pill
-from acp_tui.ui.widgets.tool_call import status_style
 
 __all__ = ["MAX_BODY_LINES", "MAX_MESSAGE_LINES", "SubagentLane", "lane_pill"]
 
