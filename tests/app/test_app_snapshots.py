@@ -18,7 +18,9 @@ import pytest
 from textual.pilot import Pilot
 
 from acp_tui.ui.app import AcpApp
+from acp_tui.ui.chat.timeline import CallClock
 from acp_tui.ui.widgets.session_header import SessionHeader
+from acp_tui.ui.widgets.tool_call import ToolCallCard
 from tests.support.agents import scripted_agent_argv
 from tests.support.app_run import (  # noqa: F401  (fixtures)
     GIT_DIFF,
@@ -97,8 +99,12 @@ def snapshot_app(
     return AcpApp(launch, arm_delay=0.1)
 
 
-def send_and_wait(prompt: str, *, record: Path) -> Callable[[Pilot[Any]], Awaitable[None]]:
-    """A `run_before` that sends `prompt`, waits until the turn is over, and leaves the prompt focused."""
+def send_and_wait(
+    prompt: str, *, record: Path, gate: tuple[str, Path] | None = None
+) -> Callable[[Pilot[Any]], Awaitable[None]]:
+    """A `run_before` that sends `prompt`, waits until the turn is over, and leaves the prompt focused;
+    with a `gate` (a tool call id, a file the agent waits for), the file is made once that call is shown
+    running, so its finish is seen apart from its start and the line has a duration."""
 
     async def run_before(pilot: Pilot[Any]) -> None:
         run = AppRun(pilot.app, pilot, record)  # type: ignore[arg-type]
@@ -109,6 +115,10 @@ def send_and_wait(prompt: str, *, record: Path) -> Callable[[Pilot[Any]], Awaita
             lambda: run.chat.query_one("#header", SessionHeader).values.session_title is not None, "the title"
         )
         await run.send(prompt)
+        if gate is not None:
+            call_id, path = gate
+            await run.wait(lambda: any(card.call.id == call_id for card in run.views(ToolCallCard)), "the call")
+            path.touch()
         await run.idle()
         await run.wait(lambda: run.chat.status.values.state == "idle", "idle")
         await pilot.pause()
@@ -304,8 +314,9 @@ def test_snapshot_80x24_light_with_an_error(snap_compare: Any, tmp_path: Path) -
 # -- a turn of tool calls at both sizes and in both themes (issue 18) ----------------------------------
 
 
-def tools_steps() -> list[dict[str, Any]]:
-    """The shape of the demo's `tools` answer: prose, a read, an edit, a command, a failure, prose."""
+def tools_steps(gate: Path) -> list[dict[str, Any]]:
+    """The shape of the demo's `tools` answer: prose, a read, an edit, a command (finishing once `gate`
+    exists), a failure, prose."""
     return [
         update(
             {
@@ -350,6 +361,7 @@ def tools_steps() -> list[dict[str, Any]]:
                 "data": b64(b"\x1b[32m3 passed\x1b[0m in 0.04s\n"),
             }
         ),
+        {"op": "wait_for_file", "path": str(gate), "timeout": 30},
         update({"sessionUpdate": "terminal_update", "terminalId": "term-1", "exitStatus": {"exitCode": 0}}),
         tool("run-1", status="completed"),
         tool(
@@ -371,9 +383,14 @@ def tools_steps() -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("theme", ["acp-dark", "acp-light"])
 @pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=lambda size: f"{size[0]}x{size[1]}")
-def test_snapshot_tools_answer(snap_compare: Any, tmp_path: Path, size: tuple[int, int], theme: str) -> None:
-    app = snapshot_app(tmp_path, v2_turn(*tools_steps()), theme=theme)
-    run_before = send_and_wait("tools", record=tmp_path / "record.jsonl")
+def test_snapshot_tools_answer(
+    snap_compare: Any, tmp_path: Path, size: tuple[int, int], theme: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The command's duration is measured on our clock; the picture shows a fixed one.
+    monkeypatch.setattr(CallClock, "took", lambda self, key: 1.2 if key in self._took else None)
+    gate = tmp_path / "finish"
+    app = snapshot_app(tmp_path, v2_turn(*tools_steps(gate)), theme=theme)
+    run_before = send_and_wait("tools", record=tmp_path / "record.jsonl", gate=("run-1", gate))
     assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 

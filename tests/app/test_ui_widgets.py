@@ -336,7 +336,7 @@ async def test_tool_card_body_is_built_from_the_model_when_first_opened() -> Non
         assert await until(pilot, shows(app, "hit three"))
         text = screen_text(app)
         assert text.index("/a.py:7") < text.index("hit one") < text.index("hit three")  # the path is on the line
-        assert card_line(app, card) == "✓ ⌕ grep  /a.py:7 · 3 lines ▾"
+        assert card_line(app, card) == "✓ ⌕ grep · /a.py:7 · 3 lines ▾"
         assert len(card.query("MarkdownStream")) == 1  # one text run, however many chunks
 
 

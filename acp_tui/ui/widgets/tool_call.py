@@ -4,7 +4,8 @@ when the user opens it.
 The line reads `✓ ✎ Edit src/greet.py · +3 −2 ▸`: the status glyph (`GLYPHS`, coloured from the
 theme), the kind icon, the title (paths in it relative to the session folder), the path the call works
 on when the title does not already name it, a short result once it is done (`+12 −3` for diffs,
-`exit 0 · 1.2 s` for a terminal, `12 lines` or the one line of a text result), and `▸`/`▾` when there
+`exit 0 · 1.2 s` for a terminal, `12 lines` or the one line of a text result; how long it ran, as the
+timeline measured it), all separated by ` · `, and `▸`/`▾` when there
 is a body to open. There are no borders: the body's blocks are indented under the title and tinted.
 A finished command keeps the last lines of its output under its line while closed (`output_tail`).
 
@@ -40,7 +41,7 @@ from textual.widget import Widget
 from acp_tui.path_text import NO_CONTEXT, ViewContext
 from acp_tui.protocol.v2 import Diff, TerminalRef, TextContent, ToolContent, UnknownToolContent
 from acp_tui.sanitize import escape_controls, multiline, plain
-from acp_tui.session.model import ToolCall
+from acp_tui.session.model import EntityKey, ToolCall
 from acp_tui.ui.themes import theme_colour
 from acp_tui.ui.widgets.card_requests import CANCEL_CALL_KEY, CancelRequested, SaveRequested
 from acp_tui.ui.widgets.content_blocks import (
@@ -53,7 +54,7 @@ from acp_tui.ui.widgets.content_blocks import (
     pretty_json,
 )
 from acp_tui.ui.widgets.diff_view import DiffView, diff_stats
-from acp_tui.ui.widgets.exit_status import elapsed_text, exit_text
+from acp_tui.ui.widgets.exit_status import elapsed_text, exit_text, span_text
 from acp_tui.ui.widgets.file_access import FileAccessList, access_text
 from acp_tui.ui.widgets.icons import GLYPHS, Pill, kind_icon, status_pill
 from acp_tui.ui.widgets.markdown_stream import MarkdownStream
@@ -74,6 +75,8 @@ _SAVE_HINT: Final = " (press s to save)"
 MAX_CARD_DIFF_LINES: Final = 60
 #: A text result this short (one line) is the card's result itself; longer ones are counted.
 _SHORT_RESULT: Final = 48
+#: A call other than a command shows how long it ran from this many seconds (a slow fetch, a long search).
+_WORTH_TIMING: Final = 1.0
 
 
 def _pill(call: ToolCall) -> Pill:
@@ -293,10 +296,12 @@ class ToolCallCard(Widget, can_focus=True):
         max_text_lines: int = MAX_TEXT_LINES,
         max_items: int = MAX_ITEMS,
         context: ViewContext = NO_CONTEXT,
+        took: Callable[[EntityKey], float | None] | None = None,
     ) -> None:
         super().__init__()
         self.call = call
         self.context = context
+        self._took = took  # how long the call ran, as the timeline measured it
         self._terminal_factory = terminal_factory
         self._max_text_lines = max_text_lines
         self._max_items = max_items
@@ -409,10 +414,10 @@ class ToolCallCard(Widget, can_focus=True):
         else:
             text.append(f"tool call {plain(call.id)}", style="italic")
         if call.name and not _names_word(title, plain(call.name)):
-            text.append(f"  {plain(call.name)}", style="dim")  # `echo hi  Bash`, not `Write a.txt  Write`
+            text.append(f" · {plain(call.name)}", style="dim")  # `echo hi · Bash`, not `Write a.txt · Write`
         path = self._path_text(title)
         if path:
-            text.append(f"  {path}", style="dim")
+            text.append(f" · {path}", style="dim")
         result = self.result_text()
         if result:
             text.append(f" · {result}", style="dim")
@@ -457,7 +462,9 @@ class ToolCallCard(Widget, can_focus=True):
         if pill.variant == "running":
             return ""
         if pill.variant != "success":
-            return pill.text.split(" ", 1)[1]
+            word = pill.text.split(" ", 1)[1]
+            took = self._duration() if pill.variant == "error" and call.status == "failed" else ""
+            return f"{word} · {took}" if took else word
         parts: list[str] = []
         diffs = [item for item in call.content if isinstance(item, Diff)]
         if diffs:
@@ -471,12 +478,14 @@ class ToolCallCard(Widget, can_focus=True):
                 parts.append(f"{files} files")
             if added or removed:
                 parts.append(f"+{added} −{removed}")
+        timed = False
         for slot in self._slots:
             terminal = getattr(slot.view, "terminal", None)
             if terminal is not None:
                 status = exit_text(terminal)[0]
                 elapsed = elapsed_text(terminal)
                 parts.append(f"{status} · {elapsed}" if elapsed else status)
+                timed = timed or bool(elapsed)
         report = self.command_report()
         if report is not None and report.status_text():
             parts.append(report.status_text())  # the tail shows the output; how it ended goes here
@@ -490,7 +499,18 @@ class ToolCallCard(Widget, can_focus=True):
                     parts.append(first)
                 else:
                     parts.append(f"{len(lines)} lines")
+        if not timed and (took := self._duration()):
+            parts.append(took)
         return " · ".join(parts)
+
+    def _duration(self) -> str:
+        """How long the call ran, as the timeline measured it: always for a command (`exit 0 · 1.2 s`), for
+        other calls only when they were slow enough to wonder about (a read's 0.0 s is noise)."""
+        took = self._took(self.call.key) if self._took is not None else None
+        if took is None:
+            return ""
+        command = self.call.kind == "execute" or bool(self._slots)
+        return span_text(took) if command or took >= _WORTH_TIMING else ""
 
     def _content_text(self) -> str:
         """The call's text content items, joined (a command's output, a read tool's file)."""
