@@ -21,6 +21,7 @@ from textual.widgets import Static
 from acp_tui.agent.dialect import SessionAbilities
 from acp_tui.controller.sessions import MAX_LIST_PAGES, MAX_LISTED_SESSIONS, SessionPage, listing
 from acp_tui.demo.store import StoredSession, write_sessions
+from acp_tui.paths import saves_dir
 from acp_tui.ui.browsers.sessions import HINTS, SHORTER_HINTS, ConfirmDelete, SessionBrowser
 from acp_tui.ui.browsers.transcript_view import ExportScreen, TranscriptScreen
 from acp_tui.ui.chat.history_timeline import EarlierEntries, HistoryTimeline
@@ -141,6 +142,9 @@ async def test_transcript_only_rows_open_the_transcript(tmp_path: Path) -> None:
         )
         target = tmp_path / "out.md"
         field_ = app.screen.query_one("#export-path")
+        # the chat's default (Downloads, else the data folder's saved/), never the session's folder: a repository
+        assert field_.value == str(saves_dir() / "old.md")  # type: ignore[attr-defined]
+        assert not field_.value.startswith(source.cwd)  # type: ignore[attr-defined]
         field_.value = str(target)  # type: ignore[attr-defined]
         await pilot.press("enter")
         await settle(pilot, target.exists, "the file")

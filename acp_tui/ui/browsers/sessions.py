@@ -366,9 +366,7 @@ class SessionBrowser(ModalScreen[SessionListing | None]):
             if action == "open":
                 self.dismiss(row)
 
-        self.app.push_screen(
-            TranscriptScreen(row.transcript, row.title, can_open=openable, export_dir=Path(self.here)), closed
-        )
+        self.app.push_screen(TranscriptScreen(row.transcript, row.title, can_open=openable), closed)
 
     def action_delete(self) -> None:
         row = self.list_view.selected
