@@ -19,6 +19,7 @@ from textual.pilot import Pilot
 
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.chat.timeline import CallClock
+from acp_tui.ui.dialogs.permission import PermissionScreen
 from acp_tui.ui.widgets.session_header import SessionHeader
 from acp_tui.ui.widgets.tool_call import ToolCallCard
 from tests.support.agents import scripted_agent_argv
@@ -564,5 +565,34 @@ def test_snapshot_tab_bar(snap_compare: Any, tmp_path: Path, size: tuple[int, in
         )
         await pilot.pause()
         await pilot.wait_for_scheduled_animations()
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=lambda size: f"{size[0]}x{size[1]}")
+def test_snapshot_permission_over_the_turn(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    """A permission question in the real chat screen: it sits above the status bar (which stays in view), as
+    tall as it needs, and the turn's own words stay above it (the newcomer report of 2026-12-07 saw the dialog
+    cover the lower 20 rows at 160x50, status bar and all)."""
+    steps = [
+        update({"sessionUpdate": "agent_message", "messageId": "a", "content": [text("Everything at once: an edit.")]}),
+        tool("call-7", title="Edit greet.py", kind="edit", status="pending"),
+        permission_request(7, STANDARD_OPTIONS, title="Edit greet.py"),
+    ]
+    app = snapshot_app(tmp_path, v2_turn(*steps))
+    record = tmp_path / "record.jsonl"
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        run = AppRun(pilot.app, pilot, record)  # type: ignore[arg-type]
+        await run.ready()
+        run.chat.prompt_input.cursor_blink = False
+        await run.wait(lambda: run.chat.controller.state.info.title is not None, "the title")
+        await run.send("everything")
+        await run.wait(lambda: isinstance(app.screen, PermissionScreen) and app.screen.armed, "the question")
+        await pilot.pause()
+        dialog = app.screen.query_one("#dialog")
+        status = run.chat.query_one("#status")
+        assert dialog.region.bottom <= status.region.y, (dialog.region, status.region)  # the status bar shows
+        assert dialog.region.height <= size[1] // 2
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)

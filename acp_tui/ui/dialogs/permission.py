@@ -2,7 +2,7 @@
 
 A `ModalScreen[PermissionChoice]` built from a decoded `session/request_permission` (always the v2
 `RequestPermissionRequest`: the core translates v1 requests). It is docked at the bottom and
-leaves the conversation visible above it; PageUp/PageDown and ctrl+Up/ctrl+Down still scroll the
+leaves the conversation visible above it (and the status bar below it); PageUp/PageDown and ctrl+Up/ctrl+Down still scroll the
 conversation underneath.
 
 Slips are guarded twice. Keys and clicks are ignored until the dialog has been on screen for
@@ -71,8 +71,9 @@ from acp_tui.ui.widgets.icons import GLYPHS, kind_icon
 
 __all__ = ["ARM_DELAY", "PermissionChoice", "PermissionRequest", "PermissionScreen", "request_title"]
 
-#: The dialog takes at most this fraction of the screen's height; the conversation shows above it.
-MAX_HEIGHT_FRACTION: Final = 0.65
+#: The dialog takes at most this fraction of the screen's height (less when its content is shorter); the
+#: conversation shows above it, and the status bar below it.
+MAX_HEIGHT_FRACTION: Final = 0.5
 #: The body keeps at least this many rows even when many options crowd the dialog.
 MIN_BODY_HEIGHT: Final = 3
 #: Lines of a text block, raw input or unknown subject shown before "… N more lines".
@@ -378,18 +379,9 @@ class PermissionScreen(GuardedDialog[PermissionChoice]):
         return list(self._buttons)
 
     def _armed_hints(self) -> Text:
-        hints: list[tuple[str, str]] = []
-        for key, label in (("a", "allow"), ("A", "always"), ("r", "reject"), ("R", "never")):
-            if option_for_kind_key(self.options, key) is not None:
-                hints.append((key, label))
-        numbers = min(len(self.options), MAX_NUMBERED)
-        if numbers:
-            hints.append(("1" if numbers == 1 else f"1-{numbers}", "option"))
-        hints.append(("↑↓ ⏎", "choose"))
+        # The number and letter keys are on the options themselves (`1 Allow once  a`): said once, there.
         escape = "reject" if first_of_kind(self.options, "reject_once") is not None else "cancel turn"
-        hints.append(("esc", escape))
-        hints.append(("PgUp/PgDn", "scroll chat"))
-        return key_hints(hints)
+        return key_hints([("↑↓ ⏎", "choose"), ("esc", escape), ("PgUp/PgDn", "scroll chat")])
 
     # -- choosing ----------------------------------------------------------------------------
 
