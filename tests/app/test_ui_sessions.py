@@ -134,6 +134,8 @@ async def test_transcript_only_rows_open_the_transcript(tmp_path: Path) -> None:
         )
         viewer = app.screen
         assert isinstance(viewer, TranscriptScreen) and not viewer.can_open
+        # it covers the list's box exactly: no frame peeking out around it (`╭╭─ title ──╮─╮`, report of 2026-12-07)
+        assert viewer.query_one("#transcript-dialog").region == browser.query_one("#sessions-dialog").region
         await pilot.press("e")
         await settle(
             pilot,
