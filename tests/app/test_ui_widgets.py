@@ -745,7 +745,7 @@ async def test_unknown_update_row_expands_to_bounded_sanitized_json() -> None:
     async with app.run_test(size=(80, 30)) as pilot:
         await pilot.pause()
         text = screen_text(app)
-        assert "the agent sent `hologram[/]`, which this client does not understand" in text
+        assert "the agent sent hologram[/], which this client does not understand" in text
         assert "payload" not in text
         await pilot.click(view)
         await pilot.pause()
