@@ -124,6 +124,7 @@ async def test_transcript_only_rows_open_the_transcript(tmp_path: Path) -> None:
         browser = app.browser
         await settle(pilot, lambda: browser.rows and not browser.loading, "the transcripts")
         assert [r.session_id for r in browser.rows] == ["old-session"]
+        assert browser.query_one("#sessions-filter").region.height == 1  # a one-row field, not a 3-row box
         assert "transcript" in app.list_text()[0]
         assert "the agent does not list its sessions" in str(browser.query_one("#sessions-status", Static).render())
         await pilot.press("enter")
@@ -144,6 +145,7 @@ async def test_transcript_only_rows_open_the_transcript(tmp_path: Path) -> None:
         )
         target = tmp_path / "out.md"
         field_ = app.screen.query_one("#export-path")
+        assert field_.region.height == 1
         # the chat's default (Downloads, else the data folder's saved/), never the session's folder: a repository
         assert field_.value == str(saves_dir() / "old.md")  # type: ignore[attr-defined]
         assert not field_.value.startswith(source.cwd)  # type: ignore[attr-defined]

@@ -167,7 +167,7 @@ class SessionBrowser(ModalScreen[SessionListing | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="sessions-dialog") as box:
             box.border_title = self._title()
-            yield Input(placeholder="type to filter by title, id or folder", id="sessions-filter")
+            yield Input(placeholder="type to filter by title, id or folder", id="sessions-filter", compact=True)
             yield SessionList(self.here, self.source.current_session_id, id="sessions-list")
             with Horizontal(id="sessions-footer"):
                 yield Static("", id="sessions-status")

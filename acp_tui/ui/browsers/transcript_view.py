@@ -57,7 +57,7 @@ class ExportScreen(ModalScreen[Path | None]):
         with Vertical(id="export-dialog") as box:
             box.border_title = "Save as Markdown"
             yield Static("File (⏎ saves, Esc cancels):", classes="export-label")
-            yield Input(str(self.suggested), id="export-path")
+            yield Input(str(self.suggested), id="export-path", compact=True)
             yield Static("", id="export-message")
 
     @on(Input.Submitted, "#export-path")
