@@ -424,10 +424,16 @@ def _tool_call(update: V1ToolCall | V1ToolCallUpdate) -> ToolCallUpdate:
 def _diff(item: V1Diff) -> Diff:
     """A v1 whole-file diff as a v2 diff: one change and a locally computed git-style patch (docs/protocol.md §6.3)."""
     old_text = item.old_text if isinstance(item.old_text, str) else None
+    return whole_file_diff(item.path, old_text, item.new_text, item.meta)
+
+
+def whole_file_diff(file_path: str, old_text: str | None, new_text: str, meta: Any = UNSET) -> Diff:
+    """A file's old and new text (None: it does not exist yet) as a v2 diff with a git-style patch; a patch
+    with no hunk when the texts are the same."""
     operation = "add" if old_text is None else "modify"
     old_lines = (old_text or "").splitlines(keepends=True)
-    new_lines = item.new_text.splitlines(keepends=True)
-    path = item.path.lstrip("/")
+    new_lines = new_text.splitlines(keepends=True)
+    path = file_path.lstrip("/")
     header = f"diff --git a/{path} b/{path}\n"
     body = "".join(
         line if line.endswith("\n") else line + "\n"
@@ -439,9 +445,9 @@ def _diff(item: V1Diff) -> Diff:
         )
     )
     return Diff(
-        changes=[DiffChange(operation=operation, path=item.path)],
+        changes=[DiffChange(operation=operation, path=file_path)],
         patch=DiffPatch(format="git_patch", text=header + body),
-        meta=item.meta,
+        meta=meta,
     )
 
 
@@ -475,4 +481,4 @@ def _command(command: AvailableCommand) -> AvailableCommand:
     return command
 
 
-__all__ = ["V1Adapter", "V1_MODE_CONFIG_ID", "V1_PLAN_ID", "v2_permission_request"]
+__all__ = ["V1Adapter", "V1_MODE_CONFIG_ID", "V1_PLAN_ID", "v2_permission_request", "whole_file_diff"]
