@@ -389,16 +389,16 @@ def _command_value(argv: tuple[str, ...], where: str, warnings: list[str]) -> st
     try:
         done = subprocess.run(list(argv), stdout=subprocess.PIPE, timeout=ENV_COMMAND_TIMEOUT, check=False)
     except subprocess.TimeoutExpired:
-        warnings.append(f"{where}: `{shlex.join(argv)}` took longer than {ENV_COMMAND_TIMEOUT:g} s; not set")
+        warnings.append(f"{where}: “{shlex.join(argv)}” took longer than {ENV_COMMAND_TIMEOUT:g} s; not set")
         return None
     except OSError as exc:
-        warnings.append(f"{where}: `{shlex.join(argv)}` could not run ({exc.strerror or exc}); not set")
+        warnings.append(f"{where}: “{shlex.join(argv)}” could not run ({exc.strerror or exc}); not set")
         return None
     lines = done.stdout.decode("utf-8", "replace").splitlines()
     value = lines[0].strip() if lines else ""
     if done.returncode != 0 or not value:
         why = f"exited with status {done.returncode}" if done.returncode != 0 else "printed nothing"
-        warnings.append(f"{where}: `{shlex.join(argv)}` {why}; not set")
+        warnings.append(f"{where}: “{shlex.join(argv)}” {why}; not set")
         return None
     secrets.register(value)
     return value

@@ -406,9 +406,7 @@ class Connection:
         if not echoed and message.method != "initialize":
             return False
         if echoed:
-            reason = (
-                f"the agent echoed our {message.method} request back — is this an ACP agent? (`cat` echoes its input)"
-            )
+            reason = f"the agent echoed our {message.method} request back, as cat does — is this an ACP agent?"
         else:
             reason = "the agent sent us an initialize request, as a client does — is this an ACP agent?"
         self._problem(reason, line)

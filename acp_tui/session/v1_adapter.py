@@ -426,10 +426,16 @@ def _diff(item: V1Diff) -> Diff:
     §6.3), by the hunk model (`session/diffs.py`: bounded however large the texts, a missing final line
     break kept as git's note)."""
     old_text = item.old_text if isinstance(item.old_text, str) else None
+    return whole_file_diff(item.path, old_text, item.new_text, item.meta)
+
+
+def whole_file_diff(file_path: str, old_text: str | None, new_text: str, meta: Any = UNSET) -> Diff:
+    """A file's old and new text (None: it does not exist yet) as a v2 diff with a git-style patch, by the hunk
+    model (bounded however large the texts)."""
     return Diff(
-        changes=[DiffChange(operation="add" if old_text is None else "modify", path=item.path)],
-        patch=DiffPatch(format="git_patch", text=unified_diff(item.path, old_text, item.new_text)),
-        meta=item.meta,
+        changes=[DiffChange(operation="add" if old_text is None else "modify", path=file_path)],
+        patch=DiffPatch(format="git_patch", text=unified_diff(file_path, old_text, new_text)),
+        meta=meta,
     )
 
 
@@ -463,4 +469,4 @@ def _command(command: AvailableCommand) -> AvailableCommand:
     return command
 
 
-__all__ = ["V1Adapter", "V1_MODE_CONFIG_ID", "V1_PLAN_ID", "v2_permission_request"]
+__all__ = ["V1Adapter", "V1_MODE_CONFIG_ID", "V1_PLAN_ID", "v2_permission_request", "whole_file_diff"]

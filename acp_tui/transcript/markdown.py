@@ -2,7 +2,8 @@
 
 The records are replayed into the timeline the user saw (entities at their first-seen position, each
 as it last was) with the client's lines where they happened. Then: `### User` before each prompt and
-`### Agent` before the agent's part of a turn; the files the user @-mentioned listed under the prompt by
+`### Agent` before the agent's part of a turn (once: the session title, a notice or a note within the answer
+does not start another part); the files the user @-mentioned listed under the prompt by
 name and size (as the screen's chips show them), never their text; thoughts quoted; a tool call one line (title, status,
 kind, locations) with its result below it, text in a fence (unless it is one already) and a diff in a
 `diff` fence; a terminal a tool call shows inside that call, as the timeline does; plans as task
@@ -122,6 +123,9 @@ class _Replay:
 
     def __init__(self) -> None:
         self.items: list[_Block | str] = []
+        #: the lines after which the next agent output is a new part (`### Agent` again): a prompt that was not
+        #: answered, a restart; the session title, notices and other notes happen within an answer
+        self.breaks: set[int] = set()
         self.blocks: dict[tuple[str, str], _Block] = {}
         self.positions: dict[int, int] = {}  # id(block) -> its index in `items`
         self.epoch = 0
@@ -162,7 +166,7 @@ class _Replay:
                 if record.kind == "restart":
                     self.blocks = {}  # a new agent process: its ids (often reused) name new entities
                     self.epoch += 1
-                self._line(_emphasis(record.text))
+                self._line(_emphasis(record.text), ends_part=record.kind == "restart")
             case NoticeRecord():
                 line = f"> **Notice ({record.severity}):** {record.title}"
                 self._line(line + (f" — {record.description}" if record.description else ""))
@@ -170,7 +174,7 @@ class _Replay:
                 if isinstance(record.fields.title, str) and record.fields.title:
                     self._line(f"*Session title: {record.fields.title}*")
             case SubmissionRecord():
-                self._line(_submission_line(record))
+                self._line(_submission_line(record), ends_part=True)
             case (
                 OpenRecord()
                 | StateRecord()
@@ -199,8 +203,10 @@ class _Replay:
             self.positions[id(fresh)] = position
         self.blocks[key] = fresh
 
-    def _line(self, line: str) -> None:
+    def _line(self, line: str, *, ends_part: bool = False) -> None:
         if line:
+            if ends_part:
+                self.breaks.add(len(self.items))
             self.items.append(line)
 
 
@@ -220,10 +226,11 @@ def render_markdown(path: Path) -> str:
     }
     out: list[str] = []
     speaker: str | None = None
-    for item in replay.items:
+    for index, item in enumerate(replay.items):
         if isinstance(item, str):
             out.append(item)
-            speaker = None
+            if index in replay.breaks:
+                speaker = None
             continue
         entity = item.entity
         if item.removed or (entity.type == "terminal" and (item.epoch, entity.id) in embedded):

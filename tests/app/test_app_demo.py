@@ -200,7 +200,7 @@ async def test_compact_and_unknown_v2(tmp_path: Path) -> None:
         await run.turn("unknown")
         (unknown,) = run.views(UnknownUpdateView)
         assert unknown.entry.kind == "_demo/sparkle"
-        assert "`_demo/sparkle`, which this client does not understand" in run.screen_text()
+        assert "the agent sent _demo/sparkle, which this client does not understand" in run.screen_text()
         assert run.chat.controller.session is not None and run.chat.controller.session.state.problem_count == 0
         assert "_demo/sparkle" in run.last_message()
         assert_usage_shown(run, 2)

@@ -18,6 +18,9 @@ import pytest
 from textual.pilot import Pilot
 
 from acp_tui.ui.app import AcpApp
+from acp_tui.ui.dialogs.permission import PermissionScreen, dialog_rows
+from acp_tui.ui.timeline.renderer import CallClock
+from acp_tui.ui.timeline.tool_call import ToolCallCard
 from acp_tui.ui.widgets.session_header import SessionHeader
 from tests.support.agents import scripted_agent_argv
 from tests.support.app_run import (
@@ -98,8 +101,12 @@ def snapshot_app(
     return AcpApp(launch, arm_delay=0.1)
 
 
-def send_and_wait(prompt: str, *, record: Path) -> Callable[[Pilot[Any]], Awaitable[None]]:
-    """A `run_before` that sends `prompt`, waits until the turn is over, and leaves the prompt focused."""
+def send_and_wait(
+    prompt: str, *, record: Path, gate: tuple[str, Path] | None = None
+) -> Callable[[Pilot[Any]], Awaitable[None]]:
+    """A `run_before` that sends `prompt`, waits until the turn is over, and leaves the prompt focused;
+    with a `gate` (a tool call id, a file the agent waits for), the file is made once that call is shown
+    running, so its finish is seen apart from its start and the line has a duration."""
 
     async def run_before(pilot: Pilot[Any]) -> None:
         run = AppRun(pilot.app, pilot, record)  # type: ignore[arg-type]
@@ -110,6 +117,10 @@ def send_and_wait(prompt: str, *, record: Path) -> Callable[[Pilot[Any]], Awaita
             lambda: run.chat.query_one("#header", SessionHeader).values.session_title is not None, "the title"
         )
         await run.send(prompt)
+        if gate is not None:
+            call_id, path = gate
+            await run.wait(lambda: any(card.call.id == call_id for card in run.views(ToolCallCard)), "the call")
+            path.touch()
         await run.idle()
         await run.wait(lambda: run.chat.status.values.state == "idle", "idle")
         await pilot.pause()
@@ -305,8 +316,9 @@ def test_snapshot_80x24_light_with_an_error(snap_compare: Any, tmp_path: Path) -
 # -- a turn of tool calls at both sizes and in both themes (issue 18) ----------------------------------
 
 
-def tools_steps() -> list[dict[str, Any]]:
-    """The shape of the demo's `tools` answer: prose, a read, an edit, a command, a failure, prose."""
+def tools_steps(gate: Path) -> list[dict[str, Any]]:
+    """The shape of the demo's `tools` answer: prose, a read, an edit, a command (finishing once `gate`
+    exists), a failure, prose."""
     return [
         update(
             {
@@ -351,6 +363,7 @@ def tools_steps() -> list[dict[str, Any]]:
                 "data": b64(b"\x1b[32m3 passed\x1b[0m in 0.04s\n"),
             }
         ),
+        {"op": "wait_for_file", "path": str(gate), "timeout": 30},
         update({"sessionUpdate": "terminal_update", "terminalId": "term-1", "exitStatus": {"exitCode": 0}}),
         tool("run-1", status="completed"),
         tool(
@@ -372,9 +385,14 @@ def tools_steps() -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("theme", ["acp-dark", "acp-light"])
 @pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=lambda size: f"{size[0]}x{size[1]}")
-def test_snapshot_tools_answer(snap_compare: Any, tmp_path: Path, size: tuple[int, int], theme: str) -> None:
-    app = snapshot_app(tmp_path, v2_turn(*tools_steps()), theme=theme)
-    run_before = send_and_wait("tools", record=tmp_path / "record.jsonl")
+def test_snapshot_tools_answer(
+    snap_compare: Any, tmp_path: Path, size: tuple[int, int], theme: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The command's duration is measured on our clock; the picture shows a fixed one.
+    monkeypatch.setattr(CallClock, "took", lambda self, key: 1.2 if key in self._took else None)
+    gate = tmp_path / "finish"
+    app = snapshot_app(tmp_path, v2_turn(*tools_steps(gate)), theme=theme)
+    run_before = send_and_wait("tools", record=tmp_path / "record.jsonl", gate=("run-1", gate))
     assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
@@ -548,5 +566,34 @@ def test_snapshot_tab_bar(snap_compare: Any, tmp_path: Path, size: tuple[int, in
         )
         await pilot.pause()
         await pilot.wait_for_scheduled_animations()
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=lambda size: f"{size[0]}x{size[1]}")
+def test_snapshot_permission_over_the_turn(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    """A permission question in the real chat screen: it sits above the status bar (which stays in view), as
+    tall as it needs, and the turn's own words stay above it (the newcomer report of 2026-12-07 saw the dialog
+    cover the lower 20 rows at 160x50, status bar and all)."""
+    steps = [
+        update({"sessionUpdate": "agent_message", "messageId": "a", "content": [text("Everything at once: an edit.")]}),
+        tool("call-7", title="Edit greet.py", kind="edit", status="pending"),
+        permission_request(7, STANDARD_OPTIONS, title="Edit greet.py"),
+    ]
+    app = snapshot_app(tmp_path, v2_turn(*steps))
+    record = tmp_path / "record.jsonl"
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        run = AppRun(pilot.app, pilot, record)  # type: ignore[arg-type]
+        await run.ready()
+        run.chat.prompt_input.cursor_blink = False
+        await run.wait(lambda: run.chat.controller.state.info.title is not None, "the title")
+        await run.send("everything")
+        await run.wait(lambda: isinstance(app.screen, PermissionScreen) and app.screen.armed, "the question")
+        await pilot.pause()
+        dialog = app.screen.query_one("#dialog")
+        status = run.chat.query_one("#status")
+        assert dialog.region.bottom <= status.region.y, (dialog.region, status.region)  # the status bar shows
+        assert dialog.region.height <= dialog_rows(size[1])  # 14 rows of 24, 19 of 50: the turn stays in view
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)

@@ -490,7 +490,7 @@ async def test_unknown_update_is_one_line_that_opens_to_raw_json(tmp_path: Path,
         await run.idle()
         [view] = run.views(UnknownUpdateView)
         await run.pilot.pause()
-        assert "the agent sent `_vendor/sparkle`, which this client does not understand" in screen_text(run)
+        assert "the agent sent _vendor/sparkle, which this client does not understand" in screen_text(run)
         assert not view.expanded and view.outer_size.height == 1
         view.focus()
         await run.pilot.press("enter")

@@ -56,6 +56,8 @@ async def test_twenty_thousand_frames_keep_the_newest_ten_thousand_and_filter() 
         assert table.row_count == CAPACITY
         summary = str(app.screen.query_one("#inspector-summary", Static).render())
         assert "10,000 older ones only in the log file" in summary
+        # one-row filter fields, not Textual's 3-row boxes (the newcomer report of 2026-12-07)
+        assert [field.region.height for field in app.screen.query(Input)] == [1, 1]
         app.screen.query_one("#inspector-method", Input).value = "session/update"
         await wait_until(pilot, lambda: table.row_count == CAPACITY // 2, "only the updates")
         app.screen.query_one("#inspector-text", Input).value = "chunk 9999 "

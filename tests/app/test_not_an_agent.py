@@ -26,7 +26,7 @@ from acp_tui.protocol.jsonrpc import Request
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.timeline.system_line import SystemLine
 
-ECHO_MESSAGE = "the agent echoed our initialize request back — is this an ACP agent? (`cat` echoes its input)"
+ECHO_MESSAGE = "the agent echoed our initialize request back, as cat does — is this an ACP agent?"
 
 #: A peer that, like a client, opens with its own `initialize` request, then waits.
 CLIENT_LIKE = (

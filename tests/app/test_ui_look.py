@@ -263,11 +263,11 @@ async def test_a_finished_call_is_one_line_with_its_result() -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         assert card_line(app, cards["edit"]) == "✓ ✎ Edit src/app.py · +2 −1 ▸"  # relative, once
-        assert card_line(app, cards["read"]) == "✓ ▤ Read the config  conf/app.toml:3 · 2 lines ▸"
+        assert card_line(app, cards["read"]) == "✓ ▤ Read the config · conf/app.toml:3 · 2 lines ▸"
         assert card_line(app, cards["grep"]) == "✓ ⌕ grep TODO · no matches ▸"
-        assert card_line(app, cards["far"]) == "✓ ▤ Read notes  /etc/hosts +1 ▸"
+        assert card_line(app, cards["far"]) == "✓ ▤ Read notes · /etc/hosts +1 ▸"
         assert card_line(app, cards["fail"]) == "✗ ⇣ Fetch the page · failed ▾"
-        assert card_line(app, cards["named"]) == "✓ ▶ echo hi  Bash"  # the tool's name, when the title lacks it
+        assert card_line(app, cards["named"]) == "✓ ▶ echo hi · Bash"  # the tool's name, when the title lacks it
         assert card_line(app, cards["said"]) == "✓ ✎ Write hello.txt"  # …and not twice
         assert card_line(app, cards["refused"]) == "⊘ ✎ Modify config.json · rejected"  # not "○ … · pending"
         assert cards["fail"].expanded and "Error: no network" in screen_text(app)

@@ -14,7 +14,8 @@ from textual.widgets import Button, Static
 from acp_tui.protocol.codec import decode_permission_request
 from acp_tui.protocol.methods import V1RequestPermissionRequest
 from acp_tui.session.v1_adapter import v2_permission_request
-from acp_tui.ui.dialogs.permission import PermissionChoice, PermissionRequest, PermissionScreen
+from acp_tui.ui.dialogs.permission import PermissionChoice, PermissionRequest, PermissionScreen, dialog_rows
+from acp_tui.ui.timeline.diff_view import DiffView
 from tests.support.permission import FOUR_OPTIONS, DialogApp, v2
 
 ARM = 0.2
@@ -307,7 +308,9 @@ async def test_dialog_fits_small_terminal() -> None:
         screen = await harness.open(v2())
         await pilot.pause()
         dialog = screen.query_one("#dialog")
-        assert dialog.region.bottom <= 24 and dialog.region.height <= 24 * 0.65 + 1
+        assert (
+            dialog.region.bottom <= 23 and dialog.region.height == dialog_rows(24) == 14
+        )  # the status bar's row is clear
         # Every option button and the hint line are inside the dialog, on screen.
         for widget in [*screen.query(Button), screen.query_one("#hint")]:
             assert dialog.region.contains_region(widget.region)
@@ -357,3 +360,50 @@ async def test_keys_while_arming_restart_the_countdown() -> None:
         await harness.wait_armed()
         await pilot.press("a")
         assert await harness.result() == PermissionChoice(option_id="once")
+
+
+async def test_each_key_is_said_once_and_the_hint_fits_at_80_columns() -> None:
+    """The newcomer report (2026-12-07, nits): `1 Allow once  a …` and then `a allow  A always …` in the hint,
+    which at 80 columns was cut at `PgUp/PgDn`."""
+    app = DialogApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        harness = Harness(app, pilot)
+        screen = await harness.open(v2())
+        await pilot.pause()
+        hint = screen.query_one("#hint", Static)
+        said = str(hint.render())
+        assert said == "↑↓ ⏎ choose  esc reject  PgUp/PgDn scroll chat"
+        assert len(said) <= hint.content_size.width  # whole, not cut
+        labels = [str(button.label) for button in screen.query(Button)]
+        assert labels == [
+            "1 Allow once  a",
+            "2 Yes, allow all edits during this session  A",
+            "3 Reject  r",
+            "4 Never  R",
+        ]
+
+
+def body_text(screen: PermissionScreen) -> str:
+    return "\n".join(str(widget.render()) for widget in screen.query("#body Static"))
+
+
+async def test_a_write_of_the_same_text_says_no_change_not_raw_json(tmp_path: Any) -> None:
+    """Claude Code's second `Write` of a file that already held its text came with no diff, and the dialog
+    showed the raw input, `{"file_path": …, "content": …}` (newcomer report, 2026-12-07)."""
+    target = tmp_path / "hello.txt"
+    target.write_text("hello\n")
+    call = {"toolCallId": "w1", "title": "Write hello.txt", "kind": "edit"}
+    same = {**call, "rawInput": {"file_path": str(target), "content": "hello\n"}}
+    changed = {**call, "rawInput": {"file_path": str(target), "content": "hello there\n"}}
+    app = DialogApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        harness = Harness(app, pilot)
+        screen = await harness.open(v2(subject={"type": "tool_call", "toolCall": same}))
+        shown = body_text(screen)
+        assert f"no change to {target}: it already holds this text" in shown and '"content"' not in shown
+        screen.dismiss(None)
+        await pilot.pause()
+        screen = await harness.open(v2(subject={"type": "tool_call", "toolCall": changed}))
+        await pilot.pause()
+        diff = screen.query_one(DiffView).full_text()
+        assert "\n-hello\n+hello there" in diff and '"content"' not in body_text(screen)

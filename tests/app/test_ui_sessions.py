@@ -21,6 +21,7 @@ from textual.widgets import Static
 from acp_tui.agent.dialect import SessionAbilities
 from acp_tui.controller.sessions import MAX_LIST_PAGES, MAX_LISTED_SESSIONS, SessionPage, listing
 from acp_tui.demo.store import StoredSession, write_sessions
+from acp_tui.paths import saves_dir
 from acp_tui.ui.browsers.sessions import HINTS, SHORTER_HINTS, ConfirmDelete, SessionBrowser
 from acp_tui.ui.browsers.transcript_view import ExportScreen, TranscriptScreen
 from acp_tui.ui.chat.history_timeline import EarlierEntries, HistoryTimeline
@@ -123,6 +124,7 @@ async def test_transcript_only_rows_open_the_transcript(tmp_path: Path) -> None:
         browser = app.browser
         await settle(pilot, lambda: browser.rows and not browser.loading, "the transcripts")
         assert [r.session_id for r in browser.rows] == ["old-session"]
+        assert browser.query_one("#sessions-filter").region.height == 1  # a one-row field, not a 3-row box
         assert "transcript" in app.list_text()[0]
         assert "the agent does not list its sessions" in str(browser.query_one("#sessions-status", Static).render())
         await pilot.press("enter")
@@ -133,6 +135,8 @@ async def test_transcript_only_rows_open_the_transcript(tmp_path: Path) -> None:
         )
         viewer = app.screen
         assert isinstance(viewer, TranscriptScreen) and not viewer.can_open
+        # it covers the list's box exactly: no frame peeking out around it (`╭╭─ title ──╮─╮`, report of 2026-12-07)
+        assert viewer.query_one("#transcript-dialog").region == browser.query_one("#sessions-dialog").region
         await pilot.press("e")
         await settle(
             pilot,
@@ -141,6 +145,10 @@ async def test_transcript_only_rows_open_the_transcript(tmp_path: Path) -> None:
         )
         target = tmp_path / "out.md"
         field_ = app.screen.query_one("#export-path")
+        assert field_.region.height == 1
+        # the chat's default (Downloads, else the data folder's saved/), never the session's folder: a repository
+        assert field_.value == str(saves_dir() / "old.md")  # type: ignore[attr-defined]
+        assert not field_.value.startswith(source.cwd)  # type: ignore[attr-defined]
         field_.value = str(target)  # type: ignore[attr-defined]
         await pilot.press("enter")
         await settle(pilot, target.exists, "the file")

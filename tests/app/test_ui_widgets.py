@@ -336,7 +336,7 @@ async def test_tool_card_body_is_built_from_the_model_when_first_opened() -> Non
         assert await until(pilot, shows(app, "hit three"))
         text = screen_text(app)
         assert text.index("/a.py:7") < text.index("hit one") < text.index("hit three")  # the path is on the line
-        assert card_line(app, card) == "✓ ⌕ grep  /a.py:7 · 3 lines ▾"
+        assert card_line(app, card) == "✓ ⌕ grep · /a.py:7 · 3 lines ▾"
         assert len(card.query("MarkdownStream")) == 1  # one text run, however many chunks
 
 
@@ -745,7 +745,7 @@ async def test_unknown_update_row_expands_to_bounded_sanitized_json() -> None:
     async with app.run_test(size=(80, 30)) as pilot:
         await pilot.pause()
         text = screen_text(app)
-        assert "the agent sent `hologram[/]`, which this client does not understand" in text
+        assert "the agent sent hologram[/], which this client does not understand" in text
         assert "payload" not in text
         await pilot.click(view)
         await pilot.pause()

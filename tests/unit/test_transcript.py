@@ -1572,3 +1572,27 @@ def test_a_subagent_is_one_line_of_the_transcript_with_its_last_state(tmp_path: 
     markdown = render_markdown(path)
     assert "**Subagent** Explore [b]x[/b] — ended" in markdown
     assert markdown.count("Subagent") == 1  # the child's own calls are not the parent's
+
+
+def test_one_agent_heading_per_answer_though_the_title_arrives_within_it(tmp_path: Path) -> None:
+    """The newcomer report (2026-12-07, nits): `### Agent` came again after `*Session title: …*` mid-answer."""
+    path = tmp_path / "t.jsonl"
+    session = Session(TranscriptWriter(path, label="s1"), framed=True)
+    session.update({"sessionUpdate": "user_message", "messageId": "u1", "content": [{"type": "text", "text": "hi"}]})
+    session.update(
+        {"sessionUpdate": "agent_message", "messageId": "a1", "content": [{"type": "text", "text": "Hello"}]}
+    )
+    session.frame()
+    session.update({"sessionUpdate": "session_info_update", "title": "Greetings"})
+    session.frame()
+    session.update(
+        {"sessionUpdate": "agent_message", "messageId": "a2", "content": [{"type": "text", "text": "again"}]}
+    )
+    session.frame()
+    session.writer.note("the agent stopped; restarted", kind="restart")
+    session.update({"sessionUpdate": "agent_message", "messageId": "a3", "content": [{"type": "text", "text": "back"}]})
+    session.frame()
+    session.writer.close()
+    md = render_markdown(path)
+    assert md.count("### Agent") == 2, md  # one for the answer, one after the restart
+    assert "### Agent\n\nHello\n\n*Session title: Greetings*\n\nagain\n\n*the agent stopped; restarted*" in md, md

@@ -127,8 +127,11 @@ class InspectorScreen(Screen[None]):
         Binding("slash", "filter", "Filter"),
     ]
     DEFAULT_CSS = """
-    InspectorScreen #inspector-filters { height: 3; }
-    InspectorScreen #inspector-filters Input { width: 1fr; }
+    InspectorScreen #inspector-filters { height: 1; margin-bottom: 1; }
+    /* one-row fields (compact), told apart from the dialog by their background */
+    InspectorScreen #inspector-filters Input { width: 1fr; background: $panel; }
+    InspectorScreen #inspector-filters Input:focus { background: $boost; }
+    InspectorScreen #inspector-text { margin-right: 1; }
     InspectorScreen DataTable { height: 1fr; }
     """
     COLUMNS: ClassVar[tuple[str, ...]] = ("#", "time", "direction", "method / answers", "bytes", "problem")
@@ -152,8 +155,10 @@ class InspectorScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(id="inspector-summary")
         with Horizontal(id="inspector-filters"):
-            yield Input(placeholder="filter: text in the frame", id="inspector-text")
-            yield Input(placeholder="method or kind (session/update, tool_call, answer)", id="inspector-method")
+            yield Input(placeholder="filter: text in the frame", id="inspector-text", compact=True)
+            yield Input(
+                placeholder="method or kind (session/update, tool_call, answer)", id="inspector-method", compact=True
+            )
         yield DataTable(cursor_type="row", zebra_stripes=True, id="inspector-table")
 
     def on_mount(self) -> None:

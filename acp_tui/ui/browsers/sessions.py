@@ -167,7 +167,7 @@ class SessionBrowser(ModalScreen[SessionListing | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="sessions-dialog") as box:
             box.border_title = self._title()
-            yield Input(placeholder="type to filter by title, id or folder", id="sessions-filter")
+            yield Input(placeholder="type to filter by title, id or folder", id="sessions-filter", compact=True)
             yield SessionList(self.here, self.source.current_session_id, id="sessions-list")
             with Horizontal(id="sessions-footer"):
                 yield Static("", id="sessions-status")
@@ -366,9 +366,7 @@ class SessionBrowser(ModalScreen[SessionListing | None]):
             if action == "open":
                 self.dismiss(row)
 
-        self.app.push_screen(
-            TranscriptScreen(row.transcript, row.title, can_open=openable, export_dir=Path(self.here)), closed
-        )
+        self.app.push_screen(TranscriptScreen(row.transcript, row.title, can_open=openable), closed)
 
     def action_delete(self) -> None:
         row = self.list_view.selected

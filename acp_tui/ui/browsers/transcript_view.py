@@ -57,7 +57,7 @@ class ExportScreen(ModalScreen[Path | None]):
         with Vertical(id="export-dialog") as box:
             box.border_title = "Save as Markdown"
             yield Static("File (⏎ saves, Esc cancels):", classes="export-label")
-            yield Input(str(self.suggested), id="export-path")
+            yield Input(str(self.suggested), id="export-path", compact=True)
             yield Static("", id="export-message")
 
     @on(Input.Submitted, "#export-path")
@@ -100,14 +100,11 @@ class TranscriptScreen(ModalScreen[TranscriptAction | None]):
         Binding("o", "open", "Open with the agent"),
     ]
 
-    def __init__(
-        self, path: Path, title: str | None = None, *, can_open: bool = False, export_dir: Path | None = None
-    ) -> None:
+    def __init__(self, path: Path, title: str | None = None, *, can_open: bool = False) -> None:
         super().__init__()
         self.path = path
         self.heading = plain(title) if title else path.name
         self.can_open = can_open
-        self.export_dir = export_dir or saves_dir()
         self.markdown: str | None = None
 
     def compose(self) -> ComposeResult:
@@ -152,7 +149,7 @@ class TranscriptScreen(ModalScreen[TranscriptAction | None]):
     def action_export(self) -> None:
         if self.markdown is None:
             return
-        suggested = self.export_dir / f"{self.path.stem}.md"
+        suggested = saves_dir() / f"{self.path.stem}.md"  # as the chat's export: never the session's folder
 
         def saved(path: Path | None) -> None:
             if path is not None:

@@ -2,7 +2,7 @@
 
 A `ModalScreen[PermissionChoice]` built from a decoded `session/request_permission` (always the v2
 `RequestPermissionRequest`: the core translates v1 requests). It is docked at the bottom and
-leaves the conversation visible above it; PageUp/PageDown and ctrl+Up/ctrl+Down still scroll the
+leaves the conversation visible above it (and the status bar below it); PageUp/PageDown and ctrl+Up/ctrl+Down still scroll the
 conversation underneath.
 
 Slips are guarded twice. Keys and clicks are ignored until the dialog has been on screen for
@@ -19,6 +19,10 @@ that call as the model knows it (`call`: its title, kind, locations and diff, th
 `PermissionQuestion.call`), and one whose call was never announced says "unknown call" plainly. The
 options are the service's bounded ones (`bound_request`): names cut, at most `MAX_OPTIONS`, the rest
 counted on a line of their own, never chosen.
+
+A write or edit whose request carries no diff (Claude Code sends none when the file already holds the text)
+shows the change its raw input describes against the file on disk, or "no change to PATH", rather than the
+raw input as JSON (`services/write_preview.py`); a diff that changes nothing says so too.
 """
 
 from __future__ import annotations
@@ -55,6 +59,8 @@ from acp_tui.protocol.v2 import (
     UnknownToolContent,
 )
 from acp_tui.sanitize import escape_controls, multiline, plain
+from acp_tui.services.write_preview import WritePreview, empty_diff, planned_write
+from acp_tui.sizes import human_size
 from acp_tui.ui.dialogs.guarded import ARM_DELAY, GuardedDialog, key_hints
 from acp_tui.ui.dialogs.permission_keys import (
     MAX_NUMBERED,
@@ -71,7 +77,11 @@ from acp_tui.ui.widgets.icons import GLYPHS, kind_icon
 
 __all__ = ["ARM_DELAY", "PermissionChoice", "PermissionRequest", "PermissionScreen", "request_title"]
 
-#: The dialog takes at most this fraction of the screen's height; the conversation shows above it.
+#: The dialog is as tall as its content, up to `dialog_rows`: this fraction of a tall screen (the turn it asks
+#: about stays readable above it), at least `MIN_DIALOG_ROWS` on a short one (options and some of the diff),
+#: never over `MAX_HEIGHT_FRACTION`; the status bar's row below it stays in view.
+TALL_FRACTION: Final = 0.4
+MIN_DIALOG_ROWS: Final = 15
 MAX_HEIGHT_FRACTION: Final = 0.65
 #: The body keeps at least this many rows even when many options crowd the dialog.
 MIN_BODY_HEIGHT: Final = 3
@@ -146,6 +156,8 @@ def _tool_call_widgets(tool_call: ToolCallUpdate, dialog_title: str, context: Vi
                 widgets.append(_bounded(item.content.text, "subject-text"))
             else:
                 widgets.append(ContentChip(item.content))
+        elif isinstance(item, Diff) and empty_diff(item):
+            widgets.extend(_no_change(change.path, context) for change in item.changes)
         elif isinstance(item, Diff):
             named = [c.path for c in item.changes if context.path(c.path) in f"{title} {dialog_title}"]
             widgets.append(
@@ -166,8 +178,31 @@ def _tool_call_widgets(tool_call: ToolCallUpdate, dialog_title: str, context: Vi
             Static(Text("\n".join(_location_text(loc, context) for loc in listed)), classes="subject-locations")
         )
     if not contents and tool_call.raw_input not in (UNSET, None):
-        widgets.append(_bounded(pretty_json(tool_call.raw_input), "subject-raw"))
+        preview = planned_write(tool_call.raw_input, context.cwd)
+        if preview is None:
+            widgets.append(_bounded(pretty_json(tool_call.raw_input), "subject-raw"))
+        else:
+            widgets.append(_preview_widget(preview, f"{title} {dialog_title}", context))
     return widgets
+
+
+def _no_change(path: str, context: ViewContext) -> Static:
+    """A write of the text the file already holds (Claude Code's second identical Write)."""
+    return Static(Text(f"no change to {context.path(path)}: it already holds this text"), classes="subject-same")
+
+
+def _preview_widget(preview: WritePreview, titles: str, context: ViewContext) -> Widget:
+    """The change a write or edit's raw input describes, against the file on disk (services/write_preview.py),
+    in place of that raw input as JSON."""
+    if preview.unchanged:
+        return _no_change(preview.path, context)
+    if preview.diff is not None:
+        shown = context.path(preview.path)
+        return DiffView(
+            preview.diff, max_lines=MAX_DIFF_LINES, context=context, hide_path=preview.path if shown in titles else None
+        )
+    what = f"{context.path(preview.path)}: {human_size(preview.size)} of new text, not compared ({preview.note})"
+    return Static(Text(what), classes="subject-note")
 
 
 def _unknown_call(call_id: str) -> Static:
@@ -236,6 +271,12 @@ class OptionButton(Button):
         super().__init__(label, variant=kind_variant(option.kind), compact=True, disabled=True)
         self.option = option
         self.index = index
+
+
+def dialog_rows(height: int) -> int:
+    """The most rows the dialog takes on a screen `height` rows tall (its last row is the status bar's)."""
+    room = height - 1
+    return max(1, min(int(room * MAX_HEIGHT_FRACTION), max(MIN_DIALOG_ROWS, int(room * TALL_FRACTION))))
 
 
 class PermissionScreen(GuardedDialog[PermissionChoice]):
@@ -343,15 +384,18 @@ class PermissionScreen(GuardedDialog[PermissionChoice]):
         self._options.set_class(bool(self._buttons) and needed <= room, "-inline")
 
     def _fit_body(self) -> None:
-        """Cap the scrolling body so title, options and hints always fit in `MAX_HEIGHT_FRACTION`.
+        """Cap the dialog at `dialog_rows` and its scrolling body so title, options and hints always fit.
 
-        The dialog is as tall as its content up to that fraction of the screen; CSS alone cannot
-        say "the body takes what is left, but no more than it needs", so the cap is set here.
+        The dialog is as tall as its content up to that; CSS alone cannot say "the body takes what is
+        left, but no more than it needs", nor "40% of a tall screen but 15 rows of a short one", so the
+        caps are set here.
         """
-        cap = int(self.size.height * MAX_HEIGHT_FRACTION)
         chrome = self._dialog.styles.gutter.height
         for widget in (self._title_widget, self._options, *self.query("#more-options"), self._hint):
             chrome += widget.outer_size.height
+        # many options: the dialog grows for its own controls (up to the status bar), the body keeps a few rows
+        cap = min(max(dialog_rows(self.size.height), chrome + MIN_BODY_HEIGHT), max(1, self.size.height - 1))
+        self._dialog.styles.max_height = cap
         self._body.styles.max_height = max(MIN_BODY_HEIGHT, cap - chrome)
 
     def _update_border_title(self) -> None:
@@ -378,18 +422,9 @@ class PermissionScreen(GuardedDialog[PermissionChoice]):
         return list(self._buttons)
 
     def _armed_hints(self) -> Text:
-        hints: list[tuple[str, str]] = []
-        for key, label in (("a", "allow"), ("A", "always"), ("r", "reject"), ("R", "never")):
-            if option_for_kind_key(self.options, key) is not None:
-                hints.append((key, label))
-        numbers = min(len(self.options), MAX_NUMBERED)
-        if numbers:
-            hints.append(("1" if numbers == 1 else f"1-{numbers}", "option"))
-        hints.append(("↑↓ ⏎", "choose"))
+        # The number and letter keys are on the options themselves (`1 Allow once  a`): said once, there.
         escape = "reject" if first_of_kind(self.options, "reject_once") is not None else "cancel turn"
-        hints.append(("esc", escape))
-        hints.append(("PgUp/PgDn", "scroll chat"))
-        return key_hints(hints)
+        return key_hints([("↑↓ ⏎", "choose"), ("esc", escape), ("PgUp/PgDn", "scroll chat")])
 
     # -- choosing ----------------------------------------------------------------------------
 

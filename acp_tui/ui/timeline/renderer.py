@@ -17,12 +17,15 @@ need (issue 27's start-up).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, assert_never, cast, runtime_checkable
 
 import msgspec
 from textual.widget import Widget
 
+from acp_tui.protocol.methods import RequestPermissionRequest
+from acp_tui.services.permission import named_call_id
 from acp_tui.session.changes import (
     AccountChanged,
     AgentGone,
@@ -59,6 +62,7 @@ from acp_tui.session.model import (
     EntityKey,
     Message,
     SessionState,
+    ToolCall,
 )
 from acp_tui.ui.timeline.terminal_view import TerminalView
 from acp_tui.ui.widgets.conversation import Conversation
@@ -192,6 +196,63 @@ MOVES_ON = frozenset({AGENT_MESSAGE, AGENT_THOUGHT, TOOL_CALL})
 STREAMING_KINDS = frozenset({AGENT_MESSAGE, AGENT_THOUGHT})
 
 
+class CallClock:
+    """How long each live tool call ran, on our clock: agents do not say, and the line says `· 1.2 s`.
+
+    A call's run starts when we first see it unfinished, again when it goes `in_progress` and again when its
+    permission request is answered (time spent waiting for the user is not the tool's), and ends when we see
+    it finished. Only changes seen live count: a call first seen finished (a history, or a call that came and
+    went within one frame) has no duration rather than a wrong one.
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._started: dict[EntityKey, float] = {}
+        self._status: dict[EntityKey, str] = {}
+        self._took: dict[EntityKey, float] = {}
+        self._asked: dict[int | str, str] = {}  # open permission request id → the tool call id it names
+
+    def seen(self, call: ToolCall) -> None:
+        """The call was added or its status changed (as the model says now)."""
+        key = call.key
+        if key in self._took:
+            return  # the first finish counts
+        before = self._status.get(key)
+        self._status[key] = call.status
+        if call.finished:
+            start = self._started.pop(key, None)
+            self._status.pop(key, None)
+            if start is not None:
+                self._took[key] = max(0.0, self._clock() - start)
+        elif key not in self._started or (call.status == "in_progress" and before != "in_progress"):
+            self._started[key] = self._clock()
+
+    def permissions(self, state: SessionState, change: PermissionsChanged) -> None:
+        """Permission requests opened (remember the call each names) or answered (its run starts now)."""
+        opened, resolved = change.opened, tuple(request_id for request_id, _ in change.resolved)
+        for request_id in change.dropped:
+            self._asked.pop(request_id, None)
+        for request_id in opened:
+            pending = state.permissions.get(request_id)
+            request = pending.request if pending is not None else None
+            call_id = named_call_id(request) if isinstance(request, RequestPermissionRequest) else None
+            if call_id is not None:
+                self._asked[request_id] = call_id
+        for request_id in resolved:
+            call_id = self._asked.pop(request_id, None)
+            call = state.tool_call(call_id) if call_id is not None else None
+            if call is not None and call.key in self._started:
+                self._started[call.key] = self._clock()
+
+    def took(self, key: EntityKey) -> float | None:
+        """Seconds the call ran, once it finished (None: not measured)."""
+        return self._took.get(key)
+
+    def forget(self, key: EntityKey) -> None:
+        for table in (self._started, self._status, self._took):
+            table.pop(key, None)
+
+
 class TimelineRenderer:
     """Routes entity changes of one `SessionState` to the widgets in one `Conversation`."""
 
@@ -201,11 +262,13 @@ class TimelineRenderer:
         self.views: dict[EntityKey, Widget] = {}
         self._bubbles: dict[int | str, UserMessageView] = {}
         self._streaming: set[EntityKey] = set()  # messages and thoughts still growing
+        self.clock = CallClock()
 
     # -- dispatch --------------------------------------------------------------------------------
 
     def apply(self, change: Change) -> None:
         """Apply one change; those about state beside the timeline are the status renderer's."""
+        self._time(change)
         match change:
             case EntityAdded(key=key):
                 self._add(key)
@@ -257,6 +320,21 @@ class TimelineRenderer:
             case _:
                 assert_never(change)
 
+    def _time(self, change: Change) -> None:
+        """Keep the tool calls' clock (before the views draw the change, so a finished line has its duration)."""
+        match change:
+            case EntityAdded(key=key) | EntityChanged(key=key) if key[0] == TOOL_CALL:
+                if not isinstance(change, EntityChanged) or "status" in change.fields:
+                    call = self._entity(key)
+                    if isinstance(call, ToolCall):
+                        self.clock.seen(call)
+            case PermissionsChanged():
+                self.clock.permissions(self.state, change)
+            case EntityRemoved(key=key):
+                self.clock.forget(key)
+            case _:
+                pass
+
     def _view(self, key: EntityKey) -> object:
         """The view of `key` (typed loosely: what it can do is asked with the view protocols)."""
         return self.views.get(key)
@@ -302,7 +380,12 @@ class TimelineRenderer:
         if kind == TOOL_CALL:
             from acp_tui.ui.timeline.tool_call import ToolCallCard  # with the first tool call (see the docstring)
 
-            return ToolCallCard(entity, terminal_factory=self._terminal_for_card, context=self.conversation.context)
+            return ToolCallCard(
+                entity,
+                terminal_factory=self._terminal_for_card,
+                context=self.conversation.context,
+                took=self.clock.took,
+            )
         if kind == TERMINAL:
             return TerminalView(entity, context=self.conversation.context)
         if kind == SUBAGENT:

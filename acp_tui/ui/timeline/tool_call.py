@@ -4,7 +4,8 @@ when the user opens it.
 The line reads `✓ ✎ Edit src/greet.py · +3 −2 ▸`: the status glyph (`GLYPHS`, coloured from the
 theme), the kind icon, the title (paths in it relative to the session folder), the path the call works
 on when the title does not already name it, a short result once it is done (`+12 −3` for diffs,
-`exit 0 · 1.2 s` for a terminal, `12 lines` or the one line of a text result), and `▸`/`▾` when there
+`exit 0 · 1.2 s` for a terminal, `12 lines` or the one line of a text result; how long it ran, as the
+timeline measured it), all separated by ` · `, and `▸`/`▾` when there
 is a body to open. There are no borders: the body's blocks are indented under the title and tinted.
 A finished command keeps the last lines of its output under its line while closed (`output_tail`).
 
@@ -41,7 +42,7 @@ from textual.widget import Widget
 from acp_tui.path_text import NO_CONTEXT, ViewContext
 from acp_tui.protocol.v2 import Diff, TerminalRef, TextContent, ToolContent, UnknownToolContent
 from acp_tui.sanitize import multiline, plain
-from acp_tui.session.model import ToolCall
+from acp_tui.session.model import EntityKey, ToolCall
 from acp_tui.ui.timeline.card_requests import CANCEL_CALL_KEY, CancelRequested, SaveRequested
 from acp_tui.ui.timeline.card_trailers import SAVE_HINT, CardTrailers, lists_locations, locations_plain
 from acp_tui.ui.timeline.diff_view import DiffView
@@ -233,10 +234,12 @@ class ToolCallCard(Widget, can_focus=True):
         max_text_lines: int = MAX_TEXT_LINES,
         max_items: int = MAX_ITEMS,
         context: ViewContext = NO_CONTEXT,
+        took: Callable[[EntityKey], float | None] | None = None,
     ) -> None:
         super().__init__()
         self.call = call
         self.context = context
+        self._took = took  # how long the call ran, as the timeline measured it
         self._terminal_factory = terminal_factory
         self._max_text_lines = max_text_lines
         self._max_items = max_items
@@ -293,6 +296,10 @@ class ToolCallCard(Widget, can_focus=True):
             event.stop()
             self.focus()
             self.toggle()
+
+    def took(self) -> float | None:
+        """How long the call ran, as the timeline measured it (None: not measured)."""
+        return self._took(self.call.key) if self._took is not None else None
 
     def result_text(self) -> str:
         """The short result after the title (`+12 −3`, `exit 0 · 1.2 s`, `12 lines`, or the status in words)."""

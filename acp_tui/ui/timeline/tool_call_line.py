@@ -24,7 +24,7 @@ from acp_tui.session.model import ToolCall
 from acp_tui.ui.themes import theme_colour
 from acp_tui.ui.timeline.diff_view import diff_stats
 from acp_tui.ui.timeline.output_tail import CommandReport, Tail, command_report, tail_of_text
-from acp_tui.ui.widgets.exit_status import elapsed_text, exit_text
+from acp_tui.ui.widgets.exit_status import elapsed_text, exit_text, span_text
 from acp_tui.ui.widgets.icons import GLYPHS, Pill, kind_icon, status_pill
 
 if TYPE_CHECKING:
@@ -34,6 +34,8 @@ __all__ = ["CardLine", "LineHost", "pill_of", "status_style"]
 
 #: A text result this short (one line) is the card's result itself; longer ones are counted.
 _SHORT_RESULT: Final = 48
+#: A call other than a command shows how long it ran from this many seconds (a slow fetch, a long search).
+_WORTH_TIMING: Final = 1.0
 
 #: Status glyph colours per variant (theme variables). They are read from the theme's variables (not
 #: CSS) so a card needs no styled node for its glyph.
@@ -112,6 +114,7 @@ class LineHost(Protocol):
     @property
     def slots(self) -> Sequence[TerminalSlotLike]: ...
     def has_details(self) -> bool: ...
+    def took(self) -> float | None: ...
 
 
 class CardLine:
@@ -185,10 +188,10 @@ class CardLine:
         else:
             text.append(f"tool call {plain(call.id)}", style="italic")
         if call.name and not _names_word(title, plain(call.name)):
-            text.append(f"  {plain(call.name)}", style="dim")  # `echo hi  Bash`, not `Write a.txt  Write`
+            text.append(f" · {plain(call.name)}", style="dim")  # `echo hi · Bash`, not `Write a.txt · Write`
         path = self._path_text(title)
         if path:
-            text.append(f"  {path}", style="dim")
+            text.append(f" · {path}", style="dim")
         result = self.result_text()
         if result:
             text.append(f" · {result}", style="dim")
@@ -233,7 +236,9 @@ class CardLine:
         if pill.variant == "running":
             return ""
         if pill.variant != "success":
-            return pill.text.split(" ", 1)[1]
+            word = pill.text.split(" ", 1)[1]
+            took = self._duration() if pill.variant == "error" and call.status == "failed" else ""
+            return f"{word} · {took}" if took else word
         parts: list[str] = []
         diffs = [item for item in call.content if isinstance(item, Diff)]
         if diffs:
@@ -247,12 +252,14 @@ class CardLine:
                 parts.append(f"{files} files")
             if added or removed:
                 parts.append(f"+{added} −{removed}")
+        timed = False
         for slot in self._card.slots:
             terminal = getattr(slot.view, "terminal", None)
             if terminal is not None:
                 status = exit_text(terminal)[0]
                 elapsed = elapsed_text(terminal)
                 parts.append(f"{status} · {elapsed}" if elapsed else status)
+                timed = timed or bool(elapsed)
         report = self.command_report()
         if report is not None and report.status_text():
             parts.append(report.status_text())  # the tail shows the output; how it ended goes here
@@ -266,7 +273,18 @@ class CardLine:
                     parts.append(first)
                 else:
                     parts.append(f"{len(lines)} lines")
+        if not timed and (took := self._duration()):
+            parts.append(took)
         return " · ".join(parts)
+
+    def _duration(self) -> str:
+        """How long the call ran, as the timeline measured it: always for a command (`exit 0 · 1.2 s`), for
+        other calls only when they were slow enough to wonder about (a read's 0.0 s is noise)."""
+        took = self._card.took()
+        if took is None:
+            return ""
+        command = self._card.call.kind == "execute" or bool(self._card.slots)
+        return span_text(took) if command or took >= _WORTH_TIMING else ""
 
     def _content_text(self) -> str:
         """The call's text content items, joined (a command's output, a read tool's file)."""

@@ -28,9 +28,10 @@ __all__ = ["UnknownUpdateView", "unknown_label"]
 
 
 def unknown_label(kind: str) -> Text:
-    """ "the agent sent `kind`, which this client does not understand" with the kind quoted."""
+    """ "the agent sent KIND, which this client does not understand", the kind in bold (never in backticks:
+    they would show as they are)."""
     text = Text("the agent sent ")
-    text.append(f"`{plain(kind)}`", style="bold")
+    text.append(plain(kind), style="bold")
     text.append(", which this client does not understand")
     return text
 

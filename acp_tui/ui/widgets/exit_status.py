@@ -11,7 +11,7 @@ import time
 from acp_tui.sanitize import plain
 from acp_tui.session.model import Terminal
 
-__all__ = ["elapsed_text", "exit_text"]
+__all__ = ["elapsed_text", "exit_text", "span_text"]
 
 
 def exit_text(terminal: Terminal) -> tuple[str, str]:
@@ -36,6 +36,11 @@ def elapsed_text(terminal: Terminal, now: float | None = None) -> str:
     seconds = max(0.0, end - terminal.started_at)
     if terminal.ended_at is None and seconds < 1:
         return ""  # just started: nothing worth a number yet
+    return span_text(seconds)
+
+
+def span_text(seconds: float) -> str:
+    """A measured span: tenths under 10 s ("0.4 s", "1.2 s"), whole seconds above ("12 s", "3 min 05 s")."""
     if seconds < 10:
         return f"{seconds:.1f} s"
     return duration_text(seconds)
