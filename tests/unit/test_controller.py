@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from acp_tui.cli import demo_argv
 from acp_tui.controller.controller import SessionController
 from acp_tui.controller.controller_events import ControllerEvent, LifecycleChanged, ModelChanged, Note, QueueChanged
 from acp_tui.launch import Launch
+from acp_tui.launch_resolve import demo_argv
 from acp_tui.session.changes import AgentGone
 from acp_tui.session.model import AGENT_MESSAGE, TOOL_CALL, USER_MESSAGE, Message, ToolCall
 from tests.support.agents import AGENTS_DIR
@@ -138,7 +138,7 @@ def test_the_controller_runs_a_turn_with_no_textual_imported(tmp_path: Path) -> 
     script = textwrap.dedent("""
         import asyncio, sys
         from pathlib import Path
-        from acp_tui.cli import demo_argv
+        from acp_tui.launch_resolve import demo_argv
         from acp_tui.controller.controller import SessionController
         from acp_tui.launch import Launch
 

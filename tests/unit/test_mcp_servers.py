@@ -19,8 +19,9 @@ import pytest
 from acp_tui import secrets
 from acp_tui.agent.dialect import SessionTools
 from acp_tui.agent.session import AgentSession
-from acp_tui.cli import LaunchError, build_launch, parse_argv
+from acp_tui.cli import build_launch, parse_argv
 from acp_tui.config import parse_settings, resolve_mcp_servers
+from acp_tui.launch_resolve import LaunchError
 from acp_tui.mcp_servers import McpServer
 from acp_tui.protocol import codec
 from tests.support.agents import scripted_agent_argv

@@ -18,12 +18,12 @@ from typing import Any, Literal
 import pytest
 
 from acp_tui.agent.session import SessionError
-from acp_tui.cli import demo_argv
 from acp_tui.controller.controller import SessionController
 from acp_tui.controller.controller_events import Note, SessionOpened
 from acp_tui.controller.sessions import SessionIndex, matching, merge
 from acp_tui.demo.store import StoredSession, write_sessions
 from acp_tui.launch import Launch
+from acp_tui.launch_resolve import demo_argv
 from acp_tui.session.model import AGENT_MESSAGE, USER_MESSAGE, Message
 from acp_tui.transcript import render_markdown
 from tests.support.agents import AGENTS_DIR
