@@ -24,13 +24,13 @@ import msgspec
 from acp_tui.agent.connection import Connection, ConnectionClosed, NotAnAgent, WireProblem
 from acp_tui.agent.dialect import Dialect, OpenMethod, SessionAbilities, SessionTools, V1Dialect, dialect_for
 from acp_tui.agent.frames import FrameLog
-from acp_tui.agent.process import AgentProcess, ExitInfo
+from acp_tui.agent.host import AgentCommand, AgentHost, LocalHost
+from acp_tui.agent.process import ExitInfo
 from acp_tui.agent.session_events import ModelChanged, SessionEvent, SessionSwitched, StderrLine
 from acp_tui.agent.steering import Steering
 from acp_tui.agent.trace import TraceSink, WireTrace
 from acp_tui.agent.update_routing import Opening, UpdateRouter
 from acp_tui.agent.v1_turns import V1Turns
-from acp_tui.launch import PreSpawned
 from acp_tui.mcp_servers import McpServer
 from acp_tui.protocol import codec, methods
 from acp_tui.protocol.codec import MalformedMessage, UnsupportedVersion
@@ -84,7 +84,7 @@ class SessionListener(Protocol):
 
 
 class AgentSession:
-    """Starts an agent, negotiates v2 or v1, and runs one session with it at a time.
+    """Starts an agent through its host, negotiates v2 or v1, and runs one session with it at a time.
 
     Where each update goes is its `UpdateRouter`'s (update_routing.py, with the session being opened beside
     the current one); a turn that lasts as long as its `session/prompt` is its `V1Turns`' (v1_turns.py).
@@ -104,9 +104,9 @@ class AgentSession:
         services: Sequence[ClientService] = (),
         mcp_servers: Sequence[McpServer] = (),
         additional_directories: Sequence[str | os.PathLike[str]] = (),
-        early: PreSpawned | None = None,
+        host: AgentHost | None = None,
     ) -> None:
-        """`early`: the agent the command line started already, used if it is this one (`AgentProcess`)."""
+        """`host`: where the agent runs, which starts it (host.py; default: this machine)."""
         if protocol not in (None, 1, 2):
             raise SessionError(f"unsupported --protocol {protocol}; acp-tui speaks ACP v2 and v1")
         self.cwd = os.path.abspath(cwd if cwd is not None else os.getcwd())
@@ -122,9 +122,10 @@ class AgentSession:
         self.trace: TraceSink | None = trace if trace is not None else WireTrace.from_env(log_path)
         #: every frame of this connection, the newest kept (the inspector's, the check's), passed on to the trace
         self.frames = FrameLog(self.trace)
-        self.process = AgentProcess(argv, cwd=self.cwd, env=env, on_stderr=self._on_stderr, early=early)
+        #: the agent's byte pipe, as its host starts it (a child process here; another machine's agent elsewhere)
+        self.transport = (host or LocalHost()).transport(AgentCommand(argv, self.cwd, env or {}), self._on_stderr)
         self.connection = Connection(
-            self.process, on_problem=self._on_wire_problem, on_close=self._on_exit, trace=self.frames
+            self.transport, on_problem=self._on_wire_problem, on_close=self._on_exit, trace=self.frames
         )
         self.init: methods.InitializeResponse | None = None
         self.dialect: Dialect | None = None
@@ -157,8 +158,8 @@ class AgentSession:
         return await self.new_session()
 
     async def connect(self) -> None:
-        """Spawn the agent and start reading it (raises `SpawnError` when it cannot run)."""
-        await self.process.start()
+        """Start the agent through its host and start reading it (raises `SpawnError` when it cannot run)."""
+        await self.transport.start()
         self.connection.on_notification("session/update", self.routing.on_update)
         for service in self.services:
             for method, handler in service.methods().items():
@@ -575,10 +576,11 @@ class AgentSession:
             raise SessionError(f"the agent stopped during {method}: {exc}") from None
 
     async def shutdown(self) -> None:
-        """Stop the agent: release what the services started, close stdin, then SIGTERM, then SIGKILL its group."""
+        """Stop the agent: release what the services started, then its host stops it for sure (a local one: close
+        stdin, then SIGTERM, then SIGKILL its group)."""
         self.turns.cancel_all()
         await self._close_services()
-        await self.process.shutdown()
+        await self.transport.shutdown()
         if self._own_trace and isinstance(self.trace, WireTrace):
             self.trace.close()
 

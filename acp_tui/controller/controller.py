@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from acp_tui.agent.connection import ConnectionClosed
+from acp_tui.agent.host import AgentHost, host_for
 from acp_tui.agent.process import SpawnError
 from acp_tui.agent.session import AgentSession, AuthRequired, HandshakeTimeout, SessionError
 from acp_tui.agent.session_events import ModelChanged, SessionEvent, SessionSwitched
@@ -75,8 +76,13 @@ class SessionController:
         services: ServicesFactory = default_services,
         transcripts: bool = True,
         force_stop_after: float = FORCE_STOP_AFTER,
+        host: AgentHost | None = None,
     ) -> None:
+        """`host`: where the agent runs (acp_tui/agent/host.py); default: the one the launch names (`host_for`)."""
         self.launch = launch
+        #: where the agent runs, chosen once at launch: it starts each connection's agent, and what the
+        #: connection offers the agent follows from it (wiring.py)
+        self.host: AgentHost = host if host is not None else host_for(launch)
         self.asker = asker
         #: who hears what happened (the chat screen's event pump, print mode)
         self.listener: ControllerListener = listener
@@ -153,7 +159,7 @@ class SessionController:
     def stderr_tail(self, lines: int = 8) -> str:
         if self.session is None:
             return ""
-        return "\n".join(self.session.process.stderr_tail(4000).splitlines()[-lines:])
+        return "\n".join(self.session.transport.stderr_tail(4000).splitlines()[-lines:])
 
     # -- the agent's life --------------------------------------------------------------------------
 
@@ -234,10 +240,10 @@ class SessionController:
             handshake_timeout=launch.init_timeout,
             log_path=launch.log_path,
             listener=self,
-            services=self._services_factory(launch, self.asker),
+            services=self._services_factory(launch, self.host, self.asker),
             mcp_servers=launch.mcp_servers,
             additional_directories=launch.add_dirs,
-            early=launch.early_agent,  # the first session's agent, started before the UI (cli.py); claimed once
+            host=self.host,  # a local host hands its first agent the one the command line started (cli.py)
         )
         return session
 

@@ -157,7 +157,7 @@ async def test_sdk_dual_agent_v2_turn_and_cancel(
         # The agent works 250 ms per turn, and a cancel sent on seeing it busy can reach it later than
         # that on a loaded machine, finding no turn (the CI failure of the app-level twin). So it is held
         # (SIGSTOP) while the prompt and then the cancel are written, and reads both when it continues.
-        pid = session.process.pid
+        pid = session.transport.pid
         assert pid is not None
         os.kill(pid, signal.SIGSTOP)
         try:
