@@ -15,7 +15,7 @@ import os
 import time
 from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 from acp_tui.agent.connection import ConnectionClosed
 from acp_tui.agent.host import AgentHost, host_for
@@ -50,7 +50,7 @@ from acp_tui.controller.wiring import ServicesFactory, UserAsker, default_servic
 from acp_tui.launch import REPLAY_PREFIX, Launch, replayed_log
 from acp_tui.protocol.jsonrpc import AUTH_REQUIRED, RpcError
 from acp_tui.sanitize import plain
-from acp_tui.session.changes import AgentGone, ConfigChanged, EntityAdded, InfoChanged, StateChanged, TurnEnded
+from acp_tui.session import changes as ch
 from acp_tui.session.model import USER_MESSAGE, SessionState
 
 #: a replay's line in the conversation is cut here (its own lines are short; a recording's text is not)
@@ -495,21 +495,38 @@ class SessionController:
             self._emit(event)
             moved = indexed = prompted = False
             for change in event.changes:
-                if type(change) is TurnEnded:
-                    self.turn_ends.ended(change)
-                    indexed = True
-                elif type(change) is StateChanged:
-                    moved = True
-                elif type(change) is AgentGone:
-                    self._agent_gone(session)
-                elif type(change) is InfoChanged:
-                    indexed = True
-                elif type(change) is ConfigChanged:
-                    line = self._modes.seen((session, session.session_id), session.state.config_options)
-                    if line is not None:
-                        self.note(line.text, "warning" if line.warning else "info")
-                elif type(change) is EntityAdded and change.key[0] == USER_MESSAGE:
-                    prompted = True
+                match change:
+                    case ch.TextAppended() | ch.ContentAppended() | ch.BytesAppended() | ch.EntityChanged():
+                        pass  # the stream itself, first: most changes are these
+                    case ch.EntityAdded(key=key):
+                        prompted = prompted or key[0] == USER_MESSAGE
+                    case ch.TurnEnded():
+                        self.turn_ends.ended(change)
+                        indexed = True
+                    case ch.StateChanged():
+                        moved = True
+                    case ch.AgentGone():
+                        self._agent_gone(session)
+                    case ch.InfoChanged():
+                        indexed = True
+                    case ch.ConfigChanged():
+                        line = self._modes.seen((session, session.session_id), session.state.config_options)
+                        if line is not None:
+                            self.note(line.text, "warning" if line.warning else "info")
+                    case (
+                        ch.EntityRemoved()
+                        | ch.ContentReplaced()
+                        | ch.UsageChanged()
+                        | ch.AccountChanged()
+                        | ch.NoticeRaised()
+                        | ch.CommandsChanged()
+                        | ch.PermissionsChanged()
+                        | ch.SubmissionChanged()
+                        | ch.ProblemAdded()
+                    ):
+                        pass  # the UI's and the transcript's alone
+                    case _:
+                        assert_never(change)
             if indexed:
                 self.sessions.index_session(session)  # the session list shows its title and last activity
             elif prompted:

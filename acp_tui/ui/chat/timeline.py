@@ -23,28 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol, assert_never, cast, runtime_che
 import msgspec
 from textual.widget import Widget
 
-from acp_tui.session.changes import (
-    AccountChanged,
-    AgentGone,
-    BytesAppended,
-    Change,
-    CommandsChanged,
-    ConfigChanged,
-    ContentAppended,
-    ContentReplaced,
-    EntityAdded,
-    EntityChanged,
-    EntityRemoved,
-    InfoChanged,
-    NoticeRaised,
-    PermissionsChanged,
-    ProblemAdded,
-    StateChanged,
-    SubmissionChanged,
-    TextAppended,
-    TurnEnded,
-    UsageChanged,
-)
+from acp_tui.session import changes as ch
 from acp_tui.session.model import (
     AGENT_MESSAGE,
     AGENT_THOUGHT,
@@ -204,32 +183,32 @@ class TimelineRenderer:
 
     # -- dispatch --------------------------------------------------------------------------------
 
-    def apply(self, change: Change) -> None:
+    def apply(self, change: ch.Change) -> None:
         """Apply one change; those about state beside the timeline are the status renderer's."""
         match change:
-            case EntityAdded(key=key):
+            case ch.EntityAdded(key=key):
                 self._add(key)
-            case SubmissionChanged(request_id=request_id):
+            case ch.SubmissionChanged(request_id=request_id):
                 self.submission_changed(request_id)
-            case StateChanged(busy=busy):
+            case ch.StateChanged(busy=busy):
                 if not busy:
                     self.finish_streams()  # the turn is over: its last thought folds away
-            case TextAppended(key=key, text=text):
+            case ch.TextAppended(key=key, text=text):
                 view = self._view(key)
                 if _capabilities(view).text:
                     cast(TextView, view).append_text(text)
-            case ContentAppended(key=key, item=item):
+            case ch.ContentAppended(key=key, item=item):
                 view = self._view(key)
                 if _capabilities(view).content:
                     cast(ContentView, view).append_content(item)
-            case BytesAppended(key=key, data=data):
+            case ch.BytesAppended(key=key, data=data):
                 view = self._view(key)
                 if isinstance(view, TerminalView):
                     view.append_bytes(data)
                     self._terminal_changed(view)  # a finished card's output tail
-            case ContentReplaced(key=key):
+            case ch.ContentReplaced(key=key):
                 self._replace(key)
-            case EntityChanged(key=key, fields=fields):
+            case ch.EntityChanged(key=key, fields=fields):
                 view = self._view(key)
                 if _capabilities(view).fields:
                     cast(FieldsView, view).apply_fields(fields)
@@ -237,21 +216,21 @@ class TimelineRenderer:
                     self._attach_terminals(card)
                 elif isinstance(view, TerminalView):
                     self._terminal_changed(view)
-            case EntityRemoved(key=key):
+            case ch.EntityRemoved(key=key):
                 removed = self.views.pop(key, None)
                 if removed is not None:
                     removed.remove()
             case (
-                UsageChanged()
-                | AccountChanged()
-                | NoticeRaised()
-                | CommandsChanged()
-                | ConfigChanged()
-                | InfoChanged()
-                | PermissionsChanged()
-                | ProblemAdded()
-                | AgentGone()
-                | TurnEnded()
+                ch.UsageChanged()
+                | ch.AccountChanged()
+                | ch.NoticeRaised()
+                | ch.CommandsChanged()
+                | ch.ConfigChanged()
+                | ch.InfoChanged()
+                | ch.PermissionsChanged()
+                | ch.ProblemAdded()
+                | ch.AgentGone()
+                | ch.TurnEnded()
             ):
                 pass
             case _:
