@@ -336,7 +336,7 @@ class SessionSwitcher:
         """The new session is shown: close the one left behind, then send what was typed meanwhile."""
         if left is not None and left != session.session_id:
             self._host.spawn(self._close_left(session, left))
-        self._host.send_queued()
+        self._host.prompts.send_queued()
 
     async def _close_left(self, session: AgentSession, session_id: str) -> None:
         try:
@@ -408,7 +408,7 @@ class SessionSwitcher:
         self.switched(fresh, SessionSwitched(fresh.session_id, old.state, method != "resume"))
         self.opened_note(method, history)
         self._host.spawn(self._retire(old, left))
-        self._host.send_queued()
+        self._host.prompts.send_queued()
         return True
 
     async def _retire(self, session: AgentSession, left: str | None) -> None:

@@ -212,7 +212,7 @@ class ChatScreen(Screen[None]):
     def _prompt_submitted(self, event: PromptInput.Submitted) -> None:
         if not event.text.strip():
             if self.controller.queue.paused:
-                self.controller.send_next()  # Enter on an empty prompt resumes a paused queue
+                self.controller.prompts.send_next()  # Enter on an empty prompt resumes a paused queue
             return
         self.history.add(event.text)  # the prompt emptied itself as Enter was handled (keys behind it are kept)
         self.conversation.follow()
@@ -232,7 +232,7 @@ class ChatScreen(Screen[None]):
 
     @on(QueuedPrompts.Removed)
     def _queue_removed(self, event: QueuedPrompts.Removed) -> None:
-        (self.steer.promote if event.steer else self.controller.unqueue)(event.index)
+        (self.steer.promote if event.steer else self.controller.prompts.unqueue)(event.index)
         if event.focus_released:
             self.prompt_input.focus()
 
