@@ -252,10 +252,12 @@ class SessionController:
         history = False
         if resume_id is None and not self.sessions.had_session:
             resume_id, history = await self.sessions.asked_for(session)
-        if resume_id is not None and session.can_open(history):
+        if resume_id is not None and session.others.can_open(history):
             self._emit(Waiting("opening the session" if history else "resuming the session"))
             try:
-                method = await session.open_session(resume_id, history=history, progress=self.sessions.replay_progress)
+                method = await session.others.open_session(
+                    resume_id, history=history, progress=self.sessions.replay_progress
+                )
                 resumed = True
             except AuthRequired:
                 raise  # log in, then resume (docs/protocol.md §2.4)

@@ -120,7 +120,7 @@ class SessionSwitcher:
         """One page of the agent's sessions for this folder (or all); raises `SessionError` with the reason."""
         session = await self._ready_session()
         try:
-            page = await session.list_sessions(cursor, None if all_dirs else str(session.cwd))
+            page = await session.others.list_sessions(cursor, None if all_dirs else str(session.cwd))
         except (RpcError, ConnectionClosed) as exc:
             raise SessionError(f"the agent could not list its sessions: {exc}") from None
         return from_wire(page)
@@ -148,13 +148,13 @@ class SessionSwitcher:
             return False
         if cwd is not None and not same_folder(cwd, session.cwd):
             return await self._open_elsewhere(session_id, Path(cwd), history)
-        if not session.can_open(history):
+        if not session.others.can_open(history):
             self._host.note("this agent cannot open past sessions; their transcripts can still be read", "warning")
             return False
         left = session.session_id
         self._begin_switch("opening the session")
         try:
-            method = await session.open_session(session_id, history=history, progress=self.replay_progress)
+            method = await session.others.open_session(session_id, history=history, progress=self.replay_progress)
         except (SessionError, RpcError, ConnectionClosed) as exc:
             self._host.note(f"could not open the session: {plain(str(exc))}; this conversation stays", "warning")
             return False
@@ -193,7 +193,7 @@ class SessionSwitcher:
         if session.session_id == session_id:
             raise SessionError("this is the open session; start a new one (Ctrl-N) before deleting it")
         try:
-            await session.delete_session(session_id)
+            await session.others.delete_session(session_id)
         except (RpcError, ConnectionClosed) as exc:
             raise SessionError(f"the agent did not delete the session: {exc}") from None
 
@@ -203,7 +203,7 @@ class SessionSwitcher:
         session = self._host.session
         if session is not None and session.abilities().list:
             try:
-                page = await session.list_sessions(None, str(session.cwd))
+                page = await session.others.list_sessions(None, str(session.cwd))
                 rows.extend(row for row in from_wire(page).sessions if same_folder(row.cwd, session.cwd))
             except (SessionError, RpcError, ConnectionClosed):
                 pass  # the transcripts may still know one
@@ -234,7 +234,7 @@ class SessionSwitcher:
         if latest is None:
             self._host.note("no earlier session of this agent here: a new one starts")
             return None, False
-        if not latest.listed and not session.can_open(True):
+        if not latest.listed and not session.others.can_open(True):
             if launch.headless:  # print mode answers in the session asked for, or not at all
                 raise SessionError("--continue: this agent cannot open its past sessions; not run")
             self._host.note(
@@ -340,7 +340,7 @@ class SessionSwitcher:
 
     async def _close_left(self, session: AgentSession, session_id: str) -> None:
         try:
-            await asyncio.wait_for(session.close_other(session_id), CLOSE_TIMEOUT)
+            await asyncio.wait_for(session.others.close_other(session_id), CLOSE_TIMEOUT)
         except (TimeoutError, SessionError, RpcError, ConnectionClosed) as exc:
             self._host.transcript.note(f"the session left behind was not closed: {plain(str(exc))}")
 
@@ -387,10 +387,10 @@ class SessionSwitcher:
         try:
             await fresh.connect()
             await fresh.initialize()
-            if not fresh.can_open(history):
+            if not fresh.others.can_open(history):
                 raise SessionError("this agent cannot open past sessions")
             self._host.waiting("opening the session")
-            method = await fresh.open_session(session_id, history=history, progress=self.replay_progress)
+            method = await fresh.others.open_session(session_id, history=history, progress=self.replay_progress)
         except (SpawnError, SessionError, RpcError, ConnectionClosed) as exc:
             await fresh.shutdown()
             self._host.note(
@@ -415,7 +415,7 @@ class SessionSwitcher:
         """The connection of the folder we left: close its session, then stop its process."""
         if left is not None:
             try:
-                await asyncio.wait_for(session.close_other(left), CLOSE_TIMEOUT)
+                await asyncio.wait_for(session.others.close_other(left), CLOSE_TIMEOUT)
             except (TimeoutError, SessionError, RpcError, ConnectionClosed):
                 pass
         await session.shutdown()

@@ -258,7 +258,7 @@ async def test_a_hundred_thousand_replayed_updates_open_the_session(
     v2_session: AgentSession, recorder: Recorder
 ) -> None:
     count = 100_000
-    method = await v2_session.open_session(f"replay-{count}")
+    method = await v2_session.others.open_session(f"replay-{count}")
     assert method == "resume_replay" and v2_session.session_id == f"replay-{count}"
     state = v2_session.state
     assert len([e for e in state.entities.values() if isinstance(e, ToolCall)]) == count // 100

@@ -75,9 +75,9 @@ async def _session_setups(
     session = AgentSession(argv, cwd=tmp_path, mcp_servers=servers, additional_directories=folders)
     try:
         await session.start()
-        await session.open_session("old-1", history=False)
+        await session.others.open_session("old-1", history=False)
         if version == 1:
-            await session.open_session("old-2", history=True)
+            await session.others.open_session("old-2", history=True)
     finally:
         await session.shutdown()
     setups = [m for method in ("session/new", "session/resume", "session/load") for m in _received(record, method)]
