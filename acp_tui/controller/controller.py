@@ -37,6 +37,7 @@ from acp_tui.controller.controller_events import (
     Severity,
     Waiting,
 )
+from acp_tui.controller.errors import BELOW, ControllerError, as_controller_error
 from acp_tui.controller.login import LoginFlow
 from acp_tui.controller.login_turns import LoginTurns
 from acp_tui.controller.mode_watch import ModeWatch
@@ -283,7 +284,7 @@ class SessionController:
         if not self.stopped:
             session = self.session
             if not stop_first or session is None:
-                raise SessionError("the agent is running")
+                raise ControllerError("the agent is running")
             self.ends.restarting = True
             try:
                 await self.stop()
@@ -363,30 +364,35 @@ class SessionController:
         return True
 
     async def cancel_tool_call(self, tool_call_id: str) -> None:
-        """v2 `tool_call/cancel` for one tool call; raises `SessionError`/`RpcError` for the UI to show."""
+        """v2 `tool_call/cancel` for one tool call; raises `ControllerError` for the UI to show."""
         session = self.session
         if session is None or self.stopped:
-            raise SessionError("the agent is not running")
-        try:
+            raise ControllerError("the agent is not running")
+        with as_controller_error():
             await session.cancel_tool_call(tool_call_id)
-        except ConnectionClosed as exc:
-            raise SessionError(str(exc)) from None
 
     async def cancel_terminal(self, terminal_id: str) -> None:
-        """Stop one terminal from its card; raises `SessionError` (fit for the user) when it cannot be."""
+        """Stop one terminal from its card; raises `ControllerError` (fit for the user) when it cannot be."""
         session = self.session
         if session is None or self.stopped:
-            raise SessionError("the agent is not running")
-        await session.cancel_terminal(terminal_id)
+            raise ControllerError("the agent is not running")
+        with as_controller_error():
+            await session.cancel_terminal(terminal_id)
 
     async def set_config(self, config_id: str, value: str | bool) -> None:
-        """Change one session config option; raises `SessionError`/`RpcError` for the UI to show."""
+        """Change one session config option; raises `ControllerError` (the agent's reason) for the UI to show."""
         session = self.session
         if session is None:
-            raise SessionError("no session yet")
+            raise ControllerError("no session yet")
         self._modes.asked(config_id, value)
         try:
             await session.set_config_option(config_id, value)
+        except RpcError as exc:
+            self._modes.refused()
+            raise ControllerError(exc.message) from exc  # the agent's words; the code is for the log
+        except BELOW as exc:
+            self._modes.refused()
+            raise ControllerError(str(exc)) from exc
         except BaseException:
             self._modes.refused()
             raise

@@ -3,7 +3,7 @@
 `SessionController` owns one (`controller.sessions`) and is its `SwitcherHost`; it lives here so the agent's
 life (start, restart, turns, login) and the moves between sessions read apart. Every method is called only when the agent advertised it
 (`SessionAbilities`); an unexpected answer (an unknown id, a bad cursor, a load that fails halfway)
-becomes a clear `Note` or `SessionError`, and the conversation on screen stays what it was.
+becomes a clear `Note` or `ControllerError`, and the conversation on screen stays what it was.
 
 Opening keeps the current session until the agent answered: its history goes into a fresh model
 (`AgentSession.open_session`), then `SessionOpened` tells the UI to show that model whole. A session of
@@ -27,6 +27,7 @@ from acp_tui.agent.process import SpawnError
 from acp_tui.agent.session import AgentSession, SessionError
 from acp_tui.agent.session_events import SessionSwitched
 from acp_tui.controller.controller_events import ControllerListener, SessionOpened
+from acp_tui.controller.errors import ControllerError
 from acp_tui.controller.part_host import PartHost
 from acp_tui.controller.sessions import (
     IndexEntry,
@@ -102,7 +103,7 @@ class SessionSwitcher:
         """The session methods the agent advertised, once it has started (none if it is not running)."""
         try:
             session = await self._ready_session()
-        except SessionError:
+        except ControllerError:
             return SessionAbilities()
         return session.abilities()
 
@@ -117,12 +118,14 @@ class SessionSwitcher:
     # -- intents ---------------------------------------------------------------------------------------
 
     async def list_sessions(self, cursor: str | None = None, *, all_dirs: bool = False) -> SessionPage:
-        """One page of the agent's sessions for this folder (or all); raises `SessionError` with the reason."""
+        """One page of the agent's sessions for this folder (or all); raises `ControllerError` with the reason."""
         session = await self._ready_session()
         try:
             page = await session.others.list_sessions(cursor, None if all_dirs else str(session.cwd))
         except (RpcError, ConnectionClosed) as exc:
-            raise SessionError(f"the agent could not list its sessions: {exc}") from None
+            raise ControllerError(f"the agent could not list its sessions: {exc}") from exc
+        except SessionError as exc:
+            raise ControllerError(str(exc)) from exc
         return from_wire(page)
 
     async def open_session(self, session_id: str, *, cwd: str | None = None, history: bool = True) -> bool:
@@ -188,14 +191,16 @@ class SessionSwitcher:
         return True
 
     async def delete_session(self, session_id: str) -> None:
-        """`session/delete` (only when offered); our transcript of it stays. Raises `SessionError` with the reason."""
+        """`session/delete` (only when offered); our transcript of it stays. Raises `ControllerError` with the reason."""
         session = await self._ready_session()
         if session.session_id == session_id:
-            raise SessionError("this is the open session; start a new one (Ctrl-N) before deleting it")
+            raise ControllerError("this is the open session; start a new one (Ctrl-N) before deleting it")
         try:
             await session.others.delete_session(session_id)
         except (RpcError, ConnectionClosed) as exc:
-            raise SessionError(f"the agent did not delete the session: {exc}") from None
+            raise ControllerError(f"the agent did not delete the session: {exc}") from exc
+        except SessionError as exc:
+            raise ControllerError(str(exc)) from exc
 
     async def latest_session(self) -> SessionListing | None:
         """The most recent session of this agent in this folder: from its list (first page) or our transcripts."""
@@ -214,12 +219,12 @@ class SessionSwitcher:
         """The conversation so far as Markdown (a chat log, from our transcript) and the transcript it came from."""
         writer = self._host.transcript.writer
         if writer is None:
-            raise SessionError("there is no transcript of this conversation to export")
+            raise ControllerError("there is no transcript of this conversation to export")
         self._host.transcript.flush()
         try:
             return transcript.render_markdown(writer.path), writer.path
         except OSError as exc:
-            raise SessionError(f"the transcript could not be read: {exc.strerror or exc}") from None
+            raise ControllerError(f"the transcript could not be read: {exc.strerror or exc}") from exc
 
     # -- hooks the controller calls ---------------------------------------------------------------------
 
@@ -421,13 +426,13 @@ class SessionSwitcher:
         await session.shutdown()
 
     async def _ready_session(self) -> AgentSession:
-        """The running agent, waiting while it starts; raises `SessionError` when it is not running."""
+        """The running agent, waiting while it starts; raises `ControllerError` when it is not running."""
         deadline = time.monotonic() + self._host.launch.init_timeout + 5
         while self._host.phase == "starting" and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
         session = self._host.session
         if session is None or self._host.stopped:
-            raise SessionError("the agent is not running; press Ctrl-R to restart it")
+            raise ControllerError("the agent is not running; press Ctrl-R to restart it")
         return session
 
 

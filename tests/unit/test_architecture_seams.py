@@ -82,3 +82,48 @@ def test_the_guards_see_what_they_should(tmp_path: Path) -> None:
     hub = tmp_path / "hub.py"
     hub.write_text("class Hub:\n    def a(self): ...\n    async def b(self): ...\n    x = 1\n", encoding="utf-8")
     assert _methods(hub, "Hub") == 2
+
+
+#: what the layers under the controller raise; the UI catches the controller's `ControllerError` instead
+BELOW_THE_CONTROLLER = {
+    "SessionError",
+    "SessionRefused",
+    "HandshakeTimeout",
+    "AuthRequired",
+    "RpcError",
+    "ConnectionClosed",
+}
+
+
+def _caught_from_below(path: Path) -> list[str]:
+    """The names of errors from under the controller a module imports or names in an `except`."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = [
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if alias.name in BELOW_THE_CONTROLLER
+    ]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ExceptHandler) and node.type is not None:
+            found += [n.id for n in ast.walk(node.type) if isinstance(n, ast.Name) and n.id in BELOW_THE_CONTROLLER]
+    return found
+
+
+def test_the_ui_catches_one_error_from_the_controller() -> None:
+    leaks = {
+        str(path.relative_to(PACKAGE)): names
+        for path in sorted((PACKAGE / "ui").rglob("*.py"))
+        if (names := _caught_from_below(path))
+    }
+    assert not leaks, f"catch `acp_tui.controller.errors.ControllerError` instead: {leaks}"
+
+
+def test_the_error_guard_sees_what_it_should(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text(
+        "from acp_tui.agent.session import SessionError\ntry:\n    pass\nexcept (RpcError, KeyError):\n    pass\n",
+        encoding="utf-8",
+    )
+    assert _caught_from_below(module) == ["SessionError", "RpcError"]

@@ -19,14 +19,12 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
 
-from acp_tui.agent.connection import ConnectionClosed
-from acp_tui.agent.session import SessionError
 from acp_tui.controller.controller import SessionController
 from acp_tui.controller.controller_events import ControllerListener
+from acp_tui.controller.errors import ControllerError
 from acp_tui.history import PromptHistory
 from acp_tui.launch import Launch
 from acp_tui.path_text import display_path
-from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.sanitize import plain
 from acp_tui.ui.browsers.notices import NOTICES_KEY, NoticeCommands, NoticeLog, NoticesScreen
 from acp_tui.ui.chat.asker import ScreenAsker, tool_title
@@ -345,7 +343,7 @@ class ChatScreen(Screen[None]):
                     await stop(event.job_id)
                 else:
                     await self.controller.cancel_tool_call(event.card.call.id)
-            except (SessionError, RpcError, ConnectionClosed) as exc:
+            except ControllerError as exc:
                 self.app.notify(plain(str(exc)), severity="warning", markup=False)
 
         self.run_worker(cancel(), group="tool-cancel")
