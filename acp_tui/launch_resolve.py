@@ -61,6 +61,21 @@ class LaunchRequest:
     add_dirs: tuple[str, ...] = ()  # `--add-dir`
 
 
+def agent_names(search_path: str | None = None) -> list[tuple[str, str]]:
+    """The agents a name starts, as `resolve_launch` takes them, read now (config.toml as it is, `PATH` as it is):
+    each named agent (`config.toml`), then each installed well-known one no named agent shadows (its title)."""
+    try:
+        settings, _warnings = load_settings(paths.config_file())
+    except OSError:
+        named: list[str] = []
+    else:
+        named = list(settings.agents)
+    path = os.environ.get("PATH", os.defpath) if search_path is None else search_path
+    return [(name, "config.toml") for name in named] + [
+        (agent.name, agent.title) for agent in CATALOGUE if agent.name not in named and installed(agent, path)
+    ]
+
+
 def demo_argv() -> list[str]:
     """The built-in demo agent, run with this interpreter."""
     return [sys.executable, "-m", "acp_tui.demo"]
@@ -270,6 +285,7 @@ __all__ = [
     "EXIT_USAGE",
     "LaunchError",
     "LaunchRequest",
+    "agent_names",
     "demo_argv",
     "resolve_launch",
     "tab_launch",
