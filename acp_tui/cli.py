@@ -1,4 +1,5 @@
-"""The `acp-tui` command: argv -> `Launch`, checked before any UI starts, then `acp_tui.ui.app.run`.
+"""The `acp-tui` command: argv -> a `LaunchRequest`, resolved and checked before any UI starts
+(`acp_tui.launch_resolve`, as a new tab's is), then the front end: `acp_tui.ui.app.run`, print mode, the check.
 
 Options come first; the first non-option word (or everything after `--`) is the agent command, and the
 rest is passed to the agent verbatim, so `acp-tui gemini --acp` gives `--acp` to gemini, not to us.
@@ -13,41 +14,29 @@ import gc
 import optparse
 import os
 import shlex
-import shutil
 import signal
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from types import MappingProxyType
 from typing import TYPE_CHECKING, TextIO
 
 from acp_tui import __version__, lineage, paths, typeahead
-from acp_tui.catalogue import CATALOGUE, CHECKED, DEMO_AGENTS_ENV, catalogue_agent, installed
-from acp_tui.config import NamedAgent, Settings, load_settings, resolve_env, resolve_mcp_servers
-from acp_tui.launch import Launch, LaunchProblem, Protocol, new_session
-from acp_tui.mcp_servers import McpServer
+from acp_tui.catalogue import CATALOGUE, CHECKED, installed
+from acp_tui.config import Settings, load_settings
+from acp_tui.launch import Launch, Protocol
+from acp_tui.launch_resolve import EXIT_USAGE, LaunchError, LaunchRequest, demo_argv, resolve_launch
+from acp_tui.launch_resolve import tab_launch as resolve_tab_launch
 from acp_tui.registry.launching import Missing, registry_agents
 
 if TYPE_CHECKING:
     from acp_tui.agent.early_agent import EarlyAgent
 
-__all__ = ["Launch", "LaunchError", "main", "parse_argv", "build_launch", "demo_argv"]
+__all__ = ["build_launch", "main", "parse_argv"]
 
 
-EXIT_USAGE = 2
-EXIT_NOT_EXECUTABLE = 126
-EXIT_NOT_FOUND = 127
 EXIT_INTERRUPTED = 130
-
-
-class LaunchError(LaunchProblem):
-    """A problem the user must fix; `str()` is the one line to print, `code` the exit status."""
-
-    def __init__(self, message: str, code: int) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 _EPILOG = """\
@@ -85,11 +74,6 @@ Named agents, the default agent, theme and init_timeout live in config.toml (see
 
 environment: ACP_TUI_LOG (log file), ACP_TUI_REGISTRY (the registry's index), ACP_TUI_CONFIG_DIR, ACP_TUI_DATA_DIR, ACP_TUI_STATE_DIR
 """
-
-_LAUNCHERS = frozenset(
-    {"npx", "bunx", "pnpx", "uvx", "pipx", "yarn", "pnpm", "bun", "deno", "node", "python", "python3"}
-)
-_LAUNCHER_VERBS = frozenset({"run", "exec", "dlx", "x"})
 
 
 def _positive_seconds(option: optparse.Option, opt: str, value: str) -> float:
@@ -309,56 +293,17 @@ def parse_argv(argv: Sequence[str]) -> tuple[optparse.Values, list[str]]:
     return options, agent
 
 
-def demo_argv() -> list[str]:
-    """The built-in demo agent, run with this interpreter."""
-    return [sys.executable, "-m", "acp_tui.demo"]
+def tab_launch(base: Launch, agent: str, folder: str) -> Launch:
+    """A new tab's agent, resolved as the command line's (`acp_tui.launch_resolve.tab_launch`), installed registry
+    agents known by their ids (acp_tui/registry) but never installed from here: a missing one is a LaunchError."""
+    return resolve_tab_launch(base, agent, folder, with_agents=_with_registry_agents)
 
 
-def _display_name(argv: Sequence[str]) -> str:
-    """A short label for the agent: the program name, or the package a launcher such as npx runs."""
-    program = Path(argv[0]).name.removesuffix(".exe") or argv[0]
-    if program not in _LAUNCHERS:
-        return program
-    for word in argv[1:]:
-        if word.startswith("-") or word in _LAUNCHER_VERBS:
-            continue
-        package = word.rsplit("/", 1)[-1]  # "@scope/name@1.2" -> "name@1.2", "dir/a.js" -> "a.js"
-        if not package.startswith("@"):
-            package = package.split("@", 1)[0]
-        return package or program
-    return program
-
-
-def _check_executable(program: str, env: Mapping[str, str]) -> None:
-    """Raise LaunchError (127/126) unless `program` can be executed as the agent's argv[0]."""
-    quoted = f"'{program}'"
-    if os.sep in program or (os.altsep is not None and os.altsep in program):
-        path = Path(program)
-        if not path.exists():
-            raise LaunchError(f"cannot run {quoted}: no such file", EXIT_NOT_FOUND)
-        if path.is_dir():
-            raise LaunchError(f"cannot run {quoted}: is a directory", EXIT_NOT_EXECUTABLE)
-        if not os.access(path, os.X_OK):
-            raise LaunchError(f"cannot run {quoted}: permission denied", EXIT_NOT_EXECUTABLE)
-        return
-    search_path = env.get("PATH", os.environ.get("PATH", os.defpath))
-    if shutil.which(program, path=search_path) is not None:
-        return
-    for directory in search_path.split(os.pathsep):
-        candidate = Path(directory or ".") / program
-        if candidate.is_file():
-            raise LaunchError(f"cannot run {quoted}: permission denied", EXIT_NOT_EXECUTABLE)
-    raise LaunchError(f"cannot run {quoted}: command not found", EXIT_NOT_FOUND)
-
-
-def _directory(value: str, what: str, base: Path) -> Path:
-    path = Path(value).expanduser()
-    if not path.is_absolute():
-        path = base / path
-    path = Path(os.path.normpath(path))
-    if not path.is_dir():
-        raise LaunchError(f"{what} '{value}': not a directory", EXIT_USAGE)
-    return path
+def _with_registry_agents(settings: Settings, words: Sequence[str]) -> Settings:
+    registry = registry_agents(settings, list(words), ask=False)
+    if isinstance(registry, Missing):
+        raise LaunchError(registry.message, registry.code)
+    return registry
 
 
 def build_launch(
@@ -368,161 +313,25 @@ def build_launch(
     warnings: Sequence[str],
     environ: Mapping[str, str] | None = None,
 ) -> Launch:
-    """Resolve the agent (named, default, demo or literal argv) and validate it; raises LaunchError."""
-    environ = os.environ if environ is None else environ
-    here = Path.cwd()
-    named: NamedAgent | None = None
-    name: str | None = None
-    is_demo = False
-    if agent:
-        known = catalogue_agent(agent[0])
-        if agent[0] in settings.agents:
-            name = agent[0]
-            named = settings.agents[name]
-            argv = [*named.command, *agent[1:]]
-        elif known is not None and (len(agent) == 1 or known.command[0] != agent[0]):
-            # a catalogue agent by its short name; `gemini --acp` spelled out stays the user's own command
-            name = known.name
-            argv = [*known.command, *agent[1:]]
-        else:
-            argv = list(agent)
-    elif settings.default_agent is not None and settings.default_agent in settings.agents:
-        name = settings.default_agent  # under [agents], or an installed registry agent (`registry_agents`)
-        named = settings.agents[name]
-        argv = list(named.command)
-    else:
-        if settings.default_agent is not None:
-            warnings = [
-                *warnings,
-                f"default_agent '{settings.default_agent}' is neither under [agents] in config.toml nor an installed "
-                "registry agent (acp-tui agents); running the demo",
-            ]
-        argv = demo_argv()
-        name = "demo"
-        is_demo = True
-
-    env: dict[str, str] = dict(named.env) if named is not None else {}
-    if is_demo:
-        # the demo's welcome names the well-known agents installed here (acp_tui.demo.content.welcome)
-        search_path = environ.get("PATH", os.defpath)
-        found = [agent.name for agent in CATALOGUE if installed(agent, search_path)]
-        if found:
-            env[DEMO_AGENTS_ENV] = ",".join(found)
-    if options.cwd is not None:
-        cwd = _directory(options.cwd, "--cwd", here)
-    elif named is not None and named.cwd is not None:
-        cwd = _directory(named.cwd, f"cwd of agent '{name}'", here)
-    else:
-        cwd = here
-
-    program = argv[0]
-    if os.sep in program or (os.altsep is not None and os.altsep in program):
-        program = str(Path(os.path.normpath(here / Path(program).expanduser())))
-        argv[0] = program
-    try:
-        _check_executable(program, {**environ, **env})
-    except LaunchError as exc:
-        known = catalogue_agent(name) if named is None and name is not None else None
-        if known is None or exc.code != EXIT_NOT_FOUND:
-            raise
-        raise LaunchError(f"{exc} ({known.title}; install it with: {known.install})", exc.code) from None
-    if named is not None:
-        # `env` values that name a command are resolved now, before the UI, and kept as secrets (docs/protocol.md §2.4)
-        env, env_warnings = resolve_env(named, name=name or "agent")
-        warnings = [*warnings, *env_warnings]
-
-    servers, folders, tool_warnings = _session_tools(options, settings, named, name, here, {**environ, **env})
-    warnings = [*warnings, *tool_warnings]
-
-    if options.resume and options.continue_last:
-        raise LaunchError("--resume and --continue cannot be used together", EXIT_USAGE)
-    log_value = options.log or environ.get("ACP_TUI_LOG") or None
-    log_path = Path(os.path.normpath(here / Path(log_value).expanduser())) if log_value else None
+    """The command line's launch: its options and agent words as a `LaunchRequest`, resolved by
+    `acp_tui.launch_resolve` (as a new tab's is); raises LaunchError."""
     protocol: Protocol = "auto" if options.protocol == "auto" else (1 if options.protocol == "1" else 2)
-    return Launch(
-        agent_argv=tuple(argv),
-        agent_name=name or _display_name(argv),
-        env=MappingProxyType(env),
-        cwd=cwd,
+    request = LaunchRequest(
+        agent=tuple(agent),
+        cwd=options.cwd,
         protocol=protocol,
-        theme=options.theme or settings.theme,
-        log_path=log_path,
-        init_timeout=options.init_timeout if options.init_timeout is not None else settings.init_timeout,
-        warnings=tuple(warnings),
-        is_demo=is_demo,
-        client_files=settings.client_files,
-        client_terminals=settings.client_terminals if options.client_terminals is None else options.client_terminals,
-        outside_writes=settings.outside_writes,
-        outside_reads=settings.outside_reads,
-        attention=settings.attention,
+        theme=options.theme,
+        log=options.log,
+        init_timeout=options.init_timeout,
+        client_terminals=options.client_terminals,
+        resume=options.resume,
         resume_id=options.resume_id,
         continue_last=options.continue_last,
-        pick_session=options.resume and options.resume_id is None,
-        mcp_servers=servers,
-        add_dirs=folders,
+        mcp=tuple(getattr(options, "mcp", None) or ()),
+        no_mcp=getattr(options, "no_mcp", False),
+        add_dirs=tuple(getattr(options, "add_dir", None) or ()),
     )
-
-
-def _session_tools(
-    options: optparse.Values,
-    settings: Settings,
-    named: NamedAgent | None,
-    name: str | None,
-    here: Path,
-    env: Mapping[str, str],
-) -> tuple[tuple[McpServer, ...], tuple[Path, ...], list[str]]:
-    """The MCP servers (resolved: their commands run now, values kept as secrets) and extra folders for the
-    agent's sessions: `--no-mcp`, else `--mcp NAME...`, else the agent's `mcp_servers`, else every server."""
-    chosen: list[str]
-    mcp: list[str] | None = getattr(options, "mcp", None)
-    if getattr(options, "no_mcp", False):
-        if mcp:
-            raise LaunchError("--mcp and --no-mcp cannot be used together", EXIT_USAGE)
-        chosen = []
-    elif mcp:
-        unknown = [server for server in mcp if server not in settings.mcp_servers]
-        if unknown:
-            known = ", ".join(settings.mcp_servers) or "none are configured"
-            raise LaunchError(f"--mcp {unknown[0]}: no such [mcp_servers] entry ({known})", EXIT_USAGE)
-        chosen = list(dict.fromkeys(mcp))
-    elif named is not None and named.mcp_servers is not None:
-        chosen = list(named.mcp_servers)
-    else:
-        chosen = list(settings.mcp_servers)
-    configs = {server: settings.mcp_servers[server] for server in chosen if server in settings.mcp_servers}
-    servers, warnings = resolve_mcp_servers(configs, search_path=env.get("PATH", os.defpath))
-    folders: list[Path] = []
-    for value in [*(named.add_dirs if named is not None else ()), *(getattr(options, "add_dir", None) or ())]:
-        what = "--add-dir" if value in (getattr(options, "add_dir", None) or ()) else f"add_dirs of agent '{name}'"
-        folder = _directory(value, what, here)
-        if folder not in folders:
-            folders.append(folder)
-    return tuple(servers), tuple(folders), warnings
-
-
-def tab_launch(base: Launch, agent: str, folder: str) -> Launch:
-    """A new tab's agent (`acp_tui.launch.TabLauncher`): resolved as on the command line, from config.toml as it
-    is now. `agent` empty keeps `base`'s agent; `folder` empty keeps its folder. Raises LaunchProblem."""
-    try:
-        words = shlex.split(agent)
-    except ValueError as exc:
-        raise LaunchError(f"the agent command does not parse: {exc}", EXIT_USAGE) from None
-    fresh = new_session(base, folder)
-    if not words:
-        return fresh
-    argv = ["--cwd", str(fresh.cwd)]
-    if base.protocol != "auto":
-        argv += ["--protocol", str(base.protocol)]
-    try:
-        options, rest = parse_argv([*argv, "--", *words])
-    except SystemExit:
-        raise LaunchError(f"cannot start {agent!r}", EXIT_USAGE) from None
-    settings, warnings = load_settings(paths.config_file())
-    registry = registry_agents(settings, rest, ask=False)  # installed registry agents by id (acp_tui/registry)
-    if isinstance(registry, Missing):
-        raise LaunchError(registry.message, registry.code)
-    launch = build_launch(options, rest, registry, warnings)
-    return replace(launch, theme=base.theme, log_path=base.log_path)
+    return resolve_launch(request, settings, warnings, environ)
 
 
 def _print_paths(out: TextIO) -> None:

@@ -37,10 +37,10 @@ from textual.app import App, ComposeResult  # noqa: E402
 from textual.widgets import Static  # noqa: E402
 
 from acp_tui.agent.dialect import SessionAbilities  # noqa: E402
-from acp_tui.cli import demo_argv  # noqa: E402
 from acp_tui.controller.sessions import SessionListing, SessionPage, listing  # noqa: E402
 from acp_tui.demo.store import StoredSession, write_sessions  # noqa: E402
 from acp_tui.launch import Launch  # noqa: E402
+from acp_tui.launch_resolve import demo_argv  # noqa: E402
 from acp_tui.ui.app import AcpApp  # noqa: E402
 from acp_tui.ui.browsers.sessions import SessionBrowser  # noqa: E402
 from acp_tui.ui.timeline.agent_message import AgentMessageView  # noqa: E402

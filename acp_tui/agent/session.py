@@ -22,15 +22,17 @@ from typing import Any, Protocol
 import msgspec
 
 from acp_tui.agent.connection import Connection, ConnectionClosed, NotAnAgent, WireProblem
-from acp_tui.agent.dialect import Dialect, OpenMethod, SessionAbilities, SessionTools, V1Dialect, dialect_for
+from acp_tui.agent.dialect import Dialect, SessionAbilities, SessionTools, V1Dialect, dialect_for
 from acp_tui.agent.frames import FrameLog
-from acp_tui.agent.process import AgentProcess, ExitInfo
-from acp_tui.agent.session_events import ModelChanged, SessionEvent, SessionSwitched, StderrLine
+from acp_tui.agent.host import AgentCommand, AgentHost, LocalHost
+from acp_tui.agent.other_sessions import OtherSessions
+from acp_tui.agent.process import ExitInfo
+from acp_tui.agent.session_errors import AuthRequired, HandshakeTimeout, SessionError, SessionRefused
+from acp_tui.agent.session_events import ModelChanged, SessionEvent, StderrLine
 from acp_tui.agent.steering import Steering
 from acp_tui.agent.trace import TraceSink, WireTrace
 from acp_tui.agent.update_routing import Opening, UpdateRouter
 from acp_tui.agent.v1_turns import V1Turns
-from acp_tui.launch import PreSpawned
 from acp_tui.mcp_servers import McpServer
 from acp_tui.protocol import codec, methods
 from acp_tui.protocol.codec import MalformedMessage, UnsupportedVersion
@@ -49,32 +51,12 @@ from acp_tui.session.subagents import subagent_name
 ANSWER_GRACE = 1.0
 
 
-class SessionError(Exception):
-    """The session could not be set up or used; the message is fit for the user."""
-
-
-class SessionRefused(SessionError):
-    """The agent answered a setup request with an error."""
-
-
-class HandshakeTimeout(SessionError):
-    """`initialize` or `session/new` got no answer in time."""
-
-
 class _Unsupported(SessionError):
     """`initialize` answered `-32022`; `supported` is what the agent listed (None: not said or malformed)."""
 
     def __init__(self, supported: tuple[int, ...] | None) -> None:
         super().__init__("the agent does not support the protocol version asked for")
         self.supported = supported
-
-
-class AuthRequired(SessionError):
-    """The agent requires authentication (-32000); `auth_methods` are those it offered."""
-
-    def __init__(self, message: str, auth_methods: list[dict[str, Any]]) -> None:
-        super().__init__(message)
-        self.auth_methods = auth_methods
 
 
 class SessionListener(Protocol):
@@ -85,7 +67,7 @@ class SessionListener(Protocol):
 
 
 class AgentSession:
-    """Starts an agent, negotiates v2 or v1, and runs one session with it at a time.
+    """Starts an agent through its host, negotiates v2 or v1, and runs one session with it at a time.
 
     Where each update goes is its `UpdateRouter`'s (update_routing.py, with the session being opened beside
     the current one); a turn that lasts as long as its `session/prompt` is its `V1Turns`' (v1_turns.py).
@@ -105,9 +87,9 @@ class AgentSession:
         services: Sequence[ClientService] = (),
         mcp_servers: Sequence[McpServer] = (),
         additional_directories: Sequence[str | os.PathLike[str]] = (),
-        early: PreSpawned | None = None,
+        host: AgentHost | None = None,
     ) -> None:
-        """`early`: the agent the command line started already, used if it is this one (`AgentProcess`)."""
+        """`host`: where the agent runs, which starts it (host.py; default: this machine)."""
         if protocol not in (None, 1, 2):
             raise SessionError(f"unsupported --protocol {protocol}; acp-tui speaks ACP v2 and v1")
         self.cwd = os.path.abspath(cwd if cwd is not None else os.getcwd())
@@ -116,16 +98,18 @@ class AgentSession:
         self.state = SessionState()
         #: events for a consumer that prefers a queue to a listener (used when `listener` is None)
         self.events: asyncio.Queue[SessionEvent] = asyncio.Queue()
-        self._emit: Callable[[SessionEvent], None] = (
+        #: tells the listener (or the queue) one event
+        self.emit: Callable[[SessionEvent], None] = (
             partial(listener.session_event, self) if listener is not None else self.events.put_nowait
         )
         self._own_trace = trace is None
         self.trace: TraceSink | None = trace if trace is not None else WireTrace.from_env(log_path)
         #: every frame of this connection, the newest kept (the inspector's, the check's), passed on to the trace
         self.frames = FrameLog(self.trace)
-        self.process = AgentProcess(argv, cwd=self.cwd, env=env, on_stderr=self._on_stderr, early=early)
+        #: the agent's byte pipe, as its host starts it (a child process here; another machine's agent elsewhere)
+        self.transport = (host or LocalHost()).transport(AgentCommand(argv, self.cwd, env or {}), self._on_stderr)
         self.connection = Connection(
-            self.process, on_problem=self._on_wire_problem, on_close=self._on_exit, trace=self.frames
+            self.transport, on_problem=self._on_wire_problem, on_close=self._on_exit, trace=self.frames
         )
         self.init: methods.InitializeResponse | None = None
         self.dialect: Dialect | None = None
@@ -141,6 +125,8 @@ class AgentSession:
         self.turns = V1Turns(self)  # turns that last as long as their `session/prompt` (v1_turns.py)
         self._closing: asyncio.Task[None] | None = None
         self.routing = UpdateRouter(self)  # where each `session/update` goes (update_routing.py)
+        #: the agent's sessions besides this one: open, new beside it, list, close, delete (other_sessions.py)
+        self.others = OtherSessions(self)
         #: a prompt sent into the running turn, where the agent offers it (steering.py)
         self.steering = Steering(self.connection, lambda: self.init, lambda: self.session_id, self.apply)
 
@@ -158,8 +144,8 @@ class AgentSession:
         return await self.new_session()
 
     async def connect(self) -> None:
-        """Spawn the agent and start reading it (raises `SpawnError` when it cannot run)."""
-        await self.process.start()
+        """Start the agent through its host and start reading it (raises `SpawnError` when it cannot run)."""
+        await self.transport.start()
         self.connection.on_notification("session/update", self.routing.on_update)
         for service in self.services:
             for method, handler in service.methods().items():
@@ -167,10 +153,6 @@ class AgentSession:
             for method, notification in service_notifications(service).items():
                 self.connection.on_notification(method, notification)
         self.connection.start()
-
-    def can_resume(self) -> bool:
-        """May `resume` be tried? v2: always (baseline); v1: only when the agent advertises it."""
-        return self.dialect is not None and self.dialect.can_resume()
 
     async def initialize(self) -> int:
         """Send one `initialize` and settle the version for this connection (docs/protocol.md §2.2)."""
@@ -181,7 +163,7 @@ class AgentSession:
                 protocol_version=1, client_info=params.client_info, client_capabilities=params.client_capabilities
             )
         try:
-            raw = await self._handshake("initialize", params)
+            raw = await self.handshake("initialize", params)
         except _Unsupported as exc:
             raw = await self._renegotiate(params, exc.supported)
         try:
@@ -221,7 +203,7 @@ class AgentSession:
             protocol_version=choice, client_info=asked.client_info, client_capabilities=asked.client_capabilities
         )
         try:
-            return await self._handshake("initialize", params)
+            return await self.handshake("initialize", params)
         except _Unsupported as exc:
             raise SessionError(f"the agent refused ACP v{choice} too, which it had listed as supported") from exc
 
@@ -252,10 +234,10 @@ class AgentSession:
         The connection's first session fills `state` as it comes; a later one is set up beside the current
         session and replaces it only once the agent answered (`SessionSwitched`).
         """
-        params = self._dialect().new_params(self.cwd, self.tools)
+        params = self.current_dialect().new_params(self.cwd, self.tools)
         if self.session_id is None and self.routing.opening is None:
             try:
-                raw = await self._handshake("session/new", params)
+                raw = await self.handshake("session/new", params)
             except SessionRefused as exc:
                 if not (self.tools.mcp_servers or self.tools.additional_directories):
                     raise
@@ -265,74 +247,16 @@ class AgentSession:
                 self.tools = SessionTools((), (), (*self.tools.refused, line))
                 if self.init is not None:
                     self._bind_services(self.init)  # the folders dropped are outside again for the guards
-                raw = await self._handshake("session/new", self._dialect().new_params(self.cwd, self.tools))
-            result = self._decode(codec.decode_new_session_result, raw, "session/new result")
+                raw = await self.handshake("session/new", self.current_dialect().new_params(self.cwd, self.tools))
+            result = self.decode(codec.decode_new_session_result, raw, "session/new result")
             self.session_id = result.session_id
-            self._session_ready(result)
+            self.session_ready(result)
             return result.session_id
-        opening = self._begin(None, None)
-        try:
-            raw = await self._handshake("session/new", params, opening)
-            result = self._decode(codec.decode_new_session_result, raw, "session/new result")
-            opening.session_id = result.session_id
-            self._switch(opening, result, replayed=False)
-        finally:
-            self.routing.end(opening)
-        return result.session_id
+        return await self.others.new_beside(params)
 
     def abilities(self) -> SessionAbilities:
         """The session methods the agent advertised (none before `initialize` is answered)."""
         return self.dialect.abilities() if self.dialect is not None else SessionAbilities()
-
-    def can_open(self, history: bool) -> bool:
-        """Can a past session be opened, with its history shown (`history`) or not (docs/protocol.md §3)?"""
-        return self.dialect is not None and self.dialect.open_method(history) is not None
-
-    async def open_session(
-        self, session_id: str, *, history: bool = True, progress: Callable[[int], None] | None = None
-    ) -> OpenMethod:
-        """Open a past session in this connection's directory (docs/protocol.md §3); returns how it was opened.
-
-        With `history`, v2 resumes with `replayFrom: start` and v1 uses `session/load` (else v1 `session/resume`,
-        which shows no history). The history goes into a fresh model; the current session stays current until
-        the agent answers, and stays so if it refuses, or fails halfway through the replay (`SessionError`).
-        `progress` is told the number of replayed updates as they arrive.
-        """
-        dialect = self._dialect()
-        method = dialect.open_method(history)
-        if method is None:
-            raise SessionError(
-                "this agent cannot open past sessions (it offers neither session/load nor session/resume)"
-            )
-        if method == "resume" and self.session_id is None and self.routing.opening is None:
-            await self.resume(session_id)  # nothing shown yet, no history asked: the restart path
-            return method
-        opening = self._begin(session_id, progress)
-        try:
-            if method == "load":
-                raw = await self._handshake("session/load", self._load_params(session_id), opening)
-                result = self._decode(codec.decode_load_session_result, raw, "session/load result")
-            else:
-                params = opening.dialect.resume_params(session_id, self.cwd, method == "resume_replay", self.tools)
-                raw = await self._handshake("session/resume", params, opening)
-                result = self._decode(codec.decode_resume_session_result, raw, "session/resume result")
-            self._switch(opening, result, replayed=method != "resume")
-        finally:
-            self.routing.end(opening)
-        return method
-
-    def _load_params(self, session_id: str) -> methods.LoadSessionRequest:
-        return codec.build_load_session(session_id, self.cwd, self.tools.mcp_servers, self.tools.additional_directories)
-
-    async def list_sessions(self, cursor: str | None = None, cwd: str | None = None) -> methods.ListSessionsResponse:
-        """One page of `session/list` (only when advertised): `cwd` filters (None: every folder)."""
-        if not self.abilities().list:
-            raise SessionError("this agent cannot list its sessions")
-        raw = await self._handshake("session/list", codec.build_list_sessions(cwd, cursor))
-        result: methods.ListSessionsResponse = self._decode(
-            codec.decode_list_sessions_result, raw, "session/list result"
-        )
-        return result
 
     async def close_session(self) -> bool:
         """`session/close` for the current session, when advertised: the agent stops its work and frees it.
@@ -341,69 +265,17 @@ class AgentSession:
         """
         if self.session_id is None or not self.abilities().close:
             return False
-        await self._handshake("session/close", methods.SessionIdRequest(session_id=self.session_id))
+        await self.handshake("session/close", methods.SessionIdRequest(session_id=self.session_id))
         return True
 
-    async def close_other(self, session_id: str) -> bool:
-        """`session/close` for a session this connection left (after a switch), when advertised."""
-        if not self.abilities().close:
-            return False
-        await self._handshake("session/close", methods.SessionIdRequest(session_id=session_id))
-        return True
-
-    async def delete_session(self, session_id: str) -> None:
-        """`session/delete` (only when advertised; idempotent on the agent's side)."""
-        if not self.abilities().delete:
-            raise SessionError("this agent cannot delete sessions")
-        await self._handshake("session/delete", methods.SessionIdRequest(session_id=session_id))
-
-    def _begin(self, session_id: str | None, progress: Callable[[int], None] | None) -> Opening:
-        if self.routing.opening is not None:
-            raise SessionError("another session is being opened")
-        current = self._dialect()
-        dialect = dialect_for(current.version, current.init)
-        self.routing.opening = Opening(session_id, dialect, progress)
-        return self.routing.opening
-
-    def _switch(
-        self, opening: Opening, result: methods.NewSessionResponse | methods.ResumeSessionResponse, *, replayed: bool
-    ) -> None:
-        """The agent answered: the opened session becomes the current one (`SessionSwitched`)."""
-        assert opening.session_id is not None
-        for item in opening.dialect.session_ready(result):
-            apply(opening.state, item)
-        previous = self.state
-        opening.state.account = previous.account  # the account is the connection's, not the session's
-        self.state, self.dialect, self.session_id = opening.state, opening.dialect, opening.session_id
-        self.routing.opening = None
-        self._emit(SessionSwitched(opening.session_id, previous, replayed))
-        for session_id, update in opening.buffered:  # a new session's updates sent before its id was known
-            self.routing.route(session_id, update)
-
-    async def resume(self, session_id: str, *, replay: bool = False) -> None:
-        """`session/resume` (v2 baseline; v1 only when `sessionCapabilities.resume` is advertised)."""
-        dialect = self._dialect()
-        if not dialect.can_resume():
-            raise SessionError("this agent does not support resuming sessions")
-        previous, self.session_id = self.session_id, session_id
-        try:
-            raw = await self._handshake(
-                "session/resume", dialect.resume_params(session_id, self.cwd, replay, self.tools)
-            )
-            result = self._decode(codec.decode_resume_session_result, raw, "session/resume result")
-        except BaseException:
-            self.session_id = previous  # refused: a new session may follow on this connection
-            raise
-        self._session_ready(result)
-
-    def _session_ready(self, result: methods.NewSessionResponse | methods.ResumeSessionResponse) -> None:
-        for item in self._dialect().session_ready(result):
+    def session_ready(self, result: methods.NewSessionResponse | methods.ResumeSessionResponse) -> None:
+        for item in self.current_dialect().session_ready(result):
             self.apply(item)
         buffered, self.routing.buffered = self.routing.buffered, []
         for session_id, update in buffered:
             self.routing.route(session_id, update)
 
-    async def _handshake(self, method: str, params: Any, opening: Opening | None = None) -> msgspec.Raw:
+    async def handshake(self, method: str, params: Any, opening: Opening | None = None) -> msgspec.Raw:
         try:
             if opening is None:
                 return await asyncio.wait_for(self.connection.request(method, params), self.handshake_timeout)
@@ -424,7 +296,7 @@ class AgentSession:
         except ConnectionClosed as exc:
             raise SessionError(f"the agent stopped during {method}: {exc}") from None
 
-    def _dialect(self) -> Dialect:
+    def current_dialect(self) -> Dialect:
         if self.dialect is None:
             raise SessionError("the agent has not been initialized")
         return self.dialect
@@ -440,7 +312,7 @@ class AgentSession:
         """
         if self.session_id is None:
             raise SessionError("no session yet")
-        dialect = self._dialect()
+        dialect = self.current_dialect()
         self.turns.cancelled = False
         request_id = self.connection.reserve_id()
         params = methods.PromptRequest(session_id=self.session_id, prompt=list(blocks))
@@ -464,7 +336,7 @@ class AgentSession:
             message_id = self.turns.start(v1, request_id)
             self.turns.end(v1, raw)
             return message_id
-        result = self._decode(codec.decode_prompt_result, raw, "session/prompt result", 2)
+        result = self.decode(codec.decode_prompt_result, raw, "session/prompt result", 2)
         self.apply(local.PromptAccepted(request_id, result.message_id))
         return result.message_id
 
@@ -565,7 +437,7 @@ class AgentSession:
             return
         params = codec.build_set_config_option(self.session_id, config_id, value, dialect.version)
         raw = await self._config_request("session/set_config_option", params)
-        result = self._decode(codec.decode_set_config_option_result, raw, "session/set_config_option result")
+        result = self.decode(codec.decode_set_config_option_result, raw, "session/set_config_option result")
         for item in dialect.config_result(ConfigOptionUpdate(config_options=result.config_options)):
             self.apply(item)
 
@@ -576,14 +448,15 @@ class AgentSession:
             raise SessionError(f"the agent stopped during {method}: {exc}") from None
 
     async def shutdown(self, grace: float | None = None) -> None:
-        """Stop the agent: release what the services started, close stdin, then SIGTERM, then SIGKILL its group.
+        """Stop the agent: release what the services started, then its host stops it for sure (a local one: close
+        stdin, then SIGTERM, then SIGKILL its group).
 
         With `grace` (a quit) all of that is over within about `grace` seconds, whatever the agent does: the
         commands it ran get half of it, the agent the rest (half after its stdin closes, half after SIGTERM)."""
         self.turns.cancel_all()
         if grace is None:
             await self._close_services()
-            await self.process.shutdown()
+            await self.transport.shutdown()
         else:
             loop = asyncio.get_running_loop()
             deadline = loop.time() + grace
@@ -592,7 +465,7 @@ class AgentSession:
                     service.kill_grace = min(service.kill_grace, grace / 2)
             await self._close_services()
             rest = max(deadline - loop.time(), grace / 4)
-            await self.process.shutdown(stdin_grace=rest / 2, term_grace=rest / 2, sweep_grace=0.0)
+            await self.transport.shutdown(stdin_grace=rest / 2, term_grace=rest / 2, sweep_grace=0.0)
         if self._own_trace and isinstance(self.trace, WireTrace):
             self.trace.close()
 
@@ -609,7 +482,7 @@ class AgentSession:
     def _on_stderr(self, line: str) -> None:
         if self.trace is not None:
             self.trace.record("stderr", line)
-        self._emit(StderrLine(line))
+        self.emit(StderrLine(line))
 
     def _on_wire_problem(self, problem: WireProblem) -> None:
         self.report(problem)
@@ -629,13 +502,13 @@ class AgentSession:
             for change in changes:
                 if isinstance(change, ProblemAdded):
                     self.frames.mark_last_received(change.reason)
-            self._emit(ModelChanged(changes))
+            self.emit(ModelChanged(changes))
 
     def report(self, problem: WireProblem) -> None:
         """A problem with what the agent sent: marked on its frame and shown in the conversation."""
         self.apply(local.ProtocolProblem(problem.reason, problem.raw[:2000].decode("utf-8", "replace")))
 
-    def _decode(self, decoder: Callable[..., Any], raw: msgspec.Raw, what: str, *args: Any) -> Any:
+    def decode(self, decoder: Callable[..., Any], raw: msgspec.Raw, what: str, *args: Any) -> Any:
         try:
             return decoder(bytes(raw), *args)
         except MalformedMessage as exc:
@@ -675,13 +548,13 @@ class _CurrentDialect:
 
     @property
     def version(self) -> int:
-        return self._session._dialect().version
+        return self._session.current_dialect().version
 
     def permission_request(self, params: bytes) -> methods.RequestPermissionRequest:
-        return self._session._dialect().permission_request(params)
+        return self._session.current_dialect().permission_request(params)
 
     def permission_opened(self, request_id: int | str, request: methods.RequestPermissionRequest) -> list[ModelInput]:
-        items = self._session._dialect().permission_opened(request_id, request)
+        items = self._session.current_dialect().permission_opened(request_id, request)
         child = request.session_id
         if child == self._session.session_id or child not in self._session.state.subagents:
             return items
@@ -689,7 +562,7 @@ class _CurrentDialect:
         return [local.ChildUpdate(child, item) for item in items]
 
     def permission_closed(self, request_id: int | str, outcome: str) -> list[ModelInput]:
-        items = self._session._dialect().permission_closed(request_id, outcome)
+        items = self._session.current_dialect().permission_closed(request_id, outcome)
         child = self._children.pop(request_id, None)
         return items if child is None else [local.ChildUpdate(child, item) for item in items]
 

@@ -15,9 +15,10 @@ import os
 import time
 from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 from acp_tui.agent.connection import ConnectionClosed
+from acp_tui.agent.host import AgentHost, host_for
 from acp_tui.agent.process import SpawnError
 from acp_tui.agent.session import AgentSession, AuthRequired, HandshakeTimeout, SessionError
 from acp_tui.agent.session_events import ModelChanged, SessionEvent, SessionSwitched
@@ -25,6 +26,7 @@ from acp_tui.context import (
     PromptSubmission,
     mentions_in_text,
 )
+from acp_tui.controller.agent_ends import AgentEnds
 from acp_tui.controller.controller_events import (
     AgentIdentified,
     CancelStateChanged,
@@ -32,24 +34,24 @@ from acp_tui.controller.controller_events import (
     Lifecycle,
     LifecycleChanged,
     Note,
-    QueueChanged,
     Severity,
     Waiting,
 )
+from acp_tui.controller.errors import BELOW, ControllerError, as_controller_error
 from acp_tui.controller.login import LoginFlow
 from acp_tui.controller.login_turns import LoginTurns
-from acp_tui.controller.mention_guard import prompt_blocks
 from acp_tui.controller.mode_watch import ModeWatch
 from acp_tui.controller.prompt_queue import PromptQueue
+from acp_tui.controller.prompting import PromptFlow
 from acp_tui.controller.session_switcher import SessionSwitcher
 from acp_tui.controller.steering import SteerFlow
 from acp_tui.controller.transcript_feed import TranscriptFeed
 from acp_tui.controller.turn_ends import TurnEnds
 from acp_tui.controller.wiring import ServicesFactory, UserAsker, default_services
 from acp_tui.launch import REPLAY_PREFIX, Launch, replayed_log
-from acp_tui.protocol.jsonrpc import AUTH_REQUIRED, RpcError
+from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.sanitize import plain
-from acp_tui.session.changes import AgentGone, ConfigChanged, EntityAdded, InfoChanged, StateChanged, TurnEnded
+from acp_tui.session import changes as ch
 from acp_tui.session.model import USER_MESSAGE, SessionState
 
 #: a replay's line in the conversation is cut here (its own lines are short; a recording's text is not)
@@ -78,8 +80,13 @@ class SessionController:
         services: ServicesFactory = default_services,
         transcripts: bool = True,
         force_stop_after: float = FORCE_STOP_AFTER,
+        host: AgentHost | None = None,
     ) -> None:
+        """`host`: where the agent runs (acp_tui/agent/host.py); default: the one the launch names (`host_for`)."""
         self.launch = launch
+        #: where the agent runs, chosen once at launch: it starts each connection's agent, and what the
+        #: connection offers the agent follows from it (wiring.py)
+        self.host: AgentHost = host if host is not None else host_for(launch)
         self.asker = asker
         #: who hears what happened (the chat screen's event pump, print mode)
         self.listener: ControllerListener = listener
@@ -91,19 +98,14 @@ class SessionController:
         #: name), until then the launch's (a named agent's, else the program's)
         self.agent_name = launch.agent_name
         self.queue = PromptQueue()
+        self.prompts = PromptFlow(self)  # the queue's prompts sent when the agent can take them (prompting.py)
         self._modes = ModeWatch()  # a mode change is a line in the conversation (mode_watch.py)
         self.transcript = TranscriptFeed(self)  # the model's changes, written once per frame (transcript_feed.py)
         self.phase: Lifecycle = "stopped"
         #: when the current cancel was sent (None when no cancel is in flight)
         self.cancel_sent_at: float | None = None
-        self._sending = False
-        self._stopped_by_user = False
-        self._restarting = False  # stopped to be restarted at once: its exit line does not offer Ctrl-R
-        self._stderr_lines = 0  # what this agent process wrote to stderr (the panel has the lines)
         #: the recording the agent plays back (`acp-tui replay`), None for a live agent
         self._replay = replayed_log(launch.agent_argv)
-        self._failure_shown = False  # the reason the agent is gone was already said (no second banner)
-        self._previous_session_id: str | None = None
         self._slow_cancel: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[object]] = set()
         self.closed = False
@@ -112,6 +114,7 @@ class SessionController:
         self.login_flow = LoginFlow(self)
         self.logins = LoginTurns(self)
         self.turn_ends = TurnEnds(self)  # how a turn ended, said in the conversation (turn_ends.py)
+        self.ends = AgentEnds(self)  # how the agent's life ended, said once (agent_ends.py)
         self.sessions = SessionSwitcher(self, listener=self.listener, transcripts=transcripts)
         self.steering = SteerFlow(
             self, listener=self.listener
@@ -136,7 +139,7 @@ class SessionController:
         state = self.session.state
         if (
             state.foreground.busy
-            or self._sending
+            or self.prompts.sending
             or self.login_flow.active
             or self.sessions.opening
             or self.login_pending
@@ -156,7 +159,7 @@ class SessionController:
     def stderr_tail(self, lines: int = 8) -> str:
         if self.session is None:
             return ""
-        return "\n".join(self.session.process.stderr_tail(4000).splitlines()[-lines:])
+        return "\n".join(self.session.transport.stderr_tail(4000).splitlines()[-lines:])
 
     # -- the agent's life --------------------------------------------------------------------------
 
@@ -167,11 +170,9 @@ class SessionController:
         """
         session = self.new_agent(self.launch)
         self.session = session
-        self._stopped_by_user = False
-        self._stderr_lines = 0
-        self._failure_shown = False
-        self._set_cancel(None)
-        self._set_phase("starting")
+        self.ends.started()
+        self.set_cancel(None)
+        self.set_phase("starting")
         if self._replay is not None:
             self.note(
                 f"replay of {plain(Path(self._replay).name)}: the agent's side comes from the recording; "
@@ -186,7 +187,7 @@ class SessionController:
             self.identify(session)
             restart_for_login = not await self.logins.open_or_log_in(session, resume_id)
         except SpawnError as exc:
-            self._unavailable(f"could not start the agent: {exc}")
+            self.ends.unavailable(f"could not start the agent: {exc}")
             return False
         except AuthRequired as exc:
             names = ", ".join(plain(str(m.get("name", m.get("id", "?")))) for m in exc.auth_methods) or "none offered"
@@ -197,7 +198,7 @@ class SessionController:
                 if exc.auth_methods
                 else "log in with the agent's own command first, then restart with Ctrl-R"
             )
-            self._unavailable(f"not logged in: the agent requires authentication ({names}); {how}")
+            self.ends.unavailable(f"not logged in: the agent requires authentication ({names}); {how}")
             await session.shutdown()  # no agent lingers; Ctrl-R starts a fresh one
             return False
         except (SessionError, RpcError, ConnectionClosed) as exc:
@@ -209,9 +210,9 @@ class SessionController:
                 if isinstance(exc, HandshakeTimeout)
                 else ""
             )
-            self._unavailable(f"{plain(str(exc)) or type(exc).__name__}{slow}{self._restart_hint()}")
+            self.ends.unavailable(f"{plain(str(exc)) or type(exc).__name__}{slow}{self.ends.restart_hint()}")
             # A hung or confused agent is stopped, so Ctrl-R starts a fresh one and none lingers.
-            self._failure_shown = True
+            self.ends.failure_shown = True
             await session.shutdown()
             return False
         if restart_for_login:
@@ -222,9 +223,9 @@ class SessionController:
             self.note(given)
         for line in session.tools.refused:  # what the agent cannot take is said, never dropped silently
             self.note(line, "warning")
-        self._set_phase("ready")
+        self.set_phase("ready")
         if not self.logins.resend_after_login():
-            self.send_queued()
+            self.prompts.send_queued()
         return True
 
     def new_agent(self, launch: Launch) -> AgentSession:
@@ -237,10 +238,10 @@ class SessionController:
             handshake_timeout=launch.init_timeout,
             log_path=launch.log_path,
             listener=self,
-            services=self._services_factory(launch, self.asker),
+            services=self._services_factory(launch, self.host, self.asker),
             mcp_servers=launch.mcp_servers,
             additional_directories=launch.add_dirs,
-            early=launch.early_agent,  # the first session's agent, started before the UI (cli.py); claimed once
+            host=self.host,  # a local host hands its first agent the one the command line started (cli.py)
         )
         return session
 
@@ -255,10 +256,12 @@ class SessionController:
         history = False
         if resume_id is None and not self.sessions.had_session:
             resume_id, history = await self.sessions.asked_for(session)
-        if resume_id is not None and session.can_open(history):
+        if resume_id is not None and session.others.can_open(history):
             self._emit(Waiting("opening the session" if history else "resuming the session"))
             try:
-                method = await session.open_session(resume_id, history=history, progress=self.sessions.replay_progress)
+                method = await session.others.open_session(
+                    resume_id, history=history, progress=self.sessions.replay_progress
+                )
                 resumed = True
             except AuthRequired:
                 raise  # log in, then resume (docs/protocol.md §2.4)
@@ -284,22 +287,22 @@ class SessionController:
         if not self.stopped:
             session = self.session
             if not stop_first or session is None:
-                raise SessionError("the agent is running")
-            self._restarting = True
+                raise ControllerError("the agent is running")
+            self.ends.restarting = True
             try:
                 await self.stop()
                 await session.connection.wait_closed()  # its exit is in the model: the phase is "stopped"
             finally:
-                self._restarting = False
+                self.ends.restarting = False
         self.note("restarting the agent…")
-        return await self.start(self._previous_session_id)
+        return await self.start(self.ends.previous_session_id)
 
     async def stop(self) -> None:
         """Stop the agent's whole process group at once (the conversation and transcript stay)."""
         session = self.session
         if session is None or self.stopped:
             return
-        self._stopped_by_user = True
+        self.ends.stopped_by_user = True
         await session.shutdown()
 
     async def shutdown(self, grace: float | None = None) -> None:
@@ -322,7 +325,7 @@ class SessionController:
                 except (TimeoutError, ConnectionClosed):
                     pass
             await self.sessions.close_on_quit(session, None if grace is None else share)
-            self._stopped_by_user = True
+            self.ends.stopped_by_user = True
             if grace is None:
                 await session.shutdown()
             else:
@@ -334,8 +337,8 @@ class SessionController:
 
     async def restart_for_login(self, session: AgentSession, resume_id: str | None) -> bool:
         """Stop this agent quietly and start a fresh one: it reads the new login or variables when it starts."""
-        self._failure_shown = True  # our own stop: no "the agent stopped" banner
-        self._stopped_by_user = True
+        self.ends.failure_shown = True  # our own stop: no "the agent stopped" banner
+        self.ends.stopped_by_user = True
         await session.shutdown()
         return await self.start(resume_id)
 
@@ -353,79 +356,10 @@ class SessionController:
         )
         if self.session is None or self.session.session_id is None or self.busy or self.stopped:
             self.queue.add(submission)
-            self.queue_changed()
+            self.prompts.queue_changed()
             return False
-        self.send(submission)
+        self.prompts.send(submission)
         return True
-
-    def send_next(self) -> bool:
-        """Send the oldest queued prompt now (also when the queue is paused); True when one was sent."""
-        self.queue.paused = False
-        sent = self.send_queued()
-        self.queue_changed()
-        return sent
-
-    def unqueue(self, index: int) -> PromptSubmission | None:
-        """Take a queued prompt out (the user removed it)."""
-        submission = self.queue.remove(index)
-        if not len(self.queue):
-            self.queue.paused = False
-        self.queue_changed()
-        return submission
-
-    def send_queued(self) -> bool:
-        session = self.session
-        if self.queue.paused or self.busy or self.stopped or session is None or session.session_id is None:
-            return False
-        if session.connection.exit_info is not None:
-            return False  # exited; its exit is still being reported: keep the prompts for a restart
-        submission = self.queue.pop()
-        self.queue_changed()
-        if submission is None:
-            return False
-        self.send(submission)
-        return True
-
-    def send(self, submission: PromptSubmission, *, resend_of: str | None = None) -> None:
-        self._sending = True
-        self._emit(Waiting("waiting for the agent to take the prompt"))
-        self.spawn(self._prompt(submission, resend_of))
-
-    async def _prompt(self, submission: PromptSubmission, resend_of: str | None = None) -> None:
-        """Build the blocks now (files are read fresh, as the agent's capabilities allow), then send.
-
-        `resend_of`: the user message this prompt repeats (sent again after a login).
-        """
-        session = self.session
-        assert session is not None
-        self.logins.last_prompt = submission  # sent again after a login (docs/protocol.md §2.4)
-        try:
-            blocks = await prompt_blocks(session, submission, self.launch, self.asker, self.note)
-            if blocks is None:
-                return  # said in the conversation: nothing the agent may not take goes out
-            if submission.mentions and self.cancel_sent_at is not None:
-                self._unsent(submission)  # Ctrl-C while the files were read: nothing went out
-                return
-            await session.prompt(blocks, resend_of=resend_of)
-        except RpcError as exc:
-            # the model holds the failed submission; its widget shows the error
-            if exc.code == AUTH_REQUIRED:
-                self.logins.auth_failed(session, exc.message)
-        except (ConnectionClosed, SessionError):
-            pass  # the exit is reported by the model
-        finally:
-            self._sending = False
-            if self.session is session:
-                self._emit(Waiting(None))
-                self._turn_progress()
-
-    def _unsent(self, submission: PromptSubmission) -> None:
-        """A prompt cancelled before it reached the agent waits at the queue's head, paused, not lost."""
-        self.queue.put_back(submission)
-        self.queue.paused = True
-        self.queue_changed()
-        self._set_cancel(None)
-        self.note("not sent: cancelled before it reached the agent; it waits in the queue", "warning")
 
     # -- cancel ------------------------------------------------------------------------------------
 
@@ -437,36 +371,41 @@ class SessionController:
             return True  # not a turn: no `session/cancel`, the queue keeps what it holds
         if session is None or self.stopped or self.cancel_sent_at is not None:
             return False
-        self._set_cancel(time.monotonic())
+        self.set_cancel(time.monotonic())
         self._slow_cancel = asyncio.get_running_loop().call_later(self.force_stop_after, self._cancel_is_slow)
         self.spawn(session.cancel())
         return True
 
     async def cancel_tool_call(self, tool_call_id: str) -> None:
-        """v2 `tool_call/cancel` for one tool call; raises `SessionError`/`RpcError` for the UI to show."""
+        """v2 `tool_call/cancel` for one tool call; raises `ControllerError` for the UI to show."""
         session = self.session
         if session is None or self.stopped:
-            raise SessionError("the agent is not running")
-        try:
+            raise ControllerError("the agent is not running")
+        with as_controller_error():
             await session.cancel_tool_call(tool_call_id)
-        except ConnectionClosed as exc:
-            raise SessionError(str(exc)) from None
 
     async def cancel_terminal(self, terminal_id: str) -> None:
-        """Stop one terminal from its card; raises `SessionError` (fit for the user) when it cannot be."""
+        """Stop one terminal from its card; raises `ControllerError` (fit for the user) when it cannot be."""
         session = self.session
         if session is None or self.stopped:
-            raise SessionError("the agent is not running")
-        await session.cancel_terminal(terminal_id)
+            raise ControllerError("the agent is not running")
+        with as_controller_error():
+            await session.cancel_terminal(terminal_id)
 
     async def set_config(self, config_id: str, value: str | bool) -> None:
-        """Change one session config option; raises `SessionError`/`RpcError` for the UI to show."""
+        """Change one session config option; raises `ControllerError` (the agent's reason) for the UI to show."""
         session = self.session
         if session is None:
-            raise SessionError("no session yet")
+            raise ControllerError("no session yet")
         self._modes.asked(config_id, value)
         try:
             await session.set_config_option(config_id, value)
+        except RpcError as exc:
+            self._modes.refused()
+            raise ControllerError(exc.message) from exc  # the agent's words; the code is for the log
+        except BELOW as exc:
+            self._modes.refused()
+            raise ControllerError(str(exc)) from exc
         except BaseException:
             self._modes.refused()
             raise
@@ -482,7 +421,8 @@ class SessionController:
                 "warning",
             )
 
-    def _set_cancel(self, sent_at: float | None) -> None:
+    def set_cancel(self, sent_at: float | None) -> None:
+        """A cancel sent at `sent_at` (its slow-cancel line armed by `cancel`), or (None) over: told once."""
         was = self.cancel_sent_at is not None
         self.cancel_sent_at = sent_at
         if sent_at is None and self._slow_cancel is not None:
@@ -502,27 +442,44 @@ class SessionController:
             self._emit(event)
             moved = indexed = prompted = False
             for change in event.changes:
-                if type(change) is TurnEnded:
-                    self.turn_ends.ended(change)
-                    indexed = True
-                elif type(change) is StateChanged:
-                    moved = True
-                elif type(change) is AgentGone:
-                    self._agent_gone(session)
-                elif type(change) is InfoChanged:
-                    indexed = True
-                elif type(change) is ConfigChanged:
-                    line = self._modes.seen((session, session.session_id), session.state.config_options)
-                    if line is not None:
-                        self.note(line.text, "warning" if line.warning else "info")
-                elif type(change) is EntityAdded and change.key[0] == USER_MESSAGE:
-                    prompted = True
+                match change:
+                    case ch.TextAppended() | ch.ContentAppended() | ch.BytesAppended() | ch.EntityChanged():
+                        pass  # the stream itself, first: most changes are these
+                    case ch.EntityAdded(key=key):
+                        prompted = prompted or key[0] == USER_MESSAGE
+                    case ch.TurnEnded():
+                        self.turn_ends.ended(change)
+                        indexed = True
+                    case ch.StateChanged():
+                        moved = True
+                    case ch.AgentGone():
+                        self.ends.gone(session)
+                    case ch.InfoChanged():
+                        indexed = True
+                    case ch.ConfigChanged():
+                        line = self._modes.seen((session, session.session_id), session.state.config_options)
+                        if line is not None:
+                            self.note(line.text, "warning" if line.warning else "info")
+                    case (
+                        ch.EntityRemoved()
+                        | ch.ContentReplaced()
+                        | ch.UsageChanged()
+                        | ch.AccountChanged()
+                        | ch.NoticeRaised()
+                        | ch.CommandsChanged()
+                        | ch.PermissionsChanged()
+                        | ch.SubmissionChanged()
+                        | ch.ProblemAdded()
+                    ):
+                        pass  # the UI's and the transcript's alone
+                    case _:
+                        assert_never(change)
             if indexed:
                 self.sessions.index_session(session)  # the session list shows its title and last activity
             elif prompted:
                 self.sessions.prompt_added(session)  # a session is listed from its first prompt on
             if moved:
-                self._turn_progress()  # after the turn's end is marked (and the queue maybe paused)
+                self.turn_progress()  # after the turn's end is marked (and the queue maybe paused)
         elif isinstance(event, SessionSwitched):
             self._modes.seen((session, session.session_id), session.state.config_options)  # the new one's start
             self.sessions.switched(session, event)
@@ -530,48 +487,21 @@ class SessionController:
             # The replay's departures from its recording are the conversation's, where they happen (README, "Replay")
             self.note(plain(event.text)[:REPLAY_LINE], "warning")
         else:
-            self._stderr_lines += 1
+            self.ends.stderr_lines += 1
             self._emit(event)
 
-    def _turn_progress(self) -> None:
+    def turn_progress(self) -> None:
         """The foreground state moved: when the agent is idle, the cancel is over and the next prompt goes."""
         session = self.session
         if session is None:
             return
         if session.state.foreground.busy:
-            if self._sending:
+            if self.prompts.sending:
                 self._emit(Waiting(None))  # the agent works on it, whenever it answers the request
             return
-        self._set_cancel(None)
+        self.set_cancel(None)
         if not self.stopped:
-            self.send_queued()
-
-    def _agent_gone(self, session: AgentSession) -> None:
-        self._previous_session_id = session.session_id or self._previous_session_id
-        self._set_cancel(None)
-        was_starting = self.phase == "starting"
-        self._set_phase("stopped")
-        info = session.connection.exit_info
-        how = (
-            "you stopped the agent"
-            if self._stopped_by_user
-            else (f"the agent stopped ({info.describe()})" if info is not None else "the agent stopped")
-        )
-        if self._restarting:
-            self.note("you stopped the agent to restart it")
-        elif not self._failure_shown and was_starting and not self._stopped_by_user:
-            # It never answered: its last stderr lines are all there is to say why (README, "Using it").
-            tail = "\n".join(info.stderr_tail.splitlines()[-8:]) if info is not None else ""
-            self.note(f"{how}{self._restart_hint()}", "error", detail=tail)
-        elif not self._failure_shown:
-            # A stack trace is the stderr panel's (F2), not the conversation's: one line points there.
-            count = self._stderr_lines
-            wrote = f"; it wrote {count} line{'s' if count != 1 else ''} to stderr (F2 shows them)" if count else ""
-            self.note(f"{how}{self._restart_hint()}{'' if self.launch.headless else wrote}", "error")
-        else:
-            self.transcript.note(how)
-        if was_starting:
-            self._emit(Waiting(None))
+            self.prompts.send_queued()
 
     # -- helpers -------------------------------------------------------------------------------------
 
@@ -580,16 +510,6 @@ class SessionController:
         self.transcript.flush()  # keep the transcript in conversation order
         self.transcript.note(text)
         self._emit(Note(text, severity, detail))
-
-    def _restart_hint(self) -> str:
-        """What a stopped agent's line tells the user to press: nothing where there are no keys (print mode)."""
-        return "" if self.launch.headless else " — press Ctrl-R to restart it"
-
-    def _unavailable(self, message: str) -> None:
-        self._emit(Waiting(None))
-        self._failure_shown = True
-        self._set_phase("stopped")
-        self.note(message, "error", detail=self.stderr_tail())
 
     def identify(self, session: AgentSession) -> None:
         agent = session.init.agent if session.init is not None else None
@@ -602,7 +522,8 @@ class SessionController:
         self.login_flow.identified(session, name)
         self._emit(AgentIdentified(name, version, session.version or 0))
 
-    def _set_phase(self, phase: Lifecycle) -> None:
+    def set_phase(self, phase: Lifecycle) -> None:
+        """The agent's phase (`LifecycleChanged` when it changes)."""
         if phase != self.phase:
             self.phase = phase
             self._emit(LifecycleChanged(phase))
@@ -610,9 +531,6 @@ class SessionController:
     def waiting(self, what: str | None) -> None:
         """Show (or, None, clear) what the client waits for in the status line."""
         self._emit(Waiting(what))
-
-    def queue_changed(self) -> None:
-        self._emit(QueueChanged(self.queue.items, self.queue.paused and bool(len(self.queue))))
 
     def spawn(self, coro: Coroutine[Any, Any, object]) -> None:
         task: asyncio.Task[object] = asyncio.get_running_loop().create_task(coro)

@@ -32,12 +32,6 @@ class LoginTurnsHost(PartHost, Protocol):
     #: the controller shut down: nothing more is started
     closed: bool
 
-    def send(self, submission: PromptSubmission, *, resend_of: str | None = None) -> None:
-        """Send this prompt now (the caller made sure the agent can take it)."""
-        ...
-
-    def queue_changed(self) -> None: ...
-
     async def open_or_resume(self, session: AgentSession, resume_id: str | None) -> None:
         """Resume `resume_id` where the agent can, else open a new session; `AuthRequired` goes to the caller."""
         ...
@@ -133,7 +127,7 @@ class LoginTurns:
                 self._host.note(how)
                 self._resend = resend
                 if not self.resend_after_login():
-                    self._host.send_queued()
+                    self._host.prompts.send_queued()
             case RestartNeeded(how=how):
                 self._host.note(how)
                 resume_id = session.session_id
@@ -158,7 +152,7 @@ class LoginTurns:
                         "then send it with Enter",
                         "warning",
                     )
-                self._host.send_queued()
+                self._host.prompts.send_queued()
 
     def resend_after_login(self) -> bool:
         """Send the prompt a login interrupted (nothing the user typed is lost); True when one was sent."""
@@ -172,14 +166,14 @@ class LoginTurns:
         self._host.note("sending your prompt again")
         if resend.refused is not None:
             session.dismiss_submission(resend.refused)  # the refused try goes; the words show once, as sent now
-        self._host.send(resend.prompt, resend_of=resend.of)
+        self._host.prompts.send(resend.prompt, resend_of=resend.of)
         return True
 
     def _requeue(self, submission: PromptSubmission) -> None:
         """Put a prompt back in the queue, paused: it waits for the user's Enter."""
         self._host.queue.add(submission)
         self._host.queue.paused = True
-        self._host.queue_changed()
+        self._host.prompts.queue_changed()
 
 
 def _only_prompt(state: SessionState, message_id: str) -> bool:

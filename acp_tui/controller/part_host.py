@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from acp_tui.agent.session import AgentSession
 from acp_tui.controller.controller_events import Lifecycle, Severity
+from acp_tui.controller.prompting import PromptFlow
 from acp_tui.launch import Launch
 
 
@@ -36,9 +37,8 @@ class PartHost(Protocol):
         """Run `coro` as the controller's task (cancelled when it shuts down)."""
         ...
 
-    def send_queued(self) -> bool:
-        """Send the next queued prompt if the agent can take it now."""
-        ...
+    #: the prompts on their way to the agent: `prompts.send_queued()` sends the next one if it can go now
+    prompts: PromptFlow
 
 
 __all__ = ["PartHost"]

@@ -3,7 +3,7 @@
 `SessionController` owns one (`controller.sessions`) and is its `SwitcherHost`; it lives here so the agent's
 life (start, restart, turns, login) and the moves between sessions read apart. Every method is called only when the agent advertised it
 (`SessionAbilities`); an unexpected answer (an unknown id, a bad cursor, a load that fails halfway)
-becomes a clear `Note` or `SessionError`, and the conversation on screen stays what it was.
+becomes a clear `Note` or `ControllerError`, and the conversation on screen stays what it was.
 
 Opening keeps the current session until the agent answered: its history goes into a fresh model
 (`AgentSession.open_session`), then `SessionOpened` tells the UI to show that model whole. A session of
@@ -27,6 +27,7 @@ from acp_tui.agent.process import SpawnError
 from acp_tui.agent.session import AgentSession, SessionError
 from acp_tui.agent.session_events import SessionSwitched
 from acp_tui.controller.controller_events import ControllerListener, SessionOpened
+from acp_tui.controller.errors import ControllerError
 from acp_tui.controller.part_host import PartHost
 from acp_tui.controller.sessions import (
     IndexEntry,
@@ -102,7 +103,7 @@ class SessionSwitcher:
         """The session methods the agent advertised, once it has started (none if it is not running)."""
         try:
             session = await self._ready_session()
-        except SessionError:
+        except ControllerError:
             return SessionAbilities()
         return session.abilities()
 
@@ -117,12 +118,14 @@ class SessionSwitcher:
     # -- intents ---------------------------------------------------------------------------------------
 
     async def list_sessions(self, cursor: str | None = None, *, all_dirs: bool = False) -> SessionPage:
-        """One page of the agent's sessions for this folder (or all); raises `SessionError` with the reason."""
+        """One page of the agent's sessions for this folder (or all); raises `ControllerError` with the reason."""
         session = await self._ready_session()
         try:
-            page = await session.list_sessions(cursor, None if all_dirs else str(session.cwd))
+            page = await session.others.list_sessions(cursor, None if all_dirs else str(session.cwd))
         except (RpcError, ConnectionClosed) as exc:
-            raise SessionError(f"the agent could not list its sessions: {exc}") from None
+            raise ControllerError(f"the agent could not list its sessions: {exc}") from exc
+        except SessionError as exc:
+            raise ControllerError(str(exc)) from exc
         return from_wire(page)
 
     async def open_session(self, session_id: str, *, cwd: str | None = None, history: bool = True) -> bool:
@@ -148,13 +151,13 @@ class SessionSwitcher:
             return False
         if cwd is not None and not same_folder(cwd, session.cwd):
             return await self._open_elsewhere(session_id, Path(cwd), history)
-        if not session.can_open(history):
+        if not session.others.can_open(history):
             self._host.note("this agent cannot open past sessions; their transcripts can still be read", "warning")
             return False
         left = session.session_id
         self._begin_switch("opening the session")
         try:
-            method = await session.open_session(session_id, history=history, progress=self.replay_progress)
+            method = await session.others.open_session(session_id, history=history, progress=self.replay_progress)
         except (SessionError, RpcError, ConnectionClosed) as exc:
             self._host.note(f"could not open the session: {plain(str(exc))}; this conversation stays", "warning")
             return False
@@ -188,14 +191,16 @@ class SessionSwitcher:
         return True
 
     async def delete_session(self, session_id: str) -> None:
-        """`session/delete` (only when offered); our transcript of it stays. Raises `SessionError` with the reason."""
+        """`session/delete` (only when offered); our transcript of it stays. Raises `ControllerError` with the reason."""
         session = await self._ready_session()
         if session.session_id == session_id:
-            raise SessionError("this is the open session; start a new one (Ctrl-N) before deleting it")
+            raise ControllerError("this is the open session; start a new one (Ctrl-N) before deleting it")
         try:
-            await session.delete_session(session_id)
+            await session.others.delete_session(session_id)
         except (RpcError, ConnectionClosed) as exc:
-            raise SessionError(f"the agent did not delete the session: {exc}") from None
+            raise ControllerError(f"the agent did not delete the session: {exc}") from exc
+        except SessionError as exc:
+            raise ControllerError(str(exc)) from exc
 
     async def latest_session(self) -> SessionListing | None:
         """The most recent session of this agent in this folder: from its list (first page) or our transcripts."""
@@ -203,7 +208,7 @@ class SessionSwitcher:
         session = self._host.session
         if session is not None and session.abilities().list:
             try:
-                page = await session.list_sessions(None, str(session.cwd))
+                page = await session.others.list_sessions(None, str(session.cwd))
                 rows.extend(row for row in from_wire(page).sessions if same_folder(row.cwd, session.cwd))
             except (SessionError, RpcError, ConnectionClosed):
                 pass  # the transcripts may still know one
@@ -214,12 +219,12 @@ class SessionSwitcher:
         """The conversation so far as Markdown (a chat log, from our transcript) and the transcript it came from."""
         writer = self._host.transcript.writer
         if writer is None:
-            raise SessionError("there is no transcript of this conversation to export")
+            raise ControllerError("there is no transcript of this conversation to export")
         self._host.transcript.flush()
         try:
             return transcript.render_markdown(writer.path), writer.path
         except OSError as exc:
-            raise SessionError(f"the transcript could not be read: {exc.strerror or exc}") from None
+            raise ControllerError(f"the transcript could not be read: {exc.strerror or exc}") from exc
 
     # -- hooks the controller calls ---------------------------------------------------------------------
 
@@ -234,7 +239,7 @@ class SessionSwitcher:
         if latest is None:
             self._host.note("no earlier session of this agent here: a new one starts")
             return None, False
-        if not latest.listed and not session.can_open(True):
+        if not latest.listed and not session.others.can_open(True):
             if launch.headless:  # print mode answers in the session asked for, or not at all
                 raise SessionError("--continue: this agent cannot open its past sessions; not run")
             self._host.note(
@@ -337,11 +342,11 @@ class SessionSwitcher:
         """The new session is shown: close the one left behind, then send what was typed meanwhile."""
         if left is not None and left != session.session_id:
             self._host.spawn(self._close_left(session, left))
-        self._host.send_queued()
+        self._host.prompts.send_queued()
 
     async def _close_left(self, session: AgentSession, session_id: str) -> None:
         try:
-            await asyncio.wait_for(session.close_other(session_id), CLOSE_TIMEOUT)
+            await asyncio.wait_for(session.others.close_other(session_id), CLOSE_TIMEOUT)
         except (TimeoutError, SessionError, RpcError, ConnectionClosed) as exc:
             self._host.transcript.note(f"the session left behind was not closed: {plain(str(exc))}")
 
@@ -388,10 +393,10 @@ class SessionSwitcher:
         try:
             await fresh.connect()
             await fresh.initialize()
-            if not fresh.can_open(history):
+            if not fresh.others.can_open(history):
                 raise SessionError("this agent cannot open past sessions")
             self._host.waiting("opening the session")
-            method = await fresh.open_session(session_id, history=history, progress=self.replay_progress)
+            method = await fresh.others.open_session(session_id, history=history, progress=self.replay_progress)
         except (SpawnError, SessionError, RpcError, ConnectionClosed) as exc:
             await fresh.shutdown()
             self._host.note(
@@ -409,26 +414,26 @@ class SessionSwitcher:
         self.switched(fresh, SessionSwitched(fresh.session_id, old.state, method != "resume"))
         self.opened_note(method, history)
         self._host.spawn(self._retire(old, left))
-        self._host.send_queued()
+        self._host.prompts.send_queued()
         return True
 
     async def _retire(self, session: AgentSession, left: str | None) -> None:
         """The connection of the folder we left: close its session, then stop its process."""
         if left is not None:
             try:
-                await asyncio.wait_for(session.close_other(left), CLOSE_TIMEOUT)
+                await asyncio.wait_for(session.others.close_other(left), CLOSE_TIMEOUT)
             except (TimeoutError, SessionError, RpcError, ConnectionClosed):
                 pass
         await session.shutdown()
 
     async def _ready_session(self) -> AgentSession:
-        """The running agent, waiting while it starts; raises `SessionError` when it is not running."""
+        """The running agent, waiting while it starts; raises `ControllerError` when it is not running."""
         deadline = time.monotonic() + self._host.launch.init_timeout + 5
         while self._host.phase == "starting" and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
         session = self._host.session
         if session is None or self._host.stopped:
-            raise SessionError("the agent is not running; press Ctrl-R to restart it")
+            raise ControllerError("the agent is not running; press Ctrl-R to restart it")
         return session
 
 

@@ -20,6 +20,7 @@ from acp_tui.context import PromptSubmission
 from acp_tui.controller.controller_events import ControllerListener, QueueChanged, Severity
 from acp_tui.controller.mention_guard import prompt_blocks
 from acp_tui.controller.prompt_queue import PromptQueue
+from acp_tui.controller.prompting import PromptFlow
 from acp_tui.launch import Launch
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.v2 import ContentBlock
@@ -46,9 +47,8 @@ class SteerHost(Protocol):
 
     def submit(self, prompt: PromptSubmission | str) -> bool: ...
 
-    def unqueue(self, index: int) -> PromptSubmission | None: ...
-
-    def send_queued(self) -> bool: ...
+    @property
+    def prompts(self) -> PromptFlow: ...
 
     def note(self, text: str, severity: Severity = "info", *, detail: str = "") -> None: ...
 
@@ -93,7 +93,7 @@ class SteerFlow:
         """Take the queued prompt at `index` out of the queue and steer it; None when there is none."""
         if not self.offered and self._host.busy:
             return "queued"  # it stays where it is
-        submission = self._host.unqueue(index)
+        submission = self._host.prompts.unqueue(index)
         return None if submission is None else self.steer_now(submission)
 
     async def _steer(self, session: AgentSession, submission: PromptSubmission) -> None:
@@ -127,7 +127,7 @@ class SteerFlow:
         queue.put_back(submission)
         self._listener.controller_event(QueueChanged(queue.items, queue.paused and bool(len(queue))))
         self._host.note(f"not steered: {reason}; your prompt waits in the queue", "warning")
-        self._host.send_queued()  # the turn may have ended while the steer was out: then it goes now
+        self._host.prompts.send_queued()  # the turn may have ended while the steer was out: then it goes now
 
 
 def _reason(exc: BaseException) -> str:

@@ -31,8 +31,6 @@ class TurnEndsHost(PartHost, Protocol):
     queue: PromptQueue
     logins: LoginTurns
 
-    def queue_changed(self) -> None: ...
-
 
 class TurnEnds:
     """Says how each turn ended and what that means for the prompt sent again and the queue."""
@@ -52,7 +50,7 @@ class TurnEnds:
             self._host.logins.last_prompt = None  # answered: nothing to send again
         if change.cancel_requested and len(self._host.queue):
             self._host.queue.paused = True  # what the user queued waits until they say so
-            self._host.queue_changed()
+            self._host.prompts.queue_changed()
 
     def _mark_turn_end(self, stop_reason: str | None, error_message: str | None) -> None:
         """A turn that did not simply end gets a line in the conversation, so the history says so."""

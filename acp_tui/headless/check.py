@@ -130,7 +130,7 @@ class AgentCheck:
         if not session.abilities().delete:
             return
         try:
-            await asyncio.wait_for(session.delete_session(session.session_id), self.step_timeout)
+            await asyncio.wait_for(session.others.delete_session(session.session_id), self.step_timeout)
         except (TimeoutError, SessionError, RpcError, ConnectionClosed) as exc:
             self._say(f"note: the check's session could not be deleted: {plain(str(exc)) or type(exc).__name__}")
 

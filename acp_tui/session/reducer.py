@@ -59,6 +59,7 @@ from acp_tui.protocol.v2 import (
     UserMessageChunk,
 )
 from acp_tui.sanitize import cut
+from acp_tui.session import changes as ch
 from acp_tui.session import subagents
 from acp_tui.session.account import (
     MAX_WINDOWS,
@@ -68,28 +69,6 @@ from acp_tui.session.account import (
     decode_unified_windows,
 )
 from acp_tui.session.background import Job, read_snapshot
-from acp_tui.session.changes import (
-    AccountChanged,
-    AgentGone,
-    BytesAppended,
-    Change,
-    CommandsChanged,
-    ConfigChanged,
-    ContentAppended,
-    ContentReplaced,
-    EntityAdded,
-    EntityChanged,
-    EntityRemoved,
-    InfoChanged,
-    NoticeRaised,
-    PermissionsChanged,
-    ProblemAdded,
-    StateChanged,
-    SubmissionChanged,
-    TextAppended,
-    TurnEnded,
-    UsageChanged,
-)
 from acp_tui.session.local_events import (
     AccountReported,
     AgentExited,
@@ -146,7 +125,7 @@ from acp_tui.session.model import (
     Usage,
 )
 
-_Handler = Callable[[SessionState, Any], list[Change]]
+_Handler = Callable[[SessionState, Any], list[ch.Change]]
 
 
 #: The timeline entity classes `_entity` creates.
@@ -157,7 +136,7 @@ _E = TypeVar("_E", Message, ToolCall, Terminal, Compaction)
 ModelInput: TypeAlias = SessionUpdate | LocalEvent
 
 
-def apply(state: SessionState, item: ModelInput) -> list[Change]:
+def apply(state: SessionState, item: ModelInput) -> list[ch.Change]:
     """Apply one decoded v2 update or local event to `state`; return what changed, in order.
 
     It is typed for a `ModelInput` (mypy holds every caller to it); at run time it takes anything else too, on
@@ -173,13 +152,13 @@ def apply(state: SessionState, item: ModelInput) -> list[Change]:
 # -- helpers -----------------------------------------------------------------------------------------
 
 
-def _add(state: SessionState, entity: Entity) -> EntityAdded:
+def _add(state: SessionState, entity: Entity) -> ch.EntityAdded:
     index = len(state.entities)
     state.entities[entity.key] = entity
-    return EntityAdded(entity.key, index)
+    return ch.EntityAdded(entity.key, index)
 
 
-def _entity(state: SessionState, key: EntityKey, changes: list[Change], kind: type[_E], *args: Any) -> _E | None:
+def _entity(state: SessionState, key: EntityKey, changes: list[ch.Change], kind: type[_E], *args: Any) -> _E | None:
     """The entity at `key`, created as `kind(key, *args)` (and reported) if first seen; `None` if the
     key holds another kind of entity."""
     entity = state.entities.get(key)
@@ -190,10 +169,10 @@ def _entity(state: SessionState, key: EntityKey, changes: list[Change], kind: ty
     return entity if isinstance(entity, kind) else None
 
 
-def _problem(state: SessionState, reason: str, detail: str) -> list[Change]:
+def _problem(state: SessionState, reason: str, detail: str) -> list[ch.Change]:
     state.problems.append(Problem(reason, detail))
     state.problem_count += 1
-    return [ProblemAdded(reason, detail)]
+    return [ch.ProblemAdded(reason, detail)]
 
 
 def _decode_b64(data: str) -> bytes | None:
@@ -207,9 +186,11 @@ def _decode_b64(data: str) -> bytes | None:
 # -- messages (Prompt Lifecycle, "Message IDs") -----------------------------------------------------
 
 
-def _message_upsert(state: SessionState, update: UserMessage | AgentMessage | AgentThought, kind: str) -> list[Change]:
+def _message_upsert(
+    state: SessionState, update: UserMessage | AgentMessage | AgentThought, kind: str
+) -> list[ch.Change]:
     key = (kind, update.message_id)
-    changes: list[Change] = []
+    changes: list[ch.Change] = []
     msg = _entity(state, key, changes, Message)
     if msg is None:
         return _problem(state, "entity type clash", repr(key))
@@ -221,26 +202,26 @@ def _message_upsert(state: SessionState, update: UserMessage | AgentMessage | Ag
             msg.local_echo = False
             fields.add("local_echo")
         if not created:
-            changes.append(ContentReplaced(key))
+            changes.append(ch.ContentReplaced(key))
     if update.meta is not UNSET:
         msg.meta = update.meta
         fields.add("meta")
     if fields and not created:
-        changes.append(EntityChanged(key, frozenset(fields)))
+        changes.append(ch.EntityChanged(key, frozenset(fields)))
     return changes
 
 
 def _message_chunk(
     state: SessionState, update: UserMessageChunk | AgentMessageChunk | AgentThoughtChunk, kind: str
-) -> list[Change]:
+) -> list[ch.Change]:
     key = (kind, update.message_id)
     msg = state.entities.get(key)
     if type(msg) is Message and not msg.local_echo:
         # The hot path: one append, one change.
         block = update.content
         text = msg.content.append(block)
-        return [TextAppended(key, text) if text is not None else ContentAppended(key, block)]
-    changes: list[Change] = []
+        return [ch.TextAppended(key, text) if text is not None else ch.ContentAppended(key, block)]
+    changes: list[ch.Change] = []
     msg = _entity(state, key, changes, Message)
     if msg is None:
         return _problem(state, "entity type clash", repr(key))
@@ -250,30 +231,30 @@ def _message_chunk(
     # The agent's first report of a message the client echoed locally replaces the echo.
     msg.local_echo = False
     msg.content.replace([update.content])
-    return [ContentReplaced(key), EntityChanged(key, frozenset({"local_echo"}))]
+    return [ch.ContentReplaced(key), ch.EntityChanged(key, frozenset({"local_echo"}))]
 
 
-def _user_message(state: SessionState, update: UserMessage) -> list[Change]:
+def _user_message(state: SessionState, update: UserMessage) -> list[ch.Change]:
     return _message_upsert(state, update, USER_MESSAGE)
 
 
-def _agent_message(state: SessionState, update: AgentMessage) -> list[Change]:
+def _agent_message(state: SessionState, update: AgentMessage) -> list[ch.Change]:
     return _message_upsert(state, update, AGENT_MESSAGE)
 
 
-def _agent_thought(state: SessionState, update: AgentThought) -> list[Change]:
+def _agent_thought(state: SessionState, update: AgentThought) -> list[ch.Change]:
     return _message_upsert(state, update, AGENT_THOUGHT)
 
 
-def _user_chunk(state: SessionState, update: UserMessageChunk) -> list[Change]:
+def _user_chunk(state: SessionState, update: UserMessageChunk) -> list[ch.Change]:
     return _message_chunk(state, update, USER_MESSAGE)
 
 
-def _agent_chunk(state: SessionState, update: AgentMessageChunk) -> list[Change]:
+def _agent_chunk(state: SessionState, update: AgentMessageChunk) -> list[ch.Change]:
     return _message_chunk(state, update, AGENT_MESSAGE)
 
 
-def _thought_chunk(state: SessionState, update: AgentThoughtChunk) -> list[Change]:
+def _thought_chunk(state: SessionState, update: AgentThoughtChunk) -> list[ch.Change]:
     return _message_chunk(state, update, AGENT_THOUGHT)
 
 
@@ -297,13 +278,13 @@ def _tool_call_key(state: SessionState, tool_call_id: str, creation: bool = Fals
     return key
 
 
-def _tool_call_created(state: SessionState, event: ToolCallCreated) -> list[Change]:
+def _tool_call_created(state: SessionState, event: ToolCallCreated) -> list[ch.Change]:
     return _tool_call_update(state, event.update, creation=True)
 
 
-def _tool_call_update(state: SessionState, update: ToolCallUpdate, creation: bool = False) -> list[Change]:
+def _tool_call_update(state: SessionState, update: ToolCallUpdate, creation: bool = False) -> list[ch.Change]:
     key = _tool_call_key(state, update.tool_call_id, creation)
-    changes: list[Change] = []
+    changes: list[ch.Change] = []
     call = _entity(state, key, changes, ToolCall, state.turn, update.tool_call_id)
     if call is None:
         return _problem(state, "entity type clash", repr(key))
@@ -343,30 +324,30 @@ def _tool_call_update(state: SessionState, update: ToolCallUpdate, creation: boo
     if update.content is not UNSET:
         call.content = list(update.content) if update.content else []
         if not created:
-            changes.append(ContentReplaced(key))
+            changes.append(ch.ContentReplaced(key))
     if fields and not created:
-        changes.append(EntityChanged(key, frozenset(fields)))
+        changes.append(ch.EntityChanged(key, frozenset(fields)))
     return changes
 
 
-def _tool_call_chunk(state: SessionState, update: ToolCallContentChunk) -> list[Change]:
+def _tool_call_chunk(state: SessionState, update: ToolCallContentChunk) -> list[ch.Change]:
     key = _tool_call_key(state, update.tool_call_id)
-    changes: list[Change] = []
+    changes: list[ch.Change] = []
     call = _entity(state, key, changes, ToolCall, state.turn, update.tool_call_id)
     if call is None:
         return _problem(state, "entity type clash", repr(key))
     call.content.append(update.content)
     if not changes:
-        changes.append(ContentAppended(key, update.content))
+        changes.append(ch.ContentAppended(key, update.content))
     return changes
 
 
 # -- terminals (docs/protocol.md §6.4) ----------------------------------------------------------------
 
 
-def _terminal_update(state: SessionState, update: TerminalUpdate) -> list[Change]:
+def _terminal_update(state: SessionState, update: TerminalUpdate) -> list[ch.Change]:
     key = (TERMINAL, update.terminal_id)
-    changes: list[Change] = []
+    changes: list[ch.Change] = []
     term = _entity(state, key, changes, Terminal, state.terminal_limit)
     if term is None:
         return _problem(state, "entity type clash", repr(key))
@@ -383,7 +364,7 @@ def _terminal_update(state: SessionState, update: TerminalUpdate) -> list[Change
     if term.cancelling and term.exit_status is not None:
         term.cancelling = False  # the exit status confirms the stop (docs/protocol.md §6.4)
         fields.add("cancelling")
-    problem: list[Change] = []
+    problem: list[ch.Change] = []
     if update.output is not UNSET:
         data = b"" if update.output is None else _decode_b64(update.output.data)
         if data is None:
@@ -391,9 +372,9 @@ def _terminal_update(state: SessionState, update: TerminalUpdate) -> list[Change
         else:
             term.replace(data)
             if not created:
-                changes.append(ContentReplaced(key))
+                changes.append(ch.ContentReplaced(key))
     if fields and not created:
-        changes.append(EntityChanged(key, frozenset(fields)))
+        changes.append(ch.EntityChanged(key, frozenset(fields)))
     return changes + problem
 
 
@@ -402,41 +383,41 @@ def _cells(value: int) -> int:
     return min(max(value, 1), 65535)
 
 
-def _terminal_cancel_requested(state: SessionState, event: TerminalCancelRequested) -> list[Change]:
+def _terminal_cancel_requested(state: SessionState, event: TerminalCancelRequested) -> list[ch.Change]:
     """The user asked to stop a running terminal: show "stopping…" until its exit status arrives."""
     term = state.terminal(event.terminal_id)
     if term is None or term.exit_status is not None or term.cancelling:
         return []
     term.cancelling = True
-    return [EntityChanged(term.key, frozenset({"cancelling"}))]
+    return [ch.EntityChanged(term.key, frozenset({"cancelling"}))]
 
 
-def _terminal_cancel_failed(state: SessionState, event: TerminalCancelFailed) -> list[Change]:
+def _terminal_cancel_failed(state: SessionState, event: TerminalCancelFailed) -> list[ch.Change]:
     term = state.terminal(event.terminal_id)
     if term is None or not term.cancelling:
         return []
     term.cancelling = False
-    return [EntityChanged(term.key, frozenset({"cancelling"}))]
+    return [ch.EntityChanged(term.key, frozenset({"cancelling"}))]
 
 
-def _tool_call_cancel_requested(state: SessionState, event: ToolCallCancelRequested) -> list[Change]:
+def _tool_call_cancel_requested(state: SessionState, event: ToolCallCancelRequested) -> list[ch.Change]:
     """The user asked to stop one tool call (`tool_call/cancel`): "stopping…" until its final status."""
     call = state.tool_call(event.tool_call_id)
     if call is None or call.finished or call.cancelling:
         return []
     call.cancelling = True
-    return [EntityChanged(call.key, frozenset({"cancelling"}))]
+    return [ch.EntityChanged(call.key, frozenset({"cancelling"}))]
 
 
-def _tool_call_cancel_failed(state: SessionState, event: ToolCallCancelFailed) -> list[Change]:
+def _tool_call_cancel_failed(state: SessionState, event: ToolCallCancelFailed) -> list[ch.Change]:
     call = state.tool_call(event.tool_call_id)
     if call is None or not call.cancelling:
         return []
     call.cancelling = False
-    return [EntityChanged(call.key, frozenset({"cancelling"}))]
+    return [ch.EntityChanged(call.key, frozenset({"cancelling"}))]
 
 
-def _terminal_timed(state: SessionState, event: TerminalTimed) -> list[Change]:
+def _terminal_timed(state: SessionState, event: TerminalTimed) -> list[ch.Change]:
     """The client's own command started or ended (the clock is read by the caller: this stays pure)."""
     term = state.terminal(event.terminal_id)
     if term is None:
@@ -448,21 +429,21 @@ def _terminal_timed(state: SessionState, event: TerminalTimed) -> list[Change]:
     if event.ended_at is not None:
         term.ended_at = event.ended_at
         fields.add("ended_at")
-    return [EntityChanged(term.key, frozenset(fields))] if fields else []
+    return [ch.EntityChanged(term.key, frozenset(fields))] if fields else []
 
 
-def _terminal_chunk(state: SessionState, update: TerminalOutputChunk) -> list[Change]:
+def _terminal_chunk(state: SessionState, update: TerminalOutputChunk) -> list[ch.Change]:
     data = _decode_b64(update.data)
     if data is None:
         return _problem(state, "invalid base64", f"terminal {update.terminal_id} output chunk")
     key = (TERMINAL, update.terminal_id)
-    changes: list[Change] = []
+    changes: list[ch.Change] = []
     term = _entity(state, key, changes, Terminal, state.terminal_limit)
     if term is None:
         return _problem(state, "entity type clash", repr(key))
     term.append(data)
     if not changes:
-        changes.append(BytesAppended(key, data))
+        changes.append(ch.BytesAppended(key, data))
     return changes
 
 
@@ -490,7 +471,7 @@ def bound_plan(plan: PlanItems | UnknownPlan) -> tuple[PlanItems | UnknownPlan, 
     return plan, more, more_done
 
 
-def _plan_update(state: SessionState, update: PlanUpdate) -> list[Change]:
+def _plan_update(state: SessionState, update: PlanUpdate) -> list[ch.Change]:
     key = (PLAN, update.plan.plan_id)
     entity = state.entities.get(key)
     plan, more, more_done = bound_plan(update.plan)
@@ -499,15 +480,15 @@ def _plan_update(state: SessionState, update: PlanUpdate) -> list[Change]:
     if type(entity) is not Plan:
         return _problem(state, "entity type clash", repr(key))
     entity.plan, entity.more, entity.more_done = plan, more, more_done
-    return [EntityChanged(key, frozenset({"plan"}))]
+    return [ch.EntityChanged(key, frozenset({"plan"}))]
 
 
 # -- compaction (docs/protocol.md §5.5) ---------------------------------------------------------------
 
 
-def _compaction_update(state: SessionState, update: CompactionUpdate) -> list[Change]:
+def _compaction_update(state: SessionState, update: CompactionUpdate) -> list[ch.Change]:
     key = (COMPACTION, update.compaction_id)
-    changes: list[Change] = []
+    changes: list[ch.Change] = []
     comp = _entity(state, key, changes, Compaction)
     if comp is None:
         return _problem(state, "entity type clash", repr(key))
@@ -519,7 +500,7 @@ def _compaction_update(state: SessionState, update: CompactionUpdate) -> list[Ch
     if update.summary is not UNSET:
         comp.summary.replace(update.summary)
         if not created:
-            changes.append(ContentReplaced(key))
+            changes.append(ch.ContentReplaced(key))
     if update.error is not UNSET:
         comp.error = update.error
         fields.add("error")
@@ -527,44 +508,44 @@ def _compaction_update(state: SessionState, update: CompactionUpdate) -> list[Ch
         comp.meta = update.meta
         fields.add("meta")
     if fields and not created:
-        changes.append(EntityChanged(key, frozenset(fields)))
+        changes.append(ch.EntityChanged(key, frozenset(fields)))
     return changes
 
 
-def _compaction_chunk(state: SessionState, update: CompactionSummaryChunk) -> list[Change]:
+def _compaction_chunk(state: SessionState, update: CompactionSummaryChunk) -> list[ch.Change]:
     key = (COMPACTION, update.compaction_id)
-    changes: list[Change] = []
+    changes: list[ch.Change] = []
     comp = _entity(state, key, changes, Compaction)
     if comp is None:
         return _problem(state, "entity type clash", repr(key))
     text = comp.summary.append(update.content)
     if not changes:
-        changes.append(TextAppended(key, text) if text is not None else ContentAppended(key, update.content))
+        changes.append(ch.TextAppended(key, text) if text is not None else ch.ContentAppended(key, update.content))
     return changes
 
 
 # -- unknown variants and notices ---------------------------------------------------------------------
 
 
-def _unknown(state: SessionState, update: UnknownUpdate) -> list[Change]:
+def _unknown(state: SessionState, update: UnknownUpdate) -> list[ch.Change]:
     """Keep it in the timeline with its raw payload; the unstable `plan_removed` is understood (docs/protocol.md §5.2)."""
     plan_id = update.raw.get("planId") if update.kind == "plan_removed" else None
     if isinstance(plan_id, str) and type(state.entities.get((PLAN, plan_id))) is Plan:
         del state.entities[(PLAN, plan_id)]
-        return [EntityRemoved((PLAN, plan_id))]
+        return [ch.EntityRemoved((PLAN, plan_id))]
     state.unknown_count += 1
     return [_add(state, UnknownEntry((UNKNOWN, str(state.unknown_count)), update.kind, update.raw))]
 
 
-def _notice(state: SessionState, update: Notice) -> list[Change]:
+def _notice(state: SessionState, update: Notice) -> list[ch.Change]:
     state.notices.append(update)
-    return [NoticeRaised(update)]
+    return [ch.NoticeRaised(update)]
 
 
 # -- foreground state (docs/protocol.md §9) -----------------------------------------------------------
 
 
-def _state_update(state: SessionState, update: StateUpdate) -> list[Change]:
+def _state_update(state: SessionState, update: StateUpdate) -> list[ch.Change]:
     fg = state.foreground
     before = (fg.state, fg.busy, fg.stop_reason, fg.error, fg.background)
     was_busy = fg.busy
@@ -581,7 +562,7 @@ def _state_update(state: SessionState, update: StateUpdate) -> list[Change]:
         error = update.error
         fg.error = error if fg.stop_reason == "error" and isinstance(error, ErrorObject) else None
     fg.state = new  # an unknown state is kept as sent; `busy` stays at the last known value
-    problems: list[Change] = []
+    problems: list[ch.Change] = []
     if isinstance(update.background, list):  # omitted or null: not reported, the last snapshot stands
         fg.background = update.background
         problems = _background(state, update.background)
@@ -589,11 +570,11 @@ def _state_update(state: SessionState, update: StateUpdate) -> list[Change]:
         problems.extend(subagents.close_unlisted(state))  # the turn ended, or a snapshot while idle
     if (fg.state, fg.busy, fg.stop_reason, fg.error, fg.background) == before:
         return problems
-    changes: list[Change] = [*problems, StateChanged(fg.state, fg.busy)]
+    changes: list[ch.Change] = [*problems, ch.StateChanged(fg.state, fg.busy)]
     if was_busy and not fg.busy:
         if fg.stop_reason == "cancelled":
             changes.extend(_cancel_unfinished(state, state.turn))
-        changes.append(TurnEnded(state.turn, fg.stop_reason, fg.error, state.cancel_requested))
+        changes.append(ch.TurnEnded(state.turn, fg.stop_reason, fg.error, state.cancel_requested))
         state.cancel_requested = False
     return changes
 
@@ -601,24 +582,24 @@ def _state_update(state: SessionState, update: StateUpdate) -> list[Change]:
 # -- subagents (session/subagents.py) -----------------------------------------------------------------
 
 
-def _subagent_update(state: SessionState, update: SubagentUpdate) -> list[Change]:
+def _subagent_update(state: SessionState, update: SubagentUpdate) -> list[ch.Change]:
     return subagents.announce(state, None, update)
 
 
-def _session_message(state: SessionState, update: SessionMessage) -> list[Change]:
+def _session_message(state: SessionState, update: SessionMessage) -> list[ch.Change]:
     return subagents.message(state, update, apply)
 
 
-def _child_update(state: SessionState, event: ChildUpdate) -> list[Change]:
+def _child_update(state: SessionState, event: ChildUpdate) -> list[ch.Change]:
     return subagents.route(state, event, apply)
 
 
-def _background(state: SessionState, items: list[BackgroundWork]) -> list[Change]:
+def _background(state: SessionState, items: list[BackgroundWork]) -> list[ch.Change]:
     """A complete background snapshot replaces the last one (session/background.py); rule breaks logged once."""
     bg = state.background
     snapshot = read_snapshot(items, lambda job: _job_entity(state, job) is not None)
     jobs, other, hidden = snapshot.jobs, snapshot.other, snapshot.hidden
-    problems: list[Change] = []
+    problems: list[ch.Change] = []
 
     def once(reason: str, detail: str) -> None:
         if reason not in bg.warned:
@@ -658,41 +639,41 @@ def _job_finished(entity: Terminal | ToolCall | Subagent) -> bool:
     return entity.exit_status is not None if isinstance(entity, Terminal) else entity.finished
 
 
-def _cancel_unfinished(state: SessionState, turn: int) -> list[Change]:
+def _cancel_unfinished(state: SessionState, turn: int) -> list[ch.Change]:
     """docs/protocol.md §9.3: a turn confirmed `cancelled` has flushed its updates, so a tool call of it the
     agent left unfinished (many never report on a cancelled call) will not finish: it is cancelled."""
     # `session/cancel` does not cover work in the latest background list (schema `CancelSessionNotification`)
     detached = {job.id for job in state.background.jobs if job.kind == "tool_call"}
-    changes: list[Change] = []
+    changes: list[ch.Change] = []
     for key, entity in state.entities.items():
         if type(entity) is ToolCall and entity.turn == turn and not entity.finished and entity.id not in detached:
             entity.status = "cancelled"
             entity.cancelling = False
-            changes.append(EntityChanged(key, frozenset({"status", "cancelling"})))
+            changes.append(ch.EntityChanged(key, frozenset({"status", "cancelling"})))
     return changes
 
 
 # -- beside the timeline ------------------------------------------------------------------------------
 
 
-def _usage(state: SessionState, update: UsageUpdate) -> list[Change]:
+def _usage(state: SessionState, update: UsageUpdate) -> list[ch.Change]:
     cost = update.cost if update.cost is not UNSET else None
     state.usage = Usage(update.used, update.size, cost)
-    changes: list[Change] = [UsageChanged()]
+    changes: list[ch.Change] = [ch.UsageChanged()]
     meta = update.meta
     if isinstance(meta, dict) and RATE_LIMIT_META in meta:
         changes += _limit_window(state, meta[RATE_LIMIT_META])
     return changes
 
 
-def _limit_window(state: SessionState, info: object) -> list[Change]:
+def _limit_window(state: SessionState, info: object) -> list[ch.Change]:
     """A plan window (`_claude/rateLimit`, session/account.py), and the others its `unifiedWindows` lists:
     each kept by its kind until its next report."""
     window = decode_rate_limit(info)
     account = state.account
     if window is None:
         return _warn_once(state, "rate limit", f"unreadable {RATE_LIMIT_META} in usage_update", repr(info)[:500])
-    changes: list[Change] = []
+    changes: list[ch.Change] = []
     # the headline window wins over its own entry in `unifiedWindows` (it has the overall status)
     others = [w for w in decode_unified_windows(info) if w.kind != window.kind]
     for each in (window, *others):
@@ -702,24 +683,24 @@ def _limit_window(state: SessionState, info: object) -> list[Change]:
             )
             continue
         account.windows[each.kind] = each
-    return [AccountChanged(), *changes]
+    return [ch.AccountChanged(), *changes]
 
 
-def _account_reported(state: SessionState, event: AccountReported) -> list[Change]:
+def _account_reported(state: SessionState, event: AccountReported) -> list[ch.Change]:
     if event.account is None:
         return _warn_once(state, "account", f"unreadable {event.method}", event.detail[:500])
     state.account.account = event.account
-    return [AccountChanged()]
+    return [ch.AccountChanged()]
 
 
-def _turn_tokens_reported(state: SessionState, event: TurnTokensReported) -> list[Change]:
+def _turn_tokens_reported(state: SessionState, event: TurnTokensReported) -> list[ch.Change]:
     if event.tokens is None:
         return _warn_once(state, "quota", f"unreadable _meta.{QUOTA_META} in the session/prompt result", event.detail)
     state.turn_tokens = event.tokens
-    return [AccountChanged()]
+    return [ch.AccountChanged()]
 
 
-def _warn_once(state: SessionState, kind: str, reason: str, detail: str) -> list[Change]:
+def _warn_once(state: SessionState, kind: str, reason: str, detail: str) -> list[ch.Change]:
     """An unknown account or limit shape is ignored and said once per kind (session/account.py)."""
     if kind in state.account.warned:
         return []
@@ -727,17 +708,17 @@ def _warn_once(state: SessionState, kind: str, reason: str, detail: str) -> list
     return _problem(state, reason, detail)
 
 
-def _commands(state: SessionState, update: AvailableCommandsUpdate) -> list[Change]:
+def _commands(state: SessionState, update: AvailableCommandsUpdate) -> list[ch.Change]:
     state.commands = list(update.available_commands)
-    return [CommandsChanged()]
+    return [ch.CommandsChanged()]
 
 
-def _config(state: SessionState, update: ConfigOptionUpdate) -> list[Change]:
+def _config(state: SessionState, update: ConfigOptionUpdate) -> list[ch.Change]:
     state.config_options = list(update.config_options)
-    return [ConfigChanged()]
+    return [ch.ConfigChanged()]
 
 
-def _info(state: SessionState, update: SessionInfoUpdate) -> list[Change]:
+def _info(state: SessionState, update: SessionInfoUpdate) -> list[ch.Change]:
     info = state.info
     fields: set[str] = set()
     for name in ("title", "updated_at", "meta"):
@@ -745,21 +726,21 @@ def _info(state: SessionState, update: SessionInfoUpdate) -> list[Change]:
         if value is not UNSET:
             setattr(info, name, value)
             fields.add(name)
-    return [InfoChanged(frozenset(fields))] if fields else []
+    return [ch.InfoChanged(frozenset(fields))] if fields else []
 
 
 # -- local events ---------------------------------------------------------------------------------------
 
 
-def _prompt_submitted(state: SessionState, event: PromptSubmitted) -> list[Change]:
+def _prompt_submitted(state: SessionState, event: PromptSubmitted) -> list[ch.Change]:
     state.submissions[event.request_id] = Submission(event.request_id, list(event.blocks))
-    return [SubmissionChanged(event.request_id)]
+    return [ch.SubmissionChanged(event.request_id)]
 
 
-def _prompt_accepted(state: SessionState, event: PromptAccepted) -> list[Change]:
+def _prompt_accepted(state: SessionState, event: PromptAccepted) -> list[ch.Change]:
     """Bind the submission to its user message by request id (docs/protocol.md §4.1 reconciliation)."""
     submission = state.submissions.pop(event.request_id, None)
-    changes: list[Change] = [SubmissionChanged(event.request_id)] if submission is not None else []
+    changes: list[ch.Change] = [ch.SubmissionChanged(event.request_id)] if submission is not None else []
     key = (USER_MESSAGE, event.message_id)
     entity = state.entities.get(key)
     if entity is None:
@@ -777,11 +758,11 @@ def _prompt_accepted(state: SessionState, event: PromptAccepted) -> list[Change]
         if submission is not None and submission.resend_of is not None:
             entity.resend_of = submission.resend_of
             fields.add("resend_of")
-        changes.append(EntityChanged(key, frozenset(fields)))
+        changes.append(ch.EntityChanged(key, frozenset(fields)))
     return changes
 
 
-def _prompt_steered(state: SessionState, event: PromptSteered) -> list[Change]:
+def _prompt_steered(state: SessionState, event: PromptSteered) -> list[ch.Change]:
     """A steered prompt the agent took: a user message of the client's (the agent echoes none)."""
     key = (USER_MESSAGE, event.message_id)
     if key in state.entities:
@@ -793,78 +774,78 @@ def _prompt_steered(state: SessionState, event: PromptSteered) -> list[Change]:
     return [_add(state, msg)]
 
 
-def _prompt_resent(state: SessionState, event: PromptResent) -> list[Change]:
+def _prompt_resent(state: SessionState, event: PromptResent) -> list[ch.Change]:
     """Mark a prompt sent again after a login as a repeat of message `of` (its submission, or the message it became)."""
     submission = state.submissions.get(event.request_id)
     if submission is not None:
         submission.resend_of = event.of
-        return [SubmissionChanged(event.request_id)]
+        return [ch.SubmissionChanged(event.request_id)]
     for key, entity in reversed(state.entities.items()):
         if key[0] == USER_MESSAGE and type(entity) is Message and entity.submission_id == event.request_id:
             entity.resend_of = event.of
-            return [EntityChanged(key, frozenset({"resend_of"}))]
+            return [ch.EntityChanged(key, frozenset({"resend_of"}))]
     return []
 
 
-def _prompt_rejected(state: SessionState, event: PromptRejected) -> list[Change]:
+def _prompt_rejected(state: SessionState, event: PromptRejected) -> list[ch.Change]:
     submission = state.submissions.get(event.request_id)
     if submission is None:
         return []
     submission.status = "cancelled" if event.cancelled else "failed"
     submission.error = event.error
-    return [SubmissionChanged(event.request_id)]
+    return [ch.SubmissionChanged(event.request_id)]
 
 
-def _submission_dismissed(state: SessionState, event: SubmissionDismissed) -> list[Change]:
+def _submission_dismissed(state: SessionState, event: SubmissionDismissed) -> list[ch.Change]:
     submission = state.submissions.get(event.request_id)
     if submission is None or submission.status == "pending":
         return []
     del state.submissions[event.request_id]
-    return [SubmissionChanged(event.request_id)]
+    return [ch.SubmissionChanged(event.request_id)]
 
 
-def _cancel_requested(state: SessionState, event: CancelRequested) -> list[Change]:
+def _cancel_requested(state: SessionState, event: CancelRequested) -> list[ch.Change]:
     """docs/protocol.md §9.3: answer every pending permission `cancelled`; show unfinished current tool calls cancelling."""
-    changes: list[Change] = []
+    changes: list[ch.Change] = []
     # The turn being cancelled: one running, or one sent and not yet answered (its `running` may follow).
     if state.foreground.busy or any(sub.status == "pending" for sub in state.submissions.values()):
         state.cancel_requested = True
     if state.permissions:
         resolved = tuple((request_id, "cancelled") for request_id in state.permissions)
         state.permissions.clear()
-        changes.append(PermissionsChanged(resolved=resolved))
+        changes.append(ch.PermissionsChanged(resolved=resolved))
     if state.foreground.state != IDLE:
         turn = state.turn
         for key, entity in state.entities.items():
             if type(entity) is ToolCall and entity.turn == turn and not entity.finished and not entity.cancelling:
                 entity.cancelling = True
-                changes.append(EntityChanged(key, frozenset({"cancelling"})))
+                changes.append(ch.EntityChanged(key, frozenset({"cancelling"})))
     return changes
 
 
-def _permission_requested(state: SessionState, event: PermissionRequested) -> list[Change]:
+def _permission_requested(state: SessionState, event: PermissionRequested) -> list[ch.Change]:
     """Queue the request; a v2 `tool_call` subject also patches that tool call (docs/protocol.md §8)."""
-    changes: list[Change] = []
+    changes: list[ch.Change] = []
     subject = getattr(event.request, "subject", None)
     call = getattr(subject, "tool_call", None)
     if type(call) is ToolCallUpdate:
         changes = _tool_call_update(state, call)
     state.permissions[event.request_id] = PendingPermission(event.request_id, event.request)
-    changes.append(PermissionsChanged(opened=(event.request_id,)))
+    changes.append(ch.PermissionsChanged(opened=(event.request_id,)))
     return changes
 
 
-def _permission_resolved(state: SessionState, event: PermissionResolved) -> list[Change]:
+def _permission_resolved(state: SessionState, event: PermissionResolved) -> list[ch.Change]:
     pending = state.permissions.pop(event.request_id, None)
     if pending is None:
         return []  # already answered (e.g. cancelled): each request is answered exactly once
     return [
-        PermissionsChanged(resolved=((event.request_id, event.outcome),)),
+        ch.PermissionsChanged(resolved=((event.request_id, event.outcome),)),
         *_rejected(state, pending.request, event.outcome),
     ]
 
 
-def _rejected(state: SessionState, request: Any, outcome: str) -> list[Change]:
+def _rejected(state: SessionState, request: Any, outcome: str) -> list[ch.Change]:
     """The user chose a reject option: the tool call it was about says so until the agent reports on it."""
     option = next((o for o in getattr(request, "options", None) or () if o.option_id == outcome), None)
     if option is None or not str(option.kind).startswith("reject"):
@@ -877,18 +858,18 @@ def _rejected(state: SessionState, request: Any, outcome: str) -> list[Change]:
     if call is None or call.finished or call.rejected:
         return []
     call.rejected = True
-    return [EntityChanged(call.key, frozenset({"rejected"}))]
+    return [ch.EntityChanged(call.key, frozenset({"rejected"}))]
 
 
-def _protocol_problem(state: SessionState, event: ProtocolProblem) -> list[Change]:
+def _protocol_problem(state: SessionState, event: ProtocolProblem) -> list[ch.Change]:
     return _problem(state, event.reason, event.detail)
 
 
-def _agent_exited(state: SessionState, event: AgentExited) -> list[Change]:
+def _agent_exited(state: SessionState, event: AgentExited) -> list[ch.Change]:
     """No agent, no foreground work: go idle, drop open permissions, mark pending prompts unknown (docs/protocol.md §4.1)
     and unfinished tool calls interrupted. An exit is not a protocol problem: the agent may just have
     crashed or been stopped by the user."""
-    changes: list[Change] = []
+    changes: list[ch.Change] = []
     fg = state.foreground
     state.cancel_requested = False  # the work ended with the agent; the exit banner says so, not a turn line
     if fg.busy or fg.state != IDLE:
@@ -896,26 +877,26 @@ def _agent_exited(state: SessionState, event: AgentExited) -> list[Change]:
         fg.busy = False
         fg.stop_reason = None
         fg.error = None
-        changes.append(StateChanged(IDLE, False))
+        changes.append(ch.StateChanged(IDLE, False))
     if state.permissions:
         dropped = tuple(state.permissions)
         state.permissions.clear()
-        changes.append(PermissionsChanged(dropped=dropped))
+        changes.append(ch.PermissionsChanged(dropped=dropped))
     for request_id, submission in state.submissions.items():
         if submission.status == "pending":
             submission.status = "unknown"
-            changes.append(SubmissionChanged(request_id))
+            changes.append(ch.SubmissionChanged(request_id))
     for entity in state.entities.values():
         if type(entity) is ToolCall and not entity.finished and not entity.interrupted:
             entity.interrupted = True  # display only: the agent is gone, this call will never finish
-            changes.append(EntityChanged(entity.key, frozenset({"interrupted"})))
+            changes.append(ch.EntityChanged(entity.key, frozenset({"interrupted"})))
     changes.extend(subagents.close_all(state))
     detail = f"exit code {event.returncode}" if event.returncode is not None else "no exit code"
-    changes.append(AgentGone(f"{detail}; {event.reason}" if event.reason else detail))
+    changes.append(ch.AgentGone(f"{detail}; {event.reason}" if event.reason else detail))
     return changes
 
 
-def _file_accessed(state: SessionState, event: FileAccessed) -> list[Change]:
+def _file_accessed(state: SessionState, event: FileAccessed) -> list[ch.Change]:
     """A file the client read or wrote for the agent (docs/protocol.md §10.2): listed in its tool call when
     one can be told for sure, else a line of its own in the timeline."""
     state.file_access_count += 1
@@ -935,7 +916,7 @@ def _file_accessed(state: SessionState, event: FileAccessed) -> list[Change]:
         return [_add(state, access)]
     access.tool_call_id = call.id
     call.files.append(access)
-    return [EntityChanged(call.key, frozenset({"files"}))]
+    return [ch.EntityChanged(call.key, frozenset({"files"}))]
 
 
 def _owning_tool_call(state: SessionState, event: FileAccessed) -> ToolCall | None:

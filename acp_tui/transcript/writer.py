@@ -47,28 +47,7 @@ from acp_tui.protocol.v2 import (
     UnknownToolContent,
 )
 from acp_tui.sanitize import multiline, plain
-from acp_tui.session.changes import (
-    AccountChanged,
-    AgentGone,
-    BytesAppended,
-    Change,
-    CommandsChanged,
-    ConfigChanged,
-    ContentAppended,
-    ContentReplaced,
-    EntityAdded,
-    EntityChanged,
-    EntityRemoved,
-    InfoChanged,
-    NoticeRaised,
-    PermissionsChanged,
-    ProblemAdded,
-    StateChanged,
-    SubmissionChanged,
-    TextAppended,
-    TurnEnded,
-    UsageChanged,
-)
+from acp_tui.session import changes as ch
 from acp_tui.session.model import (
     Compaction,
     Entity,
@@ -455,7 +434,7 @@ class TranscriptWriter:
 
     # -- public API ------------------------------------------------------------------------------
 
-    def write_changes(self, state: SessionState, changes: Iterable[Change]) -> None:
+    def write_changes(self, state: SessionState, changes: Iterable[ch.Change]) -> None:
         """Record one batch of reducer changes (values read from `state`), then flush."""
         if not self.enabled:
             return
@@ -500,22 +479,22 @@ class TranscriptWriter:
 
     # -- records ---------------------------------------------------------------------------------
 
-    def _record(self, batch: _Batch, state: SessionState, change: Change, added: set[EntityKey]) -> None:
+    def _record(self, batch: _Batch, state: SessionState, change: ch.Change, added: set[EntityKey]) -> None:
         """The record(s) for one change. A key added in this batch was rendered whole by its `added`
         record, from the model as it is now, so its later changes in the batch are skipped."""
         match change:
-            case TextAppended():
+            case ch.TextAppended():
                 if change.key not in added:
                     batch.append(TextRecord, change.key, multiline(change.text))
-            case BytesAppended():
+            case ch.BytesAppended():
                 if change.key not in added:
                     batch.append(OutputRecord, change.key, _terminal_text(self._decoder(change.key), change.data))
-            case EntityAdded():
+            case ch.EntityAdded():
                 entity = state.entities.get(change.key)
                 if entity is not None:
                     added.add(change.key)
                     batch.add(self._added(entity))
-            case ContentAppended():
+            case ch.ContentAppended():
                 entity = state.entities.get(change.key)
                 if entity is not None and change.key not in added:
                     key = change.key
@@ -523,20 +502,20 @@ class TranscriptWriter:
                         batch.add(ContentRecord(type=key[0], id=plain(key[1]), item=_tool_item(change.item)))
                     else:
                         batch.add(ContentRecord(type=key[0], id=plain(key[1]), text=_appended_block_text(change.item)))
-            case ContentReplaced():
+            case ch.ContentReplaced():
                 entity = state.entities.get(change.key)
                 if entity is not None and change.key not in added:
                     batch.add(self._replaced(entity))
-            case EntityChanged():
+            case ch.EntityChanged():
                 entity = state.entities.get(change.key)
                 if entity is not None and change.key not in added:
                     self._changed(batch, entity, change.fields)
-            case EntityRemoved():
+            case ch.EntityRemoved():
                 added.discard(change.key)
                 self._decoders.pop(change.key, None)
                 self._files_written.pop(change.key, None)
                 batch.add(RemovedRecord(type=change.key[0], id=plain(change.key[1])))
-            case StateChanged():
+            case ch.StateChanged():
                 fg = state.foreground
                 batch.add(
                     StateRecord(
@@ -546,7 +525,7 @@ class TranscriptWriter:
                         error=_error_value(fg.error),
                     )
                 )
-            case TurnEnded():
+            case ch.TurnEnded():
                 batch.add(
                     TurnEndRecord(
                         turn=change.turn,
@@ -555,7 +534,7 @@ class TranscriptWriter:
                         cancel_requested=change.cancel_requested,
                     )
                 )
-            case NoticeRaised():
+            case ch.NoticeRaised():
                 notice = change.notice
                 description = notice.description if isinstance(notice.description, str) else None
                 batch.add(
@@ -565,7 +544,7 @@ class TranscriptWriter:
                         description=multiline(description) if description is not None else None,
                     )
                 )
-            case UsageChanged():
+            case ch.UsageChanged():
                 usage = state.usage
                 if usage is not None:
                     cost = usage.cost
@@ -578,18 +557,18 @@ class TranscriptWriter:
                             else None,
                         )
                     )
-            case AccountChanged():
+            case ch.AccountChanged():
                 pass  # the account and its limits are live, not history (nor an e-mail address in a file)
-            case InfoChanged():
+            case ch.InfoChanged():
                 info = state.info
                 fields = {
                     name: _opt_plain(getattr(info, name)) for name in change.fields if name in ("title", "updated_at")
                 }
                 if fields:
                     batch.add(InfoRecord(fields=InfoFields(**fields)))
-            case CommandsChanged():
+            case ch.CommandsChanged():
                 batch.add(CommandsRecord(names=[plain(c.name) for c in state.commands]))
-            case ConfigChanged():
+            case ch.ConfigChanged():
                 batch.add(
                     ConfigRecord(
                         options={
@@ -598,7 +577,7 @@ class TranscriptWriter:
                         }
                     )
                 )
-            case PermissionsChanged():
+            case ch.PermissionsChanged():
                 # What changed, never what is open: a flood of requests writes its length, not its square.
                 batch.add(
                     PermissionsRecord(
@@ -609,7 +588,7 @@ class TranscriptWriter:
                         dropped=[_id_value(rid) for rid in change.dropped] if change.dropped else UNSET,
                     )
                 )
-            case SubmissionChanged():
+            case ch.SubmissionChanged():
                 rid = _id_value(change.request_id)
                 submission = state.submissions.get(change.request_id)
                 if submission is None:
@@ -623,9 +602,9 @@ class TranscriptWriter:
                             error=_error_value(submission.error),
                         )
                     )
-            case ProblemAdded():
+            case ch.ProblemAdded():
                 batch.add(ProblemRecord(reason=plain(change.reason), detail=multiline(change.detail)))
-            case AgentGone():
+            case ch.AgentGone():
                 batch.add(ExitRecord(detail=plain(change.detail)))
             case _:
                 assert_never(change)

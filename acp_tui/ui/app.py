@@ -96,7 +96,7 @@ class AcpApp(KeysInOrderApp[int]):
         controller: ControllerFactory = default_controller,
         launcher: TabLauncher | None = None,
     ) -> None:
-        """`launcher` resolves *New tab with agent…* as the command line would (acp_tui.cli.tab_launch); without
+        """`launcher` resolves *New tab with agent…* as the command line would (acp_tui.launch_resolve.tab_launch); without
         one, a new tab can take the current agent into another folder only."""
         super().__init__()
         self.launch = launch

@@ -239,7 +239,7 @@ async def test_an_agent_that_never_goes_idle_is_stopped_by_a_second_ctrl_c(tmp_p
         await wait_until(pilot, lambda: chat.status.values.busy, "the turn to run")
         session = chat.controller.session
         assert session is not None
-        pid = session.process.pid
+        pid = session.transport.pid
         assert pid is not None
         await pilot.press("ctrl+c")
         await wait_until(pilot, lambda: "session/cancel" in run.methods(), "session/cancel")
@@ -250,13 +250,13 @@ async def test_an_agent_that_never_goes_idle_is_stopped_by_a_second_ctrl_c(tmp_p
         chat.controller.force_stop_after = 60
         await pilot.press("ctrl+c")
         assert any("Cancelling" in note for note in notes)
-        assert session.process.running
+        assert session.transport.running
         await wait_until(pilot, lambda: "has not stopped yet" in conversation_text(chat), "the slow-cancel notice")
-        assert session.process.running
+        assert session.transport.running
         chat.controller.force_stop_after = FORCE_STOP_AFTER
         await pilot.press("ctrl+c")
         await wait_until(pilot, lambda: chat.status.values.state == "stopped", "the agent to stop")
-        await wait_until(pilot, lambda: not session.process.running, "the process to end")
+        await wait_until(pilot, lambda: not session.transport.running, "the process to end")
         with pytest.raises(ProcessLookupError):
             os.killpg(pid, 0)
         assert "you stopped the agent" in conversation_text(chat)
@@ -290,7 +290,7 @@ async def test_idle_ctrl_c_copies_a_selection_then_clears_then_quits_on_a_double
         await pilot.press("ctrl+c")
         await wait_until(pilot, lambda: not app.is_running, "the app to quit", timeout=10)
     assert app.return_value == 0
-    assert not session.process.running
+    assert not session.transport.running
     assert "session/cancel" not in run.methods()  # nothing was running
     run.validate_all()
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from acp_tui.agent.early_agent import EarlyAgent
+from acp_tui.agent.process import AgentProcess
 from acp_tui.ui.app import AcpApp
 from tests.support.demo_app import DemoRun, demo_launch
 from tests.support.tabs import chat, second_tab
@@ -29,10 +30,11 @@ async def test_the_first_tab_runs_the_early_agent_and_a_new_tab_its_own(tmp_path
         run = DemoRun(app, pilot)
         await run.ready()  # the demo greeted: the early agent answered the handshake
         first = chat(run, 1).controller.session
-        assert first is not None and first.process.pid == pid and started.pid is None
+        assert first is not None and first.transport.pid == pid and started.pid is None
         await second_tab(run)
         second = chat(run, 2).controller.session
-        assert second is not None and second.process.pid not in (None, pid)
-        assert second.process.lineage is not first.process.lineage
+        assert second is not None and second.transport.pid not in (None, pid)
+        assert isinstance(first.transport, AgentProcess) and isinstance(second.transport, AgentProcess)
+        assert second.transport.lineage is not first.transport.lineage
     started.discard()  # claimed: nothing left to stop (the app stopped it)
     assert not os.path.exists(f"/proc/{pid}")

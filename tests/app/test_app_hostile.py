@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Log
 
+from acp_tui.agent.process import AgentProcess
 from acp_tui.services.permission import PermissionService
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.browsers.problems import ProblemsScreen
@@ -145,10 +146,10 @@ async def test_agent_killed_during_a_permission_dialog_closes_it_and_says_why(ap
     async with app.run_test(size=SIZE) as pilot:
         chat = await start_and_prompt(pilot, app, "delete it")
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen), what="the dialog")
-        assert chat.controller.session is not None and chat.controller.session.process.pid is not None
+        assert chat.controller.session is not None and chat.controller.session.transport.pid is not None
         permission = next(s for s in chat.controller.session.services if isinstance(s, PermissionService))
         assert permission.open_count == 1
-        os.killpg(chat.controller.session.process.pid, signal.SIGKILL)
+        os.killpg(chat.controller.session.transport.pid, signal.SIGKILL)
         await wait_for(pilot, lambda: app.screen is chat, what="the dialog closed")
         await wait_for(pilot, lambda: chat.status.values.state == "stopped")
         lines = system_lines(chat)
@@ -294,7 +295,8 @@ async def test_stderr_flood_is_bounded(app_dirs: Path, tmp_path: Path) -> None:
         await wait_for(pilot, lambda: DONE_MARKER in screen_text(app), timeout=60, what="the done marker")
         await wait_for(pilot, lambda: not chat.status.values.busy)
         assert chat.controller.session is not None
-        assert chat.controller.session.process.stderr_bytes_seen > 9_000_000
+        transport = chat.controller.session.transport
+        assert isinstance(transport, AgentProcess) and transport.stderr_bytes_seen > 9_000_000
         panel = chat.query_one("#stderr", Log)
         assert panel.line_count <= 2000
         assert chat.status.values.stderr_unseen > 0

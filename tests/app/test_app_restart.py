@@ -52,8 +52,8 @@ async def kill_restart_and_prompt(pilot: Pilot[Any], app: AcpApp, *, answer: str
         what="first turn",
     )
     first = chat.controller.session
-    assert first is not None and first.process.pid is not None
-    old_pid, old_session_id = first.process.pid, first.session_id
+    assert first is not None and first.transport.pid is not None
+    old_pid, old_session_id = first.transport.pid, first.session_id
     os.killpg(old_pid, signal.SIGKILL)
     await wait_for(pilot, lambda: chat.status.values.state == "stopped", what="stopped")
     assert any("killed by SIGKILL" in line and "Ctrl-R" in line for line in system_lines(chat))
@@ -63,7 +63,7 @@ async def kill_restart_and_prompt(pilot: Pilot[Any], app: AcpApp, *, answer: str
     await wait_for(
         pilot, lambda: chat.controller.session is not first and session_ready(chat), timeout=timeout, what="restart"
     )
-    assert chat.controller.session is not None and chat.controller.session.process.pid != old_pid
+    assert chat.controller.session is not None and chat.controller.session.transport.pid != old_pid
     assert chat.controller.session.init is not None  # a new initialize was answered
     lines = system_lines(chat)
     resumed, fresh = any(RESUMED in line for line in lines), any(FRESH in line for line in lines)

@@ -72,7 +72,7 @@ async def test_ctrl_t_opens_a_new_session_of_the_same_agent_and_folder(tmp_path:
         assert second.controller is not first.controller
         assert second.controller.session is not None and first.controller.session is not None
         assert second.controller.session.session_id != first.controller.session.session_id
-        assert second.controller.session.process is not first.controller.session.process
+        assert second.controller.session.transport is not first.controller.session.transport
         assert bar(run).display
         await run.wait(lambda: bar_line(run).startswith(" 1 ● "), "the bar on the top line")
         assert " 2 ● " in bar_line(run)

@@ -99,7 +99,7 @@ async def test_frames_arrive_while_open_and_problems_mark_them_and_closing_stops
 
 
 async def test_f8_in_the_app_shows_the_live_connection_and_the_palette_offers_it(tmp_path: Path) -> None:
-    from acp_tui.cli import demo_argv
+    from acp_tui.launch_resolve import demo_argv
     from acp_tui.ui.app import AcpApp
     from acp_tui.ui.browsers.inspector import COMMAND_NAME, InspectorCommands
     from tests.support.scripted_app import make_launch, ready, submit

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from acp_tui import __version__
-from acp_tui.cli import demo_argv
 from acp_tui.headless.replay import SILENCE, Entry, Replayer, read_recording, recorded_prompt
 from acp_tui.launch import replayed_log
+from acp_tui.launch_resolve import demo_argv
 from acp_tui.session.model import Message, ToolCall
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.chat.screen import ChatScreen

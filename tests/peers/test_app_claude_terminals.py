@@ -31,7 +31,7 @@ def with_terminals(launch: Launch, listener: ControllerListener, asker: UserAske
         launch,
         asker=asker,
         listener=listener,
-        services=lambda _launch, ask: [PermissionService(ask), TerminalService()],
+        services=lambda _launch, _host, ask: [PermissionService(ask), TerminalService()],
     )
 
 

@@ -112,7 +112,7 @@ async def test_dual_version_agent_v2_prompt_cancelled_with_ctrl_c_ends_idle_canc
         chat = await ready(pilot, app)
         session = chat.controller.session
         assert session is not None and session.version == 2
-        pid = session.process.pid
+        pid = session.transport.pid
         assert pid is not None
         # The agent works for only 250 ms once it reads a prompt, and on a loaded machine the cancel can
         # go out later than that (a poll for its `running` misses the window; even an at-once Ctrl-C

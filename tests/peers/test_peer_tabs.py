@@ -90,7 +90,7 @@ async def test_two_tabs_each_with_the_sdk_agent(
         # Ctrl+T while tab 1 works: the same agent command, a process and a session of its own.
         second = await new_tab(pilot, app, 2)
         assert second is chat(app, 2) and app.screen is second
-        assert session_of(app, 2).process is not session_of(app, 1).process
+        assert session_of(app, 2).transport is not session_of(app, 1).transport
         assert session_of(app, 2).session_id != session_of(app, 1).session_id
         name = second.controller.agent_name
         assert name and first.controller.agent_name == name
@@ -131,18 +131,18 @@ async def test_two_tabs_each_with_the_sdk_agent(
         await pilot.press("ctrl+pagedown")
         assert app.screen is second
         closed = session_of(app, 2)
-        pid = closed.process.pid
+        pid = closed.transport.pid
         assert pid is not None and alive(pid)
         await pilot.press("ctrl+w")
         await wait_until(pilot, lambda: len(app.tabs.tabs) == 1 and app.screen is first, "tab 2 closed")
         await wait_until(pilot, lambda: closed.connection.exit_info is not None, "tab 2's agent to exit")
         await wait_until(pilot, lambda: not alive(pid), "tab 2's agent process gone")
-        assert alive(session_of(app, 1).process.pid or 0), "tab 1's agent lives on"
+        assert alive(session_of(app, 1).transport.pid or 0), "tab 1's agent lives on"
 
         # Two tabs again, then Ctrl+Q: both agents end.
         await new_tab(pilot, app, 2)
         sessions = [session_of(app, 1), session_of(app, 2)]
-        pids = [s.process.pid for s in sessions]
+        pids = [s.transport.pid for s in sessions]
         assert all(p is not None and alive(p) for p in pids)
         await pilot.press("ctrl+q")
         await wait_until(

@@ -11,8 +11,8 @@ import pytest
 from textual.pilot import Pilot
 from textual.widget import Widget
 
-from acp_tui.cli import demo_argv
 from acp_tui.launch import Launch
+from acp_tui.launch_resolve import demo_argv
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.chat.screen import ChatScreen
 from acp_tui.ui.dialogs.permission import PermissionScreen

@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.widgets import Static
 
 from acp_tui.agent.dialect import SessionAbilities
-from acp_tui.agent.session import SessionError
+from acp_tui.controller.errors import ControllerError
 from acp_tui.controller.sessions import SessionListing, SessionPage, listing
 from acp_tui.ui.browsers.sessions import SessionBrowser
 from acp_tui.ui.key_order import KeysInOrderApp
@@ -48,7 +48,7 @@ class Source:
     async def list_sessions(self, cursor: str | None = None, *, all_dirs: bool = False) -> SessionPage:
         self.cursors.append(cursor)
         if cursor is not None and cursor == self.fail_cursor:
-            raise SessionError("the agent refused session/list: invalid cursor (-32602)")
+            raise ControllerError("the agent refused session/list: invalid cursor (-32602)")
         start = int(cursor or 0)
         rows = self.rows()
         end = start + self.page_size

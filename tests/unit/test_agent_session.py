@@ -152,7 +152,7 @@ async def test_sdk_dual_agent_v2_turn_and_cancel(
         # The agent works 250 ms per turn, and a cancel sent on seeing it busy can reach it later than
         # that on a loaded machine, finding no turn (the CI failure of the app-level twin). So it is held
         # (SIGSTOP) while the prompt and then the cancel are written, and reads both when it continues.
-        pid = session.process.pid
+        pid = session.transport.pid
         assert pid is not None
         os.kill(pid, signal.SIGSTOP)
         try:
@@ -253,7 +253,7 @@ async def test_a_hundred_thousand_replayed_updates_open_the_session(
     v2_session: AgentSession, recorder: Recorder
 ) -> None:
     count = 100_000
-    method = await v2_session.open_session(f"replay-{count}")
+    method = await v2_session.others.open_session(f"replay-{count}")
     assert method == "resume_replay" and v2_session.session_id == f"replay-{count}"
     state = v2_session.state
     assert len([e for e in state.entities.values() if isinstance(e, ToolCall)]) == count // 100

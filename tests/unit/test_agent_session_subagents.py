@@ -100,7 +100,7 @@ async def test_a_subagents_history_replayed_on_resume_goes_to_its_lane(tmp_path:
     )
     await session.start()
     try:
-        await session.open_session("with-subagent")
+        await session.others.open_session("with-subagent")
         kid = session.state.subagents["kid"]
         assert kid.title == "Kid" and [call.id for call in kid.tool_calls] == ["k1"]
         assert session.state.problem_count == 0, list(session.state.problems)

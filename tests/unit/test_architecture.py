@@ -64,6 +64,7 @@ LAYERS: tuple[Layer, ...] = (
             "acp_tui.mcp_servers",
             "acp_tui.catalogue",
             "acp_tui.launch",
+            "acp_tui.launch_resolve",
             "acp_tui.sanitize",
             "acp_tui.ansi",
             "acp_tui.history",

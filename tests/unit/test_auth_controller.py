@@ -532,7 +532,7 @@ async def test_a_login_the_agent_does_not_answer_is_cancelled_with_ctrl_c_and_th
     assert "session/cancel" not in run.methods_sent()  # a login is not a turn
     # the way back the note gives: log in from the palette, then Enter sends the prompt
     assert await run.ctl.logins.login()
-    assert run.ctl.send_next()
+    assert run.ctl.prompts.send_next()
     await run.until(lambda: "echo: keep me" in run.answers(), "the prompt answered after logging in")
     assert run.validate_frames() >= 6
 

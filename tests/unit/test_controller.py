@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from acp_tui.cli import demo_argv
 from acp_tui.controller.controller import SessionController
 from acp_tui.controller.controller_events import ControllerEvent, LifecycleChanged, ModelChanged, Note, QueueChanged
 from acp_tui.launch import Launch
+from acp_tui.launch_resolve import demo_argv
 from acp_tui.session.changes import AgentGone
 from acp_tui.session.model import AGENT_MESSAGE, TOOL_CALL, USER_MESSAGE, Message, ToolCall
 from tests.support.agents import AGENTS_DIR
@@ -94,7 +94,7 @@ async def test_cancel_ends_a_slow_turn_and_pauses_what_is_queued(
     assert "⊘ cancelled" in notes(events)
     assert ctl.queue.paused and ctl.queue.items == ("after",)  # waits for the user
     assert QueueChanged(("after",), True) in events
-    assert ctl.send_next()
+    assert ctl.prompts.send_next()
     await until(lambda: ctl.state.turn >= 2 and not ctl.busy)
     assert not ctl.queue.items
 
@@ -111,7 +111,7 @@ async def test_a_cancel_while_mentioned_files_are_read_keeps_the_prompt_unsent_a
     assert ctl.state.turn == 0 and not ctl.state.submissions
     assert ctl.queue.paused and ctl.queue.items == ("summarise @notes.txt",)
     assert any(text.startswith("not sent: cancelled") for text in notes(events))
-    assert ctl.send_next()  # the user sends it after all
+    assert ctl.prompts.send_next()  # the user sends it after all
     await until(lambda: ctl.state.turn >= 1 and not ctl.busy)
     assert not ctl.queue.items and ctl.state.foreground.stop_reason == "end_turn"
 
@@ -138,7 +138,7 @@ def test_the_controller_runs_a_turn_with_no_textual_imported(tmp_path: Path) -> 
     script = textwrap.dedent("""
         import asyncio, sys
         from pathlib import Path
-        from acp_tui.cli import demo_argv
+        from acp_tui.launch_resolve import demo_argv
         from acp_tui.controller.controller import SessionController
         from acp_tui.launch import Launch
 

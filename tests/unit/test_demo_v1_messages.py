@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from acp_tui.agent.session import AgentSession
-from acp_tui.cli import demo_argv
 from acp_tui.demo import content
+from acp_tui.launch_resolve import demo_argv
 from acp_tui.protocol import codec
 from acp_tui.protocol.v2 import TextContent
 from acp_tui.session.model import AGENT_MESSAGE, Message, SessionState

@@ -222,10 +222,10 @@ async def test_the_first_session_claims_the_early_agent_and_a_restart_spawns_its
     try:
         assert await ctl.start()
         first = ctl.session
-        assert first is not None and first.process.pid == pid and started.pid is None
+        assert first is not None and first.transport.pid == pid and started.pid is None
         assert await ctl.restart(stop_first=True)
         second = ctl.session
-        assert second is not first and second is not None and second.process.pid not in (None, pid)
+        assert second is not first and second is not None and second.transport.pid not in (None, pid)
         assert state(pid) is None  # the first was shut down and reaped
     finally:
         await ctl.shutdown()

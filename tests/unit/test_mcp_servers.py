@@ -19,8 +19,9 @@ import pytest
 from acp_tui import secrets
 from acp_tui.agent.dialect import SessionTools
 from acp_tui.agent.session import AgentSession
-from acp_tui.cli import LaunchError, build_launch, parse_argv
+from acp_tui.cli import build_launch, parse_argv
 from acp_tui.config import parse_settings, resolve_mcp_servers
+from acp_tui.launch_resolve import LaunchError
 from acp_tui.mcp_servers import McpServer
 from acp_tui.protocol import codec
 from tests.support.agents import scripted_agent_argv
@@ -74,9 +75,9 @@ async def _session_setups(
     session = AgentSession(argv, cwd=tmp_path, mcp_servers=servers, additional_directories=folders)
     try:
         await session.start()
-        await session.open_session("old-1", history=False)
+        await session.others.open_session("old-1", history=False)
         if version == 1:
-            await session.open_session("old-2", history=True)
+            await session.others.open_session("old-2", history=True)
     finally:
         await session.shutdown()
     setups = [m for method in ("session/new", "session/resume", "session/load") for m in _received(record, method)]

@@ -287,6 +287,7 @@ def test_outside_reads_is_a_setting() -> None:
 def test_the_setting_reaches_the_file_service() -> None:
     from types import MappingProxyType
 
+    from acp_tui.agent.host import LocalHost
     from acp_tui.controller.wiring import default_services
     from acp_tui.launch import Launch
     from acp_tui.services.files import FileService
@@ -304,7 +305,11 @@ def test_the_setting_reaches_the_file_service() -> None:
         warnings=(),
         outside_reads="refuse",
     )
-    (files,) = [service for service in default_services(launch, ScriptedUser([])) if isinstance(service, FileService)]
+    (files,) = [
+        service
+        for service in default_services(launch, LocalHost(), ScriptedUser([]))
+        if isinstance(service, FileService)
+    ]
     assert files.outside_reads == "refuse"
 
 

@@ -57,7 +57,7 @@ async def test_commands_and_options_answered_by_new_and_resume_reach_the_model(t
     try:
         assert [c.name for c in session.state.commands] == ["review"]
         assert [o.config_id for o in session.state.config_options] == ["model"]
-        await session.resume("yesterday")
+        await session.others.resume("yesterday")
         assert session.session_id == "yesterday"
         assert [c.name for c in session.state.commands] == ["init"]  # the resumed session's own list
         assert session.state.problem_count == 0, list(session.state.problems)

@@ -17,13 +17,13 @@ from typing import Any, Literal
 
 import pytest
 
-from acp_tui.agent.session import SessionError
-from acp_tui.cli import demo_argv
 from acp_tui.controller.controller import SessionController
 from acp_tui.controller.controller_events import Note, SessionOpened
+from acp_tui.controller.errors import ControllerError
 from acp_tui.controller.sessions import SessionIndex, matching, merge
 from acp_tui.demo.store import StoredSession, write_sessions
 from acp_tui.launch import Launch
+from acp_tui.launch_resolve import demo_argv
 from acp_tui.session.model import AGENT_MESSAGE, USER_MESSAGE, Message
 from acp_tui.transcript import render_markdown
 from tests.support.agents import AGENTS_DIR
@@ -207,7 +207,7 @@ async def test_unknown_id_bad_cursor_and_a_broken_replay_leave_the_conversation(
     assert ctl.session is not None and ctl.session.session_id == kept_id and ctl.state is kept_state
     assert any(n.startswith("could not open the session") and "this conversation stays" in n for n in run.notes)
 
-    with pytest.raises(SessionError, match="refused session/list"):
+    with pytest.raises(ControllerError, match="refused session/list"):
         await ctl.sessions.list_sessions("not-a-cursor")
 
     assert await ctl.sessions.new_session()
@@ -241,7 +241,7 @@ async def test_delete_and_paging(tmp_path: Path, runs: list[Run], version: int) 
             break
     assert pages == 3 and sorted(seen) == sorted(ids)
 
-    with pytest.raises(SessionError, match="open session"):
+    with pytest.raises(ControllerError, match="open session"):
         await ctl.sessions.delete_session(ids[-1])
     await ctl.sessions.delete_session(ids[0])
     await ctl.sessions.delete_session(ids[0])  # idempotent

@@ -23,7 +23,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from acp_tui.agent.dialect import SessionAbilities
-from acp_tui.agent.session import SessionError
+from acp_tui.controller.errors import ControllerError
 from acp_tui.controller.sessions import SessionListing, SessionPage, SessionPaging, matching, merge
 from acp_tui.path_text import display_path
 from acp_tui.sanitize import plain
@@ -50,7 +50,8 @@ def fitting_hints(width: int) -> str:
 
 
 class SessionSource(Protocol):
-    """Where the browser gets sessions from (the session controller; tests give a scripted one)."""
+    """Where the browser gets sessions from (the session controller; tests give a scripted one); a list or a
+    delete that fails raises `ControllerError`, its line shown in the browser."""
 
     @property
     def current_session_id(self) -> str | None: ...
@@ -217,7 +218,7 @@ class SessionBrowser(ModalScreen[SessionListing | None]):
     async def _fetch(self, cursor: str | None, generation: int) -> None:
         try:
             page = await self.source.list_sessions(cursor, all_dirs=self.all_dirs)
-        except SessionError as exc:
+        except ControllerError as exc:
             self.post_message(self.Listed(generation, problem=plain(str(exc))))
             return
         self.post_message(self.Listed(generation, page=page))
@@ -400,7 +401,7 @@ class SessionBrowser(ModalScreen[SessionListing | None]):
     async def _delete(self, row: SessionListing) -> None:
         try:
             await self.source.delete_session(row.session_id)
-        except SessionError as exc:
+        except ControllerError as exc:
             self.post_message(self.Deleted(row, plain(str(exc))))
             return
         self.post_message(self.Deleted(row, None))

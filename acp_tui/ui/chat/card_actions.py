@@ -12,10 +12,8 @@ from typing import TypeAlias, assert_never
 
 from textual.screen import Screen
 
-from acp_tui.agent.connection import ConnectionClosed
-from acp_tui.agent.session import SessionError
 from acp_tui.controller.controller import SessionController
-from acp_tui.protocol.jsonrpc import RpcError
+from acp_tui.controller.errors import ControllerError
 from acp_tui.sanitize import plain
 from acp_tui.ui.chat.saving import save_full_text
 from acp_tui.ui.timeline.card_requests import CancelRequested as CardCancelRequested
@@ -60,7 +58,7 @@ class CardActions:
                 await stop(event.job_id)
             else:
                 await self.controller.cancel_tool_call(event.card.call.id)
-        except (SessionError, RpcError, ConnectionClosed) as exc:
+        except ControllerError as exc:
             self.screen.app.notify(plain(str(exc)), severity="warning", markup=False)
 
     def _save(self, event: CardSaveRequested | MessageSaveRequested) -> None:

@@ -11,9 +11,8 @@ from typing import TYPE_CHECKING
 
 from textual.app import App
 
-from acp_tui.agent.session import SessionError
 from acp_tui.controller.controller import SessionController
-from acp_tui.protocol.jsonrpc import RpcError
+from acp_tui.controller.errors import ControllerError
 from acp_tui.protocol.v2 import SessionConfigOption
 from acp_tui.sanitize import plain
 from acp_tui.session.modes import bypasses_permissions, mode_option, value_name
@@ -110,10 +109,9 @@ class ConfigControl:
     async def _set(self, config_id: str, value: str | bool) -> None:
         try:
             await self.controller.set_config(config_id, value)
-        except (RpcError, SessionError) as exc:
-            reason = exc.message if isinstance(exc, RpcError) else str(exc)
+        except ControllerError as exc:
             self.app.notify(
-                f"could not change {plain(config_id)}: {plain(reason)}",
+                f"could not change {plain(config_id)}: {plain(str(exc))}",
                 title="session settings",
                 severity="error",
                 markup=False,

@@ -50,7 +50,7 @@ class PromptActions:
                 prompt.complete_command(event.command)
                 prompt.focus()
             case QueuedPrompts.Removed():
-                (self.steer.promote if event.steer else self.controller.unqueue)(event.index)
+                (self.steer.promote if event.steer else self.controller.prompts.unqueue)(event.index)
                 if event.focus_released:
                     prompt.focus()
             case _:
@@ -59,7 +59,7 @@ class PromptActions:
     def _submitted(self, event: PromptInput.Submitted, conversation: Conversation) -> None:
         if not event.text.strip():
             if self.controller.queue.paused:
-                self.controller.send_next()  # Enter on an empty prompt resumes a paused queue
+                self.controller.prompts.send_next()  # Enter on an empty prompt resumes a paused queue
             return
         self.history.add(event.text)  # the prompt emptied itself as Enter was handled (keys behind it are kept)
         conversation.follow()

@@ -13,8 +13,8 @@ from typing import Final, Literal, Protocol
 
 from textual.screen import Screen
 
-from acp_tui.agent.session import SessionError
 from acp_tui.controller.controller import SessionController
+from acp_tui.controller.errors import ControllerError
 from acp_tui.controller.sessions import SessionListing
 from acp_tui.path_text import display_path
 from acp_tui.paths import saves_dir
@@ -99,7 +99,7 @@ class SessionActions:
         app = self.screen.app
         try:
             markdown, transcript = self.controller.sessions.export_markdown()
-        except SessionError as exc:
+        except ControllerError as exc:
             app.notify(plain(str(exc)), title="export", severity="warning", markup=False)
             return
         suggested = saves_dir() / f"{transcript.stem}.md"  # not the session's folder: that is often a repository

@@ -21,28 +21,7 @@ from acp_tui.controller.controller_events import (
     Waiting,
 )
 from acp_tui.sanitize import plain
-from acp_tui.session.changes import (
-    AccountChanged,
-    AgentGone,
-    BytesAppended,
-    Change,
-    CommandsChanged,
-    ConfigChanged,
-    ContentAppended,
-    ContentReplaced,
-    EntityAdded,
-    EntityChanged,
-    EntityRemoved,
-    InfoChanged,
-    NoticeRaised,
-    PermissionsChanged,
-    ProblemAdded,
-    StateChanged,
-    SubmissionChanged,
-    TextAppended,
-    TurnEnded,
-    UsageChanged,
-)
+from acp_tui.session import changes as ch
 from acp_tui.session.model import PLAN, SessionState
 from acp_tui.ui.browsers.notices import NoticeLog, toast_lines
 from acp_tui.ui.chat.attention import Attention
@@ -103,52 +82,52 @@ class StatusRenderer:
 
     # -- model changes ---------------------------------------------------------------------------
 
-    def apply(self, state: SessionState, change: Change) -> None:
+    def apply(self, state: SessionState, change: ch.Change) -> None:
         """One model change; entity changes are the timeline's."""
         match change:
-            case EntityAdded(key=key) | EntityChanged(key=key) if key[0] == PLAN:
+            case ch.EntityAdded(key=key) | ch.EntityChanged(key=key) if key[0] == PLAN:
                 self._show_plan(state, key[1])  # the timeline shows it too; the panel keeps it in sight
-            case EntityChanged(key=key) | BytesAppended(key=key) | ContentReplaced(key=key) if (
+            case ch.EntityChanged(key=key) | ch.BytesAppended(key=key) | ch.ContentReplaced(key=key) if (
                 self.jobs is not None and self.jobs.touches(key)
             ):
                 self.jobs.entity_changed()  # the timeline shows it too; the tray keeps a background job in sight
             case (
-                EntityAdded()
-                | EntityRemoved()
-                | TextAppended()
-                | ContentAppended()
-                | BytesAppended()
-                | ContentReplaced()
-                | EntityChanged()
-                | SubmissionChanged()
+                ch.EntityAdded()
+                | ch.EntityRemoved()
+                | ch.TextAppended()
+                | ch.ContentAppended()
+                | ch.BytesAppended()
+                | ch.ContentReplaced()
+                | ch.EntityChanged()
+                | ch.SubmissionChanged()
             ):
                 pass  # the timeline's
-            case TurnEnded():
+            case ch.TurnEnded():
                 # the line saying how it ended comes from the controller; a long turn rings when unfocused
                 if self.attention is not None and self._busy_since is not None:
                     self.attention.turn_ended(time.monotonic() - self._busy_since)
                 self._busy_since = None
-            case StateChanged():
+            case ch.StateChanged():
                 self.show_state(state)
                 self._show_jobs(state)
-            case UsageChanged():
+            case ch.UsageChanged():
                 self._show_usage(state)
-            case AccountChanged():
+            case ch.AccountChanged():
                 self._show_account(state)
-            case NoticeRaised():
+            case ch.NoticeRaised():
                 self._show_notice(change)
-            case InfoChanged():
+            case ch.InfoChanged():
                 self.header.update_values(session_title=state.info.title)
                 show_window_title(self.app, state.info.title, self.header.values.agent)  # sanitised there
-            case PermissionsChanged():
+            case ch.PermissionsChanged():
                 self.status.update_values(waiting_for_user=len(state.permissions))
-            case ProblemAdded():
+            case ch.ProblemAdded():
                 self.status.update_values(problems=state.problem_count)
-            case CommandsChanged():
+            case ch.CommandsChanged():
                 self.commands.set_commands(state.commands)
-            case ConfigChanged():
+            case ch.ConfigChanged():
                 self.config.set_options(state.config_options)
-            case AgentGone():
+            case ch.AgentGone():
                 self.status.update_values(state="stopped", busy=False, cancelling=False, waiting_for_user=0)
                 self._clear_plan()
                 self._show_jobs(None)  # the agent's background work died with it
@@ -213,7 +192,7 @@ class StatusRenderer:
             limits_warn=shown.warn if shown else False,
         )
 
-    def _show_notice(self, change: NoticeRaised) -> None:
+    def _show_notice(self, change: ch.NoticeRaised) -> None:
         notice = change.notice
         self.notices.add(notice)  # the toast goes in a few seconds; the list (F5) keeps it
         severity = NOTICE_SEVERITY.get(notice.severity)

@@ -26,28 +26,7 @@ from textual.widget import Widget
 
 from acp_tui.protocol.methods import RequestPermissionRequest
 from acp_tui.services.permission import named_call_id
-from acp_tui.session.changes import (
-    AccountChanged,
-    AgentGone,
-    BytesAppended,
-    Change,
-    CommandsChanged,
-    ConfigChanged,
-    ContentAppended,
-    ContentReplaced,
-    EntityAdded,
-    EntityChanged,
-    EntityRemoved,
-    InfoChanged,
-    NoticeRaised,
-    PermissionsChanged,
-    ProblemAdded,
-    StateChanged,
-    SubmissionChanged,
-    TextAppended,
-    TurnEnded,
-    UsageChanged,
-)
+from acp_tui.session import changes as ch
 from acp_tui.session.model import (
     AGENT_MESSAGE,
     AGENT_THOUGHT,
@@ -227,7 +206,7 @@ class CallClock:
         elif key not in self._started or (call.status == "in_progress" and before != "in_progress"):
             self._started[key] = self._clock()
 
-    def permissions(self, state: SessionState, change: PermissionsChanged) -> None:
+    def permissions(self, state: SessionState, change: ch.PermissionsChanged) -> None:
         """Permission requests opened (remember the call each names) or answered (its run starts now)."""
         opened, resolved = change.opened, tuple(request_id for request_id, _ in change.resolved)
         for request_id in change.dropped:
@@ -266,33 +245,33 @@ class TimelineRenderer:
 
     # -- dispatch --------------------------------------------------------------------------------
 
-    def apply(self, change: Change) -> None:
+    def apply(self, change: ch.Change) -> None:
         """Apply one change; those about state beside the timeline are the status renderer's."""
         self._time(change)
         match change:
-            case EntityAdded(key=key):
+            case ch.EntityAdded(key=key):
                 self._add(key)
-            case SubmissionChanged(request_id=request_id):
+            case ch.SubmissionChanged(request_id=request_id):
                 self.submission_changed(request_id)
-            case StateChanged(busy=busy):
+            case ch.StateChanged(busy=busy):
                 if not busy:
                     self.finish_streams()  # the turn is over: its last thought folds away
-            case TextAppended(key=key, text=text):
+            case ch.TextAppended(key=key, text=text):
                 view = self._view(key)
                 if _capabilities(view).text:
                     cast(TextView, view).append_text(text)
-            case ContentAppended(key=key, item=item):
+            case ch.ContentAppended(key=key, item=item):
                 view = self._view(key)
                 if _capabilities(view).content:
                     cast(ContentView, view).append_content(item)
-            case BytesAppended(key=key, data=data):
+            case ch.BytesAppended(key=key, data=data):
                 view = self._view(key)
                 if isinstance(view, TerminalView):
                     view.append_bytes(data)
                     self._terminal_changed(view)  # a finished card's output tail
-            case ContentReplaced(key=key):
+            case ch.ContentReplaced(key=key):
                 self._replace(key)
-            case EntityChanged(key=key, fields=fields):
+            case ch.EntityChanged(key=key, fields=fields):
                 view = self._view(key)
                 if _capabilities(view).fields:
                     cast(FieldsView, view).apply_fields(fields)
@@ -300,37 +279,37 @@ class TimelineRenderer:
                     self._attach_terminals(card)
                 elif isinstance(view, TerminalView):
                     self._terminal_changed(view)
-            case EntityRemoved(key=key):
+            case ch.EntityRemoved(key=key):
                 removed = self.views.pop(key, None)
                 if removed is not None:
                     removed.remove()
             case (
-                UsageChanged()
-                | AccountChanged()
-                | NoticeRaised()
-                | CommandsChanged()
-                | ConfigChanged()
-                | InfoChanged()
-                | PermissionsChanged()
-                | ProblemAdded()
-                | AgentGone()
-                | TurnEnded()
+                ch.UsageChanged()
+                | ch.AccountChanged()
+                | ch.NoticeRaised()
+                | ch.CommandsChanged()
+                | ch.ConfigChanged()
+                | ch.InfoChanged()
+                | ch.PermissionsChanged()
+                | ch.ProblemAdded()
+                | ch.AgentGone()
+                | ch.TurnEnded()
             ):
                 pass
             case _:
                 assert_never(change)
 
-    def _time(self, change: Change) -> None:
+    def _time(self, change: ch.Change) -> None:
         """Keep the tool calls' clock (before the views draw the change, so a finished line has its duration)."""
         match change:
-            case EntityAdded(key=key) | EntityChanged(key=key) if key[0] == TOOL_CALL:
-                if not isinstance(change, EntityChanged) or "status" in change.fields:
+            case ch.EntityAdded(key=key) | ch.EntityChanged(key=key) if key[0] == TOOL_CALL:
+                if not isinstance(change, ch.EntityChanged) or "status" in change.fields:
                     call = self._entity(key)
                     if isinstance(call, ToolCall):
                         self.clock.seen(call)
-            case PermissionsChanged():
+            case ch.PermissionsChanged():
                 self.clock.permissions(self.state, change)
-            case EntityRemoved(key=key):
+            case ch.EntityRemoved(key=key):
                 self.clock.forget(key)
             case _:
                 pass
