@@ -137,7 +137,13 @@ class Interrupted(BaseException):
 
 @contextlib.contextmanager
 def _signals_unwind() -> Iterator[None]:
+    unwinding = False
+
     def raise_now(number: int, _frame: FrameType | None) -> None:
+        nonlocal unwinding
+        if unwinding:
+            return  # already unwinding: a second signal must not cut the removal of what was begun short
+        unwinding = True
         raise Interrupted(number)
 
     previous = {number: signal.signal(number, raise_now) for number in (signal.SIGTERM, signal.SIGHUP)}

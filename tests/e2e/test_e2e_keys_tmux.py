@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -171,10 +172,10 @@ def test_the_session_filter_in_one_burst(tmux: Tmux, tmp_path: Path, stopped: bo
     send(tmux, "C-n")  # a new session: the first is listed now, titled by its prompt
     tmux.wait_for(lambda: "● ready" in tmux.screen(), "the new session")
     send(tmux, "C-o")
-    filter_row: Callable[[], str] = lambda: next(  # noqa: E731  (the filter field: the row inside its frame)
-        (line for line in tmux.screen().splitlines() if "▊" in line and "▔" not in line and "▁" not in line), ""
+    filter_row: Callable[[], str] = lambda: next(  # noqa: E731  (the filter field: the row under the list's title)
+        (below for line, below in pairwise(tmux.screen().splitlines()) if "Sessions —" in line), ""
     )
-    tmux.wait_for(lambda: bool(filter_row()), "the session list and its filter")
+    tmux.wait_for(lambda: "type to filter" in filter_row(), "the session list and its filter")
     with stopped_while(pid, stopped):
         send(tmux, "mark", "BSpace", "BSpace", "rkdown", "C-w", "mark")
     tmux.wait_for(lambda: "mark" in filter_row() and "markdown" not in filter_row(), "the filter reading `mark`")

@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from acp_tui.launch_resolve import tab_launch
+from acp_tui.cli import tab_launch  # the product's launcher: installed registry agents by id too
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.chat.screen import ChatScreen
 from acp_tui.ui.tabs.host import Tab

@@ -365,6 +365,9 @@ class AddAgentScreen(ModalScreen[Launch | None]):
             self._stop(process)
 
     def _stop(self, process: asyncio.subprocess.Process) -> None:
+        """One SIGTERM per child, however many ways it is stopped (the run's end, the dialog's unmount)."""
+        if process not in self._children:
+            return
         self._children.discard(process)
         if process.returncode is None:
             with contextlib.suppress(ProcessLookupError):
