@@ -178,7 +178,8 @@ async def test_an_agent_that_runs_already_opens_at_once(tmp_path: Path, registry
     app = Host()
     async with app.run_test(size=(120, 36)) as pilot:
         dialog = await open_host_dialog(app, pilot, built=built)
-        assert dialog.keys()[0] == "mine"  # config.toml's, before the index is read
+        await dialog.loaded()  # (the registry's rows come after config.toml's; waited for, not raced)
+        assert dialog.keys()[0] == "mine"
         assert "config.toml's agent: runs now" in dialog.details() and "my-agent --acp" in dialog.details()
         await pilot.press("enter")
         await until(lambda: app.results, "the dialog dismissed", pilot=pilot)
