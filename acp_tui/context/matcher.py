@@ -32,7 +32,7 @@ import msgspec
 
 from acp_tui.context.index import CharMasks, Corpus
 
-__all__ = ["Match", "Matcher", "normalise_query", "DEFAULT_LIMIT"]
+__all__ = ["Match", "Matcher", "normalise_query", "is_subsequence", "DEFAULT_LIMIT"]
 
 #: Results returned by default (the picker shows about ten and scrolls through the rest).
 DEFAULT_LIMIT = 50
@@ -58,6 +58,17 @@ def normalise_query(query: str) -> str:
     while query.startswith("./"):
         query = query[2:]
     return query[:MAX_QUERY]
+
+
+def is_subsequence(query: str, text: str) -> bool:
+    """Are `query`'s characters in `text`, in order (the fuzzy match of the short lists: agents in a dialog)?"""
+    at = 0
+    for char in query:
+        at = text.find(char, at)
+        if at < 0:
+            return False
+        at += 1
+    return True
 
 
 def wants_hidden(query: str) -> bool:

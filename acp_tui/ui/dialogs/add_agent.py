@@ -36,7 +36,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from acp_tui.config import Settings, load_settings
-from acp_tui.context.matcher import match_positions
+from acp_tui.context.matcher import is_subsequence, match_positions
 from acp_tui.launch import Launch, LaunchProblem
 from acp_tui.paths import config_file
 from acp_tui.registry.manifest import installed_agents
@@ -74,16 +74,6 @@ def _shown(text: str, limit: int) -> str:
     return escape_controls(cut)
 
 
-def _is_subsequence(query: str, text: str) -> bool:
-    at = 0
-    for char in query:
-        at = text.find(char, at)
-        if at < 0:
-            return False
-        at += 1
-    return True
-
-
 def _label(row: AgentRow) -> str:
     version = f"  {escape_controls(row.version[:40])}" if row.version else ""
     return f"{_shown(row.key, 60)}  {_shown(' '.join(row.name.split()), 60)}{version}"
@@ -104,9 +94,9 @@ def ranked_rows(rows: Sequence[AgentRow], query: str) -> list[tuple[int, tuple[i
             tier = 0
         elif q in key:
             tier = 1
-        elif _is_subsequence(q, key):
+        elif is_subsequence(q, key):
             tier = 2
-        elif _is_subsequence(q, lowered):
+        elif is_subsequence(q, lowered):
             tier = 3
         elif q in row.description[:2000].lower():
             tier = 4

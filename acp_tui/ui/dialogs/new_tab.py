@@ -32,7 +32,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from acp_tui.context.matcher import match_positions
+from acp_tui.context.matcher import is_subsequence, match_positions
 from acp_tui.launch import Launch, LaunchProblem
 from acp_tui.sanitize import plain
 from acp_tui.ui.dialogs.guarded import FIELD_FOCUS_KEYS, key_hints
@@ -59,16 +59,6 @@ def _label(choice: AgentChoice) -> str:
     return f"{choice.name}  {choice.what}"
 
 
-def _is_subsequence(query: str, text: str) -> bool:
-    at = 0
-    for char in query:
-        at = text.find(char, at)
-        if at < 0:
-            return False
-        at += 1
-    return True
-
-
 def ranked_choices(choices: Sequence[AgentChoice], query: str) -> list[tuple[int, tuple[int, ...]]]:
     """The choices that match `query` (its letters in order, case-insensitive), best first, each with the offsets
     of its label (`name  what`) to highlight: the name starts with it, contains it, holds its letters, then the
@@ -83,9 +73,9 @@ def ranked_choices(choices: Sequence[AgentChoice], query: str) -> list[tuple[int
             tier = 0
         elif q in name:
             tier = 1
-        elif _is_subsequence(q, name):
+        elif is_subsequence(q, name):
             tier = 2
-        elif _is_subsequence(q, label):
+        elif is_subsequence(q, label):
             tier = 3
         else:
             continue
