@@ -14,12 +14,13 @@ above them). It is done before the layout places anything, so no frame shows the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.geometry import Size
-from textual.layout import DockArrangeResult
+from textual.layout import DockArrangeResult, WidgetPlacement
 from textual.scrollbar import ScrollBar
 from textual.widget import AwaitMount, Widget
 
@@ -56,7 +57,8 @@ class Conversation(ReturnsToPrompt, VerticalScroll):
         self.context = NO_CONTEXT
         self._hint = NewOutputHint()
         self._height_seen = 0
-        self._tops: list[tuple[Widget, int, int]] = []  # entries as last laid out: widget, top, bottom
+        #: the placements of the last layout (Textual's own list, kept as it is: no copy per frame)
+        self._placed: Sequence[WidgetPlacement] = ()
         self._held = 0  # lines inserted above the view inside the entry at its top, since the last layout
 
     def on_mount(self) -> None:
@@ -193,18 +195,14 @@ class Conversation(ReturnsToPrompt, VerticalScroll):
         result = super().arrange(size, optimal)
         if optimal:
             return result
-        tops = [
-            (placement.widget, placement.region.y, placement.region.bottom)
-            for placement in result.placements
-            if placement.widget is not self._hint
-        ]
         shift, self._held = self._held, 0
-        if self._anchor_released and self._tops:
+        if self._anchor_released and self._placed:
             view_top = round(self.scroll_y)
-            moved = {widget: y for widget, y, _bottom in tops}
-            for widget, y, bottom in self._tops:  # the first entry still showing at the top of the view
-                if bottom > view_top and widget in moved:
-                    shift += moved[widget] - y
+            moved = {placement.widget: placement.region.y for placement in result.placements}
+            for placement in self._placed:  # the first entry still showing at the top of the view
+                widget, region = placement.widget, placement.region
+                if widget is not self._hint and region.bottom > view_top and widget in moved:
+                    shift += moved[widget] - region.y
                     break
             if shift:
                 animator = self.app.animator
@@ -218,7 +216,7 @@ class Conversation(ReturnsToPrompt, VerticalScroll):
                 self.set_reactive(Widget.scroll_y, target)
                 self.set_reactive(Widget.scroll_target_y, target)
                 self.vertical_scrollbar.set_reactive(ScrollBar.position, target)
-        self._tops = tops
+        self._placed = result.placements
         return result
 
     def on_resize(self) -> None:
