@@ -32,7 +32,7 @@ import msgspec
 
 from acp_tui.context.index import CharMasks, Corpus
 
-__all__ = ["Match", "Matcher", "normalise_query", "is_subsequence", "DEFAULT_LIMIT"]
+__all__ = ["Match", "Matcher", "normalise_query", "is_subsequence", "name_tier", "DEFAULT_LIMIT"]
 
 #: Results returned by default (the picker shows about ten and scrolls through the rest).
 DEFAULT_LIMIT = 50
@@ -69,6 +69,20 @@ def is_subsequence(query: str, text: str) -> bool:
             return False
         at += 1
     return True
+
+
+def name_tier(query: str, name: str, label: str) -> int | None:
+    """How well a short list's row matches `query` (all lower case): 0 its name starts with it, 1 the name
+    contains it, 2 the name holds its letters in order, 3 the whole label does; None: no match."""
+    if name.startswith(query):
+        return 0
+    if query in name:
+        return 1
+    if is_subsequence(query, name):
+        return 2
+    if is_subsequence(query, label):
+        return 3
+    return None
 
 
 def wants_hidden(query: str) -> bool:

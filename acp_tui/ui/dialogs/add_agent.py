@@ -36,7 +36,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from acp_tui.config import Settings, load_settings
-from acp_tui.context.matcher import is_subsequence, match_positions
+from acp_tui.context.matcher import match_positions, name_tier
 from acp_tui.launch import Launch, LaunchProblem
 from acp_tui.paths import config_file
 from acp_tui.registry.manifest import installed_agents
@@ -88,20 +88,12 @@ def ranked_rows(rows: Sequence[AgentRow], query: str) -> list[tuple[int, tuple[i
         return [(index, ()) for index in range(len(rows))]
     found: list[tuple[int, int, tuple[int, ...]]] = []
     for index, row in enumerate(rows):
-        key, label = row.key.lower(), _label(row)
-        lowered = label.lower()
-        if key.startswith(q):
-            tier = 0
-        elif q in key:
-            tier = 1
-        elif is_subsequence(q, key):
-            tier = 2
-        elif is_subsequence(q, lowered):
-            tier = 3
-        elif q in row.description[:2000].lower():
+        label = _label(row)
+        tier = name_tier(q, row.key.lower(), label.lower())
+        if tier is None:
+            if q not in row.description[:2000].lower():
+                continue
             tier = 4
-        else:
-            continue
         found.append((tier, index, match_positions(label, 0, q) if tier < 4 else ()))
     found.sort()
     return [(index, positions) for _tier, index, positions in found]

@@ -32,7 +32,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from acp_tui.context.matcher import is_subsequence, match_positions
+from acp_tui.context.matcher import match_positions, name_tier
 from acp_tui.launch import Launch, LaunchProblem
 from acp_tui.sanitize import plain
 from acp_tui.ui.dialogs.guarded import FIELD_FOCUS_KEYS, key_hints
@@ -68,16 +68,8 @@ def ranked_choices(choices: Sequence[AgentChoice], query: str) -> list[tuple[int
         return [(index, ()) for index in range(len(choices))]
     tiers: list[tuple[int, int, tuple[int, ...]]] = []
     for index, choice in enumerate(choices):
-        name, label = choice.name.lower(), _label(choice).lower()
-        if name.startswith(q):
-            tier = 0
-        elif q in name:
-            tier = 1
-        elif is_subsequence(q, name):
-            tier = 2
-        elif is_subsequence(q, label):
-            tier = 3
-        else:
+        tier = name_tier(q, choice.name.lower(), _label(choice).lower())
+        if tier is None:
             continue
         # The name part is searched first, so a name that matches is highlighted there, not in its description.
         positions = match_positions(_label(choice), 0, q) if tier == 3 else match_positions(choice.name, 0, q)
