@@ -101,6 +101,8 @@ def read_snapshot(items: list[BackgroundWork], announced: Callable[[Job], bool])
             snapshot.unannounced = job
         if snapshot.hidden or len(jobs) + snapshot.other >= MAX_JOBS:
             snapshot.hidden = snapshot.hidden or len(items) - index
+            if snapshot.unannounced is not None:
+                break  # past the cap only the rule was still being checked, and it is broken already
             continue
         if job is None:
             if item.type in ("terminal", "tool_call", "subagent"):
